@@ -1,0 +1,102 @@
+//! The command line: argument parsing and dispatch, one file per subcommand.
+//!
+//! Each subcommand module owns its argument struct and its printing; domain
+//! logic lives in the library modules they call.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub mod cache;
+pub mod hook;
+pub mod init;
+pub mod mcp;
+pub mod schema;
+pub mod validate;
+
+/// Command-line interface of notarai.
+#[derive(Debug, Parser)]
+#[command(
+    name = "notarai",
+    version,
+    about = "Keep specs, code and docs in step while AI agents edit all three."
+)]
+pub struct Cli {
+    /// Project root (default: the work tree of the git repository containing
+    /// the current folder, else the current folder).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    /// More log output on stderr (-v info, -vv debug, -vvv trace). `NOTARAI_LOG`
+    /// takes a tracing filter and wins over -v.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// The subcommand to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands of notarai.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the MCP server on stdin/stdout (what Claude Code spawns from .mcp.json).
+    Mcp(mcp::Args),
+    /// Set the repository up for notarai and Claude Code.
+    Init(init::Args),
+    /// Work with the BLAKE3 hash cache from the shell.
+    #[command(subcommand)]
+    Cache(cache::Command),
+    /// Check spec files and report errors with file, line and column.
+    Validate(validate::Args),
+    /// Print the JSON Schema of the spec format.
+    Schema(schema::Args),
+    /// Hooks called by Claude Code.
+    #[command(subcommand)]
+    Hook(hook::Command),
+}
+
+/// Parse the command line, set up logging on stderr, run the subcommand and
+/// turn its outcome into an exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing(cli.verbose);
+    let root = cli.root.clone();
+    let result = match cli.command {
+        Command::Mcp(args) => mcp::run(root, args),
+        Command::Init(args) => init::run(root, args),
+        Command::Cache(cmd) => cache::run(root, cmd),
+        Command::Validate(args) => validate::run(root, args),
+        Command::Schema(args) => schema::run(args),
+        Command::Hook(cmd) => hook::run(cmd),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr only: stdout of `notarai mcp` is the protocol.
+fn init_tracing(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = std::env::var("NOTARAI_LOG")
+        .ok()
+        .and_then(|f| EnvFilter::try_new(f).ok())
+        .unwrap_or_else(|| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_target(false)
+        .try_init();
+}

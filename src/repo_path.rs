@@ -1,0 +1,1 @@
+//! repo_path
