@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Folder under the root that holds the specs.
@@ -16,7 +17,7 @@ pub const SPEC_DIR: &str = ".notarai";
 pub const CACHE_DIR: &str = ".notarai/.cache";
 
 /// One behavior of a spec, Given/Then.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Behavior {
     /// Short identifier.
     pub name: String,
@@ -27,7 +28,7 @@ pub struct Behavior {
 }
 
 /// A reference from a spec to the files it governs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ArtifactRef {
     /// Glob relative to the repository root.
     pub path: String,
@@ -43,7 +44,7 @@ pub struct ArtifactRef {
 }
 
 /// A `$ref` to another spec file, relative to the file that holds it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SpecRef {
     /// The referenced path as written.
     #[serde(rename = "$ref")]
@@ -51,7 +52,7 @@ pub struct SpecRef {
 }
 
 /// A parsed spec file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Spec {
     /// Format version.
     pub schema_version: String,
@@ -186,6 +187,11 @@ impl SpecSet {
     pub fn get(&self, path: &str) -> Option<&LoadedSpec> {
         self.specs.iter().find(|s| s.path == path)
     }
+}
+
+/// The JSON Schema of the spec format, generated from [`Spec`], as pretty JSON text.
+pub fn json_schema() -> String {
+    serde_json::to_string_pretty(&schemars::schema_for!(Spec)).expect("a schema serializes")
 }
 
 /// Whether a repository-relative path names a spec file (`.notarai/**/*.spec.yaml`,
