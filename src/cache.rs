@@ -1,1 +1,499 @@
-//! cache
+//! The BLAKE3 hash cache: what has already been reconciled.
+//!
+//! A SQLite database at `.notarai/.cache/notarai.db` with one table,
+//! `file_cache(path TEXT PRIMARY KEY, blake3_hash TEXT, updated_at INTEGER)`,
+//! the same as the existing NotarAI writes, so its caches still read.
+//!
+//! Several processes share it (two MCP servers and a shell): the database runs
+//! in WAL mode with a busy timeout, writes take the lock up front
+//! (`BEGIN IMMEDIATE`) and go in one transaction. Reading never fails: a
+//! missing, unreadable or corrupt database is a cold cache (a corrupt file is
+//! set aside under a new name, with a warning). Writing fails with a
+//! [`CacheError`] that says what to do.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, params};
+
+/// Location of the database relative to the project root.
+pub const DB_RELATIVE: &str = ".notarai/.cache/notarai.db";
+
+/// The schema version this build writes (`PRAGMA user_version`).
+const SCHEMA_VERSION: i64 = 1;
+
+/// How long a writer waits for another process's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Above this many keys a lookup reads the whole table once instead of
+/// querying key by key.
+const BULK_LOOKUP: usize = 4096;
+
+/// Why the cache could not be written or inspected.
+#[derive(Debug)]
+pub struct CacheError {
+    db: PathBuf,
+    cause: String,
+}
+
+impl fmt::Display for CacheError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "hash cache {}: {}", self.db.display(), self.cause)
+    }
+}
+
+impl std::error::Error for CacheError {}
+
+/// The hash cache of one project.
+#[derive(Debug)]
+pub struct Cache {
+    db: PathBuf,
+    conn: Option<Connection>,
+}
+
+/// What `cache status` reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Status {
+    /// Path of the database file.
+    pub db: PathBuf,
+    /// Whether the file exists.
+    pub exists: bool,
+    /// Number of cached entries.
+    pub entries: u64,
+    /// Unix seconds of the newest entry.
+    pub newest: Option<i64>,
+}
+
+/// The database path for a project root.
+pub fn db_path(root: &Path) -> PathBuf {
+    root.join(DB_RELATIVE)
+}
+
+impl Cache {
+    /// Open the cache for reading. Never fails: when the database is missing
+    /// or unusable the cache is cold (every lookup misses), and a corrupt file
+    /// is renamed aside with a warning so the next write starts clean.
+    pub fn open_read(root: &Path) -> Cache {
+        let db = db_path(root);
+        if !db.exists() {
+            return Cache { db, conn: None };
+        }
+        match open(&db, false) {
+            Ok(conn) => match check_schema(&conn) {
+                Ok(SchemaState::Current) | Ok(SchemaState::Empty) => Cache {
+                    db,
+                    conn: Some(conn),
+                },
+                Ok(SchemaState::Future(v)) => {
+                    tracing::warn!(
+                        "hash cache {} was written by a newer notarai (schema {v}); treating it as cold",
+                        db.display()
+                    );
+                    Cache { db, conn: None }
+                }
+                Err(e) => {
+                    drop(conn);
+                    handle_unusable(&db, &e);
+                    Cache { db, conn: None }
+                }
+            },
+            Err(e) => {
+                handle_unusable(&db, &e);
+                Cache { db, conn: None }
+            }
+        }
+    }
+
+    /// Open the cache for writing, creating the folder and the table.
+    pub fn open_write(root: &Path) -> Result<Cache, CacheError> {
+        let db = db_path(root);
+        let err = |cause: String| CacheError {
+            db: db.clone(),
+            cause,
+        };
+        if let Some(dir) = db.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                err(format!(
+                    "cannot create folder {}: {e}; check its permissions",
+                    dir.display()
+                ))
+            })?;
+        }
+        let conn = match open(&db, true) {
+            Ok(conn) => conn,
+            Err(e) if is_corruption(&e) => {
+                set_aside(&db);
+                open(&db, true).map_err(|e| err(describe(&e)))?
+            }
+            Err(e) => return Err(err(describe(&e))),
+        };
+        match check_schema(&conn) {
+            Ok(SchemaState::Future(v)) => {
+                return Err(err(format!(
+                    "written by a newer notarai (schema {v}, this build knows {SCHEMA_VERSION}); upgrade notarai or run `notarai cache clear`"
+                )));
+            }
+            Ok(_) => {}
+            Err(e) if is_corruption(&e) => {
+                drop(conn);
+                set_aside(&db);
+                return Cache::open_write(root);
+            }
+            Err(e) => return Err(err(describe(&e))),
+        }
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS file_cache (path TEXT PRIMARY KEY, blake3_hash TEXT, updated_at INTEGER);",
+        )
+        .map_err(|e| err(describe(&e)))?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| err(describe(&e)))?;
+        if version == 0 {
+            conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
+                .map_err(|e| err(describe(&e)))?;
+        }
+        Ok(Cache {
+            db,
+            conn: Some(conn),
+        })
+    }
+
+    /// Whether a database is open (false: cold cache).
+    pub fn is_warm(&self) -> bool {
+        self.conn.is_some()
+    }
+
+    /// Look up the cached hashes of `keys`; keys not cached are absent from
+    /// the map. Errors degrade to misses with a warning.
+    pub fn lookup<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> HashMap<String, String> {
+        let Some(conn) = &self.conn else {
+            return HashMap::new();
+        };
+        let keys: Vec<&str> = keys.into_iter().collect();
+        match lookup(conn, &keys) {
+            Ok(map) => map,
+            Err(e) => {
+                tracing::warn!(
+                    "hash cache {}: read failed ({}); treating it as cold",
+                    self.db.display(),
+                    describe(&e)
+                );
+                HashMap::new()
+            }
+        }
+    }
+
+    /// Store `(key, hash)` pairs in one transaction; returns how many were written.
+    pub fn store(&mut self, entries: &[(String, String)]) -> Result<usize, CacheError> {
+        let db = self.db.clone();
+        let Some(conn) = self.conn.as_mut() else {
+            return Err(CacheError {
+                db,
+                cause: "the cache is not open for writing".into(),
+            });
+        };
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let write = |conn: &mut Connection| -> rusqlite::Result<usize> {
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            {
+                let mut stmt = tx.prepare_cached(
+                    "INSERT INTO file_cache (path, blake3_hash, updated_at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT(path) DO UPDATE SET blake3_hash = excluded.blake3_hash, updated_at = excluded.updated_at",
+                )?;
+                for (key, hash) in entries {
+                    stmt.execute(params![key, hash, now])?;
+                }
+            }
+            tx.commit()?;
+            Ok(entries.len())
+        };
+        // The busy timeout covers ordinary contention; retry a few times for
+        // the rare busy answer SQLite gives without waiting (WAL recovery).
+        let mut attempt = 0;
+        loop {
+            match write(conn) {
+                Ok(n) => return Ok(n),
+                Err(e) if is_busy(&e) && attempt < 5 => {
+                    attempt += 1;
+                    std::thread::sleep(Duration::from_millis(50 * attempt));
+                }
+                Err(e) => {
+                    return Err(CacheError {
+                        db,
+                        cause: format!("write failed: {}", describe(&e)),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Entry count and newest entry time.
+    pub fn status(root: &Path) -> Result<Status, CacheError> {
+        let db = db_path(root);
+        if !db.exists() {
+            return Ok(Status {
+                db,
+                exists: false,
+                entries: 0,
+                newest: None,
+            });
+        }
+        let err = |e: rusqlite::Error| CacheError {
+            db: db.clone(),
+            cause: describe(&e),
+        };
+        let conn = open(&db, false).map_err(err)?;
+        if matches!(check_schema(&conn).map_err(err)?, SchemaState::Empty) {
+            return Ok(Status {
+                db: db.clone(),
+                exists: true,
+                entries: 0,
+                newest: None,
+            });
+        }
+        let (entries, newest): (i64, Option<i64>) = conn
+            .query_row(
+                "SELECT COUNT(*), MAX(updated_at) FROM file_cache",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(err)?;
+        Ok(Status {
+            db: db.clone(),
+            exists: true,
+            entries: entries as u64,
+            newest,
+        })
+    }
+
+    /// Remove the database and its `-wal`/`-shm` files. Returns whether a
+    /// database existed.
+    pub fn clear(root: &Path) -> Result<bool, CacheError> {
+        let db = db_path(root);
+        let existed = db.exists();
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let file = PathBuf::from(format!("{}{suffix}", db.display()));
+            match std::fs::remove_file(&file) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(CacheError {
+                        db: db.clone(),
+                        cause: format!("cannot remove {}: {e}", file.display()),
+                    });
+                }
+            }
+        }
+        Ok(existed)
+    }
+}
+
+enum SchemaState {
+    /// No `file_cache` table yet.
+    Empty,
+    Current,
+    Future(i64),
+}
+
+fn open(db: &Path, write: bool) -> rusqlite::Result<Connection> {
+    let flags = if write {
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
+    } else {
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+    } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = match Connection::open_with_flags(db, flags) {
+        Ok(conn) => conn,
+        // A read-only file or folder: read it as it is.
+        Err(_) if !write => Connection::open_with_flags(
+            db,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?,
+        Err(e) => return Err(e),
+    };
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    if write {
+        // WAL lets readers go on while one process writes.
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            tracing::debug!("hash cache journal mode is {mode}, not wal");
+        }
+        conn.execute_batch("PRAGMA synchronous = NORMAL;")?;
+    }
+    Ok(conn)
+}
+
+fn check_schema(conn: &Connection) -> rusqlite::Result<SchemaState> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        return Ok(SchemaState::Future(version));
+    }
+    let table: Option<String> = conn
+        .query_row(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'file_cache'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if table.is_none() {
+        return Ok(SchemaState::Empty);
+    }
+    // Reading one row proves the table's pages are readable.
+    conn.query_row(
+        "SELECT path, blake3_hash FROM file_cache LIMIT 1",
+        [],
+        |_| Ok(()),
+    )
+    .optional()?;
+    Ok(SchemaState::Current)
+}
+
+fn lookup(conn: &Connection, keys: &[&str]) -> rusqlite::Result<HashMap<String, String>> {
+    let mut map = HashMap::with_capacity(keys.len());
+    if keys.len() > BULK_LOOKUP {
+        let wanted: std::collections::HashSet<&str> = keys.iter().copied().collect();
+        let mut stmt = conn.prepare("SELECT path, blake3_hash FROM file_cache")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let path: String = row.get(0)?;
+            if wanted.contains(path.as_str()) {
+                let hash: Option<String> = row.get(1)?;
+                if let Some(hash) = hash {
+                    map.insert(path, hash);
+                }
+            }
+        }
+        return Ok(map);
+    }
+    let mut stmt = conn.prepare_cached("SELECT blake3_hash FROM file_cache WHERE path = ?1")?;
+    for key in keys {
+        let hash: Option<Option<String>> = stmt.query_row([key], |r| r.get(0)).optional()?;
+        if let Some(Some(hash)) = hash {
+            map.insert((*key).to_string(), hash);
+        }
+    }
+    Ok(map)
+}
+
+fn is_corruption(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseCorrupt) | Some(ErrorCode::NotADatabase)
+    )
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked)
+    )
+}
+
+fn describe(e: &rusqlite::Error) -> String {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::ReadOnly) => format!("{e} (the file or its folder is read-only)"),
+        Some(ErrorCode::DiskFull) => format!("{e} (free some disk space)"),
+        Some(ErrorCode::CannotOpen) => {
+            format!("{e} (check that the folder exists and is writable)")
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// A database that cannot be read: set it aside when it is corrupt, warn
+/// either way; the caller goes on with a cold cache.
+fn handle_unusable(db: &Path, e: &rusqlite::Error) {
+    if is_corruption(e) {
+        set_aside(db);
+    } else {
+        tracing::warn!(
+            "hash cache {} cannot be read ({}); treating it as cold",
+            db.display(),
+            describe(e)
+        );
+    }
+}
+
+fn set_aside(db: &Path) {
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let aside = PathBuf::from(format!("{}.corrupt-{stamp}", db.display()));
+    match std::fs::rename(db, &aside) {
+        Ok(()) => {
+            for suffix in ["-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+            }
+            tracing::warn!(
+                "hash cache {} was corrupt; moved it to {} and starting with a cold cache",
+                db.display(),
+                aside.display()
+            );
+        }
+        Err(e) => tracing::warn!(
+            "hash cache {} is corrupt and could not be moved aside ({e}); treating it as cold",
+            db.display()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_clear() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(Cache::open_read(dir.path()).lookup(["a"]).is_empty());
+        let mut cache = Cache::open_write(dir.path()).unwrap();
+        assert_eq!(
+            cache
+                .store(&[("a".into(), "h1".into()), ("b".into(), "h2".into())])
+                .unwrap(),
+            2
+        );
+        cache.store(&[("a".into(), "h3".into())]).unwrap();
+        let read = Cache::open_read(dir.path());
+        let got = read.lookup(["a", "b", "c"]);
+        assert_eq!(got.get("a").map(String::as_str), Some("h3"));
+        assert_eq!(got.get("b").map(String::as_str), Some("h2"));
+        assert!(!got.contains_key("c"));
+        let keys: Vec<String> = (0..5000).map(|i| format!("k{i}")).collect();
+        let bulk = read.lookup(keys.iter().map(String::as_str).chain(["a"]));
+        assert_eq!(bulk.len(), 1);
+        assert_eq!(Cache::status(dir.path()).unwrap().entries, 2);
+        drop((cache, read));
+        assert!(Cache::clear(dir.path()).unwrap());
+        assert!(!Cache::clear(dir.path()).unwrap());
+    }
+
+    #[test]
+    fn corrupt_database_is_set_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = db_path(dir.path());
+        std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+        std::fs::write(&db, vec![0x42u8; 8192]).unwrap();
+        assert!(!Cache::open_read(dir.path()).is_warm());
+        assert!(!db.exists(), "the corrupt file is moved aside");
+        let mut cache = Cache::open_write(dir.path()).unwrap();
+        cache.store(&[("a".into(), "h".into())]).unwrap();
+    }
+
+    #[test]
+    fn future_schema_is_cold_and_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        Cache::open_write(dir.path())
+            .unwrap()
+            .store(&[("a".into(), "h".into())])
+            .unwrap();
+        let conn = Connection::open(db_path(dir.path())).unwrap();
+        conn.execute_batch("PRAGMA user_version = 99;").unwrap();
+        drop(conn);
+        assert!(!Cache::open_read(dir.path()).is_warm());
+        let err = Cache::open_write(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("newer notarai"), "{err}");
+    }
+}

@@ -1,1 +1,313 @@
-//! repo_path
+//! The one type for a path inside the repository.
+//!
+//! Every path that comes from outside (a CLI argument, a tool parameter, a
+//! line on stdin) crosses the repository boundary here, once. A [`RepoPath`]
+//! is relative to the root, normalized (`a/./b/../c` is `a/c`), UTF-8, uses
+//! forward slashes, holds no NUL, and never names anything outside the root:
+//! neither lexically (`../x`, `/etc/passwd`) nor through a symbolic link whose
+//! target leaves the root. Code that holds a `RepoPath` may join it to the
+//! root and read or write without further checks.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+/// The longest path accepted, in bytes (Linux's `PATH_MAX`).
+pub const MAX_PATH_LEN: usize = 4096;
+
+/// A normalized path relative to the repository root that stays inside it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RepoPath(String);
+
+/// Why a path was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathError {
+    /// The path is empty or names the root itself.
+    Empty,
+    /// The path holds a NUL byte.
+    Nul,
+    /// The path is longer than [`MAX_PATH_LEN`].
+    TooLong(usize),
+    /// The path holds a backslash, which is not a separator here.
+    Backslash,
+    /// The path is absolute and not inside the root.
+    AbsoluteOutside,
+    /// `..` components climb above the root.
+    Escapes,
+    /// A symbolic link on the way resolves outside the root.
+    SymlinkOutside(String),
+    /// The path (or a symlink target) is not valid UTF-8.
+    NotUtf8,
+}
+
+impl fmt::Display for PathError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathError::Empty => write!(
+                f,
+                "the path is empty; give a file path relative to the repository root"
+            ),
+            PathError::Nul => write!(f, "the path contains a NUL byte"),
+            PathError::TooLong(n) => write!(
+                f,
+                "the path is {n} bytes long, more than the {MAX_PATH_LEN} allowed"
+            ),
+            PathError::Backslash => write!(
+                f,
+                "the path contains a backslash; use forward slashes, relative to the repository root"
+            ),
+            PathError::AbsoluteOutside => write!(
+                f,
+                "the path is absolute and outside the repository; give a path relative to the repository root"
+            ),
+            PathError::Escapes => write!(
+                f,
+                "the path climbs out of the repository with `..`; give a path inside the repository root"
+            ),
+            PathError::SymlinkOutside(link) => write!(
+                f,
+                "the path goes through the symbolic link `{link}`, which points outside the repository"
+            ),
+            PathError::NotUtf8 => write!(f, "the path is not valid UTF-8"),
+        }
+    }
+}
+
+impl std::error::Error for PathError {}
+
+impl RepoPath {
+    /// Normalize a relative path lexically, without touching the file system.
+    ///
+    /// Accepts what git prints (`src/a.rs`) and what people type (`./src//a.rs`).
+    /// Refuses absolute paths and any `..` that would climb above the root.
+    pub fn parse(input: &str) -> Result<RepoPath, PathError> {
+        if input.len() > MAX_PATH_LEN {
+            return Err(PathError::TooLong(input.len()));
+        }
+        if input.contains('\0') {
+            return Err(PathError::Nul);
+        }
+        if input.contains('\\') {
+            return Err(PathError::Backslash);
+        }
+        if input.starts_with('/') {
+            return Err(PathError::AbsoluteOutside);
+        }
+        let mut parts: Vec<&str> = Vec::new();
+        for part in input.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    if parts.pop().is_none() {
+                        return Err(PathError::Escapes);
+                    }
+                }
+                other => parts.push(other),
+            }
+        }
+        if parts.is_empty() {
+            return Err(PathError::Empty);
+        }
+        Ok(RepoPath(parts.join("/")))
+    }
+
+    /// Turn a user-given path into a `RepoPath`: relative paths are taken from
+    /// the root, absolute ones must lie inside `root` (which must be canonical).
+    /// Symbolic links on the way are checked against the root.
+    pub fn resolve(root: &Path, input: &str) -> Result<RepoPath, PathError> {
+        Guard::new(root).resolve(input)
+    }
+
+    /// The path as a string with forward slashes, e.g. `src/auth/mod.rs`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The file-system path of this file under `root`.
+    pub fn to_fs(&self, root: &Path) -> PathBuf {
+        root.join(&self.0)
+    }
+
+    /// Consume into the inner string.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl fmt::Display for RepoPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for RepoPath {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Resolves many paths against one root, remembering which folders were
+/// already checked for symbolic links so a batch of 10,000 files in a few
+/// folders costs a few `lstat` calls per folder, not per file.
+pub struct Guard<'a> {
+    root: &'a Path,
+    safe_dirs: HashSet<String>,
+}
+
+impl<'a> Guard<'a> {
+    /// A guard for `root`, which must be canonical (absolute, links resolved).
+    pub fn new(root: &'a Path) -> Guard<'a> {
+        Guard {
+            root,
+            safe_dirs: HashSet::new(),
+        }
+    }
+
+    /// See [`RepoPath::resolve`].
+    pub fn resolve(&mut self, input: &str) -> Result<RepoPath, PathError> {
+        let path = if input.starts_with('/') {
+            self.relativize(input)?
+        } else {
+            RepoPath::parse(input)?
+        };
+        self.check_links(&path)?;
+        Ok(path)
+    }
+
+    /// Strip the root from an absolute path, lexically first, then through
+    /// the canonical form of its parent (for roots reached via a link).
+    fn relativize(&self, input: &str) -> Result<RepoPath, PathError> {
+        if input.contains('\0') {
+            return Err(PathError::Nul);
+        }
+        let abs = Path::new(input);
+        let mut normal = PathBuf::new();
+        for c in abs.components() {
+            match c {
+                Component::RootDir => normal.push("/"),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    normal.pop();
+                }
+                Component::Normal(p) => normal.push(p),
+                Component::Prefix(_) => return Err(PathError::AbsoluteOutside),
+            }
+        }
+        let rel = match normal.strip_prefix(self.root) {
+            Ok(rel) => rel.to_path_buf(),
+            Err(_) => {
+                let parent = normal.parent().and_then(|p| p.canonicalize().ok());
+                let name = normal.file_name();
+                match (parent, name) {
+                    (Some(parent), Some(name)) => parent
+                        .join(name)
+                        .strip_prefix(self.root)
+                        .map(Path::to_path_buf)
+                        .map_err(|_| PathError::AbsoluteOutside)?,
+                    _ => return Err(PathError::AbsoluteOutside),
+                }
+            }
+        };
+        let rel = rel.to_str().ok_or(PathError::NotUtf8)?;
+        RepoPath::parse(rel)
+    }
+
+    /// Refuse the path when any existing component is a symbolic link whose
+    /// target resolves outside the root.
+    fn check_links(&mut self, path: &RepoPath) -> Result<(), PathError> {
+        let s = path.as_str();
+        let mut end = 0;
+        loop {
+            let next = s[end..].find('/').map(|i| end + i);
+            let prefix = match next {
+                Some(i) => &s[..i],
+                None => s,
+            };
+            let is_last = next.is_none();
+            if is_last || !self.safe_dirs.contains(prefix) {
+                let full = self.root.join(prefix);
+                match std::fs::symlink_metadata(&full) {
+                    Ok(meta) if meta.file_type().is_symlink() => match full.canonicalize() {
+                        Ok(target) if target.starts_with(self.root) => {}
+                        // A dangling link cannot be read through; it is hashed as a link.
+                        Err(_) if is_last => {}
+                        _ => return Err(PathError::SymlinkOutside(prefix.to_string())),
+                    },
+                    Ok(_) => {}
+                    // Nothing below a missing component can be a link.
+                    Err(_) => return Ok(()),
+                }
+                if !is_last {
+                    self.safe_dirs.insert(prefix.to_string());
+                }
+            }
+            match next {
+                Some(i) => end = i + 1,
+                None => return Ok(()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes() {
+        assert_eq!(
+            RepoPath::parse("./src//a/../b.rs").unwrap().as_str(),
+            "src/b.rs"
+        );
+        assert_eq!(RepoPath::parse("a/").unwrap().as_str(), "a");
+    }
+
+    #[test]
+    fn refuses_hostile() {
+        for (input, err) in [
+            ("", PathError::Empty),
+            (".", PathError::Empty),
+            ("a/..", PathError::Empty),
+            ("../x", PathError::Escapes),
+            ("a/../../b", PathError::Escapes),
+            ("/etc/passwd", PathError::AbsoluteOutside),
+            ("a\0b", PathError::Nul),
+            ("..\\..\\x", PathError::Backslash),
+        ] {
+            assert_eq!(RepoPath::parse(input), Err(err), "{input:?}");
+        }
+        assert!(matches!(
+            RepoPath::parse(&"a/".repeat(3000)),
+            Err(PathError::TooLong(_))
+        ));
+    }
+
+    #[test]
+    fn resolves_absolute_inside_and_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        std::os::unix::fs::symlink(root.join("src"), root.join("in")).unwrap();
+        let abs = format!("{}/src/a.rs", root.display());
+        assert_eq!(RepoPath::resolve(&root, &abs).unwrap().as_str(), "src/a.rs");
+        assert_eq!(
+            RepoPath::resolve(&root, "out/secret"),
+            Err(PathError::SymlinkOutside("out".into()))
+        );
+        assert_eq!(
+            RepoPath::resolve(&root, "out"),
+            Err(PathError::SymlinkOutside("out".into()))
+        );
+        assert_eq!(
+            RepoPath::resolve(&root, "in/a.rs").unwrap().as_str(),
+            "in/a.rs"
+        );
+        assert_eq!(
+            RepoPath::resolve(&root, "missing/x").unwrap().as_str(),
+            "missing/x"
+        );
+    }
+}
