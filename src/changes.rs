@@ -1,1 +1,445 @@
-//! changes
+//! Change detection on git, through libgit2 (no `git` program needed).
+//!
+//! "Changed on this branch" means: what differs between the merge base of
+//! the base revision and `HEAD`, and the working tree as it is now. That
+//! counts committed, staged, unstaged and untracked (not ignored) changes,
+//! additions and deletions, and both paths of a rename. Work done on the base
+//! branch after the branch point is not the branch's own and is not counted.
+//!
+//! Every question is restricted to a [`Scope`]: a diff of one spec's files
+//! hands libgit2 the literal prefixes of the spec's globs, so it neither
+//! walks nor stats the rest of the working tree.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use git2::{Delta, Diff, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository};
+
+use crate::governance::{Scope, is_under};
+use crate::spec::CACHE_DIR;
+
+/// A changed file larger than this is not loaded into memory for a diff;
+/// it is reported in a list of its own.
+pub const MAX_DIFF_FILE: u64 = 8 * 1024 * 1024;
+
+/// Why change detection failed.
+#[derive(Debug)]
+pub enum ChangeError {
+    /// The root is not inside a git repository.
+    NotARepository(PathBuf),
+    /// The repository has no working tree.
+    Bare(PathBuf),
+    /// The base revision does not resolve; `branches` lists some local ones.
+    BaseNotFound {
+        /// The revision as given.
+        base: String,
+        /// Some local branch names, to help the caller.
+        branches: Vec<String>,
+    },
+    /// The base revision is empty or malformed.
+    BadBase(String),
+    /// A shallow clone lacks the history to find the merge base.
+    Shallow(String),
+    /// libgit2 failed.
+    Git(git2::Error),
+}
+
+impl ChangeError {
+    /// Whether the caller passed something wrong (as opposed to an internal failure).
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(
+            self,
+            ChangeError::BaseNotFound { .. } | ChangeError::BadBase(_)
+        )
+    }
+}
+
+impl fmt::Display for ChangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ChangeError::NotARepository(root) => write!(
+                f,
+                "{} is not in a git repository; change detection needs git (run `git init` and commit)",
+                root.display()
+            ),
+            ChangeError::Bare(root) => write!(
+                f,
+                "{} is a bare git repository with no working tree; run notarai in a checkout",
+                root.display()
+            ),
+            ChangeError::BaseNotFound { base, branches } => {
+                write!(
+                    f,
+                    "base branch `{base}` does not resolve to a commit in this repository"
+                )?;
+                if branches.is_empty() {
+                    write!(f, "; the repository has no local branches yet")
+                } else {
+                    write!(f, "; local branches: {}", branches.join(", "))
+                }
+            }
+            ChangeError::BadBase(why) => write!(f, "invalid base branch: {why}"),
+            ChangeError::Shallow(base) => write!(
+                f,
+                "this is a shallow clone and the merge base of `{base}` and HEAD is not in its history; run `git fetch --unshallow`"
+            ),
+            ChangeError::Git(e) => write!(f, "git: {}", e.message()),
+        }
+    }
+}
+
+impl std::error::Error for ChangeError {}
+
+impl From<git2::Error> for ChangeError {
+    fn from(e: git2::Error) -> Self {
+        ChangeError::Git(e)
+    }
+}
+
+/// A base revision resolved against `HEAD`.
+#[derive(Debug, Clone)]
+pub struct Base {
+    /// The revision as given.
+    pub name: String,
+    /// The merge base of the base and `HEAD`; `None` when `HEAD` has no
+    /// commit yet or the histories are unrelated (then everything is new).
+    pub merge_base: Option<Oid>,
+}
+
+/// How a file changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// New (committed, staged or untracked).
+    Added,
+    /// Content or mode changed.
+    Modified,
+    /// Gone from the working tree.
+    Deleted,
+    /// Moved (old and new path both reported).
+    Renamed,
+    /// Changed kind (file, link, submodule).
+    Typechange,
+    /// Unmerged.
+    Conflicted,
+}
+
+/// One changed file of a [`ChangeSet`].
+#[derive(Debug, Clone)]
+pub struct ChangedFile {
+    /// Path now (the new path of a rename).
+    pub path: String,
+    /// The old path of a rename.
+    pub old_path: Option<String>,
+    /// How it changed.
+    pub status: Status,
+    /// Index of the delta in the underlying diff.
+    delta: usize,
+}
+
+impl ChangedFile {
+    /// The path and, for a rename, the old path.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.path.as_str()).chain(self.old_path.as_deref())
+    }
+}
+
+/// The text of one file's change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Patch {
+    /// A unified diff in git's format (`diff --git a/.. b/..` and hunks).
+    Text(String),
+    /// Binary content: never put into diff text.
+    Binary,
+    /// Larger than [`MAX_DIFF_FILE`]: not loaded.
+    TooLarge,
+}
+
+/// The changes within one scope, with what is needed to print their diffs.
+pub struct ChangeSet<'r> {
+    diff: Diff<'r>,
+    /// Changed files, sorted by path.
+    pub files: Vec<ChangedFile>,
+}
+
+impl fmt::Debug for ChangeSet<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChangeSet")
+            .field("files", &self.files)
+            .finish()
+    }
+}
+
+impl ChangeSet<'_> {
+    /// Every changed path, both paths of a rename, sorted, each once.
+    pub fn paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self
+            .files
+            .iter()
+            .flat_map(|f| f.paths().map(str::to_string))
+            .collect();
+        paths.sort();
+        paths.dedup();
+        paths
+    }
+
+    /// The unified diff of one changed file, in git's format.
+    pub fn patch(&self, file: &ChangedFile) -> Result<Patch, ChangeError> {
+        let delta = self
+            .diff
+            .get_delta(file.delta)
+            .ok_or_else(|| ChangeError::Git(git2::Error::from_str("delta index out of range")))?;
+        let too_large = [delta.old_file(), delta.new_file()]
+            .iter()
+            .any(|f| f.size() > MAX_DIFF_FILE);
+        if too_large {
+            return Ok(Patch::TooLarge);
+        }
+        let Some(mut patch) = git2::Patch::from_diff(&self.diff, file.delta)? else {
+            return Ok(Patch::Binary);
+        };
+        if patch.delta().flags().is_binary() {
+            return Ok(Patch::Binary);
+        }
+        let buf = patch.to_buf()?;
+        match buf.as_str() {
+            Ok(text) => Ok(Patch::Text(text.to_string())),
+            Err(_) => Ok(Patch::Text(String::from_utf8_lossy(&buf).into_owned())),
+        }
+    }
+}
+
+/// A git repository opened at the project root.
+pub struct GitRepo {
+    repo: Repository,
+    root: PathBuf,
+}
+
+impl fmt::Debug for GitRepo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GitRepo").field("root", &self.root).finish()
+    }
+}
+
+impl GitRepo {
+    /// Open the repository whose work tree is (or contains) `root`.
+    pub fn open(root: &Path) -> Result<GitRepo, ChangeError> {
+        let repo = match Repository::discover(root) {
+            Ok(repo) => repo,
+            Err(e) if e.code() == ErrorCode::NotFound => {
+                return Err(ChangeError::NotARepository(root.to_path_buf()));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if repo.is_bare() || repo.workdir().is_none() {
+            return Err(ChangeError::Bare(root.to_path_buf()));
+        }
+        Ok(GitRepo {
+            repo,
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// The underlying libgit2 repository.
+    pub fn raw(&self) -> &Repository {
+        &self.repo
+    }
+
+    /// Resolve a base revision (branch, remote branch, tag or commit) and its
+    /// merge base with `HEAD`.
+    pub fn resolve_base(&self, name: &str) -> Result<Base, ChangeError> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(ChangeError::BadBase(
+                "the name is empty; pass a branch such as `main`".into(),
+            ));
+        }
+        if name.starts_with('-') || name.contains(['\0', '\n']) {
+            return Err(ChangeError::BadBase(format!(
+                "`{}` is not a revision name",
+                name.escape_debug()
+            )));
+        }
+        let head = match self.repo.head() {
+            Ok(head) => Some(head.peel_to_commit()?.id()),
+            Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => None,
+            Err(e) => return Err(e.into()),
+        };
+        let base = match self
+            .repo
+            .revparse_single(name)
+            .and_then(|o| o.peel_to_commit())
+        {
+            Ok(commit) => commit.id(),
+            // With no commit at all, the unborn branch itself is a fine base:
+            // everything in the work tree is new.
+            Err(_) if head.is_none() && self.is_unborn_branch(name) => {
+                return Ok(Base {
+                    name: name.to_string(),
+                    merge_base: None,
+                });
+            }
+            Err(_) => {
+                return Err(ChangeError::BaseNotFound {
+                    base: name.to_string(),
+                    branches: self.local_branches(10),
+                });
+            }
+        };
+        let Some(head) = head else {
+            return Ok(Base {
+                name: name.to_string(),
+                merge_base: None,
+            });
+        };
+        match self.repo.merge_base(base, head) {
+            Ok(mb) => Ok(Base {
+                name: name.to_string(),
+                merge_base: Some(mb),
+            }),
+            Err(e) if e.code() == ErrorCode::NotFound => {
+                if self.repo.is_shallow() {
+                    return Err(ChangeError::Shallow(name.to_string()));
+                }
+                tracing::warn!(
+                    "`{name}` and HEAD share no history; every file on HEAD counts as changed"
+                );
+                Ok(Base {
+                    name: name.to_string(),
+                    merge_base: None,
+                })
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn is_unborn_branch(&self, name: &str) -> bool {
+        let Ok(head) = self.repo.find_reference("HEAD") else {
+            return false;
+        };
+        head.symbolic_target().ok().flatten().is_some_and(|t| {
+            t == name || t.strip_prefix("refs/heads/") == Some(name) || name == "HEAD"
+        })
+    }
+
+    fn local_branches(&self, limit: usize) -> Vec<String> {
+        let Ok(branches) = self.repo.branches(Some(git2::BranchType::Local)) else {
+            return Vec::new();
+        };
+        branches
+            .flatten()
+            .filter_map(|(b, _)| b.name().ok().flatten().map(str::to_string))
+            .take(limit)
+            .collect()
+    }
+
+    /// The files changed since `base` within `scope`. With `renames`, moved
+    /// files are paired (for rename headers in diffs); without, a move is a
+    /// deletion and an addition, which lists the same two paths faster.
+    pub fn changes(
+        &self,
+        base: &Base,
+        scope: &Scope,
+        renames: bool,
+    ) -> Result<ChangeSet<'_>, ChangeError> {
+        let tree = match base.merge_base {
+            Some(oid) => Some(self.repo.find_commit(oid)?.tree()?),
+            None => None,
+        };
+        let mut opts = DiffOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .show_untracked_content(true)
+            .include_typechange(true)
+            .context_lines(3)
+            .max_size(MAX_DIFF_FILE as i64);
+        if let Scope::Prefixes(prefixes) = scope {
+            if prefixes.is_empty() {
+                let diff = self.repo.diff_tree_to_tree(None, None, None)?;
+                return Ok(ChangeSet {
+                    diff,
+                    files: Vec::new(),
+                });
+            }
+            // Literal prefixes let libgit2 skip whole folders outside them.
+            opts.disable_pathspec_match(true);
+            for prefix in prefixes {
+                opts.pathspec(prefix);
+            }
+        }
+        let mut diff = self
+            .repo
+            .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
+        if renames {
+            let mut find = DiffFindOptions::new();
+            find.renames(true).for_untracked(true);
+            diff.find_similar(Some(&mut find))?;
+        }
+        let mut files = Vec::with_capacity(diff.deltas().len());
+        for (index, delta) in diff.deltas().enumerate() {
+            let status = match delta.status() {
+                Delta::Added | Delta::Untracked | Delta::Copied => Status::Added,
+                Delta::Modified => Status::Modified,
+                Delta::Deleted => Status::Deleted,
+                Delta::Renamed => Status::Renamed,
+                Delta::Typechange => Status::Typechange,
+                Delta::Conflicted => Status::Conflicted,
+                Delta::Unmodified | Delta::Ignored | Delta::Unreadable => continue,
+            };
+            let new = delta.new_file().path().and_then(Path::to_str);
+            let old = delta.old_file().path().and_then(Path::to_str);
+            let Some(path) = new.or(old) else {
+                tracing::warn!("skipping a changed path that is not UTF-8");
+                continue;
+            };
+            if is_under(path, CACHE_DIR) {
+                continue;
+            }
+            let old_path = match (status, old) {
+                (Status::Renamed, Some(old)) if old != path => Some(old.to_string()),
+                _ => None,
+            };
+            files.push(ChangedFile {
+                path: path.to_string(),
+                old_path,
+                status,
+                delta: index,
+            });
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(ChangeSet { diff, files })
+    }
+
+    /// Every file in the index or untracked-and-not-ignored within `scope`:
+    /// the universe of files that can be governed. Sorted, each once.
+    pub fn files(&self, scope: &Scope) -> Result<Vec<String>, ChangeError> {
+        let index = self.repo.index()?;
+        let mut files: Vec<String> = index
+            .iter()
+            .filter_map(|entry| String::from_utf8(entry.path).ok())
+            .filter(|p| scope.contains(p))
+            .collect();
+        let mut opts = DiffOptions::new();
+        opts.include_untracked(true).recurse_untracked_dirs(true);
+        if let Scope::Prefixes(prefixes) = scope {
+            opts.disable_pathspec_match(true);
+            for prefix in prefixes {
+                opts.pathspec(prefix);
+            }
+        }
+        let diff = self
+            .repo
+            .diff_index_to_workdir(Some(&index), Some(&mut opts))?;
+        for delta in diff.deltas() {
+            if delta.status() == Delta::Untracked
+                && let Some(path) = delta.new_file().path().and_then(Path::to_str)
+            {
+                files.push(path.to_string());
+            }
+        }
+        files.retain(|p| !is_under(p, CACHE_DIR));
+        files.sort();
+        files.dedup();
+        Ok(files)
+    }
+}

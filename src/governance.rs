@@ -1,1 +1,344 @@
-//! governance
+//! Glob governance: which spec governs which file, and through which category.
+//!
+//! All artifact globs of all specs are compiled once into one [`GlobSet`], and
+//! each spec also keeps its own set, so "which specs govern this file?" is one
+//! match per path and "does spec S govern this file?" never looks at the other
+//! specs. Globs match file paths relative to the root: `*` and `?` stay within
+//! one path segment, `**` crosses segments, `{a,b}` alternates, and a pattern
+//! with no wildcard (`src/auth`, `docs/auth.md`) matches that path and
+//! everything below it, like a git pathspec. Nothing here touches the file
+//! system: a deleted file is governed by the same rule as an existing one.
+
+use std::collections::HashMap;
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::spec::{CACHE_DIR, SpecSet};
+
+/// The category reported for a spec file governing itself.
+pub const SELF_CATEGORY: &str = "spec";
+
+/// The part of the repository a question has to look at: git and the file
+/// walk are restricted to these literal prefixes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Some glob has no literal prefix (`**/*.rs`): the whole repository.
+    Everything,
+    /// Folders or files (no trailing slash) below which every match lies,
+    /// sorted, none inside another.
+    Prefixes(Vec<String>),
+}
+
+impl Scope {
+    /// Whether `path` lies within the scope.
+    pub fn contains(&self, path: &str) -> bool {
+        match self {
+            Scope::Everything => true,
+            Scope::Prefixes(prefixes) => prefixes.iter().any(|p| is_under(path, p)),
+        }
+    }
+}
+
+/// A glob that did not compile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobError {
+    /// The spec holding the glob.
+    pub spec: String,
+    /// The glob as written.
+    pub glob: String,
+    /// The compiler's message.
+    pub message: String,
+}
+
+/// The governance rules of one spec.
+#[derive(Debug)]
+struct SpecRules {
+    path: String,
+    set: GlobSet,
+    /// Category of each glob in `set`, by index into `categories`.
+    glob_category: Vec<usize>,
+    categories: Vec<String>,
+    scope: Scope,
+}
+
+/// Compiled governance of a whole spec set. Spec indices are indices into
+/// `SpecSet::specs`.
+#[derive(Debug)]
+pub struct Governance {
+    rules: Vec<SpecRules>,
+    all: GlobSet,
+    /// For each glob of `all`, the spec it belongs to.
+    owner: Vec<usize>,
+    exclude: GlobSet,
+    by_path: HashMap<String, usize>,
+    errors: Vec<GlobError>,
+}
+
+impl Governance {
+    /// Compile every spec's artifact globs and the system spec's `exclude`
+    /// globs. A glob that does not compile is left out and reported in
+    /// [`Governance::errors`].
+    pub fn build(specs: &SpecSet) -> Governance {
+        let mut errors = Vec::new();
+        let mut all = GlobSetBuilder::new();
+        let mut owner = Vec::new();
+        let mut rules = Vec::with_capacity(specs.specs.len());
+        let mut by_path = HashMap::new();
+        for (index, loaded) in specs.specs.iter().enumerate() {
+            by_path.insert(loaded.path.clone(), index);
+            let mut set = GlobSetBuilder::new();
+            let mut glob_category = Vec::new();
+            let mut categories = Vec::new();
+            let mut prefixes = vec![loaded.path.clone()];
+            let mut everything = false;
+            for (category, refs) in &loaded.spec.artifacts {
+                let category_index = categories.len();
+                categories.push(category.clone());
+                for artifact in refs {
+                    let compiled = match compile(&artifact.path, true) {
+                        Ok(globs) => globs,
+                        Err(message) => {
+                            errors.push(GlobError {
+                                spec: loaded.path.clone(),
+                                glob: artifact.path.clone(),
+                                message,
+                            });
+                            continue;
+                        }
+                    };
+                    match literal_prefix(&artifact.path) {
+                        Some(prefix) => prefixes.push(prefix),
+                        None => everything = true,
+                    }
+                    for glob in compiled {
+                        set.add(glob.clone());
+                        glob_category.push(category_index);
+                        all.add(glob);
+                        owner.push(index);
+                    }
+                }
+            }
+            let set = set.build().unwrap_or_else(|_| GlobSet::empty());
+            let scope = if everything {
+                Scope::Everything
+            } else {
+                Scope::Prefixes(minimize(prefixes))
+            };
+            rules.push(SpecRules {
+                path: loaded.path.clone(),
+                set,
+                glob_category,
+                categories,
+                scope,
+            });
+        }
+        let mut exclude = GlobSetBuilder::new();
+        if let Some(system) = specs.system_spec() {
+            for pattern in &system.spec.exclude {
+                match compile(pattern, true) {
+                    Ok(globs) => globs.into_iter().for_each(|g| {
+                        exclude.add(g);
+                    }),
+                    Err(message) => errors.push(GlobError {
+                        spec: system.path.clone(),
+                        glob: pattern.clone(),
+                        message,
+                    }),
+                }
+            }
+        }
+        Governance {
+            rules,
+            all: all.build().unwrap_or_else(|_| GlobSet::empty()),
+            owner,
+            exclude: exclude.build().unwrap_or_else(|_| GlobSet::empty()),
+            by_path,
+            errors,
+        }
+    }
+
+    /// Globs that did not compile.
+    pub fn errors(&self) -> &[GlobError] {
+        &self.errors
+    }
+
+    /// Whether `path` is out of every spec's reach: matched by the system
+    /// spec's `exclude`, or notarai's own cache.
+    pub fn is_excluded(&self, path: &str) -> bool {
+        is_under(path, CACHE_DIR) || self.exclude.is_match(path)
+    }
+
+    /// Every spec governing `path`, as sorted spec indices, in one match.
+    /// A spec file governs itself even when excluded.
+    pub fn governors(&self, path: &str) -> Vec<usize> {
+        let mut specs = Vec::new();
+        if let Some(&own) = self.by_path.get(path) {
+            specs.push(own);
+        }
+        if !self.is_excluded(path) {
+            specs.extend(self.all.matches(path).into_iter().map(|g| self.owner[g]));
+        }
+        specs.sort_unstable();
+        specs.dedup();
+        specs
+    }
+
+    /// The category through which spec `spec` governs `path`, or `None` when
+    /// it does not govern it. A spec's own file has category [`SELF_CATEGORY`].
+    /// When several globs match, the first category in the spec wins.
+    pub fn category(&self, spec: usize, path: &str) -> Option<&str> {
+        let rules = &self.rules[spec];
+        if rules.path == path {
+            return Some(SELF_CATEGORY);
+        }
+        if self.is_excluded(path) {
+            return None;
+        }
+        rules
+            .set
+            .matches(path)
+            .into_iter()
+            .map(|g| rules.glob_category[g])
+            .min()
+            .map(|c| rules.categories[c].as_str())
+    }
+
+    /// The part of the repository spec `spec` can govern.
+    pub fn scope(&self, spec: usize) -> &Scope {
+        &self.rules[spec].scope
+    }
+
+    /// The spec index of a spec file path.
+    pub fn spec_index(&self, path: &str) -> Option<usize> {
+        self.by_path.get(path).copied()
+    }
+}
+
+/// Whether `path` is `prefix` itself or lies below it.
+pub fn is_under(path: &str, prefix: &str) -> bool {
+    let prefix = prefix.trim_end_matches('/');
+    path == prefix || (path.starts_with(prefix) && path.as_bytes().get(prefix.len()) == Some(&b'/'))
+}
+
+/// Compile an artifact glob. A pattern without wildcards also matches
+/// everything below it; `literal_separator` keeps `*` inside one segment.
+pub fn compile(pattern: &str, literal_separator: bool) -> Result<Vec<Glob>, String> {
+    let pattern = normalize(pattern);
+    if pattern.is_empty() {
+        return Err("the pattern is empty".to_string());
+    }
+    let build = |p: &str| {
+        GlobBuilder::new(p)
+            .literal_separator(literal_separator)
+            .backslash_escape(true)
+            .empty_alternates(true)
+            .build()
+            .map_err(|e| e.kind().to_string())
+    };
+    let mut globs = vec![build(&pattern)?];
+    if !has_wildcard(&pattern) || pattern.ends_with("/**") {
+        let base = pattern.trim_end_matches("/**");
+        if !base.is_empty() && base != pattern {
+            globs.push(build(base)?);
+        }
+        if !has_wildcard(&pattern) {
+            globs.push(build(&format!("{pattern}/**"))?);
+        }
+    }
+    Ok(globs)
+}
+
+/// Strip a leading `./` and a trailing `/` (a folder pattern means the folder).
+fn normalize(pattern: &str) -> String {
+    let mut p = pattern.trim();
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    p.trim_end_matches('/').to_string()
+}
+
+fn has_wildcard(segment: &str) -> bool {
+    segment.contains(['*', '?', '[', '{', '\\'])
+}
+
+/// The literal folder (or file) below which every match of `pattern` lies,
+/// or `None` when the pattern can match anywhere.
+pub fn literal_prefix(pattern: &str) -> Option<String> {
+    let pattern = normalize(pattern);
+    let literal: Vec<&str> = pattern
+        .split('/')
+        .take_while(|s| !has_wildcard(s))
+        .collect();
+    if literal.is_empty() || literal.iter().any(|s| s.is_empty() || *s == "..") {
+        return None;
+    }
+    Some(literal.join("/"))
+}
+
+/// Sort, dedup, and drop prefixes that lie inside another.
+fn minimize(mut prefixes: Vec<String>) -> Vec<String> {
+    prefixes.sort();
+    prefixes.dedup();
+    let mut out: Vec<String> = Vec::with_capacity(prefixes.len());
+    for p in prefixes {
+        if !out.iter().any(|kept| is_under(&p, kept)) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matches(pattern: &str, path: &str) -> bool {
+        let mut b = GlobSetBuilder::new();
+        compile(pattern, true).unwrap().into_iter().for_each(|g| {
+            b.add(g);
+        });
+        b.build().unwrap().is_match(path)
+    }
+
+    #[test]
+    fn glob_semantics() {
+        assert!(matches("src/**", "src/a/b/c.rs"));
+        assert!(matches("src/**", "src/a.rs"));
+        assert!(!matches("src/**", "srcx/a.rs"));
+        assert!(matches("src/*.rs", "src/a.rs"));
+        assert!(!matches("src/*.rs", "src/a/b.rs"));
+        assert!(matches("src/?.rs", "src/a.rs"));
+        assert!(!matches("src/?.rs", "src/ab.rs"));
+        assert!(matches("**/*.rs", "a.rs"));
+        assert!(matches("**/*.rs", "x/y/a.rs"));
+        assert!(matches("src/**/*.rs", "src/a.rs"));
+        assert!(matches("{src,lib}/*.rs", "lib/a.rs"));
+        assert!(matches("docs/auth.md", "docs/auth.md"));
+        assert!(matches("src/auth", "src/auth/x.rs"));
+        assert!(!matches("src/auth", "src/authx.rs"));
+        assert!(matches("./src/", "src/x.rs"));
+    }
+
+    #[test]
+    fn prefixes() {
+        assert_eq!(
+            literal_prefix("src/m000/**/*.rs").as_deref(),
+            Some("src/m000")
+        );
+        assert_eq!(literal_prefix("docs/a.md").as_deref(), Some("docs/a.md"));
+        assert_eq!(literal_prefix("**/*.rs"), None);
+        assert_eq!(literal_prefix("{a,b}/x"), None);
+        assert_eq!(literal_prefix("../../**"), None);
+        assert_eq!(
+            minimize(vec![
+                "src/a".into(),
+                "src".into(),
+                "docs/x.md".into(),
+                "src".into()
+            ]),
+            vec!["docs/x.md".to_string(), "src".to_string()]
+        );
+        assert!(is_under("src/a", "src"));
+        assert!(!is_under("srca", "src"));
+    }
+}

@@ -15,4 +15,5 @@ pub mod hashing;
 pub mod mcp;
 pub mod project;
 pub mod repo_path;
+pub mod review;
 pub mod spec;

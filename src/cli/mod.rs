@@ -92,7 +92,7 @@ fn init_tracing(verbose: u8) {
     let filter = std::env::var("NOTARAI_LOG")
         .ok()
         .and_then(|f| EnvFilter::try_new(f).ok())
-        .unwrap_or_else(|| EnvFilter::new(default));
+        .unwrap_or_else(|| EnvFilter::new(format!("{default},rmcp=error")));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

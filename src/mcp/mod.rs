@@ -1,0 +1,24 @@
+//! The MCP surface: an rmcp server on stdio serving the five tools.
+//!
+//! [`stdio`] frames lines and answers what rmcp would drop, [`server`] is the
+//! rmcp handler, [`tools`] declares and dispatches the tools over
+//! [`crate::review`].
+
+pub mod server;
+pub mod stdio;
+pub mod tools;
+
+use std::path::PathBuf;
+
+use crate::project::Project;
+
+/// Serve the project at `root` on stdin/stdout until stdin closes.
+pub fn serve(root: PathBuf) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let server = server::NotaraiServer::new(Project::new(root));
+        stdio::serve(server, tokio::io::stdin(), tokio::io::stdout()).await
+    })
+}

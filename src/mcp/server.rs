@@ -1,0 +1,118 @@
+//! The rmcp server handler: handshake, instructions, and the tool table.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use crate::project::Project;
+
+/// Protocol revisions this server completes the handshake with.
+pub const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2024_11_05,
+];
+
+/// The notarai MCP server: one project, shared by every tool call.
+#[derive(Clone)]
+pub struct NotaraiServer {
+    project: Arc<Mutex<Project>>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl NotaraiServer {
+    /// A server for `project`.
+    pub fn new(project: Project) -> NotaraiServer {
+        NotaraiServer {
+            project: Arc::new(Mutex::new(project)),
+            tools: Arc::new(super::tools::tools()),
+        }
+    }
+
+    /// The `instructions` of the initialize answer: what the server is for,
+    /// the order of a reconciliation pass, and the load status of the specs.
+    pub fn instructions(&self) -> String {
+        let mut project = self.project.lock().unwrap_or_else(|p| p.into_inner());
+        let specs = project.specs();
+        let mut text = String::from(
+            "notarai keeps this repository's specs (.notarai/*.spec.yaml), code and docs in step. \
+             A reconciliation pass: 1. list_affected_specs {base_branch} to see which specs govern \
+             what changed on this branch; 2. get_spec_diff {spec_path, base_branch} for each affected \
+             spec (exclude lock files with exclude_patterns); 3. compare the diff with the spec's \
+             behaviors, constraints and invariants and propose updates to spec, code or docs, \
+             applying nothing without the user's approval; 4. mark_reconciled {files} with the files \
+             reviewed, so the next pass skips them until they change.\n",
+        );
+        text.push_str(&format!("Specs loaded: {}.", specs.set.specs.len()));
+        match specs.set.system_spec() {
+            Some(system) => text.push_str(&format!(" System spec: {}.", system.path)),
+            None => text.push_str(" No system spec (a spec with a `subsystems` key)."),
+        }
+        if specs.set.specs.is_empty() && specs.set.invalid.is_empty() {
+            text.push_str(
+                " No spec files found: run `notarai init`, then write specs in .notarai/.",
+            );
+        }
+        if !specs.set.invalid.is_empty() {
+            text.push_str(&format!(
+                " {} spec file(s) failed to load and govern nothing until fixed:",
+                specs.set.invalid.len()
+            ));
+            for failure in specs.set.invalid.iter().take(10) {
+                text.push_str(&format!("\n- {failure}"));
+            }
+            if specs.set.invalid.len() > 10 {
+                text.push_str(&format!(
+                    "\n- and {} more (run `notarai validate`)",
+                    specs.set.invalid.len() - 10
+                ));
+            }
+        }
+        text
+    }
+}
+
+impl ServerHandler for NotaraiServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        let mut implementation = Implementation::new("notarai", env!("CARGO_PKG_VERSION"));
+        implementation.title = Some("notarai".into());
+        implementation.description = Some(env!("CARGO_PKG_DESCRIPTION").into());
+        info.server_info = implementation;
+        info.with_instructions(self.instructions())
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(SUPPORTED_VERSIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        super::tools::call(self.project.clone(), &request.name, request.arguments)
+            .await
+            .map(Into::into)
+    }
+}
