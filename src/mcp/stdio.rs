@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ServiceExt;
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, mpsc};
@@ -166,7 +166,8 @@ async fn screen<W: AsyncWrite + Unpin>(
     };
     let reply_id = id.clone().unwrap_or(Value::Null);
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        if id.is_some() || object.contains_key("method") {
+        // A notification is never answered, even a malformed one.
+        if id.is_some() || !object.contains_key("method") {
             write_error(
                 out,
                 reply_id,
@@ -228,8 +229,19 @@ async fn screen<W: AsyncWrite + Unpin>(
         write_error(out, reply_id, code::INVALID_REQUEST, &message).await?;
         return Ok(None);
     }
-    if let Err(e) = serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
-        let message = format!("invalid params for `{method}`: {e}");
+    // rmcp decodes a known method with malformed params as a custom request
+    // and would answer "method not found": say what is really wrong.
+    let problem = match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
+        Ok(ClientJsonRpcMessage::Request(r))
+            if matches!(r.request, ClientRequest::CustomRequest(_)) =>
+        {
+            Some("the params do not have the shape this method takes".to_string())
+        }
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    };
+    if let Some(problem) = problem {
+        let message = format!("invalid params for `{method}`: {problem}");
         write_error(out, reply_id, code::INVALID_PARAMS, &message).await?;
         return Ok(None);
     }

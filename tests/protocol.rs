@@ -1,0 +1,260 @@
+//! The MCP surface as a client sees it: the rmcp client over a child process,
+//! and raw JSON lines for framing, errors and stdout purity.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Repo, Server, strings};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use serde_json::{Value, json};
+
+fn repo() -> Repo {
+    let repo = Repo::new();
+    repo.spec("auth", &["src/**"]);
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.append("src/a.rs", "fn b() {}\n");
+    repo
+}
+
+#[tokio::test]
+async fn rmcp_client_runs_a_reconciliation_pass() {
+    let repo = repo();
+    let root = repo.root.clone();
+    let transport = TokioChildProcess::new(tokio::process::Command::new(common::bin()).configure(
+        |cmd| {
+            cmd.arg("mcp").arg("--root").arg(&root);
+        },
+    ))
+    .unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let info = client.peer_info().unwrap();
+    assert_eq!(info.server_info.as_ref().unwrap().name, "notarai");
+    let instructions = info.instructions.clone().unwrap();
+    assert!(
+        instructions.contains("list_affected_specs") && instructions.contains("Specs loaded: 1"),
+        "{instructions}"
+    );
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "list_affected_specs",
+            "get_spec_diff",
+            "get_changed_artifacts",
+            "mark_reconciled",
+            "clear_cache"
+        ]
+    );
+    for tool in &tools {
+        assert!(
+            tool.output_schema.is_some(),
+            "{} has an outputSchema",
+            tool.name
+        );
+        let annotations = tool.annotations.as_ref().unwrap();
+        assert_eq!(annotations.open_world_hint, Some(false));
+        let read_only = !matches!(tool.name.as_ref(), "mark_reconciled" | "clear_cache");
+        assert_eq!(annotations.read_only_hint, Some(read_only), "{}", tool.name);
+    }
+    let diff_tool = tools.iter().find(|t| t.name == "get_spec_diff").unwrap();
+    assert_eq!(
+        diff_tool.input_schema["required"],
+        json!(["spec_path", "base_branch"])
+    );
+
+    let call = |name: &'static str, args: Value| {
+        CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone())
+    };
+    let affected = client
+        .call_tool(call("list_affected_specs", json!({"base_branch": "main"})))
+        .await
+        .unwrap();
+    let affected = affected.structured_content.unwrap();
+    assert_eq!(strings(&affected["changed_files"]), ["src/a.rs"]);
+    let diff = client
+        .call_tool(call(
+            "get_spec_diff",
+            json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main"}),
+        ))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(strings(&diff["files"]), ["src/a.rs"]);
+    let marked = client
+        .call_tool(call("mark_reconciled", json!({"files": diff["files"]})))
+        .await
+        .unwrap();
+    assert_eq!(marked.structured_content.unwrap()["updated"], 1);
+    let again = client
+        .call_tool(call(
+            "get_spec_diff",
+            json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main"}),
+        ))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(strings(&again["skipped"]), ["src/a.rs"]);
+    let err = client
+        .call_tool(call("get_spec_diff", json!({"spec_path": "nope"})))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("base_branch"), "{err}");
+    client.cancel().await.unwrap();
+}
+
+#[test]
+fn every_protocol_revision_completes_the_handshake() {
+    let repo = repo();
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut server = Server::spawn(&repo.root, &[]);
+        let init = server.request(
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        );
+        assert_eq!(init["result"]["protocolVersion"], version);
+        assert_eq!(init["result"]["serverInfo"]["name"], "notarai");
+        assert!(init["result"]["capabilities"]["tools"].is_object());
+        server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(server.request("ping", json!({}))["result"], json!({}));
+        let tools = server.request("tools/list", json!({}));
+        assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 5);
+        let (ok, _) = server.finish();
+        assert!(ok, "exit 0 when stdin closes");
+    }
+    // An unknown revision is answered with a supported one.
+    let mut server = Server::spawn(&repo.root, &[]);
+    let init = server.request(
+        "initialize",
+        json!({"protocolVersion": "1999-01-01", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    let answered = init["result"]["protocolVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"].contains(&answered.as_str()),
+        "{answered}"
+    );
+}
+
+fn error_code(message: &Value) -> i64 {
+    message["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error: {message}"))
+}
+
+#[test]
+fn framing_errors_are_answered_and_the_server_keeps_serving() {
+    let repo = repo();
+    let mut server = Server::spawn(&repo.root, &[]);
+    // Before initialize: garbage, a request, a ping.
+    server.send_raw("this is not json");
+    let reply = server.next_message();
+    assert_eq!(error_code(&reply), -32700);
+    assert_eq!(
+        reply["id"],
+        Value::Null,
+        "known gap 9: a parse error carries id null"
+    );
+    assert!(reply.as_object().unwrap().contains_key("id"));
+    server.send_raw(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#);
+    let reply = server.next_message();
+    assert_eq!(
+        (reply["id"].clone(), error_code(&reply)),
+        (json!(7), -32600)
+    );
+    server.send_raw(r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#);
+    assert_eq!(server.next_message()["result"], json!({}));
+    server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let init = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert!(init["result"].is_object(), "{init}");
+    server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+
+    let cases: &[(&[u8], i64, Value)] = &[
+        (b"{\"jsonrpc\":\"2.0\",\"id\":1,", -32700, Value::Null),
+        (b"\xff\xfe{}", -32700, Value::Null),
+        (b"[]", -32600, Value::Null),
+        (b"42", -32600, Value::Null),
+        (b"\"a string\"", -32600, Value::Null),
+        (b"{}", -32600, Value::Null),
+        (b"{\"jsonrpc\":\"1.0\",\"id\":11,\"method\":\"ping\"}", -32600, json!(11)),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}", -32600, Value::Null),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":5}", -32600, json!(12)),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"no/such\"}", -32601, json!(13)),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"resources/list\"}", -32601, json!("s")),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/call\",\"params\":5}", -32602, json!(14)),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"tools/call\",\"params\":{\"name\":\"get_spec_diff\",\"arguments\":[]}}", -32602, json!(15)),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"tools/call\",\"params\":{\"name\":\"mark_reconciled\",\"arguments\":{\"files\":\"x\"}}}", -32602, json!(16)),
+        (b"\0\0\0", -32700, Value::Null),
+    ];
+    for (line, code, id) in cases {
+        let mut bytes = line.to_vec();
+        bytes.push(b'\n');
+        server.send_bytes(&bytes);
+        let reply = server.next_message();
+        assert_eq!(
+            error_code(&reply),
+            *code,
+            "{}: {reply}",
+            String::from_utf8_lossy(line)
+        );
+        assert_eq!(
+            &reply["id"],
+            id,
+            "{}: {reply}",
+            String::from_utf8_lossy(line)
+        );
+    }
+    // Blank lines and unknown notifications get no answer.
+    server.send_raw("");
+    server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#);
+    assert!(server.try_next(Duration::from_millis(300)).is_none());
+    // An over-long line is answered without holding it in memory.
+    let mut long = vec![b'x'; 9 * 1024 * 1024];
+    long.push(b'\n');
+    server.send_bytes(&long);
+    let reply = server.next_message();
+    assert_eq!(error_code(&reply), -32600);
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than")
+    );
+    // And a normal call still works.
+    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    assert_eq!(strings(&affected["changed_files"]), ["src/a.rs"]);
+    let (ok, _) = server.finish();
+    assert!(ok);
+}
+
+#[test]
+fn stdout_carries_only_protocol_even_with_verbose_logs() {
+    let repo = repo();
+    let mut server = Server::start(&repo.root, &[("NOTARAI_LOG", "trace")]);
+    server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    server.ok(
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main"}),
+    );
+    let _ = server.call(
+        "get_spec_diff",
+        json!({"spec_path": "../x", "base_branch": "main"}),
+    );
+    // finish() fails on any stdout line that is not JSON.
+    let (ok, stderr) = server.finish();
+    assert!(ok);
+    assert!(!stderr.is_empty(), "logs went to stderr");
+}
