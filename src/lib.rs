@@ -12,6 +12,7 @@ pub mod changes;
 pub mod cli;
 pub mod governance;
 pub mod hashing;
+pub mod init;
 pub mod mcp;
 pub mod project;
 pub mod repo_path;
