@@ -12,6 +12,7 @@ pub mod changes;
 pub mod cli;
 pub mod governance;
 pub mod hashing;
+pub mod hook;
 pub mod init;
 pub mod mcp;
 pub mod project;
