@@ -75,21 +75,39 @@ pub struct FileChange {
 pub struct Problem {
     /// Path relative to the root.
     pub path: &'static str,
-    /// What is wrong, starting with `line:col: ` for a JSON parse error.
+    /// 1-based line and column of a JSON parse error.
+    pub position: Option<(usize, usize)>,
+    /// What is wrong.
     pub message: String,
+}
+
+impl Problem {
+    /// The problem of a JSON file that cannot be merged.
+    fn from_merge(path: &'static str, error: json_merge::MergeError) -> Problem {
+        match error {
+            json_merge::MergeError::Parse {
+                line,
+                column,
+                message,
+            } => Problem {
+                path,
+                position: Some((line, column)),
+                message: format!("not valid JSON: {message}"),
+            },
+            json_merge::MergeError::Shape(message) => Problem {
+                path,
+                position: None,
+                message: format!("unexpected shape: {message}"),
+            },
+        }
+    }
 }
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let starts_with_position = self
-            .message
-            .split(':')
-            .next()
-            .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
-        if starts_with_position {
-            write!(f, "{}:{}", self.path, self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
+        match self.position {
+            Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.path, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
         }
     }
 }
@@ -123,6 +141,7 @@ impl Planner<'_> {
         fsio::read_text(&self.root.join(rel)).map_err(|e| {
             self.problems.push(Problem {
                 path: rel,
+                position: None,
                 message: format!("{e:#}"),
             });
         })
@@ -160,10 +179,7 @@ impl Planner<'_> {
         let Ok(existing) = self.read(rel) else { return };
         match merge(existing.as_deref()) {
             Ok(new) => self.record(rel, existing.as_deref(), new),
-            Err(e) => self.problems.push(Problem {
-                path: rel,
-                message: e.to_string(),
-            }),
+            Err(e) => self.problems.push(Problem::from_merge(rel, e)),
         }
     }
 }
@@ -230,19 +246,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn problem_display_joins_position_without_space() {
-        let parse = Problem {
-            path: MCP_JSON,
-            message: "2:18: not valid JSON: key must be a string".into(),
-        };
+    fn problem_display_puts_the_position_after_the_path() {
+        let parse = Problem::from_merge(
+            MCP_JSON,
+            json_merge::MergeError::Parse {
+                line: 2,
+                column: 18,
+                message: "key must be a string".into(),
+            },
+        );
         assert_eq!(
             parse.to_string(),
             ".mcp.json:2:18: not valid JSON: key must be a string"
         );
-        let shape = Problem {
-            path: SETTINGS_JSON,
-            message: "unexpected shape: x".into(),
-        };
+        let shape = Problem::from_merge(SETTINGS_JSON, json_merge::MergeError::Shape("x".into()));
         assert_eq!(
             shape.to_string(),
             ".claude/settings.json: unexpected shape: x"
