@@ -220,3 +220,16 @@ fn spec_outside_the_project_is_ignored() {
     );
     assert_silent_success(&out);
 }
+
+#[test]
+fn oversized_input_is_ignored() {
+    let dir = project();
+    let root = dir.path().canonicalize().unwrap();
+    // A valid event naming the broken spec, padded past the 16 MiB bound.
+    let mut input = event(Some(&root), ".notarai/bad.spec.yaml");
+    input.extend(std::iter::repeat_n(b' ', 17 * 1024 * 1024));
+    assert_silent_success(&hook(&input, &root, None));
+    // The same event within the bound is checked.
+    let input = event(Some(&root), ".notarai/bad.spec.yaml");
+    assert_broken_reported(&hook(&input, &root, None));
+}

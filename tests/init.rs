@@ -327,6 +327,11 @@ fn malformed_mcp_json_stops_everything() {
     let err = stderr(&out);
     assert!(err.contains(".mcp.json:3:"), "{err}");
     assert!(err.contains("not valid JSON"), "{err}");
+
+    let out = notarai(dir.path(), &["init", "--dry-run"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains(".mcp.json:3:"));
+    assert_eq!(snapshot(dir.path()), before);
 }
 
 #[test]
