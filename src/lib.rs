@@ -5,7 +5,8 @@
 //! modules here answer it in layers: [`repo_path`] guards the repository
 //! boundary, [`spec`] loads the YAML specs, [`governance`] maps files to specs,
 //! [`changes`] asks git what changed, [`cache`] remembers what was reconciled,
-//! and [`mcp`] and [`cli`] are the two faces a user sees.
+//! and [`mcp`] and [`cli`] are the two faces a user sees. [`init`] sets a
+//! repository up for an agent, and [`hook`] checks the specs it writes.
 
 pub mod cache;
 pub mod changes;
