@@ -53,6 +53,7 @@ fn repo() -> tempfile::TempDir {
     git_init(dir.path());
     std::fs::write(dir.path().join("README.md"), "# Demo\n").unwrap();
     std::fs::create_dir(dir.path().join("target")).unwrap();
+    std::fs::write(dir.path().join("target/.rustc_info.json"), "{}").unwrap();
     dir
 }
 
