@@ -1,7 +1,10 @@
-//! `notarai init`.
+//! `notarai init`: plan, report, write.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use crate::init::{self, Status};
+use crate::project;
 
 /// Arguments of `notarai init`.
 #[derive(Debug, clap::Args)]
@@ -11,7 +14,66 @@ pub struct Args {
     pub dry_run: bool,
 }
 
-/// Run `notarai init`.
-pub fn run(_root: Option<PathBuf>, _args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("notarai init is not built yet")
+/// Run `notarai init`: plan every file first; when a file cannot be merged,
+/// report it and write nothing (exit 1); else write what changes and list
+/// each file as created, updated or unchanged.
+pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+    let root = project::resolve_root(root.as_deref())?;
+    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+    if !init::in_git_work_tree(&root) {
+        eprintln!(
+            "warning: {} is not in a git repository; notarai init sets it up anyway, \
+             but change detection (list_affected_specs, get_spec_diff) needs git: run `git init`",
+            root.display()
+        );
+    }
+    let plan = match init::plan(&root) {
+        Ok(plan) => plan,
+        Err(problems) => {
+            for problem in &problems {
+                eprintln!("error: {problem}");
+            }
+            eprintln!(
+                "error: notarai init wrote nothing; fix the file{} above (it was left untouched) and run it again",
+                if problems.len() == 1 { "" } else { "s" }
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    if !args.dry_run {
+        init::apply(&plan)?;
+    }
+    let width = plan
+        .files
+        .iter()
+        .map(|f| f.status.describe(args.dry_run).len())
+        .max()
+        .unwrap_or(0);
+    println!(
+        "notarai init{} in {}",
+        if args.dry_run { " (dry run)" } else { "" },
+        root.display()
+    );
+    for file in &plan.files {
+        println!(
+            "  {:width$}  {}",
+            file.status.describe(args.dry_run),
+            file.rel
+        );
+    }
+    let changed = plan
+        .files
+        .iter()
+        .filter(|f| f.status != Status::Unchanged)
+        .count();
+    if plan.is_noop() {
+        println!("Already set up: nothing to write.");
+    } else if args.dry_run {
+        println!("Dry run: {changed} file(s) would change; nothing was written.");
+    } else {
+        println!(
+            "Wrote {changed} file(s). Open Claude Code here and approve the `notarai` MCP server."
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

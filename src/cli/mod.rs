@@ -69,7 +69,7 @@ pub fn main() -> ExitCode {
         Command::Cache(cmd) => cache::run(root, cmd),
         Command::Validate(args) => validate::run(root, args),
         Command::Schema(args) => schema::run(args),
-        Command::Hook(cmd) => hook::run(cmd),
+        Command::Hook(cmd) => hook::run(root, cmd),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,284 @@
+//! `notarai init`: set a repository up for notarai and Claude Code.
+//!
+//! Two steps so that nothing is half-written: [`plan`] reads every file it
+//! would touch and computes its new content, failing as a whole (and writing
+//! nothing) when a file it must merge cannot be read or parsed; [`apply`]
+//! then writes the files that change, each atomically.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::spec;
+
+pub mod claude_md;
+pub mod fsio;
+pub mod gitignore;
+pub mod json_merge;
+pub mod starter;
+
+/// Where the MCP server is registered.
+pub const MCP_JSON: &str = ".mcp.json";
+/// The git ignore file at the root.
+pub const GITIGNORE: &str = ".gitignore";
+/// Claude Code's project settings, where the hook goes.
+pub const SETTINGS_JSON: &str = ".claude/settings.json";
+/// The reconciliation skill.
+pub const RECONCILE_SKILL: &str = ".claude/skills/notarai-reconcile/SKILL.md";
+/// The bootstrap skill.
+pub const BOOTSTRAP_SKILL: &str = ".claude/skills/notarai-bootstrap/SKILL.md";
+/// Claude Code's instructions file.
+pub const CLAUDE_MD: &str = "CLAUDE.md";
+/// The JSON Schema of the spec format, for editors.
+pub const SCHEMA_JSON: &str = ".notarai/notarai.spec.json";
+/// The short explanation of the spec folder.
+pub const SPEC_README: &str = ".notarai/README.md";
+/// The starter system spec.
+pub const STARTER_SPEC: &str = ".notarai/system.spec.yaml";
+
+/// What `notarai init` does to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// The file does not exist and is written.
+    Created,
+    /// The file exists and its content changes.
+    Updated,
+    /// The file is left as it is.
+    Unchanged,
+}
+
+impl Status {
+    /// The word for the report, `would` form for a dry run.
+    pub fn describe(self, dry_run: bool) -> &'static str {
+        match (self, dry_run) {
+            (Status::Created, false) => "created",
+            (Status::Updated, false) => "updated",
+            (Status::Created, true) => "would create",
+            (Status::Updated, true) => "would update",
+            (Status::Unchanged, _) => "unchanged",
+        }
+    }
+}
+
+/// One file of the plan.
+#[derive(Debug, Clone)]
+pub struct FileChange {
+    /// Path relative to the root, with forward slashes.
+    pub rel: &'static str,
+    /// What happens to it.
+    pub status: Status,
+    /// The new content, when the status is not [`Status::Unchanged`].
+    contents: Option<String>,
+}
+
+/// A file that stops `notarai init`: it could not be read or merged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Path relative to the root.
+    pub path: &'static str,
+    /// 1-based line and column of a JSON parse error.
+    pub position: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Problem {
+    /// The problem of a JSON file that cannot be merged.
+    fn from_merge(path: &'static str, error: json_merge::MergeError) -> Problem {
+        match error {
+            json_merge::MergeError::Parse {
+                line,
+                column,
+                message,
+            } => Problem {
+                path,
+                position: Some((line, column)),
+                message: format!("not valid JSON: {message}"),
+            },
+            json_merge::MergeError::Shape(message) => Problem {
+                path,
+                position: None,
+                message: format!("unexpected shape: {message}"),
+            },
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.path, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
+/// Everything `notarai init` would do at a root.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The project root.
+    pub root: PathBuf,
+    /// Each file, in report order.
+    pub files: Vec<FileChange>,
+}
+
+impl Plan {
+    /// Whether applying the plan writes nothing.
+    pub fn is_noop(&self) -> bool {
+        self.files.iter().all(|f| f.status == Status::Unchanged)
+    }
+}
+
+/// Collects the plan's files and problems.
+struct Planner<'a> {
+    root: &'a Path,
+    files: Vec<FileChange>,
+    problems: Vec<Problem>,
+}
+
+impl Planner<'_> {
+    /// Read `rel` as text; a problem (and `Err`) when it cannot be read.
+    fn read(&mut self, rel: &'static str) -> Result<Option<String>, ()> {
+        fsio::read_text(&self.root.join(rel)).map_err(|e| {
+            self.problems.push(Problem {
+                path: rel,
+                position: None,
+                message: format!("{e:#}"),
+            });
+        })
+    }
+
+    /// Plan `rel` to hold `new` (`None`: keep it as it is).
+    fn record(&mut self, rel: &'static str, existing: Option<&str>, new: Option<String>) {
+        let (status, contents) = match (existing, new) {
+            (_, None) => (Status::Unchanged, None),
+            (Some(old), Some(new)) if old == new => (Status::Unchanged, None),
+            (None, Some(new)) => (Status::Created, Some(new)),
+            (Some(_), Some(new)) => (Status::Updated, Some(new)),
+        };
+        self.files.push(FileChange {
+            rel,
+            status,
+            contents,
+        });
+    }
+
+    /// Plan a file whose content is computed from its current text.
+    fn derive(&mut self, rel: &'static str, make: impl FnOnce(Option<&str>) -> Option<String>) {
+        if let Ok(existing) = self.read(rel) {
+            let new = make(existing.as_deref());
+            self.record(rel, existing.as_deref(), new);
+        }
+    }
+
+    /// Plan a JSON merge; a parse or shape error becomes a problem.
+    fn merge_json(
+        &mut self,
+        rel: &'static str,
+        merge: fn(Option<&str>) -> Result<Option<String>, json_merge::MergeError>,
+    ) {
+        let Ok(existing) = self.read(rel) else { return };
+        match merge(existing.as_deref()) {
+            Ok(new) => self.record(rel, existing.as_deref(), new),
+            Err(e) => self.problems.push(Problem::from_merge(rel, e)),
+        }
+    }
+}
+
+/// Work out what `notarai init` would write at `root`, reading but never
+/// writing. `Err` lists every file that cannot be merged; then nothing may be
+/// written at all.
+pub fn plan(root: &Path) -> Result<Plan, Vec<Problem>> {
+    let mut p = Planner {
+        root,
+        files: Vec::new(),
+        problems: Vec::new(),
+    };
+    p.merge_json(MCP_JSON, json_merge::merge_mcp);
+    p.derive(GITIGNORE, |old| Some(gitignore::ensure_cache_ignored(old)));
+    p.merge_json(SETTINGS_JSON, json_merge::merge_settings);
+    p.derive(RECONCILE_SKILL, |_| {
+        Some(include_str!("templates/reconcile_skill.md").to_string())
+    });
+    p.derive(BOOTSTRAP_SKILL, |_| {
+        Some(include_str!("templates/bootstrap_skill.md").to_string())
+    });
+    p.derive(CLAUDE_MD, |old| Some(claude_md::upsert_section(old)));
+    p.derive(SCHEMA_JSON, |_| Some(format!("{}\n", spec::json_schema())));
+    p.derive(SPEC_README, |old| {
+        old.is_none()
+            .then(|| include_str!("templates/notarai_readme.md").to_string())
+    });
+    let specs = spec::SpecSet::load(root);
+    if specs.specs.is_empty() && specs.invalid.is_empty() {
+        let text = starter::system_spec(&starter::StarterInputs::scan(root));
+        p.derive(STARTER_SPEC, |old| old.is_none().then_some(text));
+    } else if root.join(STARTER_SPEC).is_file() {
+        p.record(STARTER_SPEC, None, None);
+    }
+    if p.problems.is_empty() {
+        Ok(Plan {
+            root: root.to_path_buf(),
+            files: p.files,
+        })
+    } else {
+        Err(p.problems)
+    }
+}
+
+/// Write every file of the plan that changes, each one atomically.
+pub fn apply(plan: &Plan) -> anyhow::Result<()> {
+    for file in &plan.files {
+        if let Some(contents) = &file.contents {
+            tracing::debug!(path = file.rel, status = ?file.status, "writing");
+            fsio::write_atomic(&plan.root.join(file.rel), contents.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `root` lies in a git work tree (change detection needs one).
+pub fn in_git_work_tree(root: &Path) -> bool {
+    git2::Repository::discover(root).is_ok_and(|repo| repo.workdir().is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn problem_display_puts_the_position_after_the_path() {
+        let parse = Problem::from_merge(
+            MCP_JSON,
+            json_merge::MergeError::Parse {
+                line: 2,
+                column: 18,
+                message: "key must be a string".into(),
+            },
+        );
+        assert_eq!(
+            parse.to_string(),
+            ".mcp.json:2:18: not valid JSON: key must be a string"
+        );
+        let shape = Problem::from_merge(SETTINGS_JSON, json_merge::MergeError::Shape("x".into()));
+        assert_eq!(
+            shape.to_string(),
+            ".claude/settings.json: unexpected shape: x"
+        );
+    }
+
+    #[test]
+    fn plan_then_apply_then_nothing_left() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("README.md"), "# x\n").unwrap();
+        let first = plan(dir.path()).unwrap();
+        assert!(first.files.iter().all(|f| f.status == Status::Created));
+        assert_eq!(first.files.len(), 9);
+        apply(&first).unwrap();
+        let second = plan(dir.path()).unwrap();
+        assert!(second.is_noop(), "{:?}", second.files);
+        let specs = spec::SpecSet::load(dir.path());
+        assert_eq!(specs.specs.len(), 1);
+        assert!(specs.invalid.is_empty() && specs.findings.is_empty());
+        assert_eq!(specs.system_spec().unwrap().path, STARTER_SPEC);
+    }
+}
