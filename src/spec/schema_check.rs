@@ -102,7 +102,11 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     candidates
         .into_iter()
         .map(|c| (strsim::damerau_levenshtein(&lower, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= (c.chars().count() / 3).max(1))
+        .filter(|(d, c)| {
+            // Short words are too alike to guess between; allow one edit per three letters.
+            let len = c.chars().count();
+            *d <= if len < 4 { 0 } else { len / 3 }
+        })
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
@@ -442,6 +446,13 @@ impl<'s> Checker<'s> {
         if let Some(Value::Array(required)) = obj.get("required") {
             for key in required.iter().filter_map(Value::as_str) {
                 if node.get(key).is_some() {
+                    continue;
+                }
+                // A misspelt key is reported once, as unknown with a suggestion.
+                let misspelt = node.entries().iter().any(|(k, _)| {
+                    !props.contains_key(&k.text) && closest(&k.text, [key]).is_some()
+                });
+                if misspelt {
                     continue;
                 }
                 let hint = if key == "behaviors" && path.is_empty() {
