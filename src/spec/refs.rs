@@ -143,7 +143,12 @@ pub(crate) fn check_refs_exist(root: &Path, rel: &str, spec: &Spec, tree: &Node)
                     ),
                 );
                 let specs = super::load::discover(root);
-                if let Some(close) = closest(&target, specs.iter().map(String::as_str)) {
+                let name = target.rsplit('/').next().unwrap_or_default();
+                let same_name = specs.iter().find(|s| s.rsplit('/').next() == Some(name));
+                let guess = same_name
+                    .map(String::as_str)
+                    .or_else(|| closest(&target, specs.iter().map(String::as_str)));
+                if let Some(close) = guess {
                     f = f.with_hint(format!("did you mean `{}`?", relative(rel, close)));
                 } else {
                     f = f.with_hint("refs are relative to the file that holds them");
