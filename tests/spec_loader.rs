@@ -406,6 +406,24 @@ fn hostile_inputs_fail_fast_without_panicking() {
 }
 
 #[test]
+fn line_endings_and_byte_order_mark_do_not_matter() {
+    let crlf = common::BASE.replace('\n', "\r\n");
+    assert_eq!(
+        parse_spec("x", &crlf).unwrap(),
+        parse_spec("x", common::BASE).unwrap()
+    );
+    let bom = format!("\u{feff}{}", common::BASE);
+    assert!(parse_spec("x", &bom).is_ok());
+    let errors = parse_spec("x", &common::with("nope: 1\n").replace('\n', "\r\n")).unwrap_err();
+    assert_eq!((errors[0].line, errors[0].column), (10, 1));
+}
+
+#[test]
+fn optional_keys_never_accept_null_in_the_schema() {
+    assert!(!spec::json_schema().contains("\"null\""));
+}
+
+#[test]
 fn aliases_within_limits_work() {
     let yaml = "schema_version: '0.7'\nintent: &i shared text\nbehaviors:\n  - &b {name: a, given: b, then: c}\n  - *b\nnotes: *i\nartifacts: {code: [{path: 'src/**'}]}\n";
     let spec = parse_spec("x", yaml).unwrap();

@@ -176,10 +176,7 @@ impl SpecSet {
 
     /// The loaded spec at a repository-relative path.
     pub fn get(&self, path: &str) -> Option<&LoadedSpec> {
-        self.specs
-            .binary_search_by(|s| s.path.as_str().cmp(path))
-            .ok()
-            .map(|i| &self.specs[i])
+        self.specs.iter().find(|s| s.path == path)
     }
 
     /// Every finding (load errors and cross-spec findings) about one spec
@@ -234,7 +231,18 @@ pub fn json_schema_value() -> &'static serde_json::Value {
             .into_root_schema_for::<Spec>();
         let mut value = schema.to_value();
         strip_null(&mut value);
-        value
+        // Put the identifying keys first, for a person reading the file.
+        let serde_json::Value::Object(mut map) = value else {
+            return value;
+        };
+        let mut ordered = serde_json::Map::new();
+        for key in ["$schema", "title", "description"] {
+            if let Some(v) = map.remove(key) {
+                ordered.insert(key.to_string(), v);
+            }
+        }
+        ordered.extend(map);
+        serde_json::Value::Object(ordered)
     })
 }
 
