@@ -128,6 +128,10 @@ impl Node {
             Kind::Scalar(Scalar::Null, _) => Value::Null,
             Kind::Scalar(Scalar::Bool(b), _) => Value::Bool(*b),
             Kind::Scalar(Scalar::Int(i), _) => Value::from(*i),
+            // A whole float (`4.0`) is an integer to JSON Schema; keep it one for the model too.
+            Kind::Scalar(Scalar::Float(f), _) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                Value::from(*f as i64)
+            }
             Kind::Scalar(Scalar::Float(f), _) => Value::Number(serde_json::Number::from_f64(*f)?),
             Kind::Scalar(Scalar::Str(s), _) => Value::String(s.clone()),
             Kind::Seq(items) => {

@@ -134,6 +134,11 @@ pub fn corpus() -> Vec<Case> {
             true,
         ),
         case(
+            "artifact tier 4.0",
+            with("  generated:\n    - path: 'dist/**'\n      tier: 4.0\n"),
+            true,
+        ),
+        case(
             "artifact tier 5",
             with("  generated:\n    - path: 'dist/**'\n      tier: 5\n"),
             false,
