@@ -1,12 +1,16 @@
-//! `notarai schema`.
+//! `notarai schema`: print the JSON Schema of the spec format.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 /// Arguments of `notarai schema`.
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-/// Run `notarai schema`.
+/// Run `notarai schema`: the schema generated from the loader's own types.
 pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("notarai schema is not built yet")
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", crate::spec::json_schema())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

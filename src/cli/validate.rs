@@ -1,16 +1,284 @@
-//! `notarai validate`.
+//! `notarai validate`: check spec files and report each problem with its
+//! file, line and column, the offending line, and a hint.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use crate::spec::{self, Finding, Severity, SpecSet};
+
+/// Output format of `notarai validate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// `PASS`/`FAIL` per file, then each finding with its source line.
+    #[default]
+    Text,
+    /// One JSON document: files with their status, and the findings.
+    Json,
+}
 
 /// Arguments of `notarai validate`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A spec file or folder (default: `.notarai/`).
+    /// A spec file, or a folder whose `*.spec.yaml` files are all checked
+    /// (default: `.notarai/` under the project root).
     pub path: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// The outcome for one spec file.
+#[derive(Debug, Clone)]
+pub struct FileReport {
+    /// Path as shown: repository-relative when inside the root.
+    pub path: String,
+    /// The file's text, for quoting lines (empty when unreadable).
+    pub raw: String,
+    /// Its findings, sorted by position.
+    pub findings: Vec<Finding>,
+}
+
+impl FileReport {
+    /// Whether the file passes: no error finding.
+    pub fn passed(&self) -> bool {
+        !self.findings.iter().any(Finding::is_error)
+    }
 }
 
 /// Run `notarai validate`.
-pub fn run(_root: Option<PathBuf>, _args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("notarai validate is not built yet")
+pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+    let root = crate::project::resolve_root(root.as_deref())?;
+    let reports = collect(&root, args.path.as_deref())?;
+    if reports.is_empty() {
+        let place = args
+            .path
+            .as_deref()
+            .map_or_else(|| root.join(spec::SPEC_DIR), Path::to_path_buf);
+        eprintln!(
+            "warning: no spec file (*.spec.yaml) found under {}",
+            place.display()
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        Format::Text => write_text(&mut out, &reports)?,
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &json_report(&reports))?;
+            writeln!(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(if reports.iter().all(FileReport::passed) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Check the spec files selected by `path` (a file or folder, relative to
+/// the current folder; default `.notarai/` under `root`) in the context of
+/// every spec under `root`. Sorted by path.
+pub fn collect(root: &Path, path: Option<&Path>) -> anyhow::Result<Vec<FileReport>> {
+    let set = SpecSet::load(root);
+    let targets: Vec<PathBuf> = match path {
+        None => spec_files_below(&root.join(spec::SPEC_DIR)),
+        Some(p) => {
+            let meta =
+                std::fs::metadata(p).with_context(|| format!("cannot read {}", p.display()))?;
+            if meta.is_dir() {
+                spec_files_below(p)
+            } else {
+                vec![p.to_path_buf()]
+            }
+        }
+    };
+    let mut reports = Vec::new();
+    for target in targets {
+        let abs = target
+            .canonicalize()
+            .with_context(|| format!("cannot resolve {}", target.display()))?;
+        reports.push(match abs.strip_prefix(root) {
+            Ok(rel) => {
+                let rel = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                report_in_root(root, &set, rel)
+            }
+            Err(_) => {
+                // Outside the project: check it on its own, refs relative to its folder.
+                let dir = abs.parent().unwrap_or(Path::new("/"));
+                let name = abs
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let shown = target.display().to_string();
+                let findings = spec::check_file(dir, &name)
+                    .into_iter()
+                    .map(|f| Finding {
+                        path: shown.clone(),
+                        ..f
+                    })
+                    .collect();
+                FileReport {
+                    path: shown,
+                    raw: std::fs::read_to_string(&abs).unwrap_or_default(),
+                    findings,
+                }
+            }
+        });
+    }
+    reports.sort_by(|a, b| a.path.cmp(&b.path));
+    reports.dedup_by(|a, b| a.path == b.path);
+    Ok(reports)
+}
+
+fn report_in_root(root: &Path, set: &SpecSet, rel: String) -> FileReport {
+    let known = set.get(&rel).is_some() || set.invalid.iter().any(|f| f.path == rel);
+    let findings = if known {
+        set.findings_for(&rel)
+    } else {
+        spec::check_file(root, &rel)
+    };
+    let raw = match set.get(&rel) {
+        Some(loaded) => loaded.raw.clone(),
+        None => std::fs::read_to_string(root.join(&rel)).unwrap_or_default(),
+    };
+    FileReport {
+        path: rel,
+        raw,
+        findings,
+    }
+}
+
+/// Every `*.spec.yaml` below `dir`, skipping `.git` and notarai's cache.
+fn spec_files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let name = entry.file_name();
+            if kind.is_dir() {
+                let skip = name == ".git"
+                    || (name == ".cache" && d.file_name().is_some_and(|n| n == spec::SPEC_DIR));
+                if !skip {
+                    todo.push(path);
+                }
+            } else if kind.is_file() && name.to_string_lossy().ends_with(".spec.yaml") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Write the text report: `PASS`/`FAIL` per file, then each finding, the
+/// line it points at with a `^` under the column, and its hint.
+pub fn write_text(out: &mut impl Write, reports: &[FileReport]) -> std::io::Result<()> {
+    for report in reports {
+        let status = if report.passed() { "PASS" } else { "FAIL" };
+        writeln!(out, "{status} {}", report.path)?;
+        for finding in &report.findings {
+            match finding.severity {
+                Severity::Error => writeln!(out, "{finding}")?,
+                Severity::Warning => writeln!(
+                    out,
+                    "{}:{}:{}: warning: {}",
+                    finding.path, finding.line, finding.column, finding.message
+                )?,
+            }
+            if let Some(line) = report.raw.lines().nth(finding.line.saturating_sub(1)) {
+                let number = finding.line.to_string();
+                let pad = " ".repeat(number.len());
+                let marker: String = line
+                    .chars()
+                    .take(finding.column.saturating_sub(1))
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                writeln!(out, "  {number} | {line}")?;
+                writeln!(out, "  {pad} | {marker}^")?;
+            }
+            if let Some(hint) = &finding.hint {
+                writeln!(out, "  hint: {hint}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The JSON document of `--format json`.
+#[derive(Debug, Serialize)]
+pub struct JsonReport<'a> {
+    /// Whether every file passed.
+    pub ok: bool,
+    /// Each file checked, with its status.
+    pub files: Vec<JsonFile<'a>>,
+    /// Every finding of every file.
+    pub findings: Vec<JsonFinding<'a>>,
+}
+
+/// A file in the JSON report.
+#[derive(Debug, Serialize)]
+pub struct JsonFile<'a> {
+    /// The path as shown in text output.
+    pub file: &'a str,
+    /// `pass` or `fail`.
+    pub status: &'static str,
+}
+
+/// A finding in the JSON report.
+#[derive(Debug, Serialize)]
+pub struct JsonFinding<'a> {
+    /// The spec file.
+    pub file: &'a str,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// `error` or `warning`.
+    pub severity: Severity,
+    /// What is wrong.
+    pub message: &'a str,
+    /// What to write instead, or null.
+    pub hint: Option<&'a str>,
+}
+
+/// Build the JSON report of `reports`.
+pub fn json_report(reports: &[FileReport]) -> JsonReport<'_> {
+    JsonReport {
+        ok: reports.iter().all(FileReport::passed),
+        files: reports
+            .iter()
+            .map(|r| JsonFile {
+                file: &r.path,
+                status: if r.passed() { "pass" } else { "fail" },
+            })
+            .collect(),
+        findings: reports
+            .iter()
+            .flat_map(|r| &r.findings)
+            .map(|f| JsonFinding {
+                file: &f.path,
+                line: f.line,
+                column: f.column,
+                severity: f.severity,
+                message: &f.message,
+                hint: f.hint.as_deref(),
+            })
+            .collect(),
+    }
 }

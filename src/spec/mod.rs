@@ -1,84 +1,43 @@
-//! The spec model and its loader.
+//! The spec model, its loader and its checks.
 //!
-//! INTERFACE STUB: the spec helper replaces this module with the full model of
-//! `spec-format.md`, positions for every error, ref resolution and validation.
-//! The names below are the contract the rest of the crate compiles against.
+//! - [`model`]: the typed spec format ([`Spec`] and friends).
+//! - [`SpecSet::load`]: finds every `.notarai/**/*.spec.yaml`, parses each
+//!   into the model with 1-based positions for every error, then checks
+//!   across specs (refs, cycles, system spec, reachability, globs).
+//! - [`check_file`]: the checks of one spec file on its own, for the hook and
+//!   the MCP server.
+//! - [`json_schema`]: the JSON Schema generated from the model, which the
+//!   loader itself validates against, so the two cannot drift.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::OnceLock;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+mod files;
+mod globs;
+mod load;
+pub mod model;
+mod refs;
+mod schema_check;
+mod yaml;
+
+pub use files::repo_files;
+pub use globs::compile_artifact_glob;
+pub use model::*;
+pub use refs::resolve_ref;
+pub use yaml::{MAX_BYTES, MAX_DEPTH, MAX_NODES};
 
 /// Folder under the root that holds the specs.
 pub const SPEC_DIR: &str = ".notarai";
 /// Folder under [`SPEC_DIR`] that holds notarai's own state, never specs.
 pub const CACHE_DIR: &str = ".notarai/.cache";
-
-/// One behavior of a spec, Given/Then.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Behavior {
-    /// Short identifier.
-    pub name: String,
-    /// The situation.
-    pub given: String,
-    /// The expected outcome.
-    pub then: String,
-}
-
-/// A reference from a spec to the files it governs.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ArtifactRef {
-    /// Glob relative to the repository root.
-    pub path: String,
-    /// What these files do for the spec.
-    #[serde(default)]
-    pub role: Option<String>,
-    /// Tier override, 1..=4.
-    #[serde(default)]
-    pub tier: Option<u8>,
-    /// Where a non-local artifact comes from.
-    #[serde(default)]
-    pub source: Option<String>,
-}
-
-/// A `$ref` to another spec file, relative to the file that holds it.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct SpecRef {
-    /// The referenced path as written.
-    #[serde(rename = "$ref")]
-    pub reference: String,
-}
-
-/// A parsed spec file.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Spec {
-    /// Format version.
-    pub schema_version: String,
-    /// What this part should do.
-    pub intent: String,
-    /// Expected behaviors (empty when absent).
-    #[serde(default)]
-    pub behaviors: Vec<Behavior>,
-    /// Rules the system follows (empty when absent).
-    #[serde(default)]
-    pub constraints: Vec<String>,
-    /// Conditions never violated (empty when absent).
-    #[serde(default)]
-    pub invariants: Vec<String>,
-    /// Category -> artifact refs.
-    pub artifacts: BTreeMap<String, Vec<ArtifactRef>>,
-    /// Child specs; present only on the system spec.
-    #[serde(default)]
-    pub subsystems: Option<Vec<SpecRef>>,
-    /// Globs out of scope (meaningful on the system spec).
-    #[serde(default)]
-    pub exclude: Vec<String>,
-}
+/// The preferred system spec when several specs have `subsystems`.
+pub const SYSTEM_SPEC: &str = ".notarai/system.spec.yaml";
 
 /// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// The spec cannot be trusted.
@@ -88,13 +47,13 @@ pub enum Severity {
 }
 
 /// One problem found in a spec file, with its position.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// Repository-relative path of the spec file.
     pub path: String,
     /// 1-based line.
     pub line: usize,
-    /// 1-based column.
+    /// 1-based column (in characters).
     pub column: usize,
     /// Error or warning.
     pub severity: Severity,
@@ -102,6 +61,49 @@ pub struct Finding {
     pub message: String,
     /// What to write instead, when known.
     pub hint: Option<String>,
+}
+
+impl Finding {
+    /// An error at a position.
+    pub fn error(path: &str, line: usize, column: usize, message: impl Into<String>) -> Finding {
+        Finding {
+            path: path.to_string(),
+            line,
+            column,
+            severity: Severity::Error,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// A warning at a position.
+    pub fn warning(path: &str, line: usize, column: usize, message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Warning,
+            ..Finding::error(path, line, column, message)
+        }
+    }
+
+    /// The same finding with a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Finding {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Whether this finding is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    fn sort_key(&self) -> (&str, usize, usize, Severity, &str) {
+        (
+            &self.path,
+            self.line,
+            self.column,
+            self.severity,
+            &self.message,
+        )
+    }
 }
 
 impl fmt::Display for Finding {
@@ -112,6 +114,12 @@ impl fmt::Display for Finding {
             self.path, self.line, self.column, self.message
         )
     }
+}
+
+/// Sort findings by file, position, severity and message, dropping duplicates.
+pub fn sort_findings(findings: &mut Vec<Finding>) {
+    findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    findings.dedup();
 }
 
 /// A spec that loaded, with its raw text.
@@ -131,51 +139,34 @@ pub struct LoadedSpec {
 pub struct SpecSet {
     /// Specs that parsed, sorted by path.
     pub specs: Vec<LoadedSpec>,
-    /// One error per spec file that failed to parse, sorted by path.
+    /// The errors of the spec files that failed to load, sorted by path and
+    /// position: at least one per such file, several when a file has several
+    /// problems. A file with an entry here has no entry in `specs`.
     pub invalid: Vec<Finding>,
-    /// Cross-spec findings: unresolved refs, cycles (errors) and warnings.
+    /// Findings about specs that loaded, sorted by path and position: errors
+    /// (a `$ref` that resolves to no file, a `subsystems` cycle, an artifact
+    /// glob that does not compile) and warnings (more than one system spec, a
+    /// spec the system spec does not reach, an orphaned artifact glob).
     pub findings: Vec<Finding>,
     /// Index into `specs` of the system spec.
     pub system: Option<usize>,
 }
 
 impl SpecSet {
-    /// Load every `.notarai/**/*.spec.yaml` under `root` (never `.notarai/.cache/`).
+    /// Load every `.notarai/**/*.spec.yaml` under `root` (never
+    /// `.notarai/.cache/`) and run every check, including orphaned artifact
+    /// globs against the files of the repository ([`repo_files`]). Never
+    /// panics; a file that fails becomes findings in `invalid`.
     pub fn load(root: &Path) -> SpecSet {
-        let mut set = SpecSet::default();
-        let mut files = Vec::new();
-        collect(&root.join(SPEC_DIR), SPEC_DIR, &mut files);
-        files.sort();
-        for rel in files {
-            let raw = match std::fs::read_to_string(root.join(&rel)) {
-                Ok(raw) => raw,
-                Err(e) => {
-                    set.invalid
-                        .push(error(&rel, 1, 1, format!("cannot read: {e}")));
-                    continue;
-                }
-            };
-            match serde_yaml::from_str::<Spec>(&raw) {
-                Ok(spec) => set.specs.push(LoadedSpec {
-                    path: rel,
-                    raw,
-                    spec,
-                }),
-                Err(e) => {
-                    let (l, c) = e
-                        .location()
-                        .map(|l| (l.line(), l.column()))
-                        .unwrap_or((1, 1));
-                    set.invalid.push(error(&rel, l, c, e.to_string()));
-                }
-            }
-        }
-        set.system = set
-            .specs
-            .iter()
-            .position(|s| s.path == ".notarai/system.spec.yaml" && s.spec.subsystems.is_some())
-            .or_else(|| set.specs.iter().position(|s| s.spec.subsystems.is_some()));
-        set
+        let files = repo_files(root);
+        SpecSet::load_with(root, Some(&files))
+    }
+
+    /// Like [`SpecSet::load`], with the repository's files supplied by the
+    /// caller (repository-relative, forward slashes) so they are not listed
+    /// twice; `None` skips the orphaned-glob warnings (and the file listing).
+    pub fn load_with(root: &Path, files: Option<&[String]>) -> SpecSet {
+        load::load_set(root, files)
     }
 
     /// The system spec, when there is one.
@@ -187,11 +178,116 @@ impl SpecSet {
     pub fn get(&self, path: &str) -> Option<&LoadedSpec> {
         self.specs.iter().find(|s| s.path == path)
     }
+
+    /// Every finding (load errors and cross-spec findings) about one spec
+    /// file, sorted by position.
+    pub fn findings_for(&self, path: &str) -> Vec<Finding> {
+        let mut out: Vec<Finding> = self
+            .invalid
+            .iter()
+            .chain(&self.findings)
+            .filter(|f| f.path == path)
+            .cloned()
+            .collect();
+        sort_findings(&mut out);
+        out
+    }
+
+    /// Whether any finding is an error.
+    pub fn has_errors(&self) -> bool {
+        !self.invalid.is_empty() || self.findings.iter().any(Finding::is_error)
+    }
 }
 
-/// The JSON Schema of the spec format, generated from [`Spec`], as pretty JSON text.
+/// The checks of one spec file on its own: read it (`rel` is relative to
+/// `root`, forward slashes), parse and validate it against the format, and
+/// check that its `$ref`s point to existing files inside the repository and
+/// its globs compile. Checks that need the other specs or the repository's
+/// files (cycles, reachability, orphaned globs) are left to [`SpecSet::load`].
+/// Returns the findings sorted by position; empty when the file is valid.
+pub fn check_file(root: &Path, rel: &str) -> Vec<Finding> {
+    let mut out = match load::read_and_parse(root, rel) {
+        Ok((_, spec, tree)) => load::file_checks(root, rel, &spec, &tree),
+        Err(findings) => findings,
+    };
+    sort_findings(&mut out);
+    out
+}
+
+/// Parse a spec from text, as the loader does. `path` is only used to label
+/// the findings. The error side holds at least one finding.
+pub fn parse_spec(path: &str, text: &str) -> Result<Spec, Vec<Finding>> {
+    load::parse_text(path, text).map(|(spec, _)| spec)
+}
+
+/// The JSON Schema of the spec format (draft 2020-12), generated from
+/// [`Spec`] with doc comments as descriptions, as a JSON value. Optional
+/// fields do not accept `null`, as in the published schema.
+pub fn json_schema_value() -> &'static serde_json::Value {
+    static SCHEMA: OnceLock<serde_json::Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let schema = schemars::generate::SchemaSettings::draft2020_12()
+            .into_generator()
+            .into_root_schema_for::<Spec>();
+        let mut value = schema.to_value();
+        strip_null(&mut value);
+        // Put the identifying keys first, for a person reading the file.
+        let serde_json::Value::Object(mut map) = value else {
+            return value;
+        };
+        let mut ordered = serde_json::Map::new();
+        for key in ["$schema", "title", "description"] {
+            if let Some(v) = map.remove(key) {
+                ordered.insert(key.to_string(), v);
+            }
+        }
+        ordered.extend(map);
+        serde_json::Value::Object(ordered)
+    })
+}
+
+/// The JSON Schema of the spec format, as pretty JSON text (what `notarai
+/// schema` prints and `notarai init` writes).
 pub fn json_schema() -> String {
-    serde_json::to_string_pretty(&schemars::schema_for!(Spec)).expect("a schema serializes")
+    serde_json::to_string_pretty(json_schema_value()).expect("a schema serializes")
+}
+
+/// Remove the `null` that schemars allows for `Option` fields: an optional
+/// key is omitted, never written as `~`.
+fn strip_null(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    map.insert("type".into(), only);
+                }
+            }
+            for key in ["anyOf", "oneOf"] {
+                if let Some(Value::Array(branches)) = map.get_mut(key) {
+                    branches.retain(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+                    if branches.len() == 1
+                        && let Value::Object(only) = branches.remove(0)
+                    {
+                        map.remove(key);
+                        for (k, v) in only {
+                            map.entry(k).or_insert(v);
+                        }
+                    }
+                }
+            }
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
+            for child in map.values_mut() {
+                strip_null(child);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_null),
+        _ => {}
+    }
 }
 
 /// Whether a repository-relative path names a spec file (`.notarai/**/*.spec.yaml`,
@@ -200,37 +296,4 @@ pub fn is_spec_path(path: &str) -> bool {
     path.starts_with(".notarai/")
         && !path.starts_with(".notarai/.cache/")
         && path.ends_with(".spec.yaml")
-}
-
-fn error(path: &str, line: usize, column: usize, message: String) -> Finding {
-    Finding {
-        path: path.to_string(),
-        line,
-        column,
-        severity: Severity::Error,
-        message,
-        hint: None,
-    }
-}
-
-fn collect(dir: &Path, rel: &str, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        let child = format!("{rel}/{name}");
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if child != CACHE_DIR {
-                collect(&entry.path(), &child, out);
-            }
-        } else if kind.is_file() && is_spec_path(&child) {
-            out.push(child);
-        }
-    }
 }

@@ -1,0 +1,199 @@
+//! Finding spec files, reading them safely and parsing them into the model
+//! with positioned findings; then the checks across the set.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::yaml::{self, Node};
+use super::{
+    CACHE_DIR, Finding, LoadedSpec, SPEC_DIR, Spec, SpecSet, globs, is_spec_path,
+    json_schema_value, refs, schema_check, sort_findings,
+};
+
+/// Most findings reported for one file; the rest are summarized.
+const MAX_FINDINGS_PER_FILE: usize = 50;
+
+/// Every spec file under `root/.notarai`, repository-relative, sorted.
+pub fn discover(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    collect(&root.join(SPEC_DIR), SPEC_DIR, &mut out, 0);
+    out.sort();
+    out
+}
+
+fn collect(dir: &Path, rel: &str, out: &mut Vec<String>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        let child = format!("{rel}/{name}");
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            if child != CACHE_DIR {
+                collect(&entry.path(), &child, out, depth + 1);
+            }
+        } else if kind.is_file() && is_spec_path(&child) {
+            out.push(child);
+        }
+    }
+}
+
+/// Read a file as text, refusing large and binary files before parsing.
+pub fn read_text(path: &Path, rel: &str) -> Result<String, Finding> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| Finding::error(rel, 1, 1, format!("cannot read the file: {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(yaml::MAX_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Finding::error(rel, 1, 1, format!("cannot read the file: {e}")))?;
+    if bytes.len() > yaml::MAX_BYTES {
+        return Err(Finding::error(
+            rel,
+            1,
+            1,
+            format!(
+                "the file is larger than {} bytes, the limit for a spec",
+                yaml::MAX_BYTES
+            ),
+        )
+        .with_hint("split it into several specs and list them under `subsystems`"));
+    }
+    if bytes.iter().take(8000).any(|&b| b == 0) {
+        return Err(Finding::error(
+            rel,
+            1,
+            1,
+            "the file is binary, not YAML text",
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let (line, column) = position_of_byte(e.as_bytes(), e.utf8_error().valid_up_to());
+        Finding::error(rel, line, column, "the file is not valid UTF-8 text")
+            .with_hint("save the spec as UTF-8")
+    })
+}
+
+fn position_of_byte(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = String::from_utf8_lossy(&bytes[..offset]);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Parse and validate spec text. On success, the spec and its positioned tree.
+pub fn parse_text(path: &str, text: &str) -> Result<(Spec, Node), Vec<Finding>> {
+    let tree = match yaml::parse(text) {
+        Ok(Some(tree)) => tree,
+        Ok(None) => {
+            return Err(vec![
+                Finding::error(path, 1, 1, "the spec is empty").with_hint(
+                    "a spec needs at least `schema_version: '0.7'`, `intent:` and `artifacts:`",
+                ),
+            ]);
+        }
+        Err(e) => {
+            let mut f = Finding::error(path, e.pos.line, e.pos.column, e.message);
+            f.hint = e.hint;
+            return Err(vec![f]);
+        }
+    };
+    let violations = schema_check::check(&tree, json_schema_value());
+    if !violations.is_empty() {
+        let mut out: Vec<Finding> = violations
+            .into_iter()
+            .map(|v| {
+                let mut f = Finding::error(path, v.pos.line, v.pos.column, v.message);
+                f.hint = v.hint;
+                f
+            })
+            .collect();
+        sort_findings(&mut out);
+        if out.len() > MAX_FINDINGS_PER_FILE {
+            let more = out.len() - MAX_FINDINGS_PER_FILE;
+            out.truncate(MAX_FINDINGS_PER_FILE);
+            let last = &out[MAX_FINDINGS_PER_FILE - 1];
+            let (line, column) = (last.line, last.column);
+            out.push(Finding::error(
+                path,
+                line,
+                column,
+                format!("... and {more} more error(s)"),
+            ));
+        }
+        return Err(out);
+    }
+    let json = tree.to_json().ok_or_else(|| {
+        vec![Finding::error(
+            path,
+            1,
+            1,
+            "the spec holds a number that is not finite",
+        )]
+    })?;
+    match serde_json::from_value::<Spec>(json) {
+        Ok(spec) => Ok((spec, tree)),
+        // The schema is generated from the same types, so this is a bug in
+        // the schema walk; report it rather than panic.
+        Err(e) => Err(vec![Finding::error(
+            path,
+            1,
+            1,
+            format!("the spec does not fit the model: {e}"),
+        )]),
+    }
+}
+
+/// Read and parse one spec file.
+pub fn read_and_parse(root: &Path, rel: &str) -> Result<(String, Spec, Node), Vec<Finding>> {
+    let raw = read_text(&root.join(rel), rel).map_err(|f| vec![f])?;
+    let (spec, tree) = parse_text(rel, &raw)?;
+    Ok((raw, spec, tree))
+}
+
+/// The checks of one parsed spec on its own: refs point to existing files
+/// inside the repository, globs compile.
+pub fn file_checks(root: &Path, rel: &str, spec: &Spec, tree: &Node) -> Vec<Finding> {
+    let mut out = refs::check_refs_exist(root, rel, spec, tree);
+    out.extend(globs::check_compile(rel, spec, tree));
+    out
+}
+
+/// Load every spec under `root` and check the set.
+pub fn load_set(root: &Path, files: Option<&[String]>) -> SpecSet {
+    let mut set = SpecSet::default();
+    let mut trees = Vec::new();
+    for rel in discover(root) {
+        match read_and_parse(root, &rel) {
+            Ok((raw, spec, tree)) => {
+                set.findings.extend(file_checks(root, &rel, &spec, &tree));
+                set.specs.push(LoadedSpec {
+                    path: rel,
+                    raw,
+                    spec,
+                });
+                trees.push(tree);
+            }
+            Err(findings) => {
+                tracing::debug!(path = %rel, errors = findings.len(), "spec failed to load");
+                set.invalid.extend(findings);
+            }
+        }
+    }
+    set.system = refs::choose_system(&set.specs);
+    set.findings.extend(refs::check_set(&set, &trees));
+    if let Some(files) = files {
+        set.findings
+            .extend(globs::check_orphans(&set.specs, &trees, files));
+    }
+    sort_findings(&mut set.invalid);
+    sort_findings(&mut set.findings);
+    set
+}

@@ -1,0 +1,587 @@
+//! A YAML document as a tree of nodes that remember where they were written.
+//!
+//! Built from the events of `saphyr-parser` so every key and value keeps its
+//! 1-based line and column. Plain scalars are resolved with the YAML 1.2 core
+//! schema (null, booleans, integers, floats, else strings). The builder is
+//! bounded: input size, nesting depth and the node count after alias
+//! expansion are capped, so no input can exhaust time, memory or the stack.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
+
+/// Largest spec file accepted, in bytes.
+pub const MAX_BYTES: usize = 1024 * 1024;
+/// Deepest nesting of lists and mappings accepted.
+pub const MAX_DEPTH: usize = 64;
+/// Most nodes a document may hold once aliases are expanded.
+pub const MAX_NODES: usize = 100_000;
+
+/// A 1-based line and column (columns count characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Pos {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+impl Pos {
+    fn of(span: &Span) -> Pos {
+        Pos {
+            line: span.start.line().max(1),
+            column: span.start.col() + 1,
+        }
+    }
+}
+
+/// A scalar after resolution.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scalar {
+    /// `~`, `null` or nothing.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A floating point number (possibly infinite or NaN).
+    Float(f64),
+    /// Text.
+    Str(String),
+}
+
+/// The content of a node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// A scalar, with the text as written (for messages).
+    Scalar(Scalar, String),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A mapping, in source order, keys as text.
+    Map(Vec<(Key, Node)>),
+}
+
+/// A mapping key and its position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Key {
+    /// The key as text.
+    pub text: String,
+    /// Where the key starts.
+    pub pos: Pos,
+}
+
+/// A node of the tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// What it holds.
+    pub kind: Kind,
+    /// Where it starts.
+    pub pos: Pos,
+    /// Number of nodes in this subtree, itself included.
+    size: usize,
+}
+
+impl Node {
+    /// The mapping entry with key `key`, when this node is a mapping that has it.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        match &self.kind {
+            Kind::Map(entries) => entries.iter().find(|(k, _)| k.text == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The key itself of entry `key` (for positions of keys).
+    pub fn key(&self, key: &str) -> Option<&Key> {
+        match &self.kind {
+            Kind::Map(entries) => entries.iter().find(|(k, _)| k.text == key).map(|(k, _)| k),
+            _ => None,
+        }
+    }
+
+    /// The entries of a mapping, empty for anything else.
+    pub fn entries(&self) -> &[(Key, Node)] {
+        match &self.kind {
+            Kind::Map(entries) => entries,
+            _ => &[],
+        }
+    }
+
+    /// Follow a JSON pointer (`/subsystems/0/$ref`, `~1` and `~0` escaped).
+    pub fn pointer(&self, pointer: &str) -> Option<&Node> {
+        let mut node = self;
+        for part in pointer.split('/').skip(1) {
+            let part = part.replace("~1", "/").replace("~0", "~");
+            node = match &node.kind {
+                Kind::Map(_) => node.get(&part)?,
+                Kind::Seq(items) => items.get(part.parse::<usize>().ok()?)?,
+                Kind::Scalar(..) => return None,
+            };
+        }
+        Some(node)
+    }
+
+    /// The tree as a JSON value (mappings keep their order). `None` when it
+    /// holds a number JSON cannot represent (infinite or NaN).
+    pub fn to_json(&self) -> Option<serde_json::Value> {
+        use serde_json::Value;
+        Some(match &self.kind {
+            Kind::Scalar(Scalar::Null, _) => Value::Null,
+            Kind::Scalar(Scalar::Bool(b), _) => Value::Bool(*b),
+            Kind::Scalar(Scalar::Int(i), _) => Value::from(*i),
+            // A whole float (`4.0`) is an integer to JSON Schema; keep it one for the model too.
+            Kind::Scalar(Scalar::Float(f), _) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
+                Value::from(*f as i64)
+            }
+            Kind::Scalar(Scalar::Float(f), _) => Value::Number(serde_json::Number::from_f64(*f)?),
+            Kind::Scalar(Scalar::Str(s), _) => Value::String(s.clone()),
+            Kind::Seq(items) => {
+                Value::Array(items.iter().map(Node::to_json).collect::<Option<_>>()?)
+            }
+            Kind::Map(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| Some((k.text.clone(), v.to_json()?)))
+                    .collect::<Option<_>>()?,
+            ),
+        })
+    }
+}
+
+/// Why a text is not a usable YAML document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct YamlError {
+    /// Where.
+    pub pos: Pos,
+    /// What, for a person.
+    pub message: String,
+    /// What to do about it, when known.
+    pub hint: Option<String>,
+}
+
+impl YamlError {
+    fn new(pos: Pos, message: impl Into<String>) -> YamlError {
+        YamlError {
+            pos,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    fn hint(mut self, hint: impl Into<String>) -> YamlError {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+enum Frame {
+    Seq {
+        pos: Pos,
+        anchor: usize,
+        items: Vec<Node>,
+        size: usize,
+    },
+    Map {
+        pos: Pos,
+        anchor: usize,
+        entries: Vec<(Key, Node)>,
+        key: Option<Key>,
+        size: usize,
+    },
+}
+
+/// Parse one YAML document into a positioned tree. `Ok(None)` for a file
+/// with no document at all (empty or only comments).
+pub fn parse(text: &str) -> Result<Option<Node>, YamlError> {
+    if text.len() > MAX_BYTES {
+        return Err(YamlError::new(
+            Pos { line: 1, column: 1 },
+            format!(
+                "the file is {} bytes; a spec may be at most {} bytes",
+                text.len(),
+                MAX_BYTES
+            ),
+        )
+        .hint("split it into several specs and list them under `subsystems`"));
+    }
+    Builder::default().run(text)
+}
+
+#[derive(Default)]
+struct Builder {
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Node>,
+    nodes: usize,
+    root: Option<Node>,
+    documents: usize,
+}
+
+impl Builder {
+    fn run(mut self, text: &str) -> Result<Option<Node>, YamlError> {
+        for item in Parser::new_from_str(text) {
+            let (event, span) = item.map_err(|e| {
+                YamlError::new(
+                    Pos {
+                        line: e.marker().line().max(1),
+                        column: e.marker().col() + 1,
+                    },
+                    format!("YAML syntax error: {}", e.info()),
+                )
+            })?;
+            let pos = Pos::of(&span);
+            match event {
+                Event::DocumentStart(_) => {
+                    self.documents += 1;
+                    if self.documents > 1 {
+                        return Err(YamlError::new(
+                            pos,
+                            "a spec file holds one YAML document; this is a second one",
+                        )
+                        .hint(
+                            "remove the `---` line, or move the second document to its own file",
+                        ));
+                    }
+                }
+                Event::Scalar(value, style, anchor, tag) => {
+                    let scalar = resolve(&value, style, tag.as_deref(), pos)?;
+                    let node = Node {
+                        kind: Kind::Scalar(scalar, value.into_owned()),
+                        pos,
+                        size: 1,
+                    };
+                    self.count(1, pos)?;
+                    self.value(node, anchor)?;
+                }
+                Event::Alias(id) => {
+                    let Some(node) = self.anchors.get(&id) else {
+                        return Err(YamlError::new(pos, "alias to an unknown anchor"));
+                    };
+                    let size = node.size;
+                    self.nodes = self.nodes.saturating_add(size);
+                    if self.nodes > MAX_NODES {
+                        return Err(too_many_nodes(pos));
+                    }
+                    let node = node.clone();
+                    self.value(node, 0)?;
+                }
+                Event::SequenceStart(anchor, tag) => {
+                    self.open(pos, tag.as_deref(), "seq")?;
+                    self.stack.push(Frame::Seq {
+                        pos,
+                        anchor,
+                        items: Vec::new(),
+                        size: 1,
+                    });
+                }
+                Event::MappingStart(anchor, tag) => {
+                    self.open(pos, tag.as_deref(), "map")?;
+                    self.stack.push(Frame::Map {
+                        pos,
+                        anchor,
+                        entries: Vec::new(),
+                        key: None,
+                        size: 1,
+                    });
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    let (node, anchor) = match self.stack.pop() {
+                        Some(Frame::Seq {
+                            pos,
+                            anchor,
+                            items,
+                            size,
+                        }) => (
+                            Node {
+                                kind: Kind::Seq(items),
+                                pos,
+                                size,
+                            },
+                            anchor,
+                        ),
+                        Some(Frame::Map {
+                            pos,
+                            anchor,
+                            entries,
+                            size,
+                            ..
+                        }) => (
+                            Node {
+                                kind: Kind::Map(entries),
+                                pos,
+                                size,
+                            },
+                            anchor,
+                        ),
+                        None => return Err(YamlError::new(pos, "unbalanced YAML structure")),
+                    };
+                    self.value(node, anchor)?;
+                }
+                Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => {}
+            }
+        }
+        Ok(self.root)
+    }
+
+    fn open(&mut self, pos: Pos, tag: Option<&Tag>, expected: &str) -> Result<(), YamlError> {
+        if let Some(tag) = tag
+            && !(tag.is_yaml_core_schema() && tag.suffix == expected)
+            && !(tag.handle == "!" && tag.suffix.is_empty())
+        {
+            return Err(unsupported_tag(pos, tag));
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(YamlError::new(
+                pos,
+                format!("nesting deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        self.count(1, pos)
+    }
+
+    /// Account for `n` more nodes; an error past [`MAX_NODES`].
+    fn count(&mut self, n: usize, pos: Pos) -> Result<(), YamlError> {
+        self.nodes = self.nodes.saturating_add(n);
+        if self.nodes > MAX_NODES {
+            return Err(too_many_nodes(pos));
+        }
+        Ok(())
+    }
+
+    /// Attach a finished node to the open container (or make it the root).
+    fn value(&mut self, node: Node, anchor: usize) -> Result<(), YamlError> {
+        if anchor != 0 {
+            self.anchors.insert(anchor, node.clone());
+        }
+        match self.stack.last_mut() {
+            None => self.root = Some(node),
+            Some(Frame::Seq { items, size, .. }) => {
+                *size += node.size;
+                items.push(node);
+            }
+            Some(Frame::Map {
+                entries, key, size, ..
+            }) => match key.take() {
+                None => {
+                    let text = match node.kind {
+                        Kind::Scalar(Scalar::Null, ref raw) if raw.is_empty() => {
+                            return Err(YamlError::new(node.pos, "a key is missing before `:`"));
+                        }
+                        Kind::Scalar(_, raw) => raw,
+                        _ => {
+                            return Err(YamlError::new(
+                                node.pos,
+                                "a mapping key must be plain text, not a list or mapping",
+                            ));
+                        }
+                    };
+                    if entries.iter().any(|(k, _)| k.text == text) {
+                        return Err(YamlError::new(node.pos, format!("duplicate key `{text}`"))
+                            .hint("each key may appear once per mapping; merge the two entries"));
+                    }
+                    *key = Some(Key {
+                        text,
+                        pos: node.pos,
+                    });
+                }
+                Some(k) => {
+                    *size += node.size;
+                    entries.push((k, node));
+                }
+            },
+        }
+        Ok(())
+    }
+}
+
+fn too_many_nodes(pos: Pos) -> YamlError {
+    YamlError::new(
+        pos,
+        format!("the document expands to more than {MAX_NODES} values (aliases included)"),
+    )
+    .hint("a spec this large is likely an alias bomb; write the values out or split the spec")
+}
+
+fn unsupported_tag(pos: Pos, tag: &Tag) -> YamlError {
+    YamlError::new(pos, format!("unsupported YAML tag `{tag}`"))
+        .hint("remove the tag; specs use plain YAML values")
+}
+
+/// Resolve a scalar: quoted and block scalars are text; plain ones follow
+/// the YAML 1.2 core schema unless a core tag says otherwise.
+fn resolve(
+    value: &str,
+    style: ScalarStyle,
+    tag: Option<&Tag>,
+    pos: Pos,
+) -> Result<Scalar, YamlError> {
+    if let Some(tag) = tag {
+        if tag.handle == "!" && tag.suffix.is_empty() {
+            return Ok(Scalar::Str(value.to_string()));
+        }
+        if !tag.is_yaml_core_schema() {
+            return Err(unsupported_tag(pos, tag));
+        }
+        let bad = || YamlError::new(pos, format!("`{value}` is not a valid !!{}", tag.suffix));
+        return match tag.suffix.as_str() {
+            "str" => Ok(Scalar::Str(value.to_string())),
+            "null" => matches!(plain(value), Scalar::Null)
+                .then_some(Scalar::Null)
+                .ok_or_else(bad),
+            "bool" => match plain(value) {
+                Scalar::Bool(b) => Ok(Scalar::Bool(b)),
+                _ => Err(bad()),
+            },
+            "int" => match plain(value) {
+                Scalar::Int(i) => Ok(Scalar::Int(i)),
+                _ => Err(bad()),
+            },
+            "float" => match plain(value) {
+                Scalar::Int(i) => Ok(Scalar::Float(i as f64)),
+                Scalar::Float(f) => Ok(Scalar::Float(f)),
+                _ => Err(bad()),
+            },
+            _ => Err(unsupported_tag(pos, tag)),
+        };
+    }
+    Ok(match style {
+        ScalarStyle::Plain => plain(value),
+        _ => Scalar::Str(value.to_string()),
+    })
+}
+
+/// YAML 1.2 core schema resolution of a plain scalar.
+fn plain(v: &str) -> Scalar {
+    match v {
+        "" | "~" | "null" | "Null" | "NULL" => return Scalar::Null,
+        "true" | "True" | "TRUE" => return Scalar::Bool(true),
+        "false" | "False" | "FALSE" => return Scalar::Bool(false),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Scalar::Float(f64::INFINITY);
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Scalar::Float(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return Scalar::Float(f64::NAN),
+        _ => {}
+    }
+    let digits = |s: &str, radix: u32| !s.is_empty() && s.chars().all(|c| c.is_digit(radix));
+    if let Some(hex) = v.strip_prefix("0x")
+        && digits(hex, 16)
+    {
+        return i64::from_str_radix(hex, 16).map_or(Scalar::Str(v.to_string()), Scalar::Int);
+    }
+    if let Some(oct) = v.strip_prefix("0o")
+        && digits(oct, 8)
+    {
+        return i64::from_str_radix(oct, 8).map_or(Scalar::Str(v.to_string()), Scalar::Int);
+    }
+    let unsigned = v.strip_prefix(['-', '+']).unwrap_or(v);
+    if digits(unsigned, 10) {
+        return v.parse::<i64>().map_or_else(
+            |_| Scalar::Float(v.parse().unwrap_or(f64::NAN)),
+            Scalar::Int,
+        );
+    }
+    if is_float(unsigned)
+        && let Ok(f) = v.parse::<f64>()
+    {
+        return Scalar::Float(f);
+    }
+    Scalar::Str(v.to_string())
+}
+
+/// `(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?` without the sign.
+fn is_float(s: &str) -> bool {
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let (int, frac) = match mantissa.find('.') {
+        Some(i) => (&mantissa[..i], Some(&mantissa[i + 1..])),
+        None => (mantissa, None),
+    };
+    let all_digits = |p: &str| p.chars().all(|c| c.is_ascii_digit());
+    let mantissa_ok = match frac {
+        Some(f) => all_digits(int) && all_digits(f) && !(int.is_empty() && f.is_empty()),
+        None => !int.is_empty() && all_digits(int),
+    };
+    let exponent_ok = match exponent {
+        Some(e) => {
+            let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+            !e.is_empty() && all_digits(e)
+        }
+        None => true,
+    };
+    mantissa_ok && exponent_ok && (frac.is_some() || exponent.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(text: &str) -> Node {
+        parse(text).unwrap().unwrap()
+    }
+
+    fn text(n: &Node) -> Option<&str> {
+        match &n.kind {
+            Kind::Scalar(Scalar::Str(s), _) => Some(s),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn positions_are_one_based() {
+        let n = root("a: 1\nbb:\n  - x\n  - 'y'\n");
+        assert_eq!(n.key("bb").unwrap().pos, Pos { line: 2, column: 1 });
+        let item = n.pointer("/bb/1").unwrap();
+        assert_eq!(item.pos, Pos { line: 4, column: 5 });
+        assert_eq!(text(item), Some("y"));
+        assert_eq!(text(n.pointer("/bb/0").unwrap()), Some("x"));
+    }
+
+    #[test]
+    fn core_schema_resolution() {
+        let n = root(
+            "a: 0.7\nb: '0.7'\nc: ~\nd: true\ne: 12\nf: 1e3\ng: 2024-01-02\nh: yes\ni: !!str 5\n",
+        );
+        let s = |k: &str| match &n.get(k).unwrap().kind {
+            Kind::Scalar(s, _) => s.clone(),
+            _ => panic!(),
+        };
+        assert_eq!(s("a"), Scalar::Float(0.7));
+        assert_eq!(s("b"), Scalar::Str("0.7".into()));
+        assert_eq!(s("c"), Scalar::Null);
+        assert_eq!(s("d"), Scalar::Bool(true));
+        assert_eq!(s("e"), Scalar::Int(12));
+        assert_eq!(s("f"), Scalar::Float(1000.0));
+        assert_eq!(s("g"), Scalar::Str("2024-01-02".into()));
+        assert_eq!(s("h"), Scalar::Str("yes".into()));
+        assert_eq!(s("i"), Scalar::Str("5".into()));
+    }
+
+    #[test]
+    fn aliases_expand_and_bombs_stop() {
+        let n = root("a: &x [1, 2]\nb: *x\n");
+        assert!(n.pointer("/b/1").is_some());
+        let mut bomb = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        for i in 1..10 {
+            let prev = (b'a' + i - 1) as char;
+            let cur = (b'a' + i) as char;
+            bomb.push_str(&format!("{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        }
+        let err = parse(&bomb).unwrap_err();
+        assert!(err.message.contains("more than"), "{err:?}");
+    }
+
+    #[test]
+    fn limits_and_shapes() {
+        assert!(parse(&"[".repeat(10_000)).is_err());
+        assert!(parse("a:\n").unwrap().is_some());
+        assert_eq!(parse("# only a comment\n").unwrap(), None);
+        let e = parse("a: 1\na: 2\n").unwrap_err();
+        assert_eq!((e.pos.line, e.pos.column), (2, 1));
+        assert!(parse("a: 1\n---\nb: 2\n").is_err());
+        assert!(parse("a: !custom x\n").is_err());
+        assert!(parse(&"x".repeat(MAX_BYTES + 1)).is_err());
+    }
+}

@@ -1,0 +1,432 @@
+//! The spec loader against a corpus derived from the published schema, the
+//! reference schema itself, and the schema `notarai schema` prints.
+
+mod corpus;
+
+use std::time::{Duration, Instant};
+
+use notarai::spec::{self, Finding, Tier, parse_spec};
+use serde_json::Value;
+
+const REFERENCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/reference/notarai-spec-schema-0.7.json"
+);
+
+fn yaml_to_json(yaml: &str) -> Value {
+    serde_yaml::from_str(yaml).expect("corpus YAML parses")
+}
+
+fn reference_validator() -> jsonschema::Validator {
+    let text =
+        std::fs::read_to_string(REFERENCE).expect("the reference schema is beside the repository");
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::validator_for(&schema).expect("the reference schema compiles")
+}
+
+fn generated_validator() -> jsonschema::Validator {
+    jsonschema::validator_for(spec::json_schema_value()).expect("the generated schema compiles")
+}
+
+#[test]
+fn loader_agrees_with_the_corpus() {
+    let mut wrong = Vec::new();
+    for case in corpus::corpus() {
+        let got = parse_spec("x.spec.yaml", &case.yaml);
+        if got.is_ok() != case.valid {
+            wrong.push(format!(
+                "{}: expected valid={}, got {:?}",
+                case.rule,
+                case.valid,
+                got.err()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn reference_schema_agrees_with_the_corpus() {
+    // Guards the corpus itself: each entry is judged as the published schema judges it.
+    let reference = reference_validator();
+    let wrong: Vec<&str> = corpus::corpus()
+        .iter()
+        .filter(|c| reference.is_valid(&yaml_to_json(&c.yaml)) != c.valid)
+        .map(|c| c.rule)
+        .collect();
+    assert!(wrong.is_empty(), "reference schema disagrees on: {wrong:?}");
+}
+
+#[test]
+fn generated_schema_is_valid_json_schema_and_agrees_with_the_corpus() {
+    let schema = spec::json_schema_value();
+    assert!(
+        jsonschema::meta::is_valid(schema),
+        "the generated schema is a valid JSON Schema"
+    );
+    let text = spec::json_schema();
+    let reparsed: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(&reparsed, schema);
+    let generated = generated_validator();
+    let wrong: Vec<&str> = corpus::corpus()
+        .iter()
+        .filter(|c| generated.is_valid(&yaml_to_json(&c.yaml)) != c.valid)
+        .map(|c| c.rule)
+        .collect();
+    assert!(wrong.is_empty(), "generated schema disagrees on: {wrong:?}");
+}
+
+#[test]
+fn generated_schema_carries_descriptions() {
+    let schema = spec::json_schema_value();
+    assert_eq!(schema["title"], "NotarAI Spec File");
+    let intent = schema["properties"]["intent"]["description"]
+        .as_str()
+        .unwrap();
+    assert!(intent.contains("plain language"), "{intent}");
+    let defs = schema["$defs"].as_object().unwrap();
+    for (name, def) in defs {
+        assert!(
+            def.get("description").is_some(),
+            "{name} has no description"
+        );
+    }
+    assert!(
+        schema["required"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("artifacts"))
+    );
+}
+
+#[test]
+fn realistic_specs_of_every_version_load_and_match_both_schemas() {
+    let reference = reference_validator();
+    let generated = generated_validator();
+    for (name, yaml) in corpus::realistic() {
+        let spec = parse_spec("x.spec.yaml", yaml).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let json = yaml_to_json(yaml);
+        assert!(reference.is_valid(&json), "{name}: reference rejects");
+        assert!(generated.is_valid(&json), "{name}: generated rejects");
+        // Every field survives a round trip through the model.
+        let back = serde_json::to_value(&spec).unwrap();
+        let again: spec::Spec = serde_json::from_value(back).unwrap();
+        assert_eq!(again, spec, "{name}");
+    }
+}
+
+#[test]
+fn typed_fields_carry_the_content() {
+    let system = parse_spec("s", corpus::SYSTEM_07).unwrap();
+    assert_eq!(system.schema_version, "0.7");
+    assert_eq!(system.tier(), Tier::Full);
+    assert_eq!(system.behaviors.len(), 2);
+    assert_eq!(
+        system.subsystems.as_ref().unwrap()[0].reference,
+        "./cli.spec.yaml"
+    );
+    assert_eq!(system.applies[0].reference, "./_shared/security.spec.yaml");
+    assert_eq!(
+        system.dependencies[0].relationship,
+        "the CLI calls the library"
+    );
+    assert_eq!(system.artifacts["code"][0].path, "src/**");
+    assert_eq!(system.exclude, vec!["target/**"]);
+    assert_eq!(
+        system.coverage.as_ref().unwrap().policy,
+        Some(spec::CoveragePolicy::Warn)
+    );
+    assert!(
+        system
+            .notes
+            .as_deref()
+            .unwrap()
+            .starts_with("The cache key")
+    );
+
+    let dataset = parse_spec("d", corpus::DATASET_07).unwrap();
+    assert_eq!(dataset.tier(), Tier::Derived);
+    assert!(dataset.behaviors.is_empty());
+    assert_eq!(dataset.artifacts["data"][1].tier, Some(4));
+    assert_eq!(
+        dataset.artifacts["data"][0].source.as_deref(),
+        Some("hf://datasets/HuggingFaceFW/fineweb")
+    );
+    assert_eq!(
+        dataset.output.unwrap().kind,
+        Some(spec::OutputType::Dataset)
+    );
+
+    let slides = parse_spec("p", corpus::SLIDES_07).unwrap();
+    let content = slides.content.unwrap();
+    assert_eq!(content.sections[0].duration.as_ref().unwrap().value, 2.0);
+    assert_eq!(
+        slides.variants[0].overrides.as_ref().unwrap()["content.structure"],
+        "free-form"
+    );
+
+    let game = parse_spec("g", corpus::GAME_07).unwrap();
+    assert_eq!(
+        game.states.unwrap().definitions[1].transitions[0]
+            .guard
+            .as_deref(),
+        Some("health <= 0")
+    );
+}
+
+#[test]
+fn behaviors_serialize_back_as_written() {
+    let spec = parse_spec("s", corpus::BASE).unwrap();
+    let json = serde_json::to_value(&spec.behaviors[0]).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"name": "signup", "given": "a valid email and password", "then": "an account is created"})
+    );
+    let system = parse_spec("s", corpus::SYSTEM_07).unwrap();
+    let json = serde_json::to_value(&system.behaviors[1]).unwrap();
+    assert_eq!(
+        json["state_transition"],
+        serde_json::json!({"from": "cached", "to": "stale"})
+    );
+    assert!(json.get("interaction").is_none());
+}
+
+/// The single finding of a spec that fails, checked for position and words.
+fn only_error(yaml: &str) -> Finding {
+    let errors = parse_spec(".notarai/x.spec.yaml", yaml).expect_err("the spec fails");
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    errors.into_iter().next().unwrap()
+}
+
+#[track_caller]
+fn assert_error(yaml: &str, line: usize, column: usize, message: &str, hint: Option<&str>) {
+    let f = only_error(yaml);
+    assert_eq!((f.line, f.column), (line, column), "{f:?}");
+    assert_eq!(f.message, message, "{f:?}");
+    if let Some(hint) = hint {
+        assert_eq!(f.hint.as_deref(), Some(hint), "{f:?}");
+    }
+    assert_eq!(f.path, ".notarai/x.spec.yaml");
+    assert!(f.is_error());
+}
+
+#[test]
+fn each_error_kind_has_its_exact_position_and_hint() {
+    // Unknown key, with a suggestion.
+    assert_error(
+        &corpus::replace("behaviors:", "behaviours:"),
+        3,
+        1,
+        "unknown key `behaviours`",
+        None,
+    );
+    let f = only_error(&corpus::with("behaviours: []\n"));
+    assert_eq!((f.line, f.column), (10, 1));
+    assert_eq!(f.hint.as_deref(), Some("did you mean `behaviors`?"));
+    // Unknown key deep inside, with its path.
+    assert_error(
+        &corpus::with("    - path: 'docs/**'\n      rol: x\n"),
+        11,
+        7,
+        "unknown key `rol` in `artifacts.code[1]`",
+        Some("did you mean `role`?"),
+    );
+    // Wrong enum value.
+    assert_error(
+        &corpus::with("tier: ful\n"),
+        10,
+        7,
+        "`tier` has an unknown value `ful`",
+        Some("did you mean `full`? expected one of full, registered, derived"),
+    );
+    assert_error(
+        &corpus::replace("'0.7'", "'0.8'"),
+        1,
+        17,
+        "`schema_version` has an unknown value `0.8`",
+        Some("expected one of 0.7, 0.6, 0.5"),
+    );
+    // Wrong type, with the fix.
+    assert_error(
+        &corpus::replace("'0.7'", "0.7"),
+        1,
+        17,
+        "`schema_version` must be text, found a number",
+        Some("put it in quotes: '0.7'"),
+    );
+    assert_error(
+        &corpus::with("  docs:\n    - 'docs/**'\n"),
+        11,
+        7,
+        "`artifacts.docs[0]` must be a mapping of `key: value` lines, found text",
+        Some("write `path: 'docs/**'`"),
+    );
+    assert_error(
+        &corpus::with("constraints: be fast\n"),
+        10,
+        14,
+        "`constraints` must be a list, found text",
+        Some("write a list, one item per line: `- 'be fast'`"),
+    );
+    assert_error(
+        &corpus::with("subsystems: ./cli.spec.yaml\n"),
+        10,
+        13,
+        "`subsystems` must be a list, found text",
+        Some("write a list, one item per line: `- $ref: './cli.spec.yaml'`"),
+    );
+    // Missing required keys.
+    assert_error(
+        &corpus::replace("intent: Users can sign up and log in.\n", ""),
+        1,
+        1,
+        "missing required key `intent`",
+        Some("add `intent: ...`"),
+    );
+    assert_error(
+        &corpus::replace("    then: an account is created\n", ""),
+        4,
+        5,
+        "missing required key `then` in `behaviors[0]`",
+        None,
+    );
+    let f = only_error("schema_version: '0.7'\nintent: x\nartifacts: {}\n");
+    assert_eq!(f.message, "missing required key `behaviors`");
+    assert!(f.hint.unwrap().contains("tier: registered"));
+    // Out of range.
+    assert_error(
+        &corpus::with("      tier: 9\n"),
+        10,
+        13,
+        "`artifacts.code[0].tier` is 9, out of range",
+        Some("use a value from 1 to 4"),
+    );
+    // Too few items.
+    assert_error(
+        &corpus::replace(
+            "behaviors:\n  - name: signup\n    given: a valid email and password\n    then: an account is created\n",
+            "behaviors: []\n",
+        ),
+        3,
+        12,
+        "`behaviors` needs at least 1 item(s), found 0",
+        None,
+    );
+    // YAML-level problems.
+    assert_error(
+        &corpus::with("intent: again\n"),
+        10,
+        1,
+        "duplicate key `intent`",
+        None,
+    );
+    let f = only_error("schema_version: '0.7'\nintent: [unclosed\n");
+    assert!(f.message.starts_with("YAML syntax error"), "{f:?}");
+    assert!(f.line >= 2, "{f:?}");
+    assert_error(
+        "- a\n- b\n",
+        1,
+        1,
+        "the spec must be a mapping of `key: value` lines, found a list",
+        None,
+    );
+    assert_error(
+        "hello\n",
+        1,
+        1,
+        "the spec must be a mapping of `key: value` lines, found text",
+        None,
+    );
+    assert_error("# nothing\n", 1, 1, "the spec is empty", None);
+    let f = only_error(&format!("{}---\nintent: x\n", corpus::BASE));
+    assert!(f.message.contains("one YAML document"), "{f:?}");
+    assert_eq!((f.line, f.column), (10, 1));
+}
+
+#[test]
+fn several_errors_are_all_reported_in_order() {
+    let yaml = "schema_version: 0.7\nintent:\nbehaviours: []\nartifacts:\n  code:\n    - path: x\n      tier: 5\n";
+    let errors = parse_spec("x", yaml).unwrap_err();
+    let at: Vec<(usize, usize)> = errors.iter().map(|f| (f.line, f.column)).collect();
+    assert_eq!(at, vec![(1, 17), (2, 7), (3, 1), (7, 13)], "{errors:#?}");
+    assert_eq!(errors[2].message, "unknown key `behaviours`");
+}
+
+fn assert_quick_error(text: &str, what: &str) {
+    let start = Instant::now();
+    let errors = parse_spec("x", text).expect_err(what);
+    assert!(!errors.is_empty());
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{what} took {:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn hostile_inputs_fail_fast_without_panicking() {
+    // Billion laughs.
+    let mut bomb = String::from(
+        "schema_version: '0.7'\nintent: x\nartifacts: {}\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for i in 1..9u8 {
+        let (p, c) = ((b'a' + i - 1) as char, (b'a' + i) as char);
+        bomb.push_str(&format!(
+            "{c}: &{c} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]\n"
+        ));
+    }
+    assert_quick_error(&bomb, "alias bomb");
+    let errors = parse_spec("x", &bomb).unwrap_err();
+    assert!(errors[0].message.contains("more than"), "{errors:?}");
+    // Large file.
+    let big = format!("{}notes: '{}'\n", corpus::BASE, "x".repeat(5 * 1024 * 1024));
+    assert_quick_error(&big, "5 MB spec");
+    // Deep nesting, block and flow.
+    assert_quick_error(&format!("a: {}", "[".repeat(100_000)), "deep flow nesting");
+    let mut deep = String::new();
+    for i in 0..200 {
+        deep.push_str(&format!("{}k:\n", " ".repeat(i)));
+    }
+    assert_quick_error(&deep, "deep block nesting");
+    // Wrong shapes and garbage.
+    assert_quick_error("[1, 2, 3]", "a list");
+    assert_quick_error("42", "a scalar");
+    assert_quick_error("\u{7f}\u{1}\u{2}: [}", "garbage");
+    assert_quick_error("a: !!binary aGVsbG8=\n", "unknown tag");
+    assert_quick_error("? [a, b]\n: c\n", "complex key");
+    assert_quick_error("a: *nowhere\n", "unknown alias");
+    // Many small errors stay bounded.
+    let mut many = String::from("schema_version: '0.7'\nintent: x\nartifacts: {}\n");
+    for i in 0..5000 {
+        many.push_str(&format!("k{i}: 1\n"));
+    }
+    let errors = parse_spec("x", &many).unwrap_err();
+    assert!(errors.len() <= 51, "{}", errors.len());
+    assert!(errors.last().unwrap().message.contains("more error"));
+}
+
+#[test]
+fn line_endings_and_byte_order_mark_do_not_matter() {
+    let crlf = corpus::BASE.replace('\n', "\r\n");
+    assert_eq!(
+        parse_spec("x", &crlf).unwrap(),
+        parse_spec("x", corpus::BASE).unwrap()
+    );
+    let bom = format!("\u{feff}{}", corpus::BASE);
+    assert!(parse_spec("x", &bom).is_ok());
+    let errors = parse_spec("x", &corpus::with("nope: 1\n").replace('\n', "\r\n")).unwrap_err();
+    assert_eq!((errors[0].line, errors[0].column), (10, 1));
+}
+
+#[test]
+fn optional_keys_never_accept_null_in_the_schema() {
+    assert!(!spec::json_schema().contains("\"null\""));
+}
+
+#[test]
+fn aliases_within_limits_work() {
+    let yaml = "schema_version: '0.7'\nintent: &i shared text\nbehaviors:\n  - &b {name: a, given: b, then: c}\n  - *b\nnotes: *i\nartifacts: {code: [{path: 'src/**'}]}\n";
+    let spec = parse_spec("x", yaml).unwrap();
+    assert_eq!(spec.behaviors.len(), 2);
+    assert_eq!(spec.notes.as_deref(), Some("shared text"));
+}
