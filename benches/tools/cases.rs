@@ -95,7 +95,7 @@ impl SpecQuestion {
 /// Spawn a server on `repo` and complete the handshake.
 fn start(ctx: &Ctx, repo: &Path) -> Result<Server> {
     let mut server = Server::spawn(&ctx.bin, repo, &ctx.stderr_log, ctx.timeout)?;
-    server.initialize().context("initialize")?;
+    server.initialize()?;
     Ok(server)
 }
 
@@ -248,7 +248,7 @@ pub fn allrs_diff_warm(ctx: &Ctx, repo: &Path) -> Row {
     let question = SpecQuestion::allrs();
     let pathspecs = question.with_spec();
     let args = question.diff_args();
-    let mut marked = 0usize;
+    let mut marked = None;
     let mut row = tool_case(
         ctx,
         repo,
@@ -260,7 +260,7 @@ pub fn allrs_diff_warm(ctx: &Ctx, repo: &Path) -> Row {
             s.call_tool("clear_cache", json!({}))?;
             let cold = s.call_tool("get_spec_diff", args.clone())?;
             let files: Vec<String> = diff_paths(&cold.payload).into_iter().collect();
-            marked = files.len();
+            marked = Some(files.len());
             s.call_tool("mark_reconciled", json!({"files": files}))?;
             Ok(())
         },
@@ -274,8 +274,10 @@ pub fn allrs_diff_warm(ctx: &Ctx, repo: &Path) -> Row {
             )]
         },
     );
-    row.notes
-        .insert(0, format!("{marked} files marked reconciled first"));
+    if let Some(marked) = marked {
+        let note = format!("{marked} files marked reconciled first");
+        row.notes.insert(0, note);
+    }
     row
 }
 

@@ -8,7 +8,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -31,6 +31,10 @@ pub struct Server {
     next_id: u64,
     /// How long one call may take.
     timeout: Duration,
+    /// Where its stderr goes, quoted when it dies.
+    stderr_log: PathBuf,
+    /// Whether we killed it after a timeout.
+    killed: bool,
 }
 
 /// The answer to one request.
@@ -91,6 +95,8 @@ impl Server {
             lines,
             next_id: 1,
             timeout,
+            stderr_log: stderr_log.to_owned(),
+            killed: false,
         })
     }
 
@@ -153,6 +159,7 @@ impl Server {
                 Ok(received) => received,
                 Err(RecvTimeoutError::Timeout) => {
                     let _ = self.child.kill();
+                    self.killed = true;
                     bail!("{method}: no answer within {:?}", self.timeout)
                 }
                 Err(RecvTimeoutError::Disconnected) => {
@@ -202,8 +209,12 @@ impl Server {
     }
 
     /// Close stdin and wait (up to the timeout) for the server to exit.
+    /// A server killed after a timeout has already been reported.
     pub fn shutdown(mut self) -> Result<()> {
         drop(self.stdin.take());
+        if self.killed {
+            return Ok(());
+        }
         let deadline = Instant::now() + self.timeout;
         loop {
             if let Some(status) = self.child.try_wait()? {
@@ -219,11 +230,26 @@ impl Server {
         }
     }
 
-    /// How the child ended, if it did, for error messages.
+    /// How the child ended (waiting briefly for it), with the last line of
+    /// its stderr log, for error messages.
     fn exit_note(&mut self) -> String {
-        match self.child.try_wait() {
-            Ok(Some(status)) => format!("exited with {status}; see its stderr log"),
-            _ => "still running".to_owned(),
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                _ => break None,
+            }
+        };
+        let last = std::fs::read_to_string(&self.stderr_log)
+            .ok()
+            .and_then(|log| log.lines().rev().find(|l| !l.trim().is_empty()).map(clip));
+        let status = status.map_or("still running".to_owned(), |s| format!("exited with {s}"));
+        match last {
+            Some(line) => format!("{status}; stderr: {line}"),
+            None => status,
         }
     }
 }
