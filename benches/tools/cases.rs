@@ -161,7 +161,7 @@ pub fn spawn_to_initialize(ctx: &Ctx, repo: &Path) -> Row {
             let started = std::time::Instant::now();
             let mut server = Server::spawn(&ctx.bin, repo, &ctx.stderr_log, ctx.timeout)?;
             let reply = server.initialize()?;
-            let elapsed = started.elapsed();
+            let elapsed = reply.arrived - started;
             let version = reply.result["protocolVersion"].as_str().unwrap_or("");
             if version != crate::client::PROTOCOL_VERSION && notes.is_empty() {
                 notes.push(format!("initialize answered protocolVersion {version:?}"));
@@ -229,9 +229,14 @@ fn spec_diff_cold(
     )
 }
 
+/// Name of the `m000` cold-diff row; `label` tells the repository apart.
+pub fn module_diff_case(label: &str) -> String {
+    format!("get_spec_diff m000, cold cache{label}")
+}
+
 /// `get_spec_diff` of `m000`, cold cache.
 pub fn module_diff_cold(ctx: &Ctx, repo: &Path, label: &str, target: &'static str) -> Row {
-    let case = format!("get_spec_diff m000, cold cache{label}");
+    let case = module_diff_case(label);
     spec_diff_cold(ctx, repo, SpecQuestion::module(), case, target)
 }
 

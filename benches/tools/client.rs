@@ -42,6 +42,8 @@ pub struct Server {
 pub struct Reply {
     /// From writing the request to receiving its answer.
     pub elapsed: Duration,
+    /// When the answering line arrived.
+    pub arrived: Instant,
     /// Size of the answering line, newline excluded.
     pub bytes: usize,
     /// The `result` member of the response.
@@ -181,6 +183,7 @@ impl Server {
                 .ok_or_else(|| anyhow!("{method}: response has neither result nor error"))?;
             return Ok(Reply {
                 elapsed: arrived - started,
+                arrived,
                 bytes: line.len(),
                 result,
             });

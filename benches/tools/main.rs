@@ -216,10 +216,14 @@ fn run(options: &Options) -> Result<()> {
         ctx.stderr_log.display()
     );
     let rows = run_cases(&ctx, &repo, larger.as_deref());
-    let scaling = larger.as_ref().map(|_| report::Scaling {
-        default: &rows[2],
-        larger: &rows[rows.len() - 1],
-    });
+    let find = |label: &str| {
+        let case = cases::module_diff_case(label);
+        rows.iter().find(|row| row.case == case)
+    };
+    let scaling = match (find(""), find(LARGER_LABEL)) {
+        (Some(default), Some(larger)) => Some(report::Scaling { default, larger }),
+        _ => None,
+    };
     let table = report::render(&header(options)?, &rows, scaling);
     println!("{table}");
     if let Some(path) = &options.markdown {
@@ -228,6 +232,9 @@ fn run(options: &Options) -> Result<()> {
     }
     Ok(())
 }
+
+/// Suffix of the scaling row's case name.
+const LARGER_LABEL: &str = ", repository with 4x the files";
 
 /// One case, run on demand.
 type Step<'a> = Box<dyn Fn() -> Row + 'a>;
@@ -271,7 +278,7 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>) -> Vec<Row> {
         rows.push(cases::module_diff_cold(
             ctx,
             larger,
-            ", repository with 4x the files",
+            LARGER_LABEL,
             "<= 1.5x the default repository",
         ));
     }
