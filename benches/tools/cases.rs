@@ -1,0 +1,414 @@
+//! The cases of issue 6, each timing notarai against plain git (or, for
+//! `mark_reconciled`, against the `blake3` crate alone).
+//!
+//! Every tool case spawns its own `notarai mcp --root <repo>`, completes the
+//! handshake, measures, reads the server's peak memory (`VmHWM`) and closes
+//! stdin. Answers are checked against git's (untimed) and any difference is
+//! reported as a note, never as a failure: the table is about speed.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde_json::{Value, json};
+
+use crate::client::{Server, ToolReply, peak_rss_kib};
+use crate::gitside::{self, pathspec};
+use crate::measure::{Series, interleave, timed};
+use crate::repo::ALLRS_SPEC;
+
+/// The base branch every case diffs against.
+const BASE: &str = "main";
+/// The module spec of the single-spec cases.
+const MODULE_SPEC: &str = ".notarai/m000.spec.yaml";
+
+/// What every case needs to know.
+pub struct Ctx {
+    /// The `notarai` binary.
+    pub bin: PathBuf,
+    /// Where the server's stderr goes.
+    pub stderr_log: PathBuf,
+    /// Timed rounds per case.
+    pub runs: usize,
+    /// Limit for one call.
+    pub timeout: Duration,
+    /// How many files `mark_reconciled` hashes.
+    pub mark_files: usize,
+}
+
+/// One line of the table.
+#[derive(Debug)]
+pub struct Row {
+    /// What is measured.
+    pub case: String,
+    /// notarai's side.
+    pub notarai: Series,
+    /// The baseline's side (git, or blake3 for `mark_reconciled`).
+    pub baseline: Series,
+    /// Peak resident memory of the server, in KiB.
+    pub peak_kib: Option<u64>,
+    /// The target of issue 6 for this row.
+    pub target: &'static str,
+    /// Differences between notarai's and git's answers, and other remarks.
+    pub notes: Vec<String>,
+}
+
+/// A governed-path question: a spec and the pathspecs git needs for it.
+struct SpecQuestion {
+    /// The spec's path.
+    spec: &'static str,
+    /// Its artifact globs as git pathspecs.
+    artifacts: Vec<String>,
+}
+
+impl SpecQuestion {
+    /// `.notarai/m000.spec.yaml`: `src/m000/**/*.rs` and `docs/m000.md`.
+    fn module() -> Self {
+        SpecQuestion {
+            spec: MODULE_SPEC,
+            artifacts: vec![pathspec("src/m000/**/*.rs"), pathspec("docs/m000.md")],
+        }
+    }
+
+    /// The benchmark's `**/*.rs` spec.
+    fn allrs() -> Self {
+        SpecQuestion {
+            spec: ALLRS_SPEC,
+            artifacts: vec![pathspec("**/*.rs")],
+        }
+    }
+
+    /// Artifacts plus the spec file itself (its own edits are changes too).
+    fn with_spec(&self) -> Vec<String> {
+        let mut all = self.artifacts.clone();
+        all.push(pathspec(self.spec));
+        all
+    }
+
+    /// Arguments of `get_spec_diff`.
+    fn diff_args(&self) -> Value {
+        json!({"spec_path": self.spec, "base_branch": BASE})
+    }
+}
+
+/// Spawn a server on `repo` and complete the handshake.
+fn start(ctx: &Ctx, repo: &Path) -> Result<Server> {
+    let mut server = Server::spawn(&ctx.bin, repo, &ctx.stderr_log, ctx.timeout)?;
+    server.initialize()?;
+    Ok(server)
+}
+
+/// `(time, bytes)` of a tool reply, for a series.
+fn sample(reply: &ToolReply) -> (Duration, usize) {
+    (reply.elapsed, reply.bytes)
+}
+
+/// Run a tool case: spawn, `setup`, interleave `call` with `baseline`,
+/// read the peak memory, shut down; `check` compares the first answer.
+fn tool_case(
+    ctx: &Ctx,
+    repo: &Path,
+    (case, target): (String, &'static str),
+    setup: impl FnOnce(&mut Server) -> Result<()>,
+    mut call: impl FnMut(&mut Server) -> Result<ToolReply>,
+    baseline: impl FnMut() -> Result<(Duration, usize)>,
+    check: impl FnOnce(&Value) -> Vec<String>,
+) -> Row {
+    let mut server = start(ctx, repo).and_then(|mut s| setup(&mut s).map(|()| s));
+    let initial = match &server {
+        Ok(_) => Series::default(),
+        Err(err) => Series::failed(format!("{err:#}")),
+    };
+    let mut first: Option<Value> = None;
+    let (notarai, baseline) = interleave(
+        ctx.runs,
+        initial,
+        || {
+            let server = server.as_mut().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+            let reply = call(server)?;
+            first.get_or_insert_with(|| reply.payload.clone());
+            Ok(sample(&reply))
+        },
+        baseline,
+    );
+    let mut notes = first.as_ref().map(check).unwrap_or_default();
+    let peak_kib = server.as_ref().ok().and_then(Server::peak_rss_kib);
+    if let Ok(server) = server
+        && let Err(err) = server.shutdown()
+    {
+        notes.push(format!("shutdown: {err:#}"));
+    }
+    Row {
+        case,
+        notarai,
+        baseline,
+        peak_kib,
+        target,
+        notes,
+    }
+}
+
+/// Spawn to `initialize` answer, a fresh process per run; git's counterpart
+/// is the start of one git process in the repository (`git rev-parse HEAD`).
+pub fn spawn_to_initialize(ctx: &Ctx, repo: &Path) -> Row {
+    let mut peak_kib = None;
+    let mut notes = Vec::new();
+    let (notarai, baseline) = interleave(
+        ctx.runs,
+        Series::default(),
+        || {
+            let started = std::time::Instant::now();
+            let mut server = Server::spawn(&ctx.bin, repo, &ctx.stderr_log, ctx.timeout)?;
+            let reply = server.initialize()?;
+            let elapsed = reply.arrived - started;
+            let version = reply.result["protocolVersion"].as_str().unwrap_or("");
+            if version != crate::client::PROTOCOL_VERSION && notes.is_empty() {
+                notes.push(format!("initialize answered protocolVersion {version:?}"));
+            }
+            peak_kib = peak_kib.max(peak_rss_kib(server.pid()));
+            server.shutdown()?;
+            Ok((elapsed, reply.bytes))
+        },
+        || timed(|| Ok(gitside::git(repo, &["rev-parse", "HEAD"])?.len())),
+    );
+    Row {
+        case: "spawn to initialize answer (git: git rev-parse HEAD)".into(),
+        notarai,
+        baseline,
+        peak_kib,
+        target: "<= 10 ms",
+        notes,
+    }
+}
+
+/// `list_affected_specs {base_branch: main}` against merge-base, diff
+/// --name-only and ls-files --others.
+pub fn list_affected_specs(ctx: &Ctx, repo: &Path) -> Row {
+    tool_case(
+        ctx,
+        repo,
+        (
+            "list_affected_specs {base_branch: main}".into(),
+            "<= 1.2x git",
+        ),
+        |_| Ok(()),
+        |s| s.call_tool("list_affected_specs", json!({"base_branch": BASE})),
+        || timed(|| gitside::changed_files(repo, BASE)),
+        |payload| {
+            let mut notes = compare(repo, &[], strings(&payload["changed_files"]));
+            let specs = payload["affected_specs"].as_array().map_or(0, Vec::len);
+            notes.push(format!("{specs} affected specs"));
+            notes
+        },
+    )
+}
+
+/// `get_spec_diff` with the cache cleared (untimed) before every call,
+/// against merge-base, diff and ls-files --others restricted to its paths.
+fn spec_diff_cold(
+    ctx: &Ctx,
+    repo: &Path,
+    question: SpecQuestion,
+    case: String,
+    target: &'static str,
+) -> Row {
+    let pathspecs = question.with_spec();
+    let args = question.diff_args();
+    tool_case(
+        ctx,
+        repo,
+        (case, target),
+        |_| Ok(()),
+        |s| {
+            s.call_tool("clear_cache", json!({}))?;
+            s.call_tool("get_spec_diff", args.clone())
+        },
+        || timed(|| gitside::spec_diff(repo, BASE, &pathspecs)),
+        |payload| compare(repo, &pathspecs, diff_paths(payload)),
+    )
+}
+
+/// Name of the `m000` cold-diff row; `label` tells the repository apart.
+pub fn module_diff_case(label: &str) -> String {
+    format!("get_spec_diff m000, cold cache{label}")
+}
+
+/// `get_spec_diff` of `m000`, cold cache.
+pub fn module_diff_cold(ctx: &Ctx, repo: &Path, label: &str, target: &'static str) -> Row {
+    let case = module_diff_case(label);
+    spec_diff_cold(ctx, repo, SpecQuestion::module(), case, target)
+}
+
+/// `get_spec_diff` of the `**/*.rs` spec, cold cache.
+pub fn allrs_diff_cold(ctx: &Ctx, repo: &Path) -> Row {
+    let case = "get_spec_diff **/*.rs, cold cache".into();
+    spec_diff_cold(ctx, repo, SpecQuestion::allrs(), case, "<= 1.5x git")
+}
+
+/// `get_spec_diff` of the `**/*.rs` spec after `mark_reconciled` of every
+/// file its cold answer listed (setup, untimed); git has no such cache and
+/// answers the cold question again.
+pub fn allrs_diff_warm(ctx: &Ctx, repo: &Path) -> Row {
+    let question = SpecQuestion::allrs();
+    let pathspecs = question.with_spec();
+    let args = question.diff_args();
+    let mut marked = None;
+    let mut row = tool_case(
+        ctx,
+        repo,
+        (
+            "get_spec_diff **/*.rs, warm (all reconciled)".into(),
+            "(none; below cold)",
+        ),
+        |s| {
+            s.call_tool("clear_cache", json!({}))?;
+            let cold = s.call_tool("get_spec_diff", args.clone())?;
+            let files: Vec<String> = diff_paths(&cold.payload).into_iter().collect();
+            marked = Some(files.len());
+            s.call_tool("mark_reconciled", json!({"files": files}))?;
+            Ok(())
+        },
+        |s| s.call_tool("get_spec_diff", args.clone()),
+        || timed(|| gitside::spec_diff(repo, BASE, &pathspecs)),
+        |payload| {
+            vec![format!(
+                "warm answer: {} files, {} skipped",
+                strings(&payload["files"]).len(),
+                strings(&payload["skipped"]).len()
+            )]
+        },
+    );
+    if let Some(marked) = marked {
+        let note = format!("{marked} files marked reconciled first");
+        row.notes.insert(0, note);
+    }
+    row
+}
+
+/// `get_changed_artifacts {spec_path: m000}` on a cold cache (cleared before
+/// every call, untimed): every governed file; git lists the same with
+/// `ls-files --cached --others --exclude-standard -- <artifact globs>`.
+pub fn changed_artifacts(ctx: &Ctx, repo: &Path) -> Row {
+    let question = SpecQuestion::module();
+    let pathspecs = question.artifacts.clone();
+    tool_case(
+        ctx,
+        repo,
+        ("get_changed_artifacts m000, cold cache".into(), "(none)"),
+        |_| Ok(()),
+        |s| {
+            s.call_tool("clear_cache", json!({}))?;
+            s.call_tool("get_changed_artifacts", json!({"spec_path": question.spec}))
+        },
+        || timed(|| gitside::governed_files(repo, &pathspecs)),
+        |payload| {
+            let listed = strings(&payload["changed_artifacts"]).len();
+            let mut notes = vec![format!("{listed} changed artifacts")];
+            if let Ok(git_list) = gitside::governed_list(repo, &pathspecs)
+                && git_list.len() != listed
+            {
+                notes.push(format!("git lists {} governed files", git_list.len()));
+            }
+            notes
+        },
+    )
+}
+
+/// `mark_reconciled` of `ctx.mark_files` tracked sources (cache cleared
+/// before each call, untimed) against reading and hashing the same files
+/// with the `blake3` crate in this process.
+pub fn mark_reconciled(ctx: &Ctx, repo: &Path) -> Row {
+    let files = match gitside::tracked_files(repo, &[pathspec("src/**/*.rs")]) {
+        Ok(mut files) => {
+            files.truncate(ctx.mark_files);
+            files
+        }
+        Err(err) => {
+            let failed = || Series::failed(format!("{err:#}"));
+            return Row {
+                case: "mark_reconciled".into(),
+                notarai: failed(),
+                baseline: failed(),
+                peak_kib: None,
+                target: "throughput >= 0.7x blake3 (ratio <= 1.43)",
+                notes: Vec::new(),
+            };
+        }
+    };
+    let count = files.len();
+    let args = json!({"files": files});
+    tool_case(
+        ctx,
+        repo,
+        (
+            format!("mark_reconciled {count} files (baseline: blake3 crate in-process)"),
+            "throughput >= 0.7x blake3 (ratio <= 1.43)",
+        ),
+        |_| Ok(()),
+        |s| {
+            s.call_tool("clear_cache", json!({}))?;
+            s.call_tool("mark_reconciled", args.clone())
+        },
+        || timed(|| hash_all(repo, &files)),
+        |payload| match payload["updated"].as_u64() {
+            Some(n) if n as usize == count => Vec::new(),
+            other => vec![format!("updated: {other:?}, expected {count}")],
+        },
+    )
+}
+
+/// Read and BLAKE3-hash every file, one after the other; returns the bytes read.
+fn hash_all(repo: &Path, files: &[String]) -> Result<usize> {
+    let mut bytes = 0;
+    for file in files {
+        let data = std::fs::read(repo.join(file)).with_context(|| format!("reading {file}"))?;
+        bytes += data.len();
+        std::hint::black_box(blake3::hash(&data));
+    }
+    Ok(bytes)
+}
+
+/// Paths named by a `get_spec_diff` answer: `files` and `spec_changes[].path`.
+fn diff_paths(payload: &Value) -> BTreeSet<String> {
+    let mut paths = strings(&payload["files"]);
+    if let Some(changes) = payload["spec_changes"].as_array() {
+        paths.extend(
+            changes
+                .iter()
+                .filter_map(|c| c["path"].as_str().map(str::to_owned)),
+        );
+    }
+    paths
+}
+
+/// The strings of a JSON array (empty for anything else).
+fn strings(value: &Value) -> BTreeSet<String> {
+    value
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Notes on how `listed` differs from git's changed paths within `pathspecs`.
+fn compare(repo: &Path, pathspecs: &[String], listed: BTreeSet<String>) -> Vec<String> {
+    let expected = match gitside::changed_set(repo, BASE, pathspecs) {
+        Ok(set) => set,
+        Err(err) => return vec![format!("git check failed: {err:#}")],
+    };
+    let mut notes = vec![format!("{} paths, git: {}", listed.len(), expected.len())];
+    let missing: Vec<_> = expected.difference(&listed).take(5).cloned().collect();
+    let extra: Vec<_> = listed.difference(&expected).take(5).cloned().collect();
+    if !missing.is_empty() {
+        notes.push(format!("missing vs git: {}", missing.join(", ")));
+    }
+    if !extra.is_empty() {
+        notes.push(format!("not changed per git: {}", extra.join(", ")));
+    }
+    notes
+}
