@@ -29,6 +29,13 @@ pub enum ChangeError {
     NotARepository(PathBuf),
     /// The repository has no working tree.
     Bare(PathBuf),
+    /// The root is inside a work tree but not at its top.
+    NotTopLevel {
+        /// The project root given.
+        root: PathBuf,
+        /// The top of the git work tree.
+        workdir: PathBuf,
+    },
     /// The base revision does not resolve; `branches` lists some local ones.
     BaseNotFound {
         /// The revision as given.
@@ -66,6 +73,13 @@ impl fmt::Display for ChangeError {
                 f,
                 "{} is a bare git repository with no working tree; run notarai in a checkout",
                 root.display()
+            ),
+            ChangeError::NotTopLevel { root, workdir } => write!(
+                f,
+                "{} is inside the git work tree {} but not at its top; run notarai with --root {}",
+                root.display(),
+                workdir.display(),
+                workdir.display()
             ),
             ChangeError::BaseNotFound { base, branches } => {
                 write!(
@@ -231,8 +245,20 @@ impl GitRepo {
             }
             Err(e) => return Err(e.into()),
         };
-        if repo.is_bare() || repo.workdir().is_none() {
+        let Some(workdir) = repo.workdir() else {
             return Err(ChangeError::Bare(root.to_path_buf()));
+        };
+        // Paths from git are relative to the work tree; notarai's are
+        // relative to the root. They must be the same folder.
+        let workdir = workdir
+            .canonicalize()
+            .unwrap_or_else(|_| workdir.to_path_buf());
+        let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        if workdir != canonical_root {
+            return Err(ChangeError::NotTopLevel {
+                root: root.to_path_buf(),
+                workdir,
+            });
         }
         Ok(GitRepo {
             repo,

@@ -75,7 +75,9 @@ impl Project {
         {
             return specs.clone();
         }
-        let set = crate::spec::SpecSet::load(&self.root);
+        // No orphaned-glob check here: it lists the whole repository, and the
+        // server reports load errors, not warnings.
+        let set = crate::spec::SpecSet::load_with(&self.root, None);
         let governance = crate::governance::Governance::build(&set);
         let specs = std::sync::Arc::new(Specs { set, governance });
         self.loaded = Some((stamps, specs.clone()));

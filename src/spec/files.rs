@@ -9,39 +9,22 @@ use super::CACHE_DIR;
 /// git work tree, else every file below `root` (skipping `.git`). Files under
 /// `.notarai/.cache/` are never listed.
 pub fn repo_files(root: &Path) -> Vec<String> {
-    let mut files = match git2::Repository::open(root) {
-        Ok(repo) if !repo.is_bare() => git_files(&repo).unwrap_or_else(|e| {
-            tracing::warn!("cannot list the files of the git repository: {e}; walking the folder");
-            walk(root)
-        }),
-        _ => walk(root),
+    let mut files = match crate::changes::GitRepo::open(root) {
+        Ok(repo) => repo
+            .files(&crate::governance::Scope::Everything)
+            .unwrap_or_else(|e| {
+                tracing::warn!(
+                    "cannot list the files of the git repository: {e}; walking the folder"
+                );
+                walk(root)
+            }),
+        Err(_) => walk(root),
     };
     let cache = format!("{CACHE_DIR}/");
     files.retain(|f| !f.starts_with(&cache));
     files.sort();
     files.dedup();
     files
-}
-
-fn git_files(repo: &git2::Repository) -> Result<Vec<String>, git2::Error> {
-    let mut out: Vec<String> = repo
-        .index()?
-        .iter()
-        .filter_map(|e| String::from_utf8(e.path).ok())
-        .collect();
-    let mut opts = git2::StatusOptions::new();
-    opts.include_untracked(true)
-        .recurse_untracked_dirs(true)
-        .include_ignored(false)
-        .exclude_submodules(true);
-    for entry in repo.statuses(Some(&mut opts))?.iter() {
-        if entry.status().contains(git2::Status::WT_NEW)
-            && let Ok(path) = entry.path()
-        {
-            out.push(path.to_string());
-        }
-    }
-    Ok(out)
 }
 
 fn walk(root: &Path) -> Vec<String> {

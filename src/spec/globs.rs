@@ -1,35 +1,25 @@
 //! Artifact globs: compiling them the one way notarai matches files, and
 //! finding the ones that match no file of the repository.
 
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::yaml::{Node, Pos};
 use super::{Finding, LoadedSpec, Spec};
 
-fn glob(pattern: &str) -> Result<Glob, globset::Error> {
-    GlobBuilder::new(pattern).literal_separator(true).build()
-}
-
-/// Compile an artifact glob as notarai matches it: relative to the
-/// repository root, `*` and `?` within one path segment, `**` across
-/// segments, `{a,b}` alternation. A pattern with no wildcard also matches
-/// everything below it (`src/auth` is `src/auth` and `src/auth/**`); a
-/// trailing `/` is ignored.
-pub fn compile_artifact_glob(pattern: &str) -> Result<GlobSet, globset::Error> {
+/// Compile an artifact glob as notarai matches it everywhere (see
+/// [`crate::governance::compile`]): relative to the repository root, `*` and
+/// `?` within one path segment, `**` across segments, `{a,b}` alternation,
+/// and a pattern with no wildcard also matches everything below it.
+pub fn compile_artifact_glob(pattern: &str) -> Result<GlobSet, String> {
     let mut builder = GlobSetBuilder::new();
     for g in glob_parts(pattern)? {
         builder.add(g);
     }
-    builder.build()
+    builder.build().map_err(|e| e.kind().to_string())
 }
 
-fn glob_parts(pattern: &str) -> Result<Vec<Glob>, globset::Error> {
-    let trimmed = pattern.strip_suffix('/').unwrap_or(pattern);
-    let mut out = vec![glob(trimmed)?];
-    if !trimmed.contains(['*', '?', '[', '{']) && !trimmed.is_empty() {
-        out.push(glob(&format!("{trimmed}/**"))?);
-    }
-    Ok(out)
+fn glob_parts(pattern: &str) -> Result<Vec<Glob>, String> {
+    crate::governance::compile(pattern, true)
 }
 
 fn escape(part: &str) -> String {
@@ -90,7 +80,7 @@ pub(crate) fn check_compile(rel: &str, spec: &Spec, tree: &Node) -> Vec<Finding>
     for g in globs_of(spec) {
         if let Err(e) = glob_parts(g.pattern) {
             let pos = pos_of(tree, &g.pointer);
-            let reason = e.kind().to_string();
+            let reason = e;
             out.push(
                 Finding::error(rel, pos.line, pos.column, format!("{} `{}` is not a valid glob: {reason}", g.what, g.pattern))
                     .with_hint("`*` matches within a folder, `**` across folders, `{a,b}` either; escape a literal `[` as `[[]`"),
