@@ -1,15 +1,17 @@
 //! Glob governance: which spec governs which file, and through which category.
 //!
-//! All artifact globs of all specs are compiled once into one [`GlobSet`], and
-//! each spec also keeps its own set, so "which specs govern this file?" is one
-//! match per path and "does spec S govern this file?" never looks at the other
-//! specs. Globs match file paths relative to the root: `*` and `?` stay within
+//! Each spec's artifact globs are compiled once into one [`GlobSet`] (on first
+//! use), and each spec knows the literal prefixes its globs can match below.
+//! "Which specs govern this file?" tests the prefixes of every spec (string
+//! comparisons) and runs the glob sets of the few specs that can match;
+//! "does spec S govern this file?" never looks at the other specs. Globs match file paths relative to the root: `*` and `?` stay within
 //! one path segment, `**` crosses segments, `{a,b}` alternates, and a pattern
 //! with no wildcard (`src/auth`, `docs/auth.md`) matches that path and
 //! everything below it, like a git pathspec. Nothing here touches the file
 //! system: a deleted file is governed by the same rule as an existing one.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -50,15 +52,35 @@ pub struct GlobError {
     pub message: String,
 }
 
-/// The governance rules of one spec.
+/// The governance rules of one spec. Its glob set is compiled on first use:
+/// building a regex set is the expensive part, and most questions touch a
+/// few specs only.
 #[derive(Debug)]
 struct SpecRules {
     path: String,
-    set: GlobSet,
-    /// Category of each glob in `set`, by index into `categories`.
+    globs: Vec<Glob>,
+    set: OnceLock<GlobSet>,
+    /// Category of each glob in `globs`, by index into `categories`.
     glob_category: Vec<usize>,
     categories: Vec<String>,
     scope: Scope,
+}
+
+impl SpecRules {
+    fn set(&self) -> &GlobSet {
+        self.set.get_or_init(|| build_set(&self.globs))
+    }
+}
+
+fn build_set(globs: &[Glob]) -> GlobSet {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        builder.add(glob.clone());
+    }
+    builder.build().unwrap_or_else(|e| {
+        tracing::warn!("cannot build a glob set: {e}");
+        GlobSet::empty()
+    })
 }
 
 /// Compiled governance of a whole spec set. Spec indices are indices into
@@ -66,9 +88,6 @@ struct SpecRules {
 #[derive(Debug)]
 pub struct Governance {
     rules: Vec<SpecRules>,
-    all: GlobSet,
-    /// For each glob of `all`, the spec it belongs to.
-    owner: Vec<usize>,
     exclude: GlobSet,
     by_path: HashMap<String, usize>,
     errors: Vec<GlobError>,
@@ -80,13 +99,11 @@ impl Governance {
     /// [`Governance::errors`].
     pub fn build(specs: &SpecSet) -> Governance {
         let mut errors = Vec::new();
-        let mut all = GlobSetBuilder::new();
-        let mut owner = Vec::new();
         let mut rules = Vec::with_capacity(specs.specs.len());
         let mut by_path = HashMap::new();
         for (index, loaded) in specs.specs.iter().enumerate() {
             by_path.insert(loaded.path.clone(), index);
-            let mut set = GlobSetBuilder::new();
+            let mut globs = Vec::new();
             let mut glob_category = Vec::new();
             let mut categories = Vec::new();
             let mut prefixes = vec![loaded.path.clone()];
@@ -111,14 +128,11 @@ impl Governance {
                         None => everything = true,
                     }
                     for glob in compiled {
-                        set.add(glob.clone());
+                        globs.push(glob);
                         glob_category.push(category_index);
-                        all.add(glob);
-                        owner.push(index);
                     }
                 }
             }
-            let set = set.build().unwrap_or_else(|_| GlobSet::empty());
             let scope = if everything {
                 Scope::Everything
             } else {
@@ -126,7 +140,8 @@ impl Governance {
             };
             rules.push(SpecRules {
                 path: loaded.path.clone(),
-                set,
+                globs,
+                set: OnceLock::new(),
                 glob_category,
                 categories,
                 scope,
@@ -149,8 +164,6 @@ impl Governance {
         }
         Governance {
             rules,
-            all: all.build().unwrap_or_else(|_| GlobSet::empty()),
-            owner,
             exclude: exclude.build().unwrap_or_else(|_| GlobSet::empty()),
             by_path,
             errors,
@@ -168,18 +181,21 @@ impl Governance {
         is_under(path, CACHE_DIR) || self.exclude.is_match(path)
     }
 
-    /// Every spec governing `path`, as sorted spec indices, in one match.
-    /// A spec file governs itself even when excluded.
+    /// Every spec governing `path`, as sorted spec indices. Only specs whose
+    /// scope (the literal prefixes of their globs) holds the path are
+    /// matched, so a path costs string comparisons for most specs and a glob
+    /// match for the few that can govern it. A spec file governs itself even
+    /// when excluded.
     pub fn governors(&self, path: &str) -> Vec<usize> {
+        let excluded = self.is_excluded(path);
         let mut specs = Vec::new();
-        if let Some(&own) = self.by_path.get(path) {
-            specs.push(own);
+        for (index, rules) in self.rules.iter().enumerate() {
+            if rules.path == path {
+                specs.push(index);
+            } else if !excluded && rules.scope.contains(path) && rules.set().is_match(path) {
+                specs.push(index);
+            }
         }
-        if !self.is_excluded(path) {
-            specs.extend(self.all.matches(path).into_iter().map(|g| self.owner[g]));
-        }
-        specs.sort_unstable();
-        specs.dedup();
         specs
     }
 
@@ -191,11 +207,11 @@ impl Governance {
         if rules.path == path {
             return Some(SELF_CATEGORY);
         }
-        if self.is_excluded(path) {
+        if self.is_excluded(path) || !rules.scope.contains(path) {
             return None;
         }
         rules
-            .set
+            .set()
             .matches(path)
             .into_iter()
             .map(|g| rules.glob_category[g])
