@@ -165,9 +165,14 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 /// Run the CLI `notarai <args>` in `cwd` with `stdin` and return its output.
 pub fn notarai(cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .current_dir(cwd)
-        .args(args)
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(cwd).args(args);
+    run(cmd, stdin)
+}
+
+/// Run a prepared `notarai` command with `stdin`; asserts it did not panic.
+pub fn run(mut cmd: Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -203,9 +208,15 @@ pub struct Server {
 impl Server {
     /// Spawn `notarai mcp --root root`.
     pub fn spawn(root: &Path) -> Server {
-        let mut child = Command::new(BIN)
-            .args(["mcp", "--root"])
-            .arg(root)
+        Server::spawn_with(root, |_| {})
+    }
+
+    /// Spawn `notarai mcp --root root` after `configure` adjusted the command.
+    pub fn spawn_with(root: &Path, configure: impl FnOnce(&mut Command)) -> Server {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["mcp", "--root"]).arg(root);
+        configure(&mut cmd);
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -424,6 +435,35 @@ pub fn peak_rss_kib(pid: u32) -> u64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .expect("VmHWM in /proc status")
+}
+
+/// Limit the size of any file the command writes to `bytes` (a full disk
+/// in miniature): `RLIMIT_FSIZE`, with `SIGXFSZ` ignored so a write past the
+/// limit fails with `EFBIG` instead of killing the process.
+pub fn limit_file_size(cmd: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: bytes as libc::rlim_t,
+                rlim_max: bytes as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// How many rounds a soak loop runs: `NOTARAI_SOAK_ROUNDS` or `default`.
+pub fn soak_rounds(default: usize) -> usize {
+    std::env::var("NOTARAI_SOAK_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// How many proptest cases to run: `NOTARAI_PROPTEST_CASES` or `default`.
