@@ -167,6 +167,8 @@ pub struct ChangeSet<'r> {
     /// diff, straight from the tree to the work tree and limited to the
     /// conflicted paths, carries their content, conflict markers included.
     conflicts: Option<Diff<'r>>,
+    /// The work tree, to sniff files too large to diff.
+    workdir: Option<PathBuf>,
     /// Changed files, sorted by path.
     pub files: Vec<ChangedFile>,
 }
@@ -205,7 +207,18 @@ impl ChangeSet<'_> {
             .iter()
             .any(|f| f.size() > MAX_DIFF_FILE);
         if too_large {
-            return Ok(Patch::TooLarge);
+            // git's own test: a NUL in the first 8000 bytes means binary. Only
+            // that much is read, so a 200 MB binary is still called binary.
+            let binary = delta
+                .new_file()
+                .path()
+                .zip(self.workdir.as_deref())
+                .is_some_and(|(path, workdir)| starts_binary(&workdir.join(path)));
+            return Ok(if binary {
+                Patch::Binary
+            } else {
+                Patch::TooLarge
+            });
         }
         let Some(mut patch) = git2::Patch::from_diff(diff, index)? else {
             return Ok(Patch::Binary);
@@ -219,6 +232,17 @@ impl ChangeSet<'_> {
             Err(_) => Ok(Patch::Text(String::from_utf8_lossy(&buf).into_owned())),
         }
     }
+}
+
+/// Whether the file at `path` holds a NUL in its first 8000 bytes (git's
+/// binary test). Unreadable or missing files are not binary.
+fn starts_binary(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(8000);
+    file.take(8000).read_to_end(&mut head).is_ok() && head.contains(&0)
 }
 
 /// A git repository opened at the project root.
@@ -371,6 +395,7 @@ impl GitRepo {
                 return Ok(ChangeSet {
                     diff,
                     conflicts: None,
+                    workdir: None,
                     files: Vec::new(),
                 });
             }
@@ -450,6 +475,7 @@ impl GitRepo {
         Ok(ChangeSet {
             diff,
             conflicts,
+            workdir: self.repo.workdir().map(Path::to_path_buf),
             files,
         })
     }
