@@ -59,12 +59,7 @@ fn hostile() -> Vec<(&'static str, Vec<u8>)> {
         ("bomb.spec.yaml", alias_bomb().into_bytes()),
         (
             "deepmap.spec.yaml",
-            "a:\n"
-                .repeat(1)
-                .into_bytes()
-                .into_iter()
-                .chain("{x: ".repeat(50_000).into_bytes())
-                .collect(),
+            format!("a:\n{}", "{x: ".repeat(50_000)).into_bytes(),
         ),
         ("list.spec.yaml", b"- a\n- b\n".to_vec()),
         ("scalar.spec.yaml", b"just a string\n".to_vec()),
