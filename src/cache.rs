@@ -280,6 +280,9 @@ impl Cache {
             match std::fs::remove_file(&file) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                // A file where the cache folder should be: there is no
+                // database to remove, which is `false`, not a failure.
+                Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {}
                 Err(e) => {
                     return Err(CacheError {
                         db: db.clone(),

@@ -149,6 +149,9 @@ pub struct ChangedFile {
     pub status: Status,
     /// Index of the delta in the underlying diff.
     delta: usize,
+    /// For a conflicted file, index of its delta in the tree-to-work-tree
+    /// diff that shows the file's content (see [`ChangeSet`]).
+    conflict_delta: Option<usize>,
 }
 
 impl ChangedFile {
@@ -172,6 +175,14 @@ pub enum Patch {
 /// The changes within one scope, with what is needed to print their diffs.
 pub struct ChangeSet<'r> {
     diff: Diff<'r>,
+    /// During a merge or rebase that stopped on conflicts, the index holds
+    /// no single entry for a conflicted file, and the tree-to-index-to-work
+    /// diff shows it as a bare mode change without content. This second
+    /// diff, straight from the tree to the work tree and limited to the
+    /// conflicted paths, carries their content, conflict markers included.
+    conflicts: Option<Diff<'r>>,
+    /// The work tree, to sniff files too large to diff.
+    workdir: Option<PathBuf>,
     /// Changed files, sorted by path.
     pub files: Vec<ChangedFile>,
 }
@@ -199,17 +210,31 @@ impl ChangeSet<'_> {
 
     /// The unified diff of one changed file, in git's format.
     pub fn patch(&self, file: &ChangedFile) -> Result<Patch, ChangeError> {
-        let delta = self
-            .diff
-            .get_delta(file.delta)
+        let (diff, index) = match (&self.conflicts, file.conflict_delta) {
+            (Some(conflicts), Some(index)) => (conflicts, index),
+            _ => (&self.diff, file.delta),
+        };
+        let delta = diff
+            .get_delta(index)
             .ok_or_else(|| ChangeError::Git(git2::Error::from_str("delta index out of range")))?;
         let too_large = [delta.old_file(), delta.new_file()]
             .iter()
             .any(|f| f.size() > MAX_DIFF_FILE);
         if too_large {
-            return Ok(Patch::TooLarge);
+            // git's own test: a NUL in the first 8000 bytes means binary. Only
+            // that much is read, so a 200 MB binary is still called binary.
+            let binary = delta
+                .new_file()
+                .path()
+                .zip(self.workdir.as_deref())
+                .is_some_and(|(path, workdir)| starts_binary(&workdir.join(path)));
+            return Ok(if binary {
+                Patch::Binary
+            } else {
+                Patch::TooLarge
+            });
         }
-        let Some(mut patch) = git2::Patch::from_diff(&self.diff, file.delta)? else {
+        let Some(mut patch) = git2::Patch::from_diff(diff, index)? else {
             return Ok(Patch::Binary);
         };
         if patch.delta().flags().is_binary() {
@@ -221,6 +246,17 @@ impl ChangeSet<'_> {
             Err(_) => Ok(Patch::Text(String::from_utf8_lossy(&buf).into_owned())),
         }
     }
+}
+
+/// Whether the file at `path` holds a NUL in its first 8000 bytes (git's
+/// binary test). Unreadable or missing files are not binary.
+fn starts_binary(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(8000);
+    file.take(8000).read_to_end(&mut head).is_ok() && head.contains(&0)
 }
 
 /// A git repository opened at the project root.
@@ -384,6 +420,8 @@ impl GitRepo {
                 let diff = self.repo.diff_tree_to_tree(None, None, None)?;
                 return Ok(ChangeSet {
                     diff,
+                    conflicts: None,
+                    workdir: None,
                     files: Vec::new(),
                 });
             }
@@ -430,10 +468,42 @@ impl GitRepo {
                 old_path,
                 status,
                 delta: index,
+                conflict_delta: None,
             });
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(ChangeSet { diff, files })
+        let conflicted: Vec<&str> = files
+            .iter()
+            .filter(|f| f.status == Status::Conflicted)
+            .map(|f| f.path.as_str())
+            .collect();
+        let conflicts = if conflicted.is_empty() {
+            None
+        } else {
+            let mut opts = DiffOptions::new();
+            opts.context_lines(3)
+                .max_size(MAX_DIFF_FILE as i64)
+                .disable_pathspec_match(true);
+            for path in &conflicted {
+                opts.pathspec(path);
+            }
+            let conflicts = self
+                .repo
+                .diff_tree_to_workdir(tree.as_ref(), Some(&mut opts))?;
+            for (index, delta) in conflicts.deltas().enumerate() {
+                let path = delta.new_file().path().and_then(Path::to_str);
+                if let Some(file) = files.iter_mut().find(|f| Some(f.path.as_str()) == path) {
+                    file.conflict_delta = Some(index);
+                }
+            }
+            Some(conflicts)
+        };
+        Ok(ChangeSet {
+            diff,
+            conflicts,
+            workdir: self.repo.workdir().map(Path::to_path_buf),
+            files,
+        })
     }
 
     /// Every file in the index or untracked-and-not-ignored within `scope`:

@@ -190,9 +190,9 @@ impl Governance {
         let excluded = self.is_excluded(path);
         let mut specs = Vec::new();
         for (index, rules) in self.rules.iter().enumerate() {
-            if rules.path == path {
-                specs.push(index);
-            } else if !excluded && rules.scope.contains(path) && rules.set().is_match(path) {
+            let governs = rules.path == path
+                || (!excluded && rules.scope.contains(path) && rules.set().is_match(path));
+            if governs {
                 specs.push(index);
             }
         }

@@ -154,9 +154,9 @@ pub struct SpecDiff {
     /// The system spec: full content, only `path` when it is in `spec_changes`,
     /// `null` when `spec_changes` is empty.
     pub system_spec: Option<SystemSpec>,
-    /// Files of `files` whose content is binary (not in `diff`).
+    /// Files of `files` whose content is binary (not in `diff`), large ones included.
     pub binary_changes: Vec<String>,
-    /// Files of `files` larger than 8 MiB (not in `diff`).
+    /// Text files of `files` larger than 8 MiB (not in `diff`).
     pub large_changes: Vec<String>,
     /// For each file of `files`, the artifact category that governs it.
     pub file_categories: BTreeMap<String, String>,

@@ -124,17 +124,38 @@ fn keys(root: &Path, paths: &[String]) -> anyhow::Result<Vec<(String, PathBuf, S
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let mut guard = Guard::new(root);
     let mut out = Vec::with_capacity(paths.len());
+    // From a folder inside the root, a relative path is resolved relative
+    // to the root (`src/../../x` is refused as climbing out, which is what
+    // happened), not turned absolute first (which would be refused as
+    // "absolute", a confusing reason for a relative path).
+    let cwd_in_root = cwd
+        .strip_prefix(root)
+        .ok()
+        .and_then(Path::to_str)
+        .map(str::to_string);
     for given in paths {
-        let absolute = if Path::new(given).is_absolute() {
-            PathBuf::from(given)
-        } else {
-            cwd.join(given)
+        let input = match &cwd_in_root {
+            Some(rel_cwd) if !Path::new(given).is_absolute() => {
+                if rel_cwd.is_empty() {
+                    given.clone()
+                } else {
+                    format!("{rel_cwd}/{given}")
+                }
+            }
+            _ => {
+                let absolute = if Path::new(given).is_absolute() {
+                    PathBuf::from(given)
+                } else {
+                    cwd.join(given)
+                };
+                absolute
+                    .to_str()
+                    .with_context(|| format!("{given}: path is not UTF-8"))?
+                    .to_string()
+            }
         };
-        let absolute = absolute
-            .to_str()
-            .with_context(|| format!("{given}: path is not UTF-8"))?;
         let rel = guard
-            .resolve(absolute)
+            .resolve(&input)
             .map_err(|e| anyhow::anyhow!("{given}: {e} (project root: {})", root.display()))?;
         let fs = rel.to_fs(root);
         let key = fs.canonicalize().unwrap_or_else(|_| fs.clone());

@@ -166,8 +166,12 @@ async fn screen<W: AsyncWrite + Unpin>(
     };
     let reply_id = id.clone().unwrap_or(Value::Null);
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        // A notification is never answered, even a malformed one.
-        if id.is_some() || !object.contains_key("method") {
+        // JSON-RPC 2.0 answers every invalid request, `{}` included, with
+        // `-32600`; only what looks like a response (`result` or `error`)
+        // from the client is left unanswered, so two peers never trade
+        // errors about each other's errors.
+        let is_response = object.contains_key("result") || object.contains_key("error");
+        if !is_response {
             write_error(
                 out,
                 reply_id,
@@ -229,21 +233,25 @@ async fn screen<W: AsyncWrite + Unpin>(
         write_error(out, reply_id, code::INVALID_REQUEST, &message).await?;
         return Ok(None);
     }
-    // rmcp decodes a known method with malformed params as a custom request
-    // and would answer "method not found": say what is really wrong.
-    let problem = match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
-        Ok(ClientJsonRpcMessage::Request(r))
-            if matches!(r.request, ClientRequest::CustomRequest(_)) =>
-        {
-            Some("the params do not have the shape this method takes".to_string())
+    match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
+        Err(e) => {
+            let message = format!("invalid params for `{method}`: {e}");
+            write_error(out, reply_id, code::INVALID_PARAMS, &message).await?;
+            return Ok(None);
         }
-        Ok(_) => None,
-        Err(e) => Some(e.to_string()),
-    };
-    if let Some(problem) = problem {
-        let message = format!("invalid params for `{method}`: {problem}");
-        write_error(out, reply_id, code::INVALID_PARAMS, &message).await?;
-        return Ok(None);
+        // rmcp reads a known method whose params do not fit its type as a
+        // custom request, then answers `-32601` with the bare method name.
+        // Say what is wrong with the params instead.
+        Ok(ClientJsonRpcMessage::Request(request))
+            if matches!(request.request, ClientRequest::CustomRequest(_)) =>
+        {
+            let why = params_error(method, object.get("params"))
+                .unwrap_or_else(|| "the params do not fit this method".into());
+            let message = format!("invalid params for `{method}`: {why}");
+            write_error(out, reply_id, code::INVALID_PARAMS, &message).await?;
+            return Ok(None);
+        }
+        Ok(_) => {}
     }
     if !initialized.load(Ordering::SeqCst) {
         match method {
@@ -257,6 +265,27 @@ async fn screen<W: AsyncWrite + Unpin>(
         }
     }
     Ok(Some(line.to_vec()))
+}
+
+/// Why `params` do not decode as the params of `method`, for the methods
+/// whose params have a type in rmcp.
+fn params_error(method: &str, params: Option<&Value>) -> Option<String> {
+    use rmcp::model::{CallToolRequestParams, InitializeRequestParams, PaginatedRequestParams};
+    fn check<T: serde::de::DeserializeOwned>(params: Option<&Value>) -> Option<String> {
+        let params = params.cloned().unwrap_or(Value::Null);
+        serde_path_to_error::deserialize::<_, T>(params)
+            .err()
+            .map(|e| match e.path().to_string().as_str() {
+                "." => e.into_inner().to_string(),
+                path => format!("`{path}`: {}", e.into_inner()),
+            })
+    }
+    match method {
+        "initialize" => check::<InitializeRequestParams>(params),
+        "tools/call" => check::<CallToolRequestParams>(params),
+        "tools/list" => check::<Option<PaginatedRequestParams>>(params),
+        _ => None,
+    }
 }
 
 /// Run rmcp sessions over in-memory pipes, feeding them the screened lines,

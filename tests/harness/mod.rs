@@ -1,0 +1,475 @@
+//! Shared helpers of the reliability suites: temp git repositories built
+//! with the `git` program, the real `notarai` binary spawned with piped
+//! stdio, and a raw JSON-lines client with timeouts.
+//!
+//! Nothing here mocks notarai: every helper drives the built binary.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The built binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_notarai");
+
+/// How long any single answer may take before a test fails.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A spec governing `src/**` (code) and `docs/**` (docs).
+pub const SPEC_A: &str = "schema_version: \"0.7\"\nintent: Module A\nbehaviors:\n  - name: b\n    given: g\n    then: t\nartifacts:\n  code:\n    - path: \"src/**\"\n  docs:\n    - path: \"docs/**\"\n";
+
+/// Run `git` with a fixed identity and no user or system configuration.
+pub fn git_cmd(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_EDITOR", "true")
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "protocol.file.allow=always",
+        ]);
+    cmd
+}
+
+/// Run git in `dir`; panics with git's stderr on failure.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_cmd(dir).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Run git in `dir` and return whether it succeeded (for commands that are
+/// expected to stop, like a conflicting merge).
+pub fn git_status(dir: &Path, args: &[&str]) -> bool {
+    git_cmd(dir)
+        .args(args)
+        .output()
+        .expect("git runs")
+        .status
+        .success()
+}
+
+/// A git repository in a temp folder, with a sibling folder `outside` that
+/// stands for everything beyond the root (tests check it stays untouched).
+pub struct Repo {
+    _dir: tempfile::TempDir,
+    /// The canonical work tree root.
+    pub root: PathBuf,
+    /// A folder next to the root, outside the repository.
+    pub outside: PathBuf,
+}
+
+impl Repo {
+    /// An empty repository on branch `main` (no commit yet).
+    pub fn empty() -> Repo {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("repo");
+        let outside = base.join("outside");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret.txt"), "outside the root\n").unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        Repo {
+            _dir: dir,
+            root,
+            outside,
+        }
+    }
+
+    /// A repository with spec `.notarai/a.spec.yaml` ([`SPEC_A`]), `src/a.rs`
+    /// and `docs/a.md` committed on `main`, and a branch `feat` checked out.
+    pub fn with_spec() -> Repo {
+        let repo = Repo::empty();
+        repo.write(".notarai/a.spec.yaml", SPEC_A);
+        repo.write("src/a.rs", "fn a() {}\n");
+        repo.write("docs/a.md", "# A\n");
+        repo.commit("init");
+        repo.git(&["checkout", "-q", "-b", "feat"]);
+        repo
+    }
+
+    /// Write a file (creating folders) relative to the root.
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        let path = self.root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    /// `git add -A && git commit`.
+    pub fn commit(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+
+    /// Run git in the root.
+    pub fn git(&self, args: &[&str]) -> String {
+        git(&self.root, args)
+    }
+
+    /// Path of the hash cache database.
+    pub fn db(&self) -> PathBuf {
+        self.root.join(".notarai/.cache/notarai.db")
+    }
+
+    /// Every file below `outside` with its content, sorted: compare before
+    /// and after to prove nothing outside the root was written.
+    pub fn outside_snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        snapshot(&self.outside)
+    }
+
+    /// Start `notarai mcp --root <root>`.
+    pub fn server(&self) -> Server {
+        Server::spawn(&self.root)
+    }
+}
+
+/// Every file below `dir` (recursively, not following links) with its content.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push((path.clone(), std::fs::read(&path).unwrap_or_default()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
+
+/// Run the CLI `notarai <args>` in `cwd` with `stdin` and return its output.
+pub fn notarai(cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(cwd).args(args);
+    run(cmd, stdin)
+}
+
+/// Run a prepared `notarai` command with `stdin`; asserts it did not panic.
+pub fn run(mut cmd: Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("notarai starts");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert_no_panic(&String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// Fail when a process's stderr shows a Rust panic.
+pub fn assert_no_panic(stderr: &str) {
+    assert!(
+        !stderr.contains("panicked"),
+        "notarai panicked; stderr:\n{stderr}"
+    );
+}
+
+/// A running `notarai mcp` with a raw JSON-lines client.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Vec<u8>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Server {
+    /// Spawn `notarai mcp --root root`.
+    pub fn spawn(root: &Path) -> Server {
+        Server::spawn_with(root, |_| {})
+    }
+
+    /// Spawn `notarai mcp --root root` after `configure` adjusted the command.
+    pub fn spawn_with(root: &Path, configure: impl FnOnce(&mut Command)) -> Server {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["mcp", "--root"]).arg(root);
+        configure(&mut cmd);
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("notarai mcp starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let sink = stderr.clone();
+        let mut err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    return;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+        }
+    }
+
+    /// Spawn and complete the handshake.
+    pub fn start(root: &Path) -> Server {
+        let mut server = Server::spawn(root);
+        server.initialize();
+        server
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Write raw bytes to the server's stdin.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to notarai");
+        stdin.flush().unwrap();
+    }
+
+    /// Close stdin (end of input) without waiting for the exit.
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// Write one JSON message and a newline.
+    pub fn send(&mut self, message: &Value) {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    /// The next line from stdout as JSON (stdout must hold nothing else),
+    /// or `None` after `timeout`.
+    pub fn recv_timeout(&mut self, timeout: Duration) -> Option<Value> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => Some(serde_json::from_slice(&line).unwrap_or_else(|e| {
+                panic!(
+                    "stdout carried a line that is not JSON ({e}): {:?}",
+                    String::from_utf8_lossy(&line)
+                )
+            })),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// The next line from stdout; fails the test after [`ANSWER_TIMEOUT`].
+    pub fn recv(&mut self) -> Value {
+        match self.recv_timeout(ANSWER_TIMEOUT) {
+            Some(v) => v,
+            None => panic!("no answer from notarai; stderr:\n{}", self.stderr()),
+        }
+    }
+
+    /// Wait for the answer with `id`, failing on any other line with a
+    /// non-null id; answers with a null id are collected and returned too.
+    pub fn answer(&mut self, id: &Value) -> (Value, Vec<Value>) {
+        let mut nulls = Vec::new();
+        let deadline = Instant::now() + ANSWER_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Some(msg) = self.recv_timeout(left) else {
+                panic!("no answer to id {id}; stderr:\n{}", self.stderr());
+            };
+            match msg.get("id") {
+                Some(got) if got == id => return (msg, nulls),
+                Some(Value::Null) => nulls.push(msg),
+                _ => panic!("unexpected message while waiting for id {id}: {msg}"),
+            }
+        }
+    }
+
+    /// Send `initialize` (protocol 2025-06-18) and `notifications/initialized`;
+    /// returns the initialize result.
+    pub fn initialize(&mut self) -> Value {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "reliability", "version": "1"}}}),
+        );
+        let (answer, _) = self.answer(&json!("init"));
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        answer["result"].clone()
+    }
+
+    /// Call a tool; returns the whole JSON-RPC answer.
+    pub fn call(&mut self, id: impl Into<Value>, tool: &str, arguments: Value) -> Value {
+        let id = id.into();
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}));
+        self.answer(&id).0
+    }
+
+    /// Call a tool and return its `structuredContent`; fails on an error.
+    pub fn call_ok(&mut self, id: impl Into<Value>, tool: &str, arguments: Value) -> Value {
+        let answer = self.call(id, tool, arguments);
+        assert!(
+            answer.get("error").is_none() && answer["result"]["isError"] != json!(true),
+            "{tool} failed: {answer}"
+        );
+        answer["result"]["structuredContent"].clone()
+    }
+
+    /// The error of an answer: `(code, message)`; fails when it succeeded.
+    pub fn error_of(answer: &Value) -> (i64, String) {
+        let error = answer
+            .get("error")
+            .unwrap_or_else(|| panic!("expected an error, got {answer}"));
+        (
+            error["code"].as_i64().unwrap(),
+            error["message"].as_str().unwrap_or_default().to_string(),
+        )
+    }
+
+    /// What the server wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+    }
+
+    /// Peak resident memory of the server in KiB (`VmHWM`).
+    pub fn peak_rss_kib(&self) -> u64 {
+        peak_rss_kib(self.child.id())
+    }
+
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// Close stdin and wait for the exit; asserts exit status 0 and no panic.
+    pub fn finish(mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + ANSWER_TIMEOUT;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "notarai did not exit after stdin closed"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        // Let the stderr reader drain.
+        std::thread::sleep(Duration::from_millis(20));
+        let stderr = self.stderr();
+        assert_no_panic(&stderr);
+        assert!(
+            status.success(),
+            "notarai exited with {status}; stderr:\n{stderr}"
+        );
+    }
+
+    /// Kill the process with SIGKILL and reap it.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Peak resident memory of process `pid` in KiB, from `/proc/<pid>/status`.
+pub fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc status")
+}
+
+/// Limit the size of any file the command writes to `bytes` (a full disk
+/// in miniature): `RLIMIT_FSIZE`, with `SIGXFSZ` ignored so a write past the
+/// limit fails with `EFBIG` instead of killing the process.
+pub fn limit_file_size(cmd: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: bytes as libc::rlim_t,
+                rlim_max: bytes as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// How many rounds a soak loop runs: `NOTARAI_SOAK_ROUNDS` or `default`.
+pub fn soak_rounds(default: usize) -> usize {
+    std::env::var("NOTARAI_SOAK_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// How many proptest cases to run: `NOTARAI_PROPTEST_CASES` or `default`.
+pub fn proptest_cases(default: u32) -> u32 {
+    std::env::var("NOTARAI_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
