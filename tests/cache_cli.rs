@@ -2,38 +2,7 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-use common::Repo;
-
-fn run(repo: &Repo, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(common::bin())
-        .args(args)
-        .current_dir(&repo.root)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(input) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
+use common::{Repo, notarai, stdout};
 
 #[test]
 fn update_changed_status_clear() {
@@ -42,11 +11,11 @@ fn update_changed_status_clear() {
     repo.write("dir/b.txt", "b\n");
     repo.write("c.txt", "c\n");
 
-    let out = run(&repo, &["cache", "changed", "a.txt", "dir/b.txt"], None);
+    let out = notarai(&repo.root, &["cache", "changed", "a.txt", "dir/b.txt"], b"");
     assert!(out.status.success());
     assert_eq!(stdout(&out), "a.txt\ndir/b.txt\n", "nothing cached yet");
 
-    let out = run(&repo, &["cache", "update", "a.txt", "dir/b.txt"], None);
+    let out = notarai(&repo.root, &["cache", "update", "a.txt", "dir/b.txt"], b"");
     assert!(
         out.status.success(),
         "{}",
@@ -55,22 +24,22 @@ fn update_changed_status_clear() {
     assert_eq!(stdout(&out), "Updated 2 file(s)\n");
 
     // Paths from stdin, one per line.
-    let out = run(&repo, &["cache", "update"], Some("c.txt\n\n"));
+    let out = notarai(&repo.root, &["cache", "update"], b"c.txt\n\n");
     assert_eq!(stdout(&out), "Updated 1 file(s)\n");
 
-    let out = run(
-        &repo,
+    let out = notarai(
+        &repo.root,
         &["cache", "changed", "a.txt", "dir/b.txt", "c.txt"],
-        None,
+        b"",
     );
     assert_eq!(stdout(&out), "", "all cached and unchanged");
 
     repo.append("a.txt", "more\n");
     repo.remove("c.txt");
-    let out = run(
-        &repo,
+    let out = notarai(
+        &repo.root,
         &["cache", "changed"],
-        Some("a.txt\ndir/b.txt\nc.txt\n"),
+        b"a.txt\ndir/b.txt\nc.txt\n",
     );
     assert!(out.status.success());
     assert_eq!(
@@ -81,13 +50,13 @@ fn update_changed_status_clear() {
 
     // Keys are canonical absolute paths: the same file named another way is the same entry.
     let abs = format!("{}/dir/b.txt", repo.root.display());
-    let out = run(
-        &repo,
+    let out = notarai(
+        &repo.root,
         &["cache", "changed", &abs, "./dir/../dir/b.txt"],
-        None,
+        b"",
     );
     assert_eq!(stdout(&out), "");
-    let db = rusqlite::Connection::open(repo.root.join(".notarai/.cache/notarai.db")).unwrap();
+    let db = rusqlite::Connection::open(repo.db()).unwrap();
     let key: String = db
         .query_row(
             "SELECT path FROM file_cache ORDER BY path LIMIT 1",
@@ -98,19 +67,19 @@ fn update_changed_status_clear() {
     assert_eq!(key, format!("{}/a.txt", repo.root.display()));
     drop(db);
 
-    let out = run(&repo, &["cache", "status"], None);
+    let out = notarai(&repo.root, &["cache", "status"], b"");
     let text = stdout(&out);
     assert!(
         text.contains("notarai.db") && text.contains("entries: 3"),
         "{text}"
     );
-    let out = run(&repo, &["cache", "clear"], None);
+    let out = notarai(&repo.root, &["cache", "clear"], b"");
     assert!(stdout(&out).starts_with("Removed "), "{}", stdout(&out));
-    assert!(!repo.root.join(".notarai/.cache/notarai.db").exists());
+    assert!(!repo.db().exists());
     assert!(!repo.root.join(".notarai/.cache/notarai.db-wal").exists());
-    let out = run(&repo, &["cache", "clear"], None);
+    let out = notarai(&repo.root, &["cache", "clear"], b"");
     assert!(stdout(&out).starts_with("No cache database"));
-    let out = run(&repo, &["cache", "status"], None);
+    let out = notarai(&repo.root, &["cache", "status"], b"");
     assert!(stdout(&out).contains("entries: 0"));
 }
 
@@ -123,17 +92,14 @@ fn paths_outside_the_project_are_refused_and_nothing_is_written() {
     std::os::unix::fs::symlink(outside.path(), repo.root.join("link")).unwrap();
     let secret = outside.path().join("secret");
     for bad in ["../x", secret.to_str().unwrap(), "link/secret", "a\\b"] {
-        let out = run(&repo, &["cache", "update", "a.txt", bad], None);
+        let out = notarai(&repo.root, &["cache", "update", "a.txt", bad], b"");
         assert!(!out.status.success(), "{bad} refused");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(bad), "the error names {bad}: {err}");
-        let out = run(&repo, &["cache", "changed", bad], None);
+        let out = notarai(&repo.root, &["cache", "changed", bad], b"");
         assert!(!out.status.success(), "{bad} refused");
     }
-    assert!(
-        !repo.root.join(".notarai/.cache/notarai.db").exists(),
-        "nothing written on refusal"
-    );
+    assert!(!repo.db().exists(), "nothing written on refusal");
 }
 
 #[test]
@@ -141,11 +107,11 @@ fn corrupt_cache_is_set_aside_with_a_warning() {
     let repo = Repo::new();
     repo.write("a.txt", "a\n");
     repo.write(".notarai/.cache/notarai.db", vec![0x5au8; 4096]);
-    let out = run(&repo, &["cache", "changed", "a.txt"], None);
+    let out = notarai(&repo.root, &["cache", "changed", "a.txt"], b"");
     assert!(out.status.success());
     assert_eq!(stdout(&out), "a.txt\n");
     assert!(String::from_utf8_lossy(&out.stderr).contains("corrupt"));
-    let out = run(&repo, &["cache", "update", "a.txt"], None);
+    let out = notarai(&repo.root, &["cache", "update", "a.txt"], b"");
     assert_eq!(stdout(&out), "Updated 1 file(s)\n");
     let aside = std::fs::read_dir(repo.root.join(".notarai/.cache"))
         .unwrap()

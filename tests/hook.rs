@@ -1,9 +1,12 @@
 //! `notarai hook validate` against the built binary: exit 2 with the errors on
 //! stderr for a broken spec, exit 0 and silence for everything else.
 
-use std::io::Write;
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+use common::{git, notarai_cmd, run, write};
 
 const BROKEN: &str = "schema_version: '0.7'\nintent: 'x'\nartifacts: 3\n";
 const VALID: &str = "schema_version: '0.7'\nintent: 'Auth.'\nbehaviors:\n  - name: login\n    given: 'a user'\n    then: 'a session'\nartifacts:\n  code:\n    - path: 'src/**'\n";
@@ -13,31 +16,19 @@ const VALID: &str = "schema_version: '0.7'\nintent: 'Auth.'\nbehaviors:\n  - nam
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    std::fs::create_dir_all(root.join(".notarai")).unwrap();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(root.join(".notarai/bad.spec.yaml"), BROKEN).unwrap();
-    std::fs::write(root.join(".notarai/good.spec.yaml"), VALID).unwrap();
-    std::fs::write(root.join("src/lib.rs"), "// lib\n").unwrap();
+    write(root, ".notarai/bad.spec.yaml", BROKEN);
+    write(root, ".notarai/good.spec.yaml", VALID);
+    write(root, "src/lib.rs", "// lib\n");
     dir
 }
 
 /// Run the hook with `stdin`, in `cwd`, with `CLAUDE_PROJECT_DIR` set or not.
 fn hook(stdin: &[u8], cwd: &Path, project_dir: Option<&Path>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_notarai"));
-    cmd.args(["hook", "validate"])
-        .current_dir(cwd)
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("NOTARAI_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut cmd = notarai_cmd(cwd, &["hook", "validate"]);
     if let Some(dir) = project_dir {
         cmd.env("CLAUDE_PROJECT_DIR", dir);
     }
-    let mut child = cmd.spawn().unwrap();
-    // The hook may exit before reading everything; a broken pipe is fine.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
+    run(cmd, stdin)
 }
 
 fn event(cwd: Option<&Path>, file_path: &str) -> Vec<u8> {
@@ -127,12 +118,7 @@ fn relative_path_falls_back_to_claude_project_dir() {
 fn broken_spec_in_a_subfolder_of_a_git_repo_found_from_cwd() {
     let dir = project();
     let root = dir.path().canonicalize().unwrap();
-    let status = Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&root)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    git(&root, &["init", "-q"]);
     let sub = root.join("src");
     let out = hook(&event(Some(&sub), "../.notarai/bad.spec.yaml"), &sub, None);
     assert_broken_reported(&out);

@@ -1,8 +1,11 @@
 //! `notarai init` against the built binary, in temporary folders.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::{git, notarai, snapshot, stderr, stdout};
 
 use notarai::spec::SpecSet;
 use serde_json::{Value, json};
@@ -20,63 +23,14 @@ const ALL_FILES: [&str; 9] = [
     ".notarai/system.spec.yaml",
 ];
 
-fn notarai(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_notarai"))
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("NOTARAI_LOG")
-        .output()
-        .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn git_init(dir: &Path) {
-    let status = Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(dir)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 /// A temporary git repository with a README and a `target/` folder.
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    git_init(dir.path());
+    git(dir.path(), &["init", "-q"]);
     std::fs::write(dir.path().join("README.md"), "# Demo\n").unwrap();
     std::fs::create_dir(dir.path().join("target")).unwrap();
     std::fs::write(dir.path().join("target/.rustc_info.json"), "{}").unwrap();
     dir
-}
-
-/// Every file below `root` (outside `.git/`) with its bytes.
-fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let entry = entry.unwrap();
-            let path = entry.path();
-            if entry.file_name() == ".git" {
-                continue;
-            }
-            if entry.file_type().unwrap().is_dir() {
-                walk(root, &path, out);
-            } else {
-                let rel = path.strip_prefix(root).unwrap().to_path_buf();
-                out.insert(rel, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
 }
 
 fn read(root: &Path, rel: &str) -> String {
@@ -113,7 +67,7 @@ fn assert_success(out: &Output) {
 fn fresh_repository_gets_everything() {
     let dir = repo();
     let root = dir.path();
-    let out = notarai(root, &["init"]);
+    let out = notarai(root, &["init"], b"");
     assert_success(&out);
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
     for rel in ALL_FILES {
@@ -169,9 +123,9 @@ fn fresh_repository_gets_everything() {
 #[test]
 fn second_run_is_byte_identical_and_reports_unchanged() {
     let dir = repo();
-    assert_success(&notarai(dir.path(), &["init"]));
+    assert_success(&notarai(dir.path(), &["init"], b""));
     let before = snapshot(dir.path());
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert_success(&out);
     assert_eq!(snapshot(dir.path()), before);
     for rel in ALL_FILES {
@@ -188,17 +142,17 @@ fn second_run_is_byte_identical_and_reports_unchanged() {
 fn dry_run_writes_nothing() {
     let dir = repo();
     let before = snapshot(dir.path());
-    let out = notarai(dir.path(), &["init", "--dry-run"]);
+    let out = notarai(dir.path(), &["init", "--dry-run"], b"");
     assert_success(&out);
     assert_eq!(snapshot(dir.path()), before);
     for rel in ALL_FILES {
         assert_eq!(reported(&out, rel), "would create", "{rel}");
     }
     // After a real run, a dry run reports an outdated section as an update.
-    assert_success(&notarai(dir.path(), &["init"]));
+    assert_success(&notarai(dir.path(), &["init"], b""));
     std::fs::write(dir.path().join("CLAUDE.md"), "## NotarAI\n\nold\n").unwrap();
     let before = snapshot(dir.path());
-    let out = notarai(dir.path(), &["init", "--dry-run"]);
+    let out = notarai(dir.path(), &["init", "--dry-run"], b"");
     assert_eq!(reported(&out, "CLAUDE.md"), "would update");
     assert_eq!(reported(&out, ".mcp.json"), "unchanged");
     assert_eq!(snapshot(dir.path()), before);
@@ -209,7 +163,7 @@ fn existing_mcp_json_keeps_other_servers_and_keys() {
     let dir = repo();
     let original = "{\n    \"before\": true,\n    \"mcpServers\": {\n        \"other\": {\"type\": \"stdio\", \"command\": \"npx\", \"args\": [\"-y\", \"x\"], \"env\": {\"K\": \"V\"}}\n    },\n    \"after\": [1, 2.5, null]\n}\n";
     std::fs::write(dir.path().join(".mcp.json"), original).unwrap();
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert_success(&out);
     assert_eq!(reported(&out, ".mcp.json"), "updated");
     let text = read(dir.path(), ".mcp.json");
@@ -232,7 +186,7 @@ fn existing_mcp_json_keeps_other_servers_and_keys() {
     let compact =
         r#"{"mcpServers":{"notarai":{"type":"stdio","command":"notarai","args":["mcp"]}}}"#;
     std::fs::write(dir.path().join(".mcp.json"), compact).unwrap();
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert_eq!(reported(&out, ".mcp.json"), "unchanged");
     assert_eq!(read(dir.path(), ".mcp.json"), compact);
 }
@@ -253,7 +207,7 @@ fn existing_settings_keep_their_hooks_and_get_ours_once() {
         serde_json::to_string(&original).unwrap(),
     )
     .unwrap();
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert_success(&out);
     assert_eq!(reported(&out, ".claude/settings.json"), "updated");
     let value = read_json(dir.path(), ".claude/settings.json");
@@ -267,7 +221,7 @@ fn existing_settings_keep_their_hooks_and_get_ours_once() {
     assert_eq!(post[0], original["hooks"]["PostToolUse"][0]);
     assert_eq!(post[1]["hooks"][0]["command"], "notarai hook validate");
 
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert_eq!(reported(&out, ".claude/settings.json"), "unchanged");
     let again = read_json(dir.path(), ".claude/settings.json");
     assert_eq!(again["hooks"]["PostToolUse"].as_array().unwrap().len(), 2);
@@ -278,7 +232,7 @@ fn claude_md_without_the_section_keeps_every_byte() {
     let dir = repo();
     let original = "# Project rules\r\n\r\nRun `make test`.  \r\n\r\n## Style\r\nTabs.\r\n";
     std::fs::write(dir.path().join("CLAUDE.md"), original).unwrap();
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert_success(&out);
     assert_eq!(reported(&out, "CLAUDE.md"), "updated");
     let text = read(dir.path(), "CLAUDE.md");
@@ -300,7 +254,7 @@ fn claude_md_section_is_replaced_in_place() {
     let original =
         format!("{head}## NotarAI\n\nAn old, outdated text.\n\n### Details\nold\n\n{tail}");
     std::fs::write(dir.path().join("CLAUDE.md"), &original).unwrap();
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert_success(&out);
     assert_eq!(reported(&out, "CLAUDE.md"), "updated");
     let text = read(dir.path(), "CLAUDE.md");
@@ -312,7 +266,7 @@ fn claude_md_section_is_replaced_in_place() {
         2,
         "one section + the fenced line"
     );
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert_eq!(reported(&out, "CLAUDE.md"), "unchanged");
 }
 
@@ -322,14 +276,14 @@ fn malformed_mcp_json_stops_everything() {
     let broken = "{\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\",}\n  }\n}\n";
     std::fs::write(dir.path().join(".mcp.json"), broken).unwrap();
     let before = snapshot(dir.path());
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert!(!out.status.success());
     assert_eq!(snapshot(dir.path()), before, "nothing written");
     let err = stderr(&out);
     assert!(err.contains(".mcp.json:3:"), "{err}");
     assert!(err.contains("not valid JSON"), "{err}");
 
-    let out = notarai(dir.path(), &["init", "--dry-run"]);
+    let out = notarai(dir.path(), &["init", "--dry-run"], b"");
     assert!(!out.status.success());
     assert!(stderr(&out).contains(".mcp.json:3:"));
     assert_eq!(snapshot(dir.path()), before);
@@ -346,7 +300,7 @@ fn settings_of_an_unexpected_shape_stop_everything() {
     .unwrap();
     std::fs::write(dir.path().join(".mcp.json"), "[1]").unwrap();
     let before = snapshot(dir.path());
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert!(!out.status.success());
     assert_eq!(snapshot(dir.path()), before);
     let err = stderr(&out);
@@ -360,7 +314,7 @@ fn settings_of_an_unexpected_shape_stop_everything() {
 #[test]
 fn outside_git_it_scaffolds_and_warns() {
     let dir = tempfile::tempdir().unwrap();
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert_success(&out);
     assert!(
         stderr(&out).contains("not in a git repository"),
@@ -388,7 +342,7 @@ fn existing_specs_get_no_starter_and_gitignore_is_appended() {
     )
     .unwrap();
     std::fs::write(dir.path().join(".gitignore"), "/target").unwrap();
-    let out = notarai(dir.path(), &["init"]);
+    let out = notarai(dir.path(), &["init"], b"");
     assert_success(&out);
     assert!(!dir.path().join(".notarai/system.spec.yaml").exists());
     assert!(!stdout(&out).contains("system.spec.yaml"));
@@ -403,13 +357,13 @@ fn root_is_the_git_work_tree_of_the_current_folder() {
     let dir = repo();
     let sub = dir.path().join("src/deep");
     std::fs::create_dir_all(&sub).unwrap();
-    assert_success(&notarai(&sub, &["init"]));
+    assert_success(&notarai(&sub, &["init"], b""));
     assert!(dir.path().join(".mcp.json").is_file());
     assert!(!sub.join(".mcp.json").exists());
 
     let other = tempfile::tempdir().unwrap();
     let root_arg = other.path().to_str().unwrap();
-    assert_success(&notarai(dir.path(), &["init", "--root", root_arg]));
+    assert_success(&notarai(dir.path(), &["init", "--root", root_arg], b""));
     assert!(other.path().join(".mcp.json").is_file());
 }
 
@@ -443,6 +397,7 @@ fn this_repository_is_set_up_and_its_specs_are_valid() {
     let out = notarai(
         root,
         &["init", "--dry-run", "--root", root.to_str().unwrap()],
+        b"",
     );
     assert_success(&out);
     assert!(

@@ -25,12 +25,11 @@ fn repo() -> Repo {
 async fn rmcp_client_runs_a_reconciliation_pass() {
     let repo = repo();
     let root = repo.root.clone();
-    let transport = TokioChildProcess::new(tokio::process::Command::new(common::bin()).configure(
-        |cmd| {
+    let transport =
+        TokioChildProcess::new(tokio::process::Command::new(common::BIN).configure(|cmd| {
             cmd.arg("mcp").arg("--root").arg(&root);
-        },
-    ))
-    .unwrap();
+        }))
+        .unwrap();
     let client = ().serve(transport).await.unwrap();
     let info = client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "notarai");
@@ -72,36 +71,22 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
     let call = |name: &'static str, args: Value| {
         CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone())
     };
-    let affected = client
-        .call_tool(call("list_affected_specs", json!({"base_branch": "main"})))
-        .await
-        .unwrap();
-    let affected = affected.structured_content.unwrap();
+    let structured = async |name: &'static str, args: Value| {
+        client
+            .call_tool(call(name, args))
+            .await
+            .unwrap()
+            .structured_content
+            .unwrap()
+    };
+    let affected = structured("list_affected_specs", json!({"base_branch": "main"})).await;
     assert_eq!(strings(&affected["changed_files"]), ["src/a.rs"]);
-    let diff = client
-        .call_tool(call(
-            "get_spec_diff",
-            json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main"}),
-        ))
-        .await
-        .unwrap()
-        .structured_content
-        .unwrap();
+    let diff_args = json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main"});
+    let diff = structured("get_spec_diff", diff_args.clone()).await;
     assert_eq!(strings(&diff["files"]), ["src/a.rs"]);
-    let marked = client
-        .call_tool(call("mark_reconciled", json!({"files": diff["files"]})))
-        .await
-        .unwrap();
-    assert_eq!(marked.structured_content.unwrap()["updated"], 1);
-    let again = client
-        .call_tool(call(
-            "get_spec_diff",
-            json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main"}),
-        ))
-        .await
-        .unwrap()
-        .structured_content
-        .unwrap();
+    let marked = structured("mark_reconciled", json!({"files": diff["files"]})).await;
+    assert_eq!(marked["updated"], 1);
+    let again = structured("get_spec_diff", diff_args).await;
     assert_eq!(strings(&again["skipped"]), ["src/a.rs"]);
     let err = client
         .call_tool(call("get_spec_diff", json!({"spec_path": "nope"})))
@@ -115,24 +100,26 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
 fn every_protocol_revision_completes_the_handshake() {
     let repo = repo();
     for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
-        let mut server = Server::spawn(&repo.root, &[]);
+        let mut server = Server::spawn(&repo.root);
         let init = server.request(
+            1,
             "initialize",
             json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
         );
         assert_eq!(init["result"]["protocolVersion"], version);
         assert_eq!(init["result"]["serverInfo"]["name"], "notarai");
         assert!(init["result"]["capabilities"]["tools"].is_object());
-        server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        assert_eq!(server.request("ping", json!({}))["result"], json!({}));
-        let tools = server.request("tools/list", json!({}));
+        server.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        assert_eq!(server.request(2, "ping", json!({}))["result"], json!({}));
+        let tools = server.request(3, "tools/list", json!({}));
         assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 5);
-        let (ok, _) = server.finish();
-        assert!(ok, "exit 0 when stdin closes");
+        // Exit 0 when stdin closes.
+        server.finish();
     }
     // An unknown revision is answered with a supported one.
-    let mut server = Server::spawn(&repo.root, &[]);
+    let mut server = Server::spawn(&repo.root);
     let init = server.request(
+        1,
         "initialize",
         json!({"protocolVersion": "1999-01-01", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
     );
@@ -155,10 +142,10 @@ fn error_code(message: &Value) -> i64 {
 #[test]
 fn framing_errors_are_answered_and_the_server_keeps_serving() {
     let repo = repo();
-    let mut server = Server::spawn(&repo.root, &[]);
+    let mut server = Server::spawn(&repo.root);
     // Before initialize: garbage, a request, a ping.
-    server.send_raw("this is not json");
-    let reply = server.next_message();
+    server.send_raw(b"this is not json\n");
+    let reply = server.recv();
     assert_eq!(error_code(&reply), -32700);
     assert_eq!(
         reply["id"],
@@ -166,21 +153,22 @@ fn framing_errors_are_answered_and_the_server_keeps_serving() {
         "known gap 9: a parse error carries id null"
     );
     assert!(reply.as_object().unwrap().contains_key("id"));
-    server.send_raw(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#);
-    let reply = server.next_message();
+    server.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n");
+    let reply = server.recv();
     assert_eq!(
         (reply["id"].clone(), error_code(&reply)),
         (json!(7), -32600)
     );
-    server.send_raw(r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#);
-    assert_eq!(server.next_message()["result"], json!({}));
-    server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    server.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}\n");
+    assert_eq!(server.recv()["result"], json!({}));
+    server.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
     let init = server.request(
+        1,
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
     );
     assert!(init["result"].is_object(), "{init}");
-    server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    server.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
 
     let cases: &[(&[u8], i64, Value)] = &[
         (b"{\"jsonrpc\":\"2.0\",\"id\":1,", -32700, Value::Null),
@@ -202,8 +190,8 @@ fn framing_errors_are_answered_and_the_server_keeps_serving() {
     for (line, code, id) in cases {
         let mut bytes = line.to_vec();
         bytes.push(b'\n');
-        server.send_bytes(&bytes);
-        let reply = server.next_message();
+        server.send_raw(&bytes);
+        let reply = server.recv();
         assert_eq!(
             error_code(&reply),
             *code,
@@ -218,14 +206,14 @@ fn framing_errors_are_answered_and_the_server_keeps_serving() {
         );
     }
     // Blank lines and unknown notifications get no answer.
-    server.send_raw("");
-    server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#);
-    assert!(server.try_next(Duration::from_millis(300)).is_none());
+    server.send_raw(b"\n");
+    server.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\"}\n");
+    assert!(server.recv_timeout(Duration::from_millis(300)).is_none());
     // An over-long line is answered without holding it in memory.
     let mut long = vec![b'x'; 9 * 1024 * 1024];
     long.push(b'\n');
-    server.send_bytes(&long);
-    let reply = server.next_message();
+    server.send_raw(&long);
+    let reply = server.recv();
     assert_eq!(error_code(&reply), -32600);
     assert!(
         reply["error"]["message"]
@@ -234,27 +222,30 @@ fn framing_errors_are_answered_and_the_server_keeps_serving() {
             .contains("longer than")
     );
     // And a normal call still works.
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(2, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(strings(&affected["changed_files"]), ["src/a.rs"]);
-    let (ok, _) = server.finish();
-    assert!(ok);
+    server.finish();
 }
 
 #[test]
 fn stdout_carries_only_protocol_even_with_verbose_logs() {
     let repo = repo();
-    let mut server = Server::start(&repo.root, &[("NOTARAI_LOG", "trace")]);
-    server.ok("list_affected_specs", json!({"base_branch": "main"}));
-    server.ok(
+    let mut server = Server::spawn_with(&repo.root, |cmd| {
+        cmd.env("NOTARAI_LOG", "trace");
+    });
+    server.initialize();
+    server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
+    server.call_ok(
+        2,
         "get_spec_diff",
         json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main"}),
     );
     let _ = server.call(
+        3,
         "get_spec_diff",
         json!({"spec_path": "../x", "base_branch": "main"}),
     );
     // finish() fails on any stdout line that is not JSON.
-    let (ok, stderr) = server.finish();
-    assert!(ok);
+    let stderr = server.finish();
     assert!(!stderr.is_empty(), "logs went to stderr");
 }

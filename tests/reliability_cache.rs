@@ -15,12 +15,12 @@
 //! folder must be, and a database that is a folder; a full disk is simulated
 //! with `RLIMIT_FSIZE`.
 
-mod harness;
+mod common;
 
 use std::path::Path;
 use std::time::Instant;
 
-use harness::{Repo, Server, limit_file_size, notarai, run, soak_rounds};
+use common::{Repo, Server, limit_file_size, notarai, notarai_cmd, run, soak_rounds};
 use notarai::hashing::{FileHash, hash_path};
 use serde_json::{Value, json};
 
@@ -252,8 +252,7 @@ fn full_disk_fails_writes_clearly_and_keeps_the_database() {
         json!(["src/a.rs"])
     );
     full.finish();
-    let mut cmd = std::process::Command::new(harness::BIN);
-    cmd.current_dir(&repo.root).args(["cache", "update"]);
+    let mut cmd = notarai_cmd(&repo.root, &["cache", "update"]);
     limit_file_size(&mut cmd, 48 * 1024);
     let stdin = names.join("\n");
     let out = run(cmd, stdin.as_bytes());
@@ -341,6 +340,16 @@ fn sigkill_during_large_mark_reconciled_keeps_old_or_new() {
     assert_eq!(stored[&files[0]], hash_of(&repo.root.join(&files[0])));
 }
 
+/// Write round `r` of writer `<kind><w>`: its own file `<kind><w>/r<r>.txt`
+/// and its `<kind><w>/shared.txt`; returns both paths.
+fn write_round(root: &Path, kind: &str, w: usize, r: usize) -> (String, String) {
+    let own = format!("{kind}{w}/r{r:04}.txt");
+    let shared = format!("{kind}{w}/shared.txt");
+    common::write(root, &own, format!("{w} {r}"));
+    common::write(root, &shared, format!("shared {w} {r}"));
+    (own, shared)
+}
+
 /// Two MCP servers and two `notarai cache update` loops write the same cache
 /// for `rounds` rounds each: every call succeeds, no write is lost, and the
 /// database passes `integrity_check`.
@@ -354,11 +363,7 @@ fn concurrent_writers(rounds: usize) {
         workers.push(std::thread::spawn(move || {
             let mut server = Server::start(&root);
             for r in 0..rounds {
-                let own = format!("mcp{w}/r{r:04}.txt");
-                let shared = format!("mcp{w}/shared.txt");
-                std::fs::create_dir_all(root.join(format!("mcp{w}"))).unwrap();
-                std::fs::write(root.join(&own), format!("{w} {r}")).unwrap();
-                std::fs::write(root.join(&shared), format!("shared {w} {r}")).unwrap();
+                let (own, shared) = write_round(&root, "mcp", w, r);
                 let result =
                     server.call_ok(r as u64, "mark_reconciled", json!({"files": [own, shared]}));
                 assert_eq!(result["updated"], 2, "mcp{w} round {r}: {result}");
@@ -376,11 +381,7 @@ fn concurrent_writers(rounds: usize) {
         workers.push(std::thread::spawn(move || {
             let mut stderr = String::new();
             for r in 0..rounds {
-                let own = format!("cli{w}/r{r:04}.txt");
-                let shared = format!("cli{w}/shared.txt");
-                std::fs::create_dir_all(root.join(format!("cli{w}"))).unwrap();
-                std::fs::write(root.join(&own), format!("{w} {r}")).unwrap();
-                std::fs::write(root.join(&shared), format!("shared {w} {r}")).unwrap();
+                let (own, shared) = write_round(&root, "cli", w, r);
                 let out = notarai(&root, &["cache", "update", &own, &shared], b"");
                 let err = String::from_utf8_lossy(&out.stderr);
                 assert!(out.status.success(), "cli{w} round {r}: {err}");

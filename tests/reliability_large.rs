@@ -3,11 +3,11 @@
 //! 8 MiB is loaded for a diff), the binary is listed in `binary_changes`, the
 //! large text in `large_changes`, and `mark_reconciled` then skips both.
 
-mod harness;
+mod common;
 
 use std::io::{Seek, SeekFrom, Write};
 
-use harness::{Repo, Server};
+use common::{Repo, Server};
 use serde_json::json;
 
 /// Peak memory allowed while 250 MB of changes are examined, in KiB.

@@ -7,12 +7,12 @@
 //! `NOTARAI_PROPTEST_CASES=100000 cargo test --test reliability_paths` runs
 //! the property test longer.
 
-mod harness;
+mod common;
 
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use harness::{Repo, Server, notarai, proptest_cases};
+use common::{Repo, Server, notarai, proptest_cases};
 use notarai::repo_path::RepoPath;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};

@@ -7,13 +7,13 @@
 //! `NOTARAI_PROPTEST_CASES=5000 cargo test --test reliability_protocol`
 //! runs the property tests longer.
 
-mod harness;
+mod common;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use harness::{Repo, Server, proptest_cases};
+use common::{Repo, Server, proptest_cases};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Value, json};
@@ -772,7 +772,7 @@ fn prop_framing_every_valid_request_answered_once() {
         "framing: {inputs} generated lines, {} answers checked",
         answered.len()
     );
-    harness::assert_no_panic(&server.stderr());
+    common::assert_no_panic(&server.stderr());
     let peak = server.peak_rss_kib();
     assert!(peak < MEMORY_BOUND_KIB, "peak memory {peak} KiB");
     server.finish();

@@ -3,9 +3,9 @@
 //! repository, no repository, no commit yet. Each gives a correct answer or
 //! a clear error naming the situation, and the server keeps serving.
 
-mod harness;
+mod common;
 
-use harness::{Repo, SPEC_A, Server, git, git_status};
+use common::{Repo, SPEC_A, Server, git, git_status};
 use serde_json::{Value, json};
 
 fn affected(server: &mut Server, id: u64) -> Value {
@@ -18,6 +18,14 @@ fn diff(server: &mut Server, id: u64) -> Value {
         "get_spec_diff",
         json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"}),
     )
+}
+
+/// The `changed_files` of a tool answer; fails showing the answer when it
+/// has none.
+fn changed_files(answer: &Value) -> &Vec<Value> {
+    answer["result"]["structuredContent"]["changed_files"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"))
 }
 
 /// `feat` and `main` both edit `src/a.rs`, so merging or rebasing conflicts.
@@ -43,10 +51,7 @@ fn mid_merge_with_conflicts() {
     assert!(repo.root.join(".git/MERGE_HEAD").exists());
     let mut server = Server::start(&repo.root);
     let answer = affected(&mut server, 1);
-    let result = &answer["result"]["structuredContent"];
-    let files = result["changed_files"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{answer}"));
+    let files = changed_files(&answer);
     assert!(
         files.contains(&json!("src/a.rs")),
         "the conflicted file is a change: {answer}"
@@ -84,10 +89,7 @@ fn mid_rebase_with_conflicts() {
     // HEAD is detached at main's tip during the rebase: the conflicted file
     // is the change against main.
     let answer = affected(&mut server, 1);
-    let files = answer["result"]["structuredContent"]["changed_files"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{answer}"))
-        .clone();
+    let files = changed_files(&answer);
     assert!(files.contains(&json!("src/a.rs")), "{answer}");
     let answer = diff(&mut server, 2);
     assert!(answer.get("result").is_some(), "{answer}");
@@ -166,7 +168,7 @@ fn linked_worktree_is_a_checkout_of_its_own() {
 
 #[test]
 fn submodule_is_one_changed_path() {
-    let sub = Repo::empty();
+    let sub = Repo::new();
     sub.write("lib.rs", "pub fn lib() {}\n");
     sub.commit("sub");
     let repo = Repo::with_spec();
@@ -176,12 +178,8 @@ fn submodule_is_one_changed_path() {
     std::fs::write(repo.root.join("src/vendor/lib.rs"), "pub fn changed() {}\n").unwrap();
     let mut server = Server::start(&repo.root);
     let answer = affected(&mut server, 1);
-    let files = &answer["result"]["structuredContent"]["changed_files"];
     assert!(
-        files
-            .as_array()
-            .unwrap_or_else(|| panic!("{answer}"))
-            .contains(&json!("src/vendor")),
+        changed_files(&answer).contains(&json!("src/vendor")),
         "{answer}"
     );
     let answer = diff(&mut server, 2);
@@ -231,12 +229,8 @@ fn no_repository_names_the_situation() {
     // `git init` after the start is noticed.
     git(&root, &["init", "-q", "-b", "main"]);
     let answer = affected(&mut server, 4);
-    let files = &answer["result"]["structuredContent"]["changed_files"];
     assert!(
-        files
-            .as_array()
-            .unwrap_or_else(|| panic!("{answer}"))
-            .contains(&json!("src/a.rs")),
+        changed_files(&answer).contains(&json!("src/a.rs")),
         "{answer}"
     );
     server.finish();
@@ -244,7 +238,7 @@ fn no_repository_names_the_situation() {
 
 #[test]
 fn no_commit_yet_everything_is_new() {
-    let repo = Repo::empty();
+    let repo = Repo::new();
     repo.write(".notarai/a.spec.yaml", SPEC_A);
     repo.write("src/a.rs", "fn a() {}\n");
     let mut server = Server::start(&repo.root);

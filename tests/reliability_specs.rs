@@ -4,11 +4,11 @@
 //! `instructions` and `invalid_specs`, in bounded time and memory; the other
 //! specs keep working and nothing panics.
 
-mod harness;
+mod common;
 
 use std::time::{Duration, Instant};
 
-use harness::{Repo, Server};
+use common::{Repo, Server};
 use serde_json::json;
 
 /// Peak memory allowed to a server that loaded the hostile specs, in KiB.

@@ -1,17 +1,13 @@
 //! Loading a whole `.notarai/` folder: refs, cycles, the system spec,
 //! reachability and orphaned globs, in real temporary repositories.
 
+mod common;
 mod corpus;
 
 use std::path::Path;
 
+use common::write;
 use notarai::spec::{self, Finding, Severity, SpecSet};
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 fn spec_with(extra: &str, glob: &str) -> String {
     format!(
@@ -35,7 +31,7 @@ fn refs_resolve_relative_to_their_file_and_missing_ones_are_errors() {
     write(
         root,
         ".notarai/system.spec.yaml",
-        &spec_with(
+        spec_with(
             "subsystems:\n  - $ref: ./sub/a.spec.yaml\n  - $ref: ./missing.spec.yaml\napplies:\n  - $ref: ./_shared/sec.spec.yaml\n",
             "src/**",
         ),
@@ -43,7 +39,7 @@ fn refs_resolve_relative_to_their_file_and_missing_ones_are_errors() {
     write(
         root,
         ".notarai/sub/a.spec.yaml",
-        &spec_with(
+        spec_with(
             "dependencies:\n  - $ref: ../_shared/sec.spec.yaml\n    relationship: uses\n  - $ref: ./sec.spec.yaml\n    relationship: wrong folder\n",
             "src/a.rs",
         ),
@@ -51,7 +47,7 @@ fn refs_resolve_relative_to_their_file_and_missing_ones_are_errors() {
     write(
         root,
         ".notarai/_shared/sec.spec.yaml",
-        &spec_with("", "src/**"),
+        spec_with("", "src/**"),
     );
     let set = SpecSet::load(root);
     assert!(set.invalid.is_empty(), "{:?}", set.invalid);
@@ -88,7 +84,7 @@ fn refs_that_leave_the_repository_are_errors() {
     write(
         root,
         ".notarai/a.spec.yaml",
-        &spec_with(
+        spec_with(
             "applies:\n  - $ref: ../../outside.spec.yaml\n  - $ref: /etc/hosts\n",
             "x",
         ),
@@ -109,17 +105,17 @@ fn subsystem_cycles_are_errors_at_the_closing_ref() {
     write(
         root,
         ".notarai/system.spec.yaml",
-        &spec_with("subsystems:\n  - $ref: ./a.spec.yaml\n", "x"),
+        spec_with("subsystems:\n  - $ref: ./a.spec.yaml\n", "x"),
     );
     write(
         root,
         ".notarai/a.spec.yaml",
-        &spec_with("subsystems:\n  - $ref: ./b.spec.yaml\n", "x"),
+        spec_with("subsystems:\n  - $ref: ./b.spec.yaml\n", "x"),
     );
     write(
         root,
         ".notarai/b.spec.yaml",
-        &spec_with("subsystems:\n  - $ref: ./a.spec.yaml\n", "x"),
+        spec_with("subsystems:\n  - $ref: ./a.spec.yaml\n", "x"),
     );
     let set = SpecSet::load_with(root, None);
     let cycles: Vec<&Finding> = set
@@ -155,7 +151,7 @@ fn a_self_reference_is_a_cycle() {
     write(
         root,
         ".notarai/system.spec.yaml",
-        &spec_with("subsystems:\n  - $ref: ./system.spec.yaml\n", "x"),
+        spec_with("subsystems:\n  - $ref: ./system.spec.yaml\n", "x"),
     );
     let set = SpecSet::load_with(root, None);
     assert_eq!(
@@ -173,12 +169,12 @@ fn the_system_spec_is_chosen_and_unreachable_specs_are_warned() {
     write(
         root,
         ".notarai/a.spec.yaml",
-        &spec_with("subsystems: []\n", "x"),
+        spec_with("subsystems: []\n", "x"),
     );
     write(
         root,
         ".notarai/system.spec.yaml",
-        &spec_with(
+        spec_with(
             "subsystems:\n  - $ref: ./child.spec.yaml\napplies:\n  - $ref: ./shared.spec.yaml\n",
             "x",
         ),
@@ -186,11 +182,11 @@ fn the_system_spec_is_chosen_and_unreachable_specs_are_warned() {
     write(
         root,
         ".notarai/child.spec.yaml",
-        &spec_with("subsystems:\n  - $ref: ./grandchild.spec.yaml\n", "x"),
+        spec_with("subsystems:\n  - $ref: ./grandchild.spec.yaml\n", "x"),
     );
-    write(root, ".notarai/grandchild.spec.yaml", &spec_with("", "x"));
-    write(root, ".notarai/shared.spec.yaml", &spec_with("", "x"));
-    write(root, ".notarai/lonely/l.spec.yaml", &spec_with("", "x"));
+    write(root, ".notarai/grandchild.spec.yaml", spec_with("", "x"));
+    write(root, ".notarai/shared.spec.yaml", spec_with("", "x"));
+    write(root, ".notarai/lonely/l.spec.yaml", spec_with("", "x"));
     let set = SpecSet::load_with(root, None);
     assert_eq!(set.system_spec().unwrap().path, ".notarai/system.spec.yaml");
     let lonely = set.findings_for(".notarai/lonely/l.spec.yaml");
@@ -300,8 +296,8 @@ fn orphans_outside_git_use_a_folder_walk() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "lib/x.py", "");
-    write(root, ".notarai/a.spec.yaml", &spec_with("", "lib/**"));
-    write(root, ".notarai/b.spec.yaml", &spec_with("", "nowhere/**"));
+    write(root, ".notarai/a.spec.yaml", spec_with("", "lib/**"));
+    write(root, ".notarai/b.spec.yaml", spec_with("", "nowhere/**"));
     let set = SpecSet::load(root);
     assert!(set.findings_for(".notarai/a.spec.yaml").is_empty());
     assert_eq!(set.findings_for(".notarai/b.spec.yaml").len(), 1);
@@ -314,7 +310,7 @@ fn bad_globs_are_errors() {
     write(
         root,
         ".notarai/a.spec.yaml",
-        &spec_with("exclude:\n  - 'vendor/{a,b'\n", "src/[a-"),
+        spec_with("exclude:\n  - 'vendor/{a,b'\n", "src/[a-"),
     );
     let found = spec::check_file(root, ".notarai/a.spec.yaml");
     let at: Vec<(usize, usize, bool)> = found
@@ -342,7 +338,7 @@ fn one_bad_spec_does_not_stop_the_others() {
     write(
         root,
         ".notarai/bad.spec.yaml",
-        &corpus::with("behaviours: []\ntier: ful\n"),
+        corpus::with("behaviours: []\ntier: ful\n"),
     );
     std::fs::write(
         root.join(".notarai/binary.spec.yaml"),
@@ -350,7 +346,7 @@ fn one_bad_spec_does_not_stop_the_others() {
     )
     .unwrap();
     std::fs::write(root.join(".notarai/latin1.spec.yaml"), b"intent: caf\xe9\n").unwrap();
-    write(root, ".notarai/huge.spec.yaml", &"# x\n".repeat(400_000));
+    write(root, ".notarai/huge.spec.yaml", "# x\n".repeat(400_000));
     write(root, ".notarai/.cache/ignored.spec.yaml", "not: a spec");
     write(root, ".notarai/notes.yaml", "not: a spec");
     let set = SpecSet::load_with(root, None);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Repo, strings};
+use common::{Repo, Server, strings};
 use serde_json::json;
 
 /// main: src/auth/{a,b,c}.rs, docs/auth.md; branch `feature` checked out.
@@ -28,13 +28,14 @@ fn known_gap_1_dir_glob_governs_files_in_spec_diff() {
     let repo = auth_repo();
     repo.append("src/auth/a.rs", "fn more() {}\n");
     let mut server = repo.server();
-    let diff = server.ok(
+    let diff = server.call_ok(
+        1,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main"}),
     );
     assert_eq!(strings(&diff["files"]), ["src/auth/a.rs"]);
     assert!(diff["diff"].as_str().unwrap().contains("+fn more() {}"));
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(2, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(affected["affected_specs"][0]["spec_path"], AUTH);
 }
 
@@ -51,19 +52,20 @@ fn known_gap_2_ignored_files_are_never_governed() {
     repo.append("src/lib.rs", "fn y() {}\n");
     let mut server = repo.server();
     let spec = ".notarai/rust.spec.yaml";
-    let changed = server.ok("get_changed_artifacts", json!({"spec_path": spec}));
+    let changed = server.call_ok(1, "get_changed_artifacts", json!({"spec_path": spec}));
     let listed = strings(&changed["changed_artifacts"]);
     assert!(
         listed.iter().all(|p| !p.starts_with("target/")),
         "{listed:?}"
     );
     assert!(listed.contains(&"src/lib.rs".to_string()));
-    let diff = server.ok(
+    let diff = server.call_ok(
+        2,
         "get_spec_diff",
         json!({"spec_path": spec, "base_branch": "main", "bypass_cache": true}),
     );
     assert_eq!(strings(&diff["files"]), ["src/lib.rs"]);
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(3, "list_affected_specs", json!({"base_branch": "main"}));
     assert!(
         strings(&affected["changed_files"])
             .iter()
@@ -78,7 +80,8 @@ fn known_gap_3_deleted_files_are_changes() {
     repo.commit("delete b");
     repo.remove("src/auth/c.rs"); // uncommitted deletion too
     let mut server = repo.server();
-    let diff = server.ok(
+    let diff = server.call_ok(
+        1,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main"}),
     );
@@ -86,7 +89,7 @@ fn known_gap_3_deleted_files_are_changes() {
     let text = diff["diff"].as_str().unwrap();
     assert!(text.contains("deleted file mode"), "{text}");
     assert!(text.contains("-fn b() {}") && text.contains("-fn c() {}"));
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(2, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(
         strings(&affected["changed_files"]),
         ["src/auth/b.rs", "src/auth/c.rs"]
@@ -98,7 +101,8 @@ fn known_gap_4_untracked_files_show_as_added() {
     let repo = auth_repo();
     repo.write("src/auth/new.rs", "fn brand_new() {}\n");
     let mut server = repo.server();
-    let diff = server.ok(
+    let diff = server.call_ok(
+        1,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main"}),
     );
@@ -122,9 +126,10 @@ fn known_gap_5_base_branch_work_is_not_the_branch_s() {
     repo.commit("main moves on");
     repo.git(&["checkout", "-q", "feature"]);
     let mut server = repo.server();
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(strings(&affected["changed_files"]), ["src/auth/a.rs"]);
-    let diff = server.ok(
+    let diff = server.call_ok(
+        2,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main"}),
     );
@@ -149,7 +154,8 @@ fn known_gap_6_files_lists_only_changed_files() {
     repo.append("lib/m/f3.rs", "// changed\n");
     repo.append("lib/m/f17.rs", "// changed\n");
     let mut server = repo.server();
-    let diff = server.ok(
+    let diff = server.call_ok(
+        1,
         "get_spec_diff",
         json!({"spec_path": ".notarai/many.spec.yaml", "base_branch": "main"}),
     );
@@ -171,7 +177,8 @@ fn known_gap_7_a_spec_s_own_edit_is_in_its_spec_changes() {
     repo.git(&["checkout", "-q", "-b", "feature2"]);
     repo.append(AUTH, "open_questions:\n  - 'should auth expire?'\n");
     let mut server = repo.server();
-    let diff = server.ok(
+    let diff = server.call_ok(
+        1,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "feature"}),
     );
@@ -191,7 +198,7 @@ fn known_gap_7_a_spec_s_own_edit_is_in_its_spec_changes() {
             .unwrap()
             .contains("subsystems")
     );
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "feature"}));
+    let affected = server.call_ok(2, "list_affected_specs", json!({"base_branch": "feature"}));
     assert_eq!(
         affected["affected_specs"][0]["matched_files"],
         json!([AUTH])
@@ -209,7 +216,8 @@ fn system_spec_is_a_reference_when_it_changed_itself() {
     repo.commit("base");
     repo.append(".notarai/system.spec.yaml", "notes: 'changed'\n");
     let mut server = repo.server();
-    let diff = server.ok(
+    let diff = server.call_ok(
+        1,
         "get_spec_diff",
         json!({"spec_path": ".notarai/system.spec.yaml", "base_branch": "main"}),
     );
@@ -221,7 +229,8 @@ fn system_spec_is_a_reference_when_it_changed_itself() {
     // No spec change: system_spec is null.
     repo.git(&["checkout", "--", ".notarai/system.spec.yaml"]);
     repo.append("README.md", "more\n");
-    let diff = server.ok(
+    let diff = server.call_ok(
+        2,
         "get_spec_diff",
         json!({"spec_path": ".notarai/system.spec.yaml", "base_branch": "main"}),
     );
@@ -239,34 +248,28 @@ fn known_gap_8_paths_outside_the_repository_are_refused() {
         json!(["../../../etc/hostname"]),
         json!(["src/auth/a.rs", "../x"]),
     ] {
-        let (code, message) = server
-            .call("mark_reconciled", json!({"files": files}))
-            .unwrap_err();
+        let (code, message) =
+            Server::error_of(&server.call(1, "mark_reconciled", json!({"files": files})));
         assert_eq!(code, -32602, "{message}");
         assert!(
             message.contains("outside") || message.contains("climbs out"),
             "{message}"
         );
     }
-    assert!(
-        !repo.root.join(".notarai/.cache/notarai.db").exists(),
-        "nothing was written"
-    );
+    assert!(!repo.db().exists(), "nothing was written");
     for spec_path in ["../../etc/passwd", "/etc/passwd"] {
-        let (code, message) = server
-            .call(
-                "get_spec_diff",
-                json!({"spec_path": spec_path, "base_branch": "main"}),
-            )
-            .unwrap_err();
+        let (code, message) = Server::error_of(&server.call(
+            2,
+            "get_spec_diff",
+            json!({"spec_path": spec_path, "base_branch": "main"}),
+        ));
         assert_eq!(code, -32602, "{message}");
     }
-    let (code, message) = server
-        .call(
-            "get_spec_diff",
-            json!({"spec_path": "src/auth/a.rs", "base_branch": "main"}),
-        )
-        .unwrap_err();
+    let (code, message) = Server::error_of(&server.call(
+        3,
+        "get_spec_diff",
+        json!({"spec_path": "src/auth/a.rs", "base_branch": "main"}),
+    ));
     assert_eq!(code, -32602);
     assert!(
         message.contains("known specs: .notarai/auth.spec.yaml"),
@@ -275,7 +278,7 @@ fn known_gap_8_paths_outside_the_repository_are_refused() {
     // An absolute path inside the repository is the same file.
     let inside = format!("{}/src/auth/a.rs", repo.root.display());
     assert_eq!(
-        server.ok("mark_reconciled", json!({"files": [inside]}))["updated"],
+        server.call_ok(4, "mark_reconciled", json!({"files": [inside]}))["updated"],
         1
     );
 }
@@ -284,10 +287,14 @@ fn known_gap_8_paths_outside_the_repository_are_refused() {
 fn known_gap_12_no_git_program_needed() {
     let repo = auth_repo();
     repo.append("src/auth/a.rs", "fn more() {}\n");
-    let mut server = common::Server::start(&repo.root, &[("PATH", "/nonexistent")]);
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let mut server = Server::spawn_with(&repo.root, |cmd| {
+        cmd.env("PATH", "/nonexistent");
+    });
+    server.initialize();
+    let affected = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(strings(&affected["changed_files"]), ["src/auth/a.rs"]);
-    let diff = server.ok(
+    let diff = server.call_ok(
+        2,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main"}),
     );
@@ -301,12 +308,13 @@ fn reconciliation_pass_skips_what_was_reviewed_until_it_changes() {
     repo.write("src/auth/new.rs", "fn n() {}\n");
     repo.remove("src/auth/c.rs");
     let mut server = repo.server();
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(
         strings(&affected["changed_files"]),
         ["src/auth/a.rs", "src/auth/c.rs", "src/auth/new.rs"]
     );
-    let first = server.ok(
+    let first = server.call_ok(
+        2,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main"}),
     );
@@ -314,9 +322,10 @@ fn reconciliation_pass_skips_what_was_reviewed_until_it_changes() {
         strings(&first["files"]),
         ["src/auth/a.rs", "src/auth/c.rs", "src/auth/new.rs"]
     );
-    let marked = server.ok("mark_reconciled", json!({"files": first["files"]}));
+    let marked = server.call_ok(3, "mark_reconciled", json!({"files": first["files"]}));
     assert_eq!(marked, json!({"updated": 2, "deleted": 1}));
-    let second = server.ok(
+    let second = server.call_ok(
+        4,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main"}),
     );
@@ -327,14 +336,16 @@ fn reconciliation_pass_skips_what_was_reviewed_until_it_changes() {
         ["src/auth/a.rs", "src/auth/c.rs", "src/auth/new.rs"]
     );
     // bypass_cache shows everything again and leaves the cache alone.
-    let bypass = server.ok(
+    let bypass = server.call_ok(
+        5,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main", "bypass_cache": true}),
     );
     assert_eq!(strings(&bypass["files"]).len(), 3);
     // An edit brings the file back.
     repo.append("src/auth/a.rs", "fn again() {}\n");
-    let third = server.ok(
+    let third = server.call_ok(
+        6,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main"}),
     );
@@ -345,7 +356,8 @@ fn reconciliation_pass_skips_what_was_reviewed_until_it_changes() {
     );
     // Recreating the deleted file brings it back too.
     repo.write("src/auth/c.rs", "fn c2() {}\n");
-    let fourth = server.ok(
+    let fourth = server.call_ok(
+        7,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main"}),
     );
@@ -354,26 +366,26 @@ fn reconciliation_pass_skips_what_was_reviewed_until_it_changes() {
         ["src/auth/a.rs", "src/auth/c.rs"]
     );
     // get_changed_artifacts follows the cache too.
-    let changed = server.ok("get_changed_artifacts", json!({"spec_path": AUTH}));
+    let changed = server.call_ok(8, "get_changed_artifacts", json!({"spec_path": AUTH}));
     assert_eq!(
         strings(&changed["changed_artifacts"]),
         [AUTH, "src/auth/a.rs", "src/auth/b.rs", "src/auth/c.rs"]
     );
     assert_eq!(
-        server.ok("clear_cache", json!({})),
+        server.call_ok(9, "clear_cache", json!({})),
         json!({"cleared": true})
     );
     assert_eq!(
-        server.ok("clear_cache", json!({})),
+        server.call_ok(10, "clear_cache", json!({})),
         json!({"cleared": false})
     );
-    let after = server.ok(
+    let after = server.call_ok(
+        11,
         "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main"}),
     );
     assert_eq!(strings(&after["files"]).len(), 3);
-    let (ok, stderr) = server.finish();
-    assert!(ok, "{stderr}");
+    server.finish();
 }
 
 #[test]
@@ -387,10 +399,8 @@ fn renames_binaries_staged_and_excludes() {
     repo.git(&["add", "src/auth/a.rs"]);
     repo.append("src/auth/a.rs", "// unstaged\n");
     let mut server = repo.server();
-    let diff = server.ok(
-        "get_spec_diff",
-        json!({"spec_path": AUTH, "base_branch": "main", "exclude_patterns": ["*.lock", "src/auth/gen"]}),
-    );
+    let diff = server.call_ok(1, "get_spec_diff",
+        json!({"spec_path": AUTH, "base_branch": "main", "exclude_patterns": ["*.lock", "src/auth/gen"]}),);
     let files = strings(&diff["files"]);
     assert_eq!(
         files,
@@ -417,7 +427,7 @@ fn renames_binaries_staged_and_excludes() {
         !text.contains("logo.png") && !text.contains("Binary files"),
         "{text}"
     );
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(2, "list_affected_specs", json!({"base_branch": "main"}));
     let changed = strings(&affected["changed_files"]);
     assert!(
         changed.contains(&"src/auth/b.rs".to_string())
@@ -433,48 +443,44 @@ fn errors_name_the_problem_and_the_server_keeps_serving() {
         "schema_version: '0.7'\nintent: [unclosed\n",
     );
     let mut server = repo.server();
-    let (code, message) = server
-        .call("list_affected_specs", json!({"base_branch": "nope"}))
-        .unwrap_err();
+    let (code, message) =
+        Server::error_of(&server.call(1, "list_affected_specs", json!({"base_branch": "nope"})));
     assert_eq!(code, -32602);
     assert!(
         message.contains("`nope`") && message.contains("feature") && message.contains("main"),
         "{message}"
     );
-    let (code, message) = server.call("list_affected_specs", json!({})).unwrap_err();
+    let (code, message) = Server::error_of(&server.call(2, "list_affected_specs", json!({})));
     assert_eq!(code, -32602);
     assert!(message.contains("base_branch"), "{message}");
-    let (code, message) = server
-        .call(
-            "get_spec_diff",
-            json!({"spec_path": 3, "base_branch": "main"}),
-        )
-        .unwrap_err();
+    let (code, message) = Server::error_of(&server.call(
+        3,
+        "get_spec_diff",
+        json!({"spec_path": 3, "base_branch": "main"}),
+    ));
     assert_eq!(code, -32602);
     assert!(message.contains("spec_path"), "{message}");
-    let (code, message) = server.call("no_such_tool", json!({})).unwrap_err();
+    let (code, message) = Server::error_of(&server.call(4, "no_such_tool", json!({})));
     assert_eq!(code, -32602);
     assert!(message.contains("list_affected_specs"), "{message}");
-    let (code, message) = server
-        .call(
-            "get_changed_artifacts",
-            json!({"spec_path": AUTH, "artifact_type": "doc"}),
-        )
-        .unwrap_err();
+    let (code, message) = Server::error_of(&server.call(
+        5,
+        "get_changed_artifacts",
+        json!({"spec_path": AUTH, "artifact_type": "doc"}),
+    ));
     assert_eq!(code, -32602);
     assert!(
         message.contains("`doc`") && message.contains("code"),
         "{message}"
     );
-    let (code, message) = server
-        .call(
-            "get_spec_diff",
-            json!({"spec_path": ".notarai/broken.spec.yaml", "base_branch": "main"}),
-        )
-        .unwrap_err();
+    let (code, message) = Server::error_of(&server.call(
+        6,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/broken.spec.yaml", "base_branch": "main"}),
+    ));
     assert_eq!(code, -32602);
     assert!(message.contains("failed to load"), "{message}");
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(7, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(
         affected["invalid_specs"][0]["spec_path"],
         ".notarai/broken.spec.yaml"
@@ -494,11 +500,10 @@ fn unborn_and_detached_head() {
     repo.spec("auth", &["src/**"]);
     repo.write("src/a.rs", "fn a() {}\n");
     let mut server = repo.server();
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(strings(&affected["changed_files"]), [AUTH, "src/a.rs"]);
-    let (code, _) = server
-        .call("list_affected_specs", json!({"base_branch": "develop"}))
-        .unwrap_err();
+    let (code, _) =
+        Server::error_of(&server.call(2, "list_affected_specs", json!({"base_branch": "develop"})));
     assert_eq!(code, -32602);
     drop(server);
     repo.commit("base");
@@ -506,9 +511,13 @@ fn unborn_and_detached_head() {
     repo.git(&["checkout", "-q", "--detach", head.trim()]);
     repo.append("src/a.rs", "// detached\n");
     let mut server = repo.server();
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(3, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(strings(&affected["changed_files"]), ["src/a.rs"]);
-    let affected = server.ok("list_affected_specs", json!({"base_branch": head.trim()}));
+    let affected = server.call_ok(
+        4,
+        "list_affected_specs",
+        json!({"base_branch": head.trim()}),
+    );
     assert_eq!(strings(&affected["changed_files"]), ["src/a.rs"]);
 }
 
@@ -517,10 +526,10 @@ fn specs_reload_when_edited_while_the_server_runs() {
     let repo = auth_repo();
     repo.write("lib/x.rs", "fn x() {}\n");
     let mut server = repo.server();
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(affected["affected_specs"], json!([]));
     repo.spec("lib", &["lib/**"]);
-    let affected = server.ok("list_affected_specs", json!({"base_branch": "main"}));
+    let affected = server.call_ok(2, "list_affected_specs", json!({"base_branch": "main"}));
     let specs: Vec<&str> = affected["affected_specs"]
         .as_array()
         .unwrap()

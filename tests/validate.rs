@@ -1,35 +1,13 @@
 //! `notarai validate` and `notarai schema`, run as the real binary in
 //! temporary projects.
 
+mod common;
 mod corpus;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
+use common::{notarai, stderr, stdout, write};
 use serde_json::Value;
-
-fn notarai(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_notarai"))
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("NOTARAI_LOG")
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
 
 /// A git project with `src/auth/login.rs` so the base spec's glob matches.
 fn project() -> tempfile::TempDir {
@@ -46,9 +24,9 @@ fn all_valid_passes_with_exit_0() {
     write(
         dir.path(),
         ".notarai/old.spec.yaml",
-        &corpus::replace("'0.7'", "'0.5'"),
+        corpus::replace("'0.7'", "'0.5'"),
     );
-    let o = notarai(dir.path(), &["validate"]);
+    let o = notarai(dir.path(), &["validate"], b"");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
@@ -64,10 +42,10 @@ fn a_failure_shows_position_source_line_marker_and_hint() {
     write(
         dir.path(),
         ".notarai/bad.spec.yaml",
-        &corpus::with("behaviours: []\ntier: ful\n"),
+        corpus::with("behaviours: []\ntier: ful\n"),
     );
     let root = dir.path().to_str().unwrap();
-    let o = notarai(Path::new("/"), &["validate", "--root", root]);
+    let o = notarai(Path::new("/"), &["validate", "--root", root], b"");
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let expected = "\
 PASS .notarai/auth.spec.yaml
@@ -90,9 +68,9 @@ fn warnings_do_not_fail() {
     write(
         dir.path(),
         ".notarai/a.spec.yaml",
-        &corpus::with("  docs:\n    - path: 'docs/**'\n"),
+        corpus::with("  docs:\n    - path: 'docs/**'\n"),
     );
-    let o = notarai(dir.path(), &["validate"]);
+    let o = notarai(dir.path(), &["validate"], b"");
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
     assert!(out.starts_with("PASS .notarai/a.spec.yaml\n.notarai/a.spec.yaml:11:13: warning: artifact glob `docs/**` matches no file in the repository\n"), "{out}");
@@ -105,29 +83,29 @@ fn a_single_file_or_a_folder_can_be_checked() {
     write(
         dir.path(),
         ".notarai/bad.spec.yaml",
-        &corpus::replace("'0.7'", "0.7"),
+        corpus::replace("'0.7'", "0.7"),
     );
     write(dir.path(), ".notarai/sub/c.spec.yaml", corpus::BASE);
     write(
         dir.path(),
         "examples/e.spec.yaml",
-        &corpus::with("nope: 1\n"),
+        corpus::with("nope: 1\n"),
     );
 
-    let o = notarai(dir.path(), &["validate", ".notarai/auth.spec.yaml"]);
+    let o = notarai(dir.path(), &["validate", ".notarai/auth.spec.yaml"], b"");
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), "PASS .notarai/auth.spec.yaml\n");
 
-    let o = notarai(dir.path(), &["validate", ".notarai/bad.spec.yaml"]);
+    let o = notarai(dir.path(), &["validate", ".notarai/bad.spec.yaml"], b"");
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).starts_with("FAIL .notarai/bad.spec.yaml\n.notarai/bad.spec.yaml:1:17: `schema_version` must be text, found a number\n"));
 
-    let o = notarai(&dir.path().join(".notarai"), &["validate", "sub"]);
+    let o = notarai(&dir.path().join(".notarai"), &["validate", "sub"], b"");
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert_eq!(stdout(&o), "PASS .notarai/sub/c.spec.yaml\n");
 
     // A spec outside `.notarai/` is checked on its own.
-    let o = notarai(dir.path(), &["validate", "examples"]);
+    let o = notarai(dir.path(), &["validate", "examples"], b"");
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stdout(&o).starts_with(
@@ -141,7 +119,7 @@ fn a_single_file_or_a_folder_can_be_checked() {
     let other = tempfile::tempdir().unwrap();
     write(other.path(), "x.spec.yaml", corpus::BASE);
     let file = other.path().join("x.spec.yaml");
-    let o = notarai(dir.path(), &["validate", file.to_str().unwrap()]);
+    let o = notarai(dir.path(), &["validate", file.to_str().unwrap()], b"");
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert_eq!(stdout(&o), format!("PASS {}\n", file.display()));
 }
@@ -149,12 +127,12 @@ fn a_single_file_or_a_folder_can_be_checked() {
 #[test]
 fn no_spec_passes_with_a_warning() {
     let dir = project();
-    let o = notarai(dir.path(), &["validate"]);
+    let o = notarai(dir.path(), &["validate"], b"");
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), "");
     assert!(stderr(&o).contains("no spec file"), "{}", stderr(&o));
     std::fs::create_dir_all(dir.path().join("empty")).unwrap();
-    let o = notarai(dir.path(), &["validate", "empty"]);
+    let o = notarai(dir.path(), &["validate", "empty"], b"");
     assert_eq!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("warning: no spec file"));
 }
@@ -162,7 +140,7 @@ fn no_spec_passes_with_a_warning() {
 #[test]
 fn a_missing_path_is_an_error() {
     let dir = project();
-    let o = notarai(dir.path(), &["validate", "nowhere.spec.yaml"]);
+    let o = notarai(dir.path(), &["validate", "nowhere.spec.yaml"], b"");
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("nowhere.spec.yaml"), "{}", stderr(&o));
     assert_eq!(stdout(&o), "");
@@ -175,14 +153,14 @@ fn json_format_parses_and_carries_every_field() {
     write(
         dir.path(),
         ".notarai/bad.spec.yaml",
-        &corpus::with("tier: ful\n  docs:\n"),
+        corpus::with("tier: ful\n  docs:\n"),
     );
     write(
         dir.path(),
         ".notarai/orphan.spec.yaml",
-        &corpus::replace("src/auth/**", "gone/**"),
+        corpus::replace("src/auth/**", "gone/**"),
     );
-    let o = notarai(dir.path(), &["validate", "--format", "json"]);
+    let o = notarai(dir.path(), &["validate", "--format", "json"], b"");
     assert_eq!(o.status.code(), Some(1));
     let doc: Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
     assert_eq!(doc["ok"], false);
@@ -222,6 +200,7 @@ fn json_format_parses_and_carries_every_field() {
     let o = notarai(
         dir.path(),
         &["validate", "--format", "json", ".notarai/bad.spec.yaml"],
+        b"",
     );
     assert_eq!(o.status.code(), Some(0));
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -232,7 +211,7 @@ fn json_format_parses_and_carries_every_field() {
 #[test]
 fn schema_prints_the_generated_json_schema() {
     let dir = project();
-    let o = notarai(dir.path(), &["schema"]);
+    let o = notarai(dir.path(), &["schema"], b"");
     assert_eq!(o.status.code(), Some(0));
     let printed: Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
     assert_eq!(&printed, notarai::spec::json_schema_value());

@@ -1,82 +1,152 @@
-//! Shared fixtures for the integration tests: real git repositories in
-//! temporary folders, and the real `notarai` binary spoken to over stdio.
+//! Shared fixtures for the integration tests: temp git repositories built
+//! with the `git` program, the real `notarai` binary run as a CLI, and
+//! `notarai mcp` spawned with piped stdio behind a raw JSON-lines client
+//! with timeouts.
+//!
+//! Nothing here mocks notarai: every helper drives the built binary.
+
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-/// Path of the built binary.
-pub fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_notarai")
+/// The built binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_notarai");
+
+/// How long any single answer (or the exit after end of input) may take
+/// before a test fails.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A spec governing `src/**` (code) and `docs/**` (docs).
+pub const SPEC_A: &str = "schema_version: \"0.7\"\nintent: Module A\nbehaviors:\n  - name: b\n    given: g\n    then: t\nartifacts:\n  code:\n    - path: \"src/**\"\n  docs:\n    - path: \"docs/**\"\n";
+
+/// `git` in `dir` with a fixed identity and no user or system configuration.
+fn git_cmd(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_EDITOR", "true")
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "protocol.file.allow=always",
+        ]);
+    cmd
 }
 
-/// A git repository in a temporary folder.
+/// Run git in `dir`; panics with git's stderr on failure; returns stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_cmd(dir).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Run git in `dir` and return whether it succeeded (for commands that are
+/// expected to stop, like a conflicting merge).
+pub fn git_status(dir: &Path, args: &[&str]) -> bool {
+    git_cmd(dir)
+        .args(args)
+        .output()
+        .expect("git runs")
+        .status
+        .success()
+}
+
+/// Write a file at `rel` below `root`, creating its folders.
+pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+/// A git repository in a temp folder, with a sibling folder `outside` that
+/// stands for everything beyond the root (tests check it stays untouched).
 pub struct Repo {
-    pub dir: tempfile::TempDir,
+    _dir: tempfile::TempDir,
+    /// The canonical work tree root.
     pub root: PathBuf,
+    /// A folder next to the root, outside the repository.
+    pub outside: PathBuf,
 }
 
 impl Repo {
-    /// `git init` on branch `main` with an identity.
+    /// An empty repository on branch `main` (no commit yet).
     pub fn new() -> Repo {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let repo = Repo { dir, root };
-        repo.git(&["init", "-q", "-b", "main"]);
-        repo.git(&["config", "user.email", "t@example.com"]);
-        repo.git(&["config", "user.name", "t"]);
-        repo.git(&["config", "commit.gpgsign", "false"]);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("repo");
+        let outside = base.join("outside");
+        std::fs::create_dir_all(&root).unwrap();
+        write(&outside, "secret.txt", "outside the root\n");
+        git(&root, &["init", "-q", "-b", "main"]);
+        Repo {
+            _dir: dir,
+            root,
+            outside,
+        }
+    }
+
+    /// A repository with spec `.notarai/a.spec.yaml` ([`SPEC_A`]), `src/a.rs`
+    /// and `docs/a.md` committed on `main`, and a branch `feat` checked out.
+    pub fn with_spec() -> Repo {
+        let repo = Repo::new();
+        repo.write(".notarai/a.spec.yaml", SPEC_A);
+        repo.write("src/a.rs", "fn a() {}\n");
+        repo.write("docs/a.md", "# A\n");
+        repo.commit("init");
+        repo.git(&["checkout", "-q", "-b", "feat"]);
         repo
     }
 
-    /// Run git in the repository; panics on failure; returns stdout.
+    /// Run git in the root; panics on failure; returns stdout.
     pub fn git(&self, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(&self.root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        git(&self.root, args)
     }
 
-    /// Write a file (folders created).
-    pub fn write(&self, path: &str, content: impl AsRef<[u8]>) {
-        let full = self.root.join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, content).unwrap();
+    /// Write a file (creating folders) relative to the root.
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        write(&self.root, rel, content);
     }
 
-    /// Append to a file.
-    pub fn append(&self, path: &str, content: &str) {
+    /// Append to a file relative to the root.
+    pub fn append(&self, rel: &str, content: &str) {
         let mut f = std::fs::OpenOptions::new()
             .append(true)
-            .open(self.root.join(path))
+            .open(self.root.join(rel))
             .unwrap();
         f.write_all(content.as_bytes()).unwrap();
     }
 
     /// Remove a file from the working tree.
-    pub fn remove(&self, path: &str) {
-        std::fs::remove_file(self.root.join(path)).unwrap();
+    pub fn remove(&self, rel: &str) {
+        std::fs::remove_file(self.root.join(rel)).unwrap();
     }
 
-    /// `git add -A && git commit`.
+    /// `git add -A && git commit` (an empty commit is allowed).
     pub fn commit(&self, message: &str) {
         self.git(&["add", "-A"]);
         self.git(&["commit", "-q", "-m", message, "--allow-empty"]);
     }
 
-    /// Write a spec governing `globs` (category `code`) with one behavior.
+    /// Write `.notarai/<name>.spec.yaml` governing `globs` (category `code`)
+    /// with one behavior.
     pub fn spec(&self, name: &str, globs: &[&str]) {
         let mut text = format!(
             "schema_version: '0.7'\nintent: The {name} part.\nbehaviors:\n  - name: works\n    given: input\n    then: output\nconstraints:\n  - 'stay small'\nartifacts:\n  code:\n"
@@ -87,154 +157,102 @@ impl Repo {
         self.write(&format!(".notarai/{name}.spec.yaml"), text);
     }
 
-    /// Start `notarai mcp` on this repository, initialized.
+    /// Path of the hash cache database.
+    pub fn db(&self) -> PathBuf {
+        self.root.join(".notarai/.cache/notarai.db")
+    }
+
+    /// Every file below `outside` with its content: compare before and
+    /// after to prove nothing outside the root was written.
+    pub fn outside_snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        snapshot(&self.outside)
+    }
+
+    /// Start `notarai mcp --root <root>`, past the handshake.
     pub fn server(&self) -> Server {
-        Server::start(&self.root, &[])
+        Server::start(&self.root)
     }
 }
 
-/// A running `notarai mcp` child spoken to with raw JSON lines.
-pub struct Server {
-    pub child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-    next_id: i64,
+/// Every file below `root` (recursively, outside `.git/`, not following
+/// links into folders) by its path relative to `root`, with its bytes.
+pub fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            if entry.file_name() == ".git" {
+                continue;
+            }
+            if entry.file_type().unwrap().is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path.strip_prefix(root).unwrap().to_path_buf();
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
 }
 
-/// How long to wait for one answer.
-pub const TIMEOUT: Duration = Duration::from_secs(60);
+/// The command `notarai <args>` in `cwd`, without the inherited
+/// `CLAUDE_PROJECT_DIR` and `NOTARAI_LOG`.
+pub fn notarai_cmd(cwd: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(cwd)
+        .args(args)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("NOTARAI_LOG");
+    cmd
+}
 
-impl Server {
-    /// Spawn and complete the handshake.
-    pub fn start(root: &Path, env: &[(&str, &str)]) -> Server {
-        let mut server = Server::spawn(root, env);
-        let init = server.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
-        );
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
-        server.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        server
-    }
+/// Run the CLI `notarai <args>` in `cwd` with `stdin` and return its output.
+pub fn notarai(cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    run(notarai_cmd(cwd, args), stdin)
+}
 
-    /// Spawn without a handshake.
-    pub fn spawn(root: &Path, env: &[(&str, &str)]) -> Server {
-        let mut cmd = Command::new(bin());
-        cmd.args(["mcp", "--root"])
-            .arg(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Server {
-            child,
-            stdin,
-            lines: rx,
-            next_id: 1,
-        }
-    }
+/// Set stdin, stdout and stderr of `cmd` to pipes and start it.
+fn spawn_piped(cmd: &mut Command) -> Child {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("notarai starts")
+}
 
-    /// Write one raw line (a newline is added).
-    pub fn send_raw(&mut self, line: &str) {
-        self.send_bytes(format!("{line}\n").as_bytes());
-    }
+/// Run a prepared `notarai` command with `stdin` (it may exit before
+/// reading it all: a broken pipe is fine); asserts it did not panic.
+pub fn run(mut cmd: Command, stdin: &[u8]) -> Output {
+    let mut child = spawn_piped(&mut cmd);
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert_no_panic(&String::from_utf8_lossy(&out.stderr));
+    out
+}
 
-    /// Write raw bytes as they are.
-    pub fn send_bytes(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(bytes).unwrap();
-        stdin.flush().unwrap();
-    }
+/// The stdout of a finished command; panics unless it is UTF-8.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("stdout is UTF-8")
+}
 
-    /// The next line on stdout, parsed; panics on timeout or non-JSON.
-    pub fn next_message(&mut self) -> Value {
-        match self.lines.recv_timeout(TIMEOUT) {
-            Ok(line) => serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}")),
-            Err(RecvTimeoutError::Timeout) => panic!("no answer within {TIMEOUT:?}"),
-            Err(RecvTimeoutError::Disconnected) => panic!("the server closed stdout"),
-        }
-    }
+/// The stderr of a finished command; panics unless it is UTF-8.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).expect("stderr is UTF-8")
+}
 
-    /// Whether a line arrives within `wait`.
-    pub fn try_next(&mut self, wait: Duration) -> Option<Value> {
-        self.lines
-            .recv_timeout(wait)
-            .ok()
-            .map(|l| serde_json::from_str(&l).unwrap())
-    }
-
-    /// Send a request and wait for the response with its id.
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send_raw(
-            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
-        );
-        loop {
-            let message = self.next_message();
-            if message.get("id") == Some(&json!(id)) {
-                return message;
-            }
-        }
-    }
-
-    /// Call a tool: `Ok(structuredContent)` or `Err((code, message))`.
-    pub fn call(&mut self, tool: &str, arguments: Value) -> Result<Value, (i64, String)> {
-        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        if let Some(error) = response.get("error") {
-            return Err((
-                error["code"].as_i64().unwrap(),
-                error["message"].as_str().unwrap_or("").to_string(),
-            ));
-        }
-        let result = &response["result"];
-        assert_ne!(result["isError"], json!(true), "tool error: {result}");
-        let structured = result["structuredContent"].clone();
-        let text = result["content"][0]["text"].as_str().expect("a text block");
-        assert_eq!(
-            serde_json::from_str::<Value>(text).unwrap(),
-            structured,
-            "text block and structuredContent agree"
-        );
-        Ok(structured)
-    }
-
-    /// Call a tool that must succeed.
-    pub fn ok(&mut self, tool: &str, arguments: Value) -> Value {
-        self.call(tool, arguments)
-            .unwrap_or_else(|e| panic!("{tool} failed: {e:?}"))
-    }
-
-    /// Close stdin and wait for the exit status; returns (success, stderr).
-    pub fn finish(mut self) -> (bool, String) {
-        drop(self.stdin.take());
-        let status = self.child.wait().unwrap();
-        let mut stderr = String::new();
-        if let Some(mut e) = self.child.stderr.take() {
-            use std::io::Read;
-            let _ = e.read_to_string(&mut stderr);
-        }
-        // Nothing but protocol lines may remain on stdout.
-        while let Ok(line) = self.lines.try_recv() {
-            serde_json::from_str::<Value>(&line).unwrap_or_else(|_| panic!("stray stdout: {line}"));
-        }
-        (status.success(), stderr)
-    }
+/// Fail when a process's stderr shows a Rust panic.
+pub fn assert_no_panic(stderr: &str) {
+    assert!(
+        !stderr.contains("panicked"),
+        "notarai panicked; stderr:\n{stderr}"
+    );
 }
 
 /// Strings of a JSON array.
@@ -245,4 +263,302 @@ pub fn strings(value: &Value) -> Vec<String> {
         .iter()
         .map(|v| v.as_str().unwrap().to_string())
         .collect()
+}
+
+/// A running `notarai mcp` with a raw JSON-lines client. Dropping it kills
+/// a process that is still running.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Vec<u8>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Server {
+    /// Spawn `notarai mcp --root root`, without the handshake.
+    pub fn spawn(root: &Path) -> Server {
+        Server::spawn_with(root, |_| {})
+    }
+
+    /// Spawn `notarai mcp --root root` after `configure` adjusted the command
+    /// (environment, limits), without the handshake.
+    pub fn spawn_with(root: &Path, configure: impl FnOnce(&mut Command)) -> Server {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["mcp", "--root"]).arg(root);
+        configure(&mut cmd);
+        let mut child = spawn_piped(&mut cmd);
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let sink = stderr.clone();
+        let mut err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    return;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+        }
+    }
+
+    /// Spawn and complete the handshake.
+    pub fn start(root: &Path) -> Server {
+        let mut server = Server::spawn(root);
+        server.initialize();
+        server
+    }
+
+    /// Write raw bytes to the server's stdin, as they are.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to notarai");
+        stdin.flush().unwrap();
+    }
+
+    /// Close stdin (end of input) without waiting for the exit.
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// Write one JSON message and a newline.
+    pub fn send(&mut self, message: &Value) {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    /// The next line from stdout as JSON (stdout must hold nothing else),
+    /// or `None` after `timeout` or once stdout is closed.
+    pub fn recv_timeout(&mut self, timeout: Duration) -> Option<Value> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => Some(serde_json::from_slice(&line).unwrap_or_else(|e| {
+                panic!(
+                    "stdout carried a line that is not JSON ({e}): {:?}",
+                    String::from_utf8_lossy(&line)
+                )
+            })),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// The next line from stdout; fails the test after [`ANSWER_TIMEOUT`].
+    pub fn recv(&mut self) -> Value {
+        match self.recv_timeout(ANSWER_TIMEOUT) {
+            Some(v) => v,
+            None => panic!("no answer from notarai; stderr:\n{}", self.stderr()),
+        }
+    }
+
+    /// Wait for the answer with `id`, failing on any other line with a
+    /// non-null id; answers with a null id are collected and returned too.
+    pub fn answer(&mut self, id: &Value) -> (Value, Vec<Value>) {
+        let mut nulls = Vec::new();
+        let deadline = Instant::now() + ANSWER_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Some(msg) = self.recv_timeout(left) else {
+                panic!("no answer to id {id}; stderr:\n{}", self.stderr());
+            };
+            match msg.get("id") {
+                Some(got) if got == id => return (msg, nulls),
+                Some(Value::Null) => nulls.push(msg),
+                _ => panic!("unexpected message while waiting for id {id}: {msg}"),
+            }
+        }
+    }
+
+    /// Send request `method` with `params` under `id` and return its answer.
+    pub fn request(&mut self, id: impl Into<Value>, method: &str, params: Value) -> Value {
+        let id = id.into();
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.answer(&id).0
+    }
+
+    /// Send `initialize` (protocol 2025-06-18) and `notifications/initialized`;
+    /// returns the initialize result.
+    pub fn initialize(&mut self) -> Value {
+        let answer = self.request(
+            "init",
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "notarai-tests", "version": "1"}}),
+        );
+        assert!(
+            answer.get("result").is_some(),
+            "initialize failed: {answer}"
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        answer["result"].clone()
+    }
+
+    /// Call a tool; returns the whole JSON-RPC answer.
+    pub fn call(&mut self, id: impl Into<Value>, tool: &str, arguments: Value) -> Value {
+        self.request(
+            id,
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+        )
+    }
+
+    /// Call a tool and return its `structuredContent`; fails on an error, and
+    /// unless the text block carries the same JSON.
+    pub fn call_ok(&mut self, id: impl Into<Value>, tool: &str, arguments: Value) -> Value {
+        let answer = self.call(id, tool, arguments);
+        assert!(
+            answer.get("error").is_none() && answer["result"]["isError"] != json!(true),
+            "{tool} failed: {answer}"
+        );
+        let result = &answer["result"];
+        let structured = result["structuredContent"].clone();
+        let text = result["content"][0]["text"].as_str().expect("a text block");
+        assert_eq!(
+            serde_json::from_str::<Value>(text).unwrap(),
+            structured,
+            "text block and structuredContent agree"
+        );
+        structured
+    }
+
+    /// The error of an answer: `(code, message)`; fails when it succeeded.
+    pub fn error_of(answer: &Value) -> (i64, String) {
+        let error = answer
+            .get("error")
+            .unwrap_or_else(|| panic!("expected an error, got {answer}"));
+        (
+            error["code"].as_i64().unwrap(),
+            error["message"].as_str().unwrap_or_default().to_string(),
+        )
+    }
+
+    /// What the server wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+    }
+
+    /// Peak resident memory of the server in KiB (`VmHWM`).
+    pub fn peak_rss_kib(&self) -> u64 {
+        peak_rss_kib(self.child.id())
+    }
+
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// Close stdin and wait for the exit; asserts exit status 0, no panic,
+    /// and that nothing but JSON lines was left on stdout. Returns stderr.
+    pub fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + ANSWER_TIMEOUT;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "notarai did not exit after stdin closed"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        // Let the stderr reader drain.
+        std::thread::sleep(Duration::from_millis(20));
+        let stderr = self.stderr();
+        assert_no_panic(&stderr);
+        assert!(
+            status.success(),
+            "notarai exited with {status}; stderr:\n{stderr}"
+        );
+        while let Ok(line) = self.lines.try_recv() {
+            serde_json::from_slice::<Value>(&line)
+                .unwrap_or_else(|_| panic!("stray stdout: {:?}", String::from_utf8_lossy(&line)));
+        }
+        stderr
+    }
+
+    /// Kill the process with SIGKILL and reap it.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Peak resident memory of process `pid` in KiB, from `/proc/<pid>/status`.
+pub fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc status")
+}
+
+/// Limit the size of any file the command writes to `bytes` (a full disk
+/// in miniature): `RLIMIT_FSIZE`, with `SIGXFSZ` ignored so a write past the
+/// limit fails with `EFBIG` instead of killing the process.
+pub fn limit_file_size(cmd: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: bytes as libc::rlim_t,
+                rlim_max: bytes as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// A count from environment variable `var`, or `default`.
+fn env_count<T: std::str::FromStr>(var: &str, default: T) -> T {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// How many rounds a soak loop runs: `NOTARAI_SOAK_ROUNDS` or `default`.
+pub fn soak_rounds(default: usize) -> usize {
+    env_count("NOTARAI_SOAK_ROUNDS", default)
+}
+
+/// How many proptest cases to run: `NOTARAI_PROPTEST_CASES` or `default`.
+pub fn proptest_cases(default: u32) -> u32 {
+    env_count("NOTARAI_PROPTEST_CASES", default)
 }
