@@ -147,7 +147,9 @@ pub struct ChangedFile {
     pub old_path: Option<String>,
     /// How it changed.
     pub status: Status,
-    /// Index of the delta in the underlying diff.
+    /// Index of the diff (one per scope prefix) holding this file.
+    diff: usize,
+    /// Index of the delta in that diff.
     delta: usize,
     /// For a conflicted file, index of its delta in the tree-to-work-tree
     /// diff that shows the file's content (see [`ChangeSet`]).
@@ -174,7 +176,8 @@ pub enum Patch {
 
 /// The changes within one scope, with what is needed to print their diffs.
 pub struct ChangeSet<'r> {
-    diff: Diff<'r>,
+    /// One diff per literal prefix of the scope (or one for everything).
+    diffs: Vec<Diff<'r>>,
     /// During a merge or rebase that stopped on conflicts, the index holds
     /// no single entry for a conflicted file, and the tree-to-index-to-work
     /// diff shows it as a bare mode change without content. This second
@@ -212,7 +215,14 @@ impl ChangeSet<'_> {
     pub fn patch(&self, file: &ChangedFile) -> Result<Patch, ChangeError> {
         let (diff, index) = match (&self.conflicts, file.conflict_delta) {
             (Some(conflicts), Some(index)) => (conflicts, index),
-            _ => (&self.diff, file.delta),
+            _ => match self.diffs.get(file.diff) {
+                Some(diff) => (diff, file.delta),
+                None => {
+                    return Err(ChangeError::Git(git2::Error::from_str(
+                        "diff index out of range",
+                    )));
+                }
+            },
         };
         let delta = diff
             .get_delta(index)
@@ -248,6 +258,42 @@ impl ChangeSet<'_> {
     }
 }
 
+/// Append the changed files of `diff` (number `diff_index` of a change set).
+fn collect_files(diff: &Diff<'_>, diff_index: usize, files: &mut Vec<ChangedFile>) {
+    for (index, delta) in diff.deltas().enumerate() {
+        let status = match delta.status() {
+            Delta::Added | Delta::Untracked | Delta::Copied => Status::Added,
+            Delta::Modified => Status::Modified,
+            Delta::Deleted => Status::Deleted,
+            Delta::Renamed => Status::Renamed,
+            Delta::Typechange => Status::Typechange,
+            Delta::Conflicted => Status::Conflicted,
+            Delta::Unmodified | Delta::Ignored | Delta::Unreadable => continue,
+        };
+        let new = delta.new_file().path().and_then(Path::to_str);
+        let old = delta.old_file().path().and_then(Path::to_str);
+        let Some(path) = new.or(old) else {
+            tracing::warn!("skipping a changed path that is not UTF-8");
+            continue;
+        };
+        if is_under(path, CACHE_DIR) {
+            continue;
+        }
+        let old_path = match (status, old) {
+            (Status::Renamed, Some(old)) if old != path => Some(old.to_string()),
+            _ => None,
+        };
+        files.push(ChangedFile {
+            path: path.to_string(),
+            old_path,
+            status,
+            diff: diff_index,
+            delta: index,
+            conflict_delta: None,
+        });
+    }
+}
+
 /// Whether the file at `path` holds a NUL in its first 8000 bytes (git's
 /// binary test). Unreadable or missing files are not binary.
 fn starts_binary(path: &Path) -> bool {
@@ -257,6 +303,22 @@ fn starts_binary(path: &Path) -> bool {
     };
     let mut head = Vec::with_capacity(8000);
     file.take(8000).read_to_end(&mut head).is_ok() && head.contains(&0)
+}
+
+/// Let libgit2 keep parsed trees in its object cache between questions.
+///
+/// By default it caches no tree larger than 4 KiB, so a folder of a few
+/// hundred files is read and inflated again on every diff; a long-lived
+/// server answering many questions about the same merge base wants them kept.
+/// Call once, before any other thread uses libgit2.
+pub fn keep_trees_cached() {
+    // SAFETY: libgit2's global options are not synchronized; this runs at
+    // start-up, before the server spawns threads that use libgit2.
+    let result =
+        unsafe { git2::opts::set_cache_object_limit(git2::ObjectType::Tree, 4 * 1024 * 1024) };
+    if let Err(e) = result {
+        tracing::debug!("cannot raise libgit2's tree cache limit: {e}");
+    }
 }
 
 /// A git repository opened at the project root.
@@ -408,68 +470,41 @@ impl GitRepo {
             Some(oid) => Some(self.repo.find_commit(oid)?.tree()?),
             None => None,
         };
-        let mut opts = DiffOptions::new();
-        opts.include_untracked(true)
-            .recurse_untracked_dirs(true)
-            .show_untracked_content(true)
-            .include_typechange(true)
-            .context_lines(3)
-            .max_size(MAX_DIFF_FILE as i64);
-        if let Scope::Prefixes(prefixes) = scope {
-            if prefixes.is_empty() {
-                let diff = self.repo.diff_tree_to_tree(None, None, None)?;
-                return Ok(ChangeSet {
-                    diff,
-                    conflicts: None,
-                    workdir: None,
-                    files: Vec::new(),
-                });
-            }
-            // Literal prefixes let libgit2 skip whole folders outside them.
-            opts.disable_pathspec_match(true);
-            for prefix in prefixes {
+        // One diff per literal prefix: with a single plain pathspec libgit2
+        // bounds its tree, index and work-tree iterators to that prefix, so
+        // the cost follows the prefix, not the size of the repository (a
+        // list of pathspecs has no common prefix and scans every entry).
+        let pathspecs: Vec<Option<&str>> = match scope {
+            Scope::Everything => vec![None],
+            Scope::Prefixes(prefixes) => prefixes.iter().map(|p| Some(p.as_str())).collect(),
+        };
+        let mut diffs = Vec::with_capacity(pathspecs.len());
+        let mut files = Vec::new();
+        for pathspec in pathspecs {
+            let mut opts = DiffOptions::new();
+            opts.include_untracked(true)
+                .recurse_untracked_dirs(true)
+                .show_untracked_content(true)
+                .include_typechange(true)
+                .context_lines(3)
+                .max_size(MAX_DIFF_FILE as i64);
+            if let Some(prefix) = pathspec {
+                // A name libgit2 would read as pattern syntax is taken literally.
+                if prefix.starts_with('!') || prefix.contains(['*', '?', '[', '\\']) {
+                    opts.disable_pathspec_match(true);
+                }
                 opts.pathspec(prefix);
             }
-        }
-        let mut diff = self
-            .repo
-            .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
-        if renames {
-            let mut find = DiffFindOptions::new();
-            find.renames(true).for_untracked(true);
-            diff.find_similar(Some(&mut find))?;
-        }
-        let mut files = Vec::with_capacity(diff.deltas().len());
-        for (index, delta) in diff.deltas().enumerate() {
-            let status = match delta.status() {
-                Delta::Added | Delta::Untracked | Delta::Copied => Status::Added,
-                Delta::Modified => Status::Modified,
-                Delta::Deleted => Status::Deleted,
-                Delta::Renamed => Status::Renamed,
-                Delta::Typechange => Status::Typechange,
-                Delta::Conflicted => Status::Conflicted,
-                Delta::Unmodified | Delta::Ignored | Delta::Unreadable => continue,
-            };
-            let new = delta.new_file().path().and_then(Path::to_str);
-            let old = delta.old_file().path().and_then(Path::to_str);
-            let Some(path) = new.or(old) else {
-                tracing::warn!("skipping a changed path that is not UTF-8");
-                continue;
-            };
-            if is_under(path, CACHE_DIR) {
-                continue;
+            let mut diff = self
+                .repo
+                .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
+            if renames {
+                let mut find = DiffFindOptions::new();
+                find.renames(true).for_untracked(true);
+                diff.find_similar(Some(&mut find))?;
             }
-            let old_path = match (status, old) {
-                (Status::Renamed, Some(old)) if old != path => Some(old.to_string()),
-                _ => None,
-            };
-            files.push(ChangedFile {
-                path: path.to_string(),
-                old_path,
-                status,
-                delta: index,
-                conflict_delta: None,
-            });
+            collect_files(&diff, diffs.len(), &mut files);
+            diffs.push(diff);
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let conflicted: Vec<&str> = files
@@ -499,7 +534,7 @@ impl GitRepo {
             Some(conflicts)
         };
         Ok(ChangeSet {
-            diff,
+            diffs,
             conflicts,
             workdir: self.repo.workdir().map(Path::to_path_buf),
             files,

@@ -2,7 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::{Arc, OnceLock};
+
 use anyhow::Context;
+use serde::{Deserialize, Serialize};
 
 /// The project root: `explicit` when given (it must exist), else the work tree
 /// of the git repository containing the current folder, else the current folder.
@@ -31,24 +34,63 @@ pub fn resolve_root(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
 pub struct Project {
     root: PathBuf,
     git: Option<crate::changes::GitRepo>,
-    loaded: Option<(Vec<SpecStamp>, std::sync::Arc<Specs>)>,
+    loaded: Option<(Vec<SpecStamp>, Arc<Specs>)>,
 }
 
-/// The specs of a project and their compiled governance.
+/// The specs of a project and their governance, compiled on first use.
 #[derive(Debug)]
 pub struct Specs {
     /// Every spec, loaded or failed.
     pub set: crate::spec::SpecSet,
-    /// Compiled globs of `set`.
-    pub governance: crate::governance::Governance,
+    governance: OnceLock<crate::governance::Governance>,
+}
+
+impl Specs {
+    /// The compiled globs of `set`.
+    pub fn governance(&self) -> &crate::governance::Governance {
+        self.governance
+            .get_or_init(|| crate::governance::Governance::build(&self.set))
+    }
+
+    /// The summary the server's `instructions` report.
+    pub fn status(&self) -> LoadStatus {
+        LoadStatus {
+            loaded: self.set.specs.len(),
+            system: self.set.system_spec().map(|s| s.path.clone()),
+            invalid: self.set.invalid.iter().map(|f| f.to_string()).collect(),
+        }
+    }
+}
+
+/// How the specs loaded: what a model needs to know before its first call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadStatus {
+    /// Number of specs that loaded.
+    pub loaded: usize,
+    /// Path of the system spec, if any.
+    pub system: Option<String>,
+    /// Every error of the specs that failed, as `path:line:col: message`.
+    pub invalid: Vec<String>,
 }
 
 /// Identity of one spec file's content on disk, to tell when to reload.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpecStamp {
-    path: PathBuf,
-    modified: Option<std::time::SystemTime>,
+    path: String,
+    modified_ns: Option<u128>,
     len: u64,
+}
+
+/// Where the load status of the last full load is kept, keyed by the spec
+/// files' stamps, so a new server answers `initialize` without parsing every
+/// spec again when none changed.
+const STATUS_FILE: &str = ".notarai/.cache/load-status.json";
+
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredStatus {
+    version: String,
+    stamps: Vec<SpecStamp>,
+    status: LoadStatus,
 }
 
 impl Project {
@@ -68,8 +110,12 @@ impl Project {
 
     /// The specs, reloaded when any spec file was added, removed or modified
     /// since the last call.
-    pub fn specs(&mut self) -> std::sync::Arc<Specs> {
+    pub fn specs(&mut self) -> Arc<Specs> {
         let stamps = spec_stamps(&self.root);
+        self.specs_for(stamps)
+    }
+
+    fn specs_for(&mut self, stamps: Vec<SpecStamp>) -> Arc<Specs> {
         if let Some((old, specs)) = &self.loaded
             && *old == stamps
         {
@@ -78,10 +124,62 @@ impl Project {
         // No orphaned-glob check here: it lists the whole repository, and the
         // server reports load errors, not warnings.
         let set = crate::spec::SpecSet::load_with(&self.root, None);
-        let governance = crate::governance::Governance::build(&set);
-        let specs = std::sync::Arc::new(Specs { set, governance });
+        let specs = Arc::new(Specs {
+            set,
+            governance: OnceLock::new(),
+        });
+        self.store_status(&stamps, specs.status());
         self.loaded = Some((stamps, specs.clone()));
         specs
+    }
+
+    /// The load status of the specs: from the status kept by the last full
+    /// load when no spec file changed since, else from a full load.
+    pub fn load_status(&mut self) -> LoadStatus {
+        let stamps = spec_stamps(&self.root);
+        if self.loaded.is_none()
+            && let Some(stored) = self.stored_status()
+            && stored.version == env!("CARGO_PKG_VERSION")
+            && stored.stamps == stamps
+        {
+            return stored.status;
+        }
+        self.specs_for(stamps).status()
+    }
+
+    fn stored_status(&self) -> Option<StoredStatus> {
+        let text = std::fs::read(self.root.join(STATUS_FILE)).ok()?;
+        serde_json::from_slice(&text).ok()
+    }
+
+    /// Keep the status for the next server; best effort (a missing or
+    /// read-only cache folder only costs the next start a full load).
+    fn store_status(&self, stamps: &[SpecStamp], status: LoadStatus) {
+        let stored = StoredStatus {
+            version: env!("CARGO_PKG_VERSION").into(),
+            stamps: stamps.to_vec(),
+            status,
+        };
+        let path = self.root.join(STATUS_FILE);
+        // Only into a cache folder that exists: starting a server must not
+        // create project folders; the first write to the cache does.
+        if !path.parent().is_some_and(Path::is_dir) {
+            return;
+        }
+        let write = || -> std::io::Result<()> {
+            let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+            std::fs::write(
+                &tmp,
+                serde_json::to_vec(&stored).map_err(std::io::Error::other)?,
+            )?;
+            std::fs::rename(&tmp, &path)
+        };
+        if let Err(e) = write() {
+            tracing::debug!(
+                "cannot keep the spec load status in {}: {e}",
+                path.display()
+            );
+        }
     }
 
     /// The git repository, opened on first use (and retried on each call
@@ -96,7 +194,7 @@ impl Project {
 
 /// Stamps of every `*.spec.yaml` below `.notarai/` (outside the cache), sorted.
 fn spec_stamps(root: &Path) -> Vec<SpecStamp> {
-    fn walk(dir: &Path, cache: &Path, out: &mut Vec<SpecStamp>) {
+    fn walk(root: &Path, dir: &Path, cache: &Path, out: &mut Vec<SpecStamp>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
@@ -105,19 +203,27 @@ fn spec_stamps(root: &Path) -> Vec<SpecStamp> {
             let Ok(meta) = entry.metadata() else { continue };
             if meta.is_dir() {
                 if path != cache {
-                    walk(&path, cache, out);
+                    walk(root, &path, cache, out);
                 }
-            } else if path.to_str().is_some_and(|p| p.ends_with(".spec.yaml")) {
+            } else if let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str)
+                && rel.ends_with(".spec.yaml")
+            {
+                let modified_ns = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| d.as_nanos());
                 out.push(SpecStamp {
-                    modified: meta.modified().ok(),
+                    path: rel.to_string(),
+                    modified_ns,
                     len: meta.len(),
-                    path,
                 });
             }
         }
     }
     let mut out = Vec::new();
     walk(
+        root,
         &root.join(crate::spec::SPEC_DIR),
         &root.join(crate::spec::CACHE_DIR),
         &mut out,

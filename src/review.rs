@@ -222,7 +222,7 @@ pub fn list_affected_specs(
     let changed_files = changes.paths();
     let mut matched: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for path in &changed_files {
-        for spec in specs.governance.governors(path) {
+        for spec in specs.governance().governors(path) {
             matched.entry(spec).or_default().push(path.clone());
         }
     }
@@ -269,7 +269,7 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
     let root = project.root().to_path_buf();
     let git = project.git()?;
     let base = git.resolve_base(&params.base_branch)?;
-    let changes = git.changes(&base, specs.governance.scope(index), true)?;
+    let changes = git.changes(&base, specs.governance().scope(index), true)?;
 
     // The changed files this spec governs, each with its governed paths.
     let candidates: Vec<(&crate::changes::ChangedFile, Vec<&str>)> = changes
@@ -278,7 +278,7 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         .filter_map(|file| {
             let governed: Vec<&str> = file
                 .paths()
-                .filter(|p| specs.governance.category(index, p).is_some() && !exclude.is_match(p))
+                .filter(|p| specs.governance().category(index, p).is_some() && !exclude.is_match(p))
                 .collect();
             (!governed.is_empty()).then_some((file, governed))
         })
@@ -341,7 +341,7 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         }
         for path in &other {
             out.files.push(path.to_string());
-            if let Some(category) = specs.governance.category(index, path) {
+            if let Some(category) = specs.governance().category(index, path) {
                 out.file_categories
                     .insert(path.to_string(), category.to_string());
             }
@@ -400,10 +400,10 @@ pub fn get_changed_artifacts(
     }
     let root = project.root().to_path_buf();
     let git = project.git()?;
-    let universe = git.files(specs.governance.scope(index))?;
+    let universe = git.files(specs.governance().scope(index))?;
     let governed: Vec<String> = universe
         .into_iter()
-        .filter(|p| match specs.governance.category(index, p) {
+        .filter(|p| match specs.governance().category(index, p) {
             Some(category) => params
                 .artifact_type
                 .as_deref()
@@ -482,7 +482,7 @@ fn spec_index(project: &Project, specs: &Specs, spec_path: &str) -> Result<usize
     let path = RepoPath::resolve(project.root(), spec_path).map_err(|e| {
         ReviewError::InvalidParams(format!("spec_path: `{}`: {e}", spec_path.escape_debug()))
     })?;
-    if let Some(index) = specs.governance.spec_index(path.as_str()) {
+    if let Some(index) = specs.governance().spec_index(path.as_str()) {
         return Ok(index);
     }
     if let Some(failure) = specs.set.invalid.iter().find(|f| f.path == path.as_str()) {

@@ -14,6 +14,7 @@ use crate::project::Project;
 
 /// Serve the project at `root` on stdin/stdout until stdin closes.
 pub fn serve(root: PathBuf) -> anyhow::Result<()> {
+    crate::changes::keep_trees_cached();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

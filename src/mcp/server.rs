@@ -39,8 +39,11 @@ impl NotaraiServer {
     /// The `instructions` of the initialize answer: what the server is for,
     /// the order of a reconciliation pass, and the load status of the specs.
     pub fn instructions(&self) -> String {
-        let mut project = self.project.lock().unwrap_or_else(|p| p.into_inner());
-        let specs = project.specs();
+        let status = self
+            .project
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .load_status();
         let mut text = String::from(
             "notarai keeps this repository's specs (.notarai/*.spec.yaml), code and docs in step. \
              A reconciliation pass: 1. list_affected_specs {base_branch} to see which specs govern \
@@ -50,28 +53,28 @@ impl NotaraiServer {
              applying nothing without the user's approval; 4. mark_reconciled {files} with the files \
              reviewed, so the next pass skips them until they change.\n",
         );
-        text.push_str(&format!("Specs loaded: {}.", specs.set.specs.len()));
-        match specs.set.system_spec() {
-            Some(system) => text.push_str(&format!(" System spec: {}.", system.path)),
+        text.push_str(&format!("Specs loaded: {}.", status.loaded));
+        match &status.system {
+            Some(system) => text.push_str(&format!(" System spec: {system}.")),
             None => text.push_str(" No system spec (a spec with a `subsystems` key)."),
         }
-        if specs.set.specs.is_empty() && specs.set.invalid.is_empty() {
+        if status.loaded == 0 && status.invalid.is_empty() {
             text.push_str(
                 " No spec files found: run `notarai init`, then write specs in .notarai/.",
             );
         }
-        if !specs.set.invalid.is_empty() {
+        if !status.invalid.is_empty() {
             text.push_str(&format!(
-                " {} spec file(s) failed to load and govern nothing until fixed:",
-                specs.set.invalid.len()
+                " {} error(s) in spec files that failed to load; they govern nothing until fixed:",
+                status.invalid.len()
             ));
-            for failure in specs.set.invalid.iter().take(10) {
+            for failure in status.invalid.iter().take(10) {
                 text.push_str(&format!("\n- {failure}"));
             }
-            if specs.set.invalid.len() > 10 {
+            if status.invalid.len() > 10 {
                 text.push_str(&format!(
                     "\n- and {} more (run `notarai validate`)",
-                    specs.set.invalid.len() - 10
+                    status.invalid.len() - 10
                 ));
             }
         }
