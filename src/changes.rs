@@ -258,6 +258,29 @@ impl ChangeSet<'_> {
     }
 }
 
+/// The pathspecs of one diff each for `scope`: one per literal prefix (none
+/// for an empty scope), or a single unrestricted diff. With one plain
+/// pathspec libgit2 bounds its tree, index and work-tree iterators to that
+/// prefix, so the cost follows the prefix, not the size of the repository; a
+/// list of pathspecs has no common prefix and scans every index entry.
+fn per_prefix(scope: &Scope) -> Vec<Option<&str>> {
+    match scope {
+        Scope::Everything => vec![None],
+        Scope::Prefixes(prefixes) => prefixes.iter().map(|p| Some(p.as_str())).collect(),
+    }
+}
+
+/// Restrict a diff to one literal prefix (or nothing for `None`).
+fn restrict(opts: &mut DiffOptions, prefix: Option<&str>) {
+    if let Some(prefix) = prefix {
+        // A name libgit2 would read as pattern syntax is taken literally.
+        if prefix.starts_with('!') || prefix.contains(['*', '?', '[', '\\']) {
+            opts.disable_pathspec_match(true);
+        }
+        opts.pathspec(prefix);
+    }
+}
+
 /// Append the changed files of `diff` (number `diff_index` of a change set).
 fn collect_files(diff: &Diff<'_>, diff_index: usize, files: &mut Vec<ChangedFile>) {
     for (index, delta) in diff.deltas().enumerate() {
@@ -470,14 +493,7 @@ impl GitRepo {
             Some(oid) => Some(self.repo.find_commit(oid)?.tree()?),
             None => None,
         };
-        // One diff per literal prefix: with a single plain pathspec libgit2
-        // bounds its tree, index and work-tree iterators to that prefix, so
-        // the cost follows the prefix, not the size of the repository (a
-        // list of pathspecs has no common prefix and scans every entry).
-        let pathspecs: Vec<Option<&str>> = match scope {
-            Scope::Everything => vec![None],
-            Scope::Prefixes(prefixes) => prefixes.iter().map(|p| Some(p.as_str())).collect(),
-        };
+        let pathspecs = per_prefix(scope);
         let mut diffs = Vec::with_capacity(pathspecs.len());
         let mut files = Vec::new();
         for pathspec in pathspecs {
@@ -488,13 +504,7 @@ impl GitRepo {
                 .include_typechange(true)
                 .context_lines(3)
                 .max_size(MAX_DIFF_FILE as i64);
-            if let Some(prefix) = pathspec {
-                // A name libgit2 would read as pattern syntax is taken literally.
-                if prefix.starts_with('!') || prefix.contains(['*', '?', '[', '\\']) {
-                    opts.disable_pathspec_match(true);
-                }
-                opts.pathspec(prefix);
-            }
+            restrict(&mut opts, pathspec);
             let mut diff = self
                 .repo
                 .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
@@ -550,22 +560,19 @@ impl GitRepo {
             .filter_map(|entry| String::from_utf8(entry.path).ok())
             .filter(|p| scope.contains(p))
             .collect();
-        let mut opts = DiffOptions::new();
-        opts.include_untracked(true).recurse_untracked_dirs(true);
-        if let Scope::Prefixes(prefixes) = scope {
-            opts.disable_pathspec_match(true);
-            for prefix in prefixes {
-                opts.pathspec(prefix);
-            }
-        }
-        let diff = self
-            .repo
-            .diff_index_to_workdir(Some(&index), Some(&mut opts))?;
-        for delta in diff.deltas() {
-            if delta.status() == Delta::Untracked
-                && let Some(path) = delta.new_file().path().and_then(Path::to_str)
-            {
-                files.push(path.to_string());
+        for pathspec in per_prefix(scope) {
+            let mut opts = DiffOptions::new();
+            opts.include_untracked(true).recurse_untracked_dirs(true);
+            restrict(&mut opts, pathspec);
+            let diff = self
+                .repo
+                .diff_index_to_workdir(Some(&index), Some(&mut opts))?;
+            for delta in diff.deltas() {
+                if delta.status() == Delta::Untracked
+                    && let Some(path) = delta.new_file().path().and_then(Path::to_str)
+                {
+                    files.push(path.to_string());
+                }
             }
         }
         files.retain(|p| !is_under(p, CACHE_DIR));
