@@ -75,32 +75,17 @@ pub fn hash_reader(mut reader: impl Read) -> io::Result<String> {
 
 /// Hash many paths on all cores; results come back in input order.
 pub fn hash_many<P: AsRef<Path> + Sync>(paths: &[P]) -> Vec<io::Result<FileHash>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if threads <= 1 || paths.len() < 64 {
-        return paths.iter().map(|p| hash_path(p.as_ref())).collect();
-    }
-    let chunk = paths.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = paths
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|p| hash_path(p.as_ref()))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| vec![Err(io::Error::other("hashing thread panicked"))])
-            })
-            .collect()
-    })
+    crate::parallel::map(
+        paths,
+        64,
+        |p| hash_path(p.as_ref()),
+        |p| {
+            Err(io::Error::other(format!(
+                "hashing {} failed unexpectedly",
+                p.as_ref().display()
+            )))
+        },
+    )
 }
 
 #[cfg(test)]

@@ -192,42 +192,22 @@ impl Project {
     }
 }
 
-/// Stamps of every `*.spec.yaml` below `.notarai/` (outside the cache), sorted.
+/// Stamps of every spec file the loader would load, in its order.
 fn spec_stamps(root: &Path) -> Vec<SpecStamp> {
-    fn walk(root: &Path, dir: &Path, cache: &Path, out: &mut Vec<SpecStamp>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_dir() {
-                if path != cache {
-                    walk(root, &path, cache, out);
-                }
-            } else if let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str)
-                && rel.ends_with(".spec.yaml")
-            {
-                let modified_ns = meta
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map(|d| d.as_nanos());
-                out.push(SpecStamp {
-                    path: rel.to_string(),
-                    modified_ns,
-                    len: meta.len(),
-                });
+    crate::spec::discover(root)
+        .into_iter()
+        .map(|path| {
+            let meta = std::fs::metadata(root.join(&path)).ok();
+            let modified_ns = meta
+                .as_ref()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos());
+            SpecStamp {
+                path,
+                modified_ns,
+                len: meta.map_or(0, |m| m.len()),
             }
-        }
-    }
-    let mut out = Vec::new();
-    walk(
-        root,
-        &root.join(crate::spec::SPEC_DIR),
-        &root.join(crate::spec::CACHE_DIR),
-        &mut out,
-    );
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out
+        })
+        .collect()
 }

@@ -172,52 +172,20 @@ type Parsed = Result<(String, Spec, Node), Vec<Finding>>;
 /// Read and parse `files` on all cores (parsing dominates the start of the
 /// MCP server), keeping their order.
 fn parse_all(root: &Path, files: Vec<String>) -> Vec<(String, Parsed)> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if threads <= 1 || files.len() < 16 {
-        return files
-            .into_iter()
-            .map(|rel| {
-                let parsed = read_and_parse(root, &rel);
-                (rel, parsed)
-            })
-            .collect();
-    }
-    let chunk = files.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|rel| (rel.clone(), read_and_parse(root, rel)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .zip(files.chunks(chunk))
-            .flat_map(|(handle, part)| {
-                handle.join().unwrap_or_else(|_| {
-                    part.iter()
-                        .map(|rel| {
-                            (
-                                rel.clone(),
-                                Err(vec![Finding::error(
-                                    rel,
-                                    1,
-                                    1,
-                                    "internal error while parsing this spec",
-                                )]),
-                            )
-                        })
-                        .collect()
-                })
-            })
-            .collect()
-    })
+    let parsed = crate::parallel::map(
+        &files,
+        16,
+        |rel| read_and_parse(root, rel),
+        |rel| {
+            Err(vec![Finding::error(
+                rel,
+                1,
+                1,
+                "internal error while parsing this spec",
+            )])
+        },
+    );
+    files.into_iter().zip(parsed).collect()
 }
 
 /// Load every spec under `root` and check the set.

@@ -25,6 +25,7 @@ mod yaml;
 
 pub use files::repo_files;
 pub use globs::compile_artifact_glob;
+pub use load::discover;
 pub use model::*;
 pub use refs::resolve_ref;
 pub use yaml::{MAX_BYTES, MAX_DEPTH, MAX_NODES};
