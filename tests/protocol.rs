@@ -249,3 +249,72 @@ fn stdout_carries_only_protocol_even_with_verbose_logs() {
     let stderr = server.finish();
     assert!(!stderr.is_empty(), "logs went to stderr");
 }
+
+#[test]
+fn every_answer_conforms_to_its_declared_output_schema() {
+    let repo = repo();
+    repo.write(
+        ".notarai/system.spec.yaml",
+        "schema_version: '0.7'\nintent: The system.\nbehaviors:\n  - name: all\n    given: x\n    then: y\nartifacts:\n  docs:\n    - path: 'README.md'\nsubsystems:\n  - $ref: './auth.spec.yaml'\n",
+    );
+    repo.write("src/logo.bin", [0u8, 1, 2, 0].repeat(50));
+    repo.write(".notarai/broken.spec.yaml", "schema_version: '0.7'\n");
+    let mut server = Server::start(&repo.root);
+    let tools = server.request(1, "tools/list", json!({}));
+    let schemas: Vec<(String, jsonschema::Validator)> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let validator =
+                jsonschema::validator_for(&t["outputSchema"]).expect("outputSchema compiles");
+            assert!(
+                jsonschema::validator_for(&t["inputSchema"]).is_ok(),
+                "inputSchema compiles"
+            );
+            (t["name"].as_str().unwrap().to_string(), validator)
+        })
+        .collect();
+    // The schemas are strict enough to catch a wrong answer.
+    let (_, list) = schemas
+        .iter()
+        .find(|(name, _)| name == "list_affected_specs")
+        .unwrap();
+    assert!(!list.is_valid(&json!({"changed_files": 5})));
+    assert!(!list.is_valid(&json!({})));
+    let spec = ".notarai/auth.spec.yaml";
+    let calls = [
+        ("list_affected_specs", json!({"base_branch": "main"})),
+        (
+            "get_spec_diff",
+            json!({"spec_path": spec, "base_branch": "main"}),
+        ),
+        (
+            "get_spec_diff",
+            json!({"spec_path": ".notarai/system.spec.yaml", "base_branch": "main"}),
+        ),
+        (
+            "get_changed_artifacts",
+            json!({"spec_path": spec, "artifact_type": "code"}),
+        ),
+        (
+            "mark_reconciled",
+            json!({"files": ["src/a.rs", "src/gone.rs"]}),
+        ),
+        (
+            "get_spec_diff",
+            json!({"spec_path": spec, "base_branch": "main"}),
+        ),
+        ("clear_cache", json!({})),
+    ];
+    for (id, (tool, arguments)) in calls.into_iter().enumerate() {
+        let result = server.call_ok(10 + id as i64, tool, arguments);
+        let (_, validator) = schemas.iter().find(|(name, _)| name == tool).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&result)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{tool}: {errors:?}\n{result}");
+    }
+    server.finish();
+}
