@@ -71,12 +71,38 @@ pub fn db_path(root: &Path) -> PathBuf {
     root.join(DB_RELATIVE)
 }
 
+/// Check that the cache lives in real folders of the project: `.notarai`,
+/// `.notarai/.cache` and the database file must not be symbolic links, which
+/// could make notarai read, write or delete a file outside the project (a
+/// committed link is enough). `Err` says which one is a link.
+pub fn check_location(root: &Path) -> Result<(), String> {
+    let mut path = root.to_path_buf();
+    for part in DB_RELATIVE.split('/') {
+        path.push(part);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(format!(
+                    "{} is a symbolic link; notarai keeps its cache only in a real folder of the project (remove the link)",
+                    path.display()
+                ));
+            }
+            Ok(_) => {}
+            Err(_) => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
 impl Cache {
     /// Open the cache for reading. Never fails: when the database is missing
     /// or unusable the cache is cold (every lookup misses), and a corrupt file
     /// is renamed aside with a warning so the next write starts clean.
     pub fn open_read(root: &Path) -> Cache {
         let db = db_path(root);
+        if let Err(why) = check_location(root) {
+            tracing::warn!("{why}; treating the cache as cold");
+            return Cache { db, conn: None };
+        }
         if !db.exists() {
             return Cache { db, conn: None };
         }
@@ -113,6 +139,7 @@ impl Cache {
             db: db.clone(),
             cause,
         };
+        check_location(root).map_err(err)?;
         if let Some(dir) = db.parent() {
             std::fs::create_dir_all(dir).map_err(|e| {
                 err(format!(
@@ -234,6 +261,10 @@ impl Cache {
     /// Entry count and newest entry time.
     pub fn status(root: &Path) -> Result<Status, CacheError> {
         let db = db_path(root);
+        check_location(root).map_err(|cause| CacheError {
+            db: db.clone(),
+            cause,
+        })?;
         if !db.exists() {
             return Ok(Status {
                 db,
@@ -274,6 +305,10 @@ impl Cache {
     /// database existed.
     pub fn clear(root: &Path) -> Result<bool, CacheError> {
         let db = db_path(root);
+        check_location(root).map_err(|cause| CacheError {
+            db: db.clone(),
+            cause,
+        })?;
         let existed = db.exists();
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let file = PathBuf::from(format!("{}{suffix}", db.display()));
@@ -307,13 +342,16 @@ fn open(db: &Path, write: bool) -> rusqlite::Result<Connection> {
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
     } else {
         OpenFlags::SQLITE_OPEN_READ_WRITE
-    } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    } | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
     let conn = match Connection::open_with_flags(db, flags) {
         Ok(conn) => conn,
         // A read-only file or folder: read it as it is.
         Err(_) if !write => Connection::open_with_flags(
             db,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_NOFOLLOW,
         )?,
         Err(e) => return Err(e),
     };

@@ -148,7 +148,12 @@ impl Project {
     }
 
     fn stored_status(&self) -> Option<StoredStatus> {
-        let text = std::fs::read(self.root.join(STATUS_FILE)).ok()?;
+        crate::cache::check_location(&self.root).ok()?;
+        let path = self.root.join(STATUS_FILE);
+        if !std::fs::symlink_metadata(&path).ok()?.is_file() {
+            return None;
+        }
+        let text = std::fs::read(path).ok()?;
         serde_json::from_slice(&text).ok()
     }
 
@@ -163,7 +168,9 @@ impl Project {
         let path = self.root.join(STATUS_FILE);
         // Only into a cache folder that exists: starting a server must not
         // create project folders; the first write to the cache does.
-        if !path.parent().is_some_and(Path::is_dir) {
+        if !path.parent().is_some_and(Path::is_dir)
+            || crate::cache::check_location(&self.root).is_err()
+        {
             return;
         }
         let write = || -> std::io::Result<()> {

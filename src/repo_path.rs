@@ -163,15 +163,29 @@ impl<'a> Guard<'a> {
         }
     }
 
-    /// See [`RepoPath::resolve`].
+    /// See [`RepoPath::resolve`]: safe to read and write through, links included.
     pub fn resolve(&mut self, input: &str) -> Result<RepoPath, PathError> {
-        let path = if input.starts_with('/') {
-            self.relativize(input)?
-        } else {
-            RepoPath::parse(input)?
-        };
-        self.check_links(&path)?;
+        let path = self.lexical(input)?;
+        self.check_links(&path, true)?;
         Ok(path)
+    }
+
+    /// Like [`Guard::resolve`], except that the last component may be a
+    /// symbolic link pointing anywhere: for callers that never follow it
+    /// (hashing reads a link's target text, as git stores it). Folders on
+    /// the way are still checked.
+    pub fn resolve_unfollowed(&mut self, input: &str) -> Result<RepoPath, PathError> {
+        let path = self.lexical(input)?;
+        self.check_links(&path, false)?;
+        Ok(path)
+    }
+
+    fn lexical(&self, input: &str) -> Result<RepoPath, PathError> {
+        if input.starts_with('/') {
+            self.relativize(input)
+        } else {
+            RepoPath::parse(input)
+        }
     }
 
     /// Strip the root from an absolute path, lexically first, then through
@@ -213,8 +227,8 @@ impl<'a> Guard<'a> {
     }
 
     /// Refuse the path when any existing component is a symbolic link whose
-    /// target resolves outside the root.
-    fn check_links(&mut self, path: &RepoPath) -> Result<(), PathError> {
+    /// target resolves outside the root (the last one only when `follow_last`).
+    fn check_links(&mut self, path: &RepoPath, follow_last: bool) -> Result<(), PathError> {
         let s = path.as_str();
         let mut end = 0;
         loop {
@@ -224,6 +238,9 @@ impl<'a> Guard<'a> {
                 None => s,
             };
             let is_last = next.is_none();
+            if is_last && !follow_last {
+                return Ok(());
+            }
             if is_last || !self.safe_dirs.contains(prefix) {
                 let full = self.root.join(prefix);
                 match std::fs::symlink_metadata(&full) {
@@ -301,6 +318,10 @@ mod tests {
             RepoPath::resolve(&root, "out"),
             Err(PathError::SymlinkOutside("out".into()))
         );
+        // A last component that is never followed may point anywhere.
+        let mut guard = Guard::new(&root);
+        assert_eq!(guard.resolve_unfollowed("out").unwrap().as_str(), "out");
+        assert!(guard.resolve_unfollowed("out/secret").is_err());
         assert_eq!(
             RepoPath::resolve(&root, "in/a.rs").unwrap().as_str(),
             "in/a.rs"

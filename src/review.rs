@@ -326,9 +326,9 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         let (spec_paths, other): (Vec<&str>, Vec<&str>) =
             governed.iter().partition(|p| spec::is_spec_path(p));
         for path in spec_paths {
-            let (content, deleted) = match std::fs::read(root.join(path)) {
-                Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), false),
-                Err(_) => (String::new(), true),
+            let (content, deleted) = match read_unfollowed(&root.join(path)) {
+                Some(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), false),
+                None => (String::new(), true),
             };
             out.spec_changes.push(SpecFile {
                 path: path.to_string(),
@@ -437,7 +437,7 @@ pub fn mark_reconciled(
     let mut guard = Guard::new(&root);
     let mut paths: Vec<RepoPath> = Vec::with_capacity(params.files.len());
     for input in &params.files {
-        let path = guard.resolve(input).map_err(|e| {
+        let path = guard.resolve_unfollowed(input).map_err(|e| {
             ReviewError::InvalidParams(format!("files: `{}`: {e}", input.escape_debug()))
         })?;
         paths.push(path);
@@ -475,6 +475,19 @@ pub fn mark_reconciled(
 pub fn clear_cache(project: &mut Project) -> Result<CacheCleared> {
     let cleared = Cache::clear(project.root()).map_err(|e| ReviewError::Internal(e.to_string()))?;
     Ok(CacheCleared { cleared })
+}
+
+/// A file's content as git sees it: a symbolic link is its target text,
+/// never what it points to (which may lie outside the repository). `None`
+/// when nothing is there.
+fn read_unfollowed(path: &std::path::Path) -> Option<Vec<u8>> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.file_type().is_symlink() {
+        return std::fs::read_link(path)
+            .ok()
+            .map(|t| t.as_os_str().as_encoded_bytes().to_vec());
+    }
+    std::fs::read(path).ok()
 }
 
 /// Resolve `spec_path` to a loaded spec, or say precisely why not.

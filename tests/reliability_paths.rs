@@ -71,6 +71,11 @@ fn hostile_table(repo: &Repo) -> Vec<(String, Option<&'static str>)> {
     ]
 }
 
+/// The table's entries that name a link to outside as the last component.
+fn is_final_link(input: &str) -> bool {
+    input == "link" || input == "leak.txt"
+}
+
 #[test]
 fn hostile_paths_refused_or_contained_everywhere() {
     let repo = hostile_repo();
@@ -100,7 +105,10 @@ fn hostile_paths_refused_or_contained_everywhere() {
         n += 1;
         tried += 1;
         let answer = server.call(n, "mark_reconciled", json!({"files": ["src/a.rs", input]}));
-        match refusal {
+        // A link named as the file itself is hashed as its target text, never
+        // followed: contained for `files`, refused where it would be read.
+        let refusal_for_files = if is_final_link(&input) { None } else { refusal };
+        match refusal_for_files {
             Some(want) => {
                 let (code, message) = Server::error_of(&answer);
                 assert_eq!(code, -32602, "files {input:?}: {answer}");
@@ -144,7 +152,7 @@ fn hostile_paths_refused_or_contained_everywhere() {
             assert!(String::from_utf8_lossy(&out.stderr).contains("NUL"));
             continue;
         }
-        if input.is_empty() || refusal.is_none() {
+        if input.is_empty() || refusal.is_none() || is_final_link(&input) {
             continue;
         }
         for sub in ["update", "changed"] {
@@ -226,9 +234,31 @@ fn committed_link_to_outside_is_never_followed() {
         json!({"spec_path": ".notarai/a.spec.yaml"}),
     );
     assert!(!changed.to_string().contains("secret"), "{changed}");
-    // The link itself, by name, is refused for mark_reconciled.
-    let (code, message) =
-        Server::error_of(&server.call(3, "mark_reconciled", json!({"files": ["src/leak.rs"]})));
+    // The link itself, by name, is contained: hashed as its target text
+    // (as git stores it), never followed.
+    let marked = server.call_ok(3, "mark_reconciled", json!({"files": ["src/leak.rs"]}));
+    assert_eq!(marked["updated"], 1);
+    let db = rusqlite::Connection::open(repo.db()).unwrap();
+    let stored: String = db
+        .query_row(
+            "SELECT blake3_hash FROM file_cache WHERE path = 'src/leak.rs'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let link_text = repo.outside.join("secret.txt");
+    assert_eq!(
+        stored,
+        blake3::hash(link_text.as_os_str().as_encoded_bytes())
+            .to_hex()
+            .to_string()
+    );
+    // Through the folder link, it is refused.
+    let (code, message) = Server::error_of(&server.call(
+        4,
+        "mark_reconciled",
+        json!({"files": ["src/dir/secret.txt"]}),
+    ));
     assert_eq!(code, -32602);
     assert!(message.contains("symbolic link"), "{message}");
     assert_eq!(repo.outside_snapshot(), before);

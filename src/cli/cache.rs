@@ -154,11 +154,19 @@ fn keys(root: &Path, paths: &[String]) -> anyhow::Result<Vec<(String, PathBuf, S
                     .to_string()
             }
         };
+        // The file itself is hashed without following a link, so only its
+        // folder is resolved for the key: a link and its target stay two keys.
         let rel = guard
-            .resolve(&input)
+            .resolve_unfollowed(&input)
             .map_err(|e| anyhow::anyhow!("{given}: {e} (project root: {})", root.display()))?;
         let fs = rel.to_fs(root);
-        let key = fs.canonicalize().unwrap_or_else(|_| fs.clone());
+        let key = match (
+            fs.parent().and_then(|p| p.canonicalize().ok()),
+            fs.file_name(),
+        ) {
+            (Some(parent), Some(name)) => parent.join(name),
+            _ => fs.clone(),
+        };
         out.push((given.clone(), fs, key.to_string_lossy().into_owned()));
     }
     Ok(out)

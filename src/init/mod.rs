@@ -138,6 +138,20 @@ struct Planner<'a> {
 impl Planner<'_> {
     /// Read `rel` as text; a problem (and `Err`) when it cannot be read.
     fn read(&mut self, rel: &'static str) -> Result<Option<String>, ()> {
+        // init reads and writes through links (a linked CLAUDE.md stays a
+        // link), so a link, or a linked folder, must stay inside the project.
+        let root = self
+            .root
+            .canonicalize()
+            .unwrap_or_else(|_| self.root.to_path_buf());
+        if let Err(e) = crate::repo_path::RepoPath::resolve(&root, rel) {
+            self.problems.push(Problem {
+                path: rel,
+                position: None,
+                message: format!("{e}; notarai init writes only inside the project"),
+            });
+            return Err(());
+        }
         fsio::read_text(&self.root.join(rel)).map_err(|e| {
             self.problems.push(Problem {
                 path: rel,

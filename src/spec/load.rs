@@ -15,6 +15,21 @@ const MAX_FINDINGS_PER_FILE: usize = 50;
 
 /// Every spec file under `root/.notarai`, repository-relative, sorted.
 pub fn discover(root: &Path) -> Vec<String> {
+    let dir = root.join(SPEC_DIR);
+    // A `.notarai` that is a link may only lead somewhere inside the project.
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        let inside = match (dir.canonicalize(), root.canonicalize()) {
+            (Ok(target), Ok(root)) => target.starts_with(root),
+            _ => false,
+        };
+        if !inside {
+            tracing::warn!(
+                "{} is a link to outside the project; its specs are not loaded",
+                dir.display()
+            );
+            return Vec::new();
+        }
+    }
     let mut out = Vec::new();
     collect(&root.join(SPEC_DIR), SPEC_DIR, &mut out, 0);
     out.sort();
