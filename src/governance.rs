@@ -199,24 +199,36 @@ impl Governance {
         specs
     }
 
-    /// The category through which spec `spec` governs `path`, or `None` when
-    /// it does not govern it. A spec's own file has category [`SELF_CATEGORY`].
-    /// When several globs match, the first category in the spec wins.
-    pub fn category(&self, spec: usize, path: &str) -> Option<&str> {
+    /// Every category through which spec `spec` governs `path`, in the
+    /// spec's category order (empty when it does not govern it). A spec's own
+    /// file has the one category [`SELF_CATEGORY`].
+    pub fn categories(&self, spec: usize, path: &str) -> Vec<&str> {
         let rules = &self.rules[spec];
         if rules.path == path {
-            return Some(SELF_CATEGORY);
+            return vec![SELF_CATEGORY];
         }
         if self.is_excluded(path) || !rules.scope.contains(path) {
-            return None;
+            return Vec::new();
         }
-        rules
+        let mut found: Vec<usize> = rules
             .set()
             .matches(path)
             .into_iter()
             .map(|g| rules.glob_category[g])
-            .min()
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+            .into_iter()
             .map(|c| rules.categories[c].as_str())
+            .collect()
+    }
+
+    /// The first of [`Governance::categories`], or `None` when spec `spec`
+    /// does not govern `path`. Categories are ordered by name (the spec
+    /// model keeps them in a sorted map).
+    pub fn category(&self, spec: usize, path: &str) -> Option<&str> {
+        self.categories(spec, path).into_iter().next()
     }
 
     /// The part of the repository spec `spec` can govern.

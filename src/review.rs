@@ -403,12 +403,12 @@ pub fn get_changed_artifacts(
     let universe = git.files(specs.governance().scope(index))?;
     let governed: Vec<String> = universe
         .into_iter()
-        .filter(|p| match specs.governance().category(index, p) {
-            Some(category) => params
-                .artifact_type
-                .as_deref()
-                .is_none_or(|k| k == category),
-            None => false,
+        .filter(|p| {
+            let categories = specs.governance().categories(index, p);
+            match params.artifact_type.as_deref() {
+                Some(kind) => categories.contains(&kind),
+                None => !categories.is_empty(),
+            }
         })
         .collect();
     let fs_paths: Vec<_> = governed.iter().map(|p| root.join(p)).collect();
@@ -523,41 +523,62 @@ fn spec_index(project: &Project, specs: &Specs, spec_path: &str) -> Result<usize
 }
 
 /// `exclude_patterns` with git's `:(exclude)` pathspec meaning.
-struct ExcludeMatcher(globset::GlobSet);
+///
+/// As git matches a pathspec item: a pattern that equals the path, or names a
+/// folder above it, matches literally (so `src/x[1].rs` and `app/{id}` need no
+/// escaping); otherwise it is a wildcard match over the whole path where `*`
+/// and `?` also match `/`, `[...]` is a class, and braces are plain text.
+struct ExcludeMatcher {
+    literals: Vec<String>,
+    globs: globset::GlobSet,
+}
 
 impl ExcludeMatcher {
     fn new(patterns: &[String]) -> Result<ExcludeMatcher> {
+        let mut literals = Vec::new();
         let mut set = GlobSetBuilder::new();
-        for pattern in patterns {
-            let pattern = pattern
+        for given in patterns {
+            let mut pattern = given
                 .strip_prefix(":(exclude)")
-                .or_else(|| pattern.strip_prefix(":!"))
-                .unwrap_or(pattern);
-            let globs = governance::compile(pattern, false).map_err(|e| {
-                ReviewError::InvalidParams(format!(
-                    "exclude_patterns: `{}`: {e}",
-                    pattern.escape_debug()
-                ))
-            })?;
-            for glob in globs {
+                .or_else(|| given.strip_prefix(":!"))
+                .unwrap_or(given);
+            while let Some(rest) = pattern.strip_prefix("./") {
+                pattern = rest;
+            }
+            if pattern.is_empty() {
+                return Err(ReviewError::InvalidParams(format!(
+                    "exclude_patterns: `{}` is empty and would exclude everything",
+                    given.escape_debug()
+                )));
+            }
+            literals.push(pattern.to_string());
+            if pattern.contains(['*', '?', '[']) {
+                let escaped = pattern.replace('{', "\\{").replace('}', "\\}");
+                let glob = globset::GlobBuilder::new(&escaped)
+                    .literal_separator(false)
+                    .backslash_escape(true)
+                    .build()
+                    .map_err(|e| {
+                        ReviewError::InvalidParams(format!(
+                            "exclude_patterns: `{}`: {}",
+                            given.escape_debug(),
+                            e.kind()
+                        ))
+                    })?;
                 set.add(glob);
             }
-            // A plain path also excludes everything below it.
-            if let Ok(globs) =
-                governance::compile(&format!("{}/**", pattern.trim_end_matches('/')), false)
-            {
-                globs.into_iter().for_each(|g| {
-                    set.add(g);
-                });
-            }
         }
-        let set = set
+        let globs = set
             .build()
             .map_err(|e| ReviewError::InvalidParams(format!("exclude_patterns: {e}")))?;
-        Ok(ExcludeMatcher(set))
+        Ok(ExcludeMatcher { literals, globs })
     }
 
     fn is_match(&self, path: &str) -> bool {
-        self.0.is_match(path)
+        self.literals.iter().any(|lit| {
+            path == lit.trim_end_matches('/')
+                || (path.starts_with(lit.as_str())
+                    && (lit.ends_with('/') || path.as_bytes().get(lit.len()) == Some(&b'/')))
+        }) || self.globs.is_match(path)
     }
 }

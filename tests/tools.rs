@@ -538,3 +538,82 @@ fn specs_reload_when_edited_while_the_server_runs() {
         .collect();
     assert_eq!(specs, [".notarai/lib.spec.yaml"]);
 }
+
+#[test]
+fn exclude_patterns_mean_what_git_exclude_pathspecs_mean() {
+    let repo = auth_repo();
+    for file in [
+        "src/x.lock/y.rs",
+        "src/Cargo.lock",
+        "src/{a,b}.rs",
+        "src/a.rs.bak",
+        "src/x[1].rs",
+        "src/deep/er/z.lock",
+        "src/gen/out.rs",
+        "src/generated.rs",
+    ] {
+        repo.write(file, "x\n");
+    }
+    repo.git(&["add", "-A"]);
+    let patterns = [
+        "*.lock",
+        "src/{a,b}.rs",
+        "src/x[1].rs",
+        "src/gen",
+        "./src/a.rs.ba?",
+    ];
+    // The oracle: git itself, with the same patterns as :(exclude) pathspecs.
+    let mut args = vec!["diff", "--cached", "--name-only", "main", "--", "src"];
+    let excludes: Vec<String> = patterns.iter().map(|p| format!(":(exclude){p}")).collect();
+    args.extend(excludes.iter().map(String::as_str));
+    let mut expected: Vec<String> = repo.git(&args).lines().map(str::to_string).collect();
+    expected.sort();
+    assert_eq!(
+        expected,
+        ["src/generated.rs", "src/x.lock/y.rs"],
+        "the oracle itself"
+    );
+    let mut server = repo.server();
+    let diff = server.call_ok(
+        1,
+        "get_spec_diff",
+        json!({"spec_path": AUTH, "base_branch": "main", "exclude_patterns": patterns}),
+    );
+    assert_eq!(strings(&diff["files"]), expected);
+    let (code, message) = Server::error_of(&server.call(
+        2,
+        "get_spec_diff",
+        json!({"spec_path": AUTH, "base_branch": "main", "exclude_patterns": [""]}),
+    ));
+    assert_eq!(code, -32602);
+    assert!(message.contains("exclude_patterns"), "{message}");
+}
+
+#[test]
+fn artifact_type_finds_files_a_spec_lists_under_several_categories() {
+    let repo = Repo::new();
+    repo.write(
+        ".notarai/a.spec.yaml",
+        "schema_version: '0.7'\nintent: A.\ntier: registered\nartifacts:\n  code:\n    - path: 'src/**'\n  tests:\n    - path: 'src/a_test.rs'\n",
+    );
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.write("src/a_test.rs", "fn t() {}\n");
+    repo.commit("base");
+    let mut server = repo.server();
+    let spec = ".notarai/a.spec.yaml";
+    let tests = server.call_ok(
+        1,
+        "get_changed_artifacts",
+        json!({"spec_path": spec, "artifact_type": "tests"}),
+    );
+    assert_eq!(strings(&tests["changed_artifacts"]), ["src/a_test.rs"]);
+    let code = server.call_ok(
+        2,
+        "get_changed_artifacts",
+        json!({"spec_path": spec, "artifact_type": "code"}),
+    );
+    assert_eq!(
+        strings(&code["changed_artifacts"]),
+        ["src/a.rs", "src/a_test.rs"]
+    );
+}
