@@ -270,6 +270,29 @@ fn per_prefix(scope: &Scope) -> Vec<Option<&str>> {
     }
 }
 
+/// Options of every diff from a tree to the work tree: untracked files with
+/// their content, type changes, git's three lines of context, and no file
+/// over [`MAX_DIFF_FILE`] loaded.
+fn work_tree_diff_options() -> DiffOptions {
+    let mut opts = DiffOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .show_untracked_content(true)
+        .include_typechange(true)
+        .context_lines(3)
+        .max_size(MAX_DIFF_FILE as i64);
+    opts
+}
+
+/// Pair deletions and additions of similar content into renames, as git's
+/// diff does by default (untracked files included).
+fn find_renames(diff: &mut Diff<'_>) -> Result<(), ChangeError> {
+    let mut find = DiffFindOptions::new();
+    find.renames(true).for_untracked(true);
+    diff.find_similar(Some(&mut find))?;
+    Ok(())
+}
+
 /// Restrict a diff to one literal prefix (or nothing for `None`).
 fn restrict(opts: &mut DiffOptions, prefix: Option<&str>) {
     if let Some(prefix) = prefix {
@@ -497,24 +520,19 @@ impl GitRepo {
         let mut diffs = Vec::with_capacity(pathspecs.len());
         let mut files = Vec::new();
         for pathspec in pathspecs {
-            let mut opts = DiffOptions::new();
-            opts.include_untracked(true)
-                .recurse_untracked_dirs(true)
-                .show_untracked_content(true)
-                .include_typechange(true)
-                .context_lines(3)
-                .max_size(MAX_DIFF_FILE as i64);
+            let mut opts = work_tree_diff_options();
             restrict(&mut opts, pathspec);
             let mut diff = self
                 .repo
                 .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
             if renames {
-                let mut find = DiffFindOptions::new();
-                find.renames(true).for_untracked(true);
-                diff.find_similar(Some(&mut find))?;
+                find_renames(&mut diff)?;
             }
             collect_files(&diff, diffs.len(), &mut files);
             diffs.push(diff);
+        }
+        if renames && diffs.len() > 1 {
+            self.pair_renames_across_prefixes(tree.as_ref(), &mut diffs, &mut files)?;
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let conflicted: Vec<&str> = files
@@ -549,6 +567,54 @@ impl GitRepo {
             workdir: self.repo.workdir().map(Path::to_path_buf),
             files,
         })
+    }
+
+    /// A file moved from one prefix of the scope to another shows up as a
+    /// deletion in one diff and an addition in another. Pair them the way
+    /// git would: one more diff over exactly those paths, with rename
+    /// detection, whose renames replace the separate entries.
+    fn pair_renames_across_prefixes<'r>(
+        &'r self,
+        tree: Option<&git2::Tree<'r>>,
+        diffs: &mut Vec<Diff<'r>>,
+        files: &mut Vec<ChangedFile>,
+    ) -> Result<(), ChangeError> {
+        let of = |status| {
+            files
+                .iter()
+                .filter(move |f: &&ChangedFile| f.status == status)
+        };
+        let cross = of(Status::Deleted).any(|d| of(Status::Added).any(|a| a.diff != d.diff));
+        if !cross {
+            return Ok(());
+        }
+        let mut opts = work_tree_diff_options();
+        opts.disable_pathspec_match(true);
+        for file in of(Status::Deleted).chain(of(Status::Added)) {
+            opts.pathspec(&file.path);
+        }
+        let mut combined = self
+            .repo
+            .diff_tree_to_workdir_with_index(tree, Some(&mut opts))?;
+        find_renames(&mut combined)?;
+        let mut paired = Vec::new();
+        collect_files(&combined, diffs.len(), &mut paired);
+        let paired: Vec<ChangedFile> = paired
+            .into_iter()
+            .filter(|f| f.status == Status::Renamed)
+            .collect();
+        if paired.is_empty() {
+            return Ok(());
+        }
+        files.retain(|f| {
+            !paired.iter().any(|r| {
+                (f.status == Status::Deleted && r.old_path.as_deref() == Some(f.path.as_str()))
+                    || (f.status == Status::Added && r.path == f.path)
+            })
+        });
+        files.extend(paired);
+        diffs.push(combined);
+        Ok(())
     }
 
     /// Every file in the index or untracked-and-not-ignored within `scope`:

@@ -109,6 +109,9 @@ pub struct AffectedSpecs {
     pub affected_specs: Vec<AffectedSpec>,
     /// Spec files that failed to load: notarai cannot tell what they govern until fixed.
     pub invalid_specs: Vec<InvalidSpec>,
+    /// Spec files deleted on this branch: what they governed is now governed
+    /// by no spec of theirs; review whether that is intended.
+    pub deleted_specs: Vec<String>,
 }
 
 /// A spec governing changed files, with the context needed to review them.
@@ -216,6 +219,7 @@ pub fn list_affected_specs(
     params: &ListAffectedSpecsParams,
 ) -> Result<AffectedSpecs> {
     let specs = project.specs();
+    let root = project.root().to_path_buf();
     let git = project.git()?;
     let base = git.resolve_base(&params.base_branch)?;
     let changes = git.changes(&base, &Scope::Everything, false)?;
@@ -240,7 +244,13 @@ pub fn list_affected_specs(
             }
         })
         .collect();
+    let deleted_specs = changed_files
+        .iter()
+        .filter(|p| spec::is_spec_path(p) && std::fs::symlink_metadata(root.join(p)).is_err())
+        .cloned()
+        .collect();
     Ok(AffectedSpecs {
+        deleted_specs,
         changed_files,
         affected_specs,
         invalid_specs: invalid_specs(&specs),

@@ -617,3 +617,52 @@ fn artifact_type_finds_files_a_spec_lists_under_several_categories() {
         ["src/a.rs", "src/a_test.rs"]
     );
 }
+
+#[test]
+fn a_move_between_two_folders_of_a_spec_is_one_rename() {
+    let repo = Repo::new();
+    repo.write(
+        ".notarai/a.spec.yaml",
+        "schema_version: '0.7'\nintent: A.\ntier: registered\nartifacts:\n  code:\n    - path: 'src/**'\n  docs:\n    - path: 'docs/**'\n",
+    );
+    repo.write(
+        "docs/guide.md",
+        "# Guide\n\nline one\nline two\nline three\n",
+    );
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.git(&["mv", "docs/guide.md", "src/guide.md"]);
+    let mut server = repo.server();
+    let diff = server.call_ok(
+        1,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"}),
+    );
+    let text = diff["diff"].as_str().unwrap();
+    assert!(
+        text.contains("rename from docs/guide.md") && text.contains("rename to src/guide.md"),
+        "{text}"
+    );
+    assert!(!text.contains("deleted file mode"), "{text}");
+    assert_eq!(strings(&diff["files"]), ["docs/guide.md", "src/guide.md"]);
+}
+
+#[test]
+fn a_spec_deleted_on_the_branch_is_reported() {
+    let repo = auth_repo();
+    repo.spec("gone", &["lib/**"]);
+    repo.commit("second spec");
+    repo.git(&["checkout", "-q", "-b", "feature2"]);
+    repo.git(&["rm", "-q", ".notarai/gone.spec.yaml"]);
+    let mut server = repo.server();
+    let affected = server.call_ok(1, "list_affected_specs", json!({"base_branch": "feature"}));
+    assert_eq!(
+        affected["deleted_specs"],
+        json!([".notarai/gone.spec.yaml"])
+    );
+    assert_eq!(
+        strings(&affected["changed_files"]),
+        [".notarai/gone.spec.yaml"]
+    );
+}
