@@ -322,6 +322,8 @@ fn collect_files(diff: &Diff<'_>, diff_index: usize, files: &mut Vec<ChangedFile
             tracing::warn!("skipping a changed path that is not UTF-8");
             continue;
         };
+        // An untracked nested repository comes as `dir/`: the path is `dir`.
+        let path = path.trim_end_matches('/');
         if is_under(path, CACHE_DIR) {
             continue;
         }

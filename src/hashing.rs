@@ -15,11 +15,12 @@ pub const DELETED: &str = "deleted";
 /// What hashing one path found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileHash {
-    /// A file (or a symbolic link) and its hex BLAKE3 hash.
+    /// A file (or a symbolic link) and its hex BLAKE3 hash; for a submodule
+    /// or nested repository, `commit:` and the commit checked out there.
     Content(String),
     /// Nothing exists at the path.
     Missing,
-    /// A folder or another non-file: nothing to hash.
+    /// A plain folder or another non-file: nothing to hash.
     NotAFile,
 }
 
@@ -48,6 +49,19 @@ pub fn hash_path(path: &Path) -> io::Result<FileHash> {
         let target = std::fs::read_link(path)?;
         let hash = blake3::hash(target.as_os_str().as_encoded_bytes());
         return Ok(FileHash::Content(hash.to_hex().to_string()));
+    }
+    if kind.is_dir() {
+        // A submodule or a nested repository: git records its commit, so
+        // its state is the commit checked out there.
+        return Ok(
+            match git2::Repository::open(path)
+                .ok()
+                .and_then(|r| r.head().ok()?.target())
+            {
+                Some(commit) => FileHash::Content(format!("commit:{commit}")),
+                None => FileHash::NotAFile,
+            },
+        );
     }
     if !kind.is_file() {
         return Ok(FileHash::NotAFile);

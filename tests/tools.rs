@@ -666,3 +666,43 @@ fn a_spec_deleted_on_the_branch_is_reported() {
         [".notarai/gone.spec.yaml"]
     );
 }
+
+#[test]
+fn nested_repositories_and_gitlinks_can_be_reconciled() {
+    let repo = auth_repo();
+    let nested = repo.root.join("src/nested");
+    std::fs::create_dir_all(&nested).unwrap();
+    common::git(&nested, &["init", "-q", "-b", "main"]);
+    common::write(&nested, "x.txt", "x\n");
+    common::git(&nested, &["add", "-A"]);
+    common::git(&nested, &["commit", "-q", "-m", "inner"]);
+    let mut server = repo.server();
+    let args = json!({"spec_path": AUTH, "base_branch": "main"});
+    let first = server.call_ok(1, "get_spec_diff", args.clone());
+    assert_eq!(
+        strings(&first["files"]),
+        ["src/nested"],
+        "untracked nested repository, no trailing slash"
+    );
+    let marked = server.call_ok(2, "mark_reconciled", json!({"files": first["files"]}));
+    assert_eq!(marked["updated"], 1);
+    let second = server.call_ok(3, "get_spec_diff", args.clone());
+    assert_eq!(strings(&second["skipped"]), ["src/nested"]);
+    // Recorded as a gitlink (a submodule entry), then a new inner commit.
+    repo.git(&["add", "src/nested"]);
+    let third = server.call_ok(4, "get_spec_diff", args.clone());
+    assert_eq!(
+        strings(&third["skipped"]),
+        ["src/nested"],
+        "same commit, still reconciled"
+    );
+    common::write(&nested, "y.txt", "y\n");
+    common::git(&nested, &["add", "-A"]);
+    common::git(&nested, &["commit", "-q", "-m", "inner 2"]);
+    let fourth = server.call_ok(5, "get_spec_diff", args);
+    assert_eq!(
+        strings(&fourth["files"]),
+        ["src/nested"],
+        "a new inner commit is a change"
+    );
+}
