@@ -19,10 +19,9 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use crate::pyrandom::PyRandom;
 
@@ -292,18 +291,5 @@ fn settle_index(dir: &Path) -> Result<()> {
 
 /// Run `git args` in `dir`, failing with its stderr when it fails.
 fn git(dir: &Path, args: &[&str]) -> Result<()> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("running git {}", args.join(" ")))?;
-    if !out.status.success() {
-        bail!(
-            "git {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    Ok(())
+    crate::gitside::git(dir, args).map(drop)
 }
