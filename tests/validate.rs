@@ -224,3 +224,25 @@ fn schema_prints_the_generated_json_schema() {
     let bad: Value = serde_yaml::from_str(&corpus::with("behaviours: []\n")).unwrap();
     assert!(!validator.is_valid(&bad));
 }
+
+#[test]
+fn an_integer_too_large_for_the_model_is_an_error_at_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".notarai")).unwrap();
+    std::fs::write(
+        dir.path().join(".notarai/t.spec.yaml"),
+        "schema_version: '0.7'\nintent: x\ntier: registered\nartifacts: {}\ndesign:\n  responsive:\n    breakpoints:\n      - name: sm\n        max_width: 99999999999999999999\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_notarai"))
+        .args(["validate", ".notarai/t.spec.yaml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        text.contains("t.spec.yaml:9:20:") && text.contains("out of range"),
+        "{text}"
+    );
+}

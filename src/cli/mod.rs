@@ -73,6 +73,15 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // A reader that stopped early (`notarai schema | head`) is not an error.
+        Err(err)
+            if err
+                .chain()
+                .filter_map(|e| e.downcast_ref::<std::io::Error>())
+                .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::FAILURE

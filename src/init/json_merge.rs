@@ -121,6 +121,16 @@ pub fn merge_mcp(existing: Option<&str>) -> Result<Option<String>, MergeError> {
         Some(Value::Object(entry)) => {
             let mut changed = false;
             for (key, value) in wanted.as_object().expect("an object") {
+                // A command that is notarai installed elsewhere is the user's choice.
+                let own_notarai = key == "command"
+                    && entry.get(key).and_then(Value::as_str).is_some_and(|c| {
+                        std::path::Path::new(c)
+                            .file_name()
+                            .is_some_and(|n| n == "notarai")
+                    });
+                if own_notarai {
+                    continue;
+                }
                 if entry.get(key) != Some(value) {
                     entry.insert(key.clone(), value.clone());
                     changed = true;
@@ -180,6 +190,20 @@ pub fn merge_settings(existing: Option<&str>) -> Result<Option<String>, MergeErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_notarai_installed_elsewhere_is_kept() {
+        let existing = r#"{"mcpServers": {"notarai": {"type": "stdio", "command": "/opt/bin/notarai", "args": ["mcp"]}}}"#;
+        assert_eq!(
+            merge_mcp(Some(existing)).unwrap(),
+            None,
+            "nothing to change"
+        );
+        let other =
+            r#"{"mcpServers": {"notarai": {"type": "stdio", "command": "npx", "args": ["mcp"]}}}"#;
+        let merged = merge_mcp(Some(other)).unwrap().unwrap();
+        assert!(merged.contains(r#""command": "notarai""#), "{merged}");
+    }
 
     #[test]
     fn mcp_created_from_nothing() {

@@ -373,8 +373,21 @@ impl<'s> Checker<'s> {
             Kind::Scalar(Scalar::Float(f), _) => *f,
             _ => return,
         };
-        let min = obj.get("minimum").and_then(Value::as_f64);
-        let max = obj.get("maximum").and_then(Value::as_f64);
+        let mut min = obj.get("minimum").and_then(Value::as_f64);
+        let mut max = obj.get("maximum").and_then(Value::as_f64);
+        // The model stores `int64`/`uint*` integers: a whole number beyond
+        // that range cannot be held and is reported here, at its position.
+        match obj.get("format").and_then(Value::as_str) {
+            Some("int64") => {
+                min = min.or(Some(i64::MIN as f64));
+                max = max.or(Some(i64::MAX as f64));
+            }
+            Some("uint64") | Some("uint") => {
+                min = min.or(Some(0.0));
+                max = max.or(Some(u64::MAX as f64));
+            }
+            _ => {}
+        }
         if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
             let range = match (min, max) {
                 (Some(a), Some(b)) => format!("from {a} to {b}"),
