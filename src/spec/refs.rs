@@ -145,9 +145,25 @@ pub(crate) fn check_refs_exist(root: &Path, rel: &str, spec: &Spec, tree: &Node)
                 let specs = super::load::discover(root);
                 let name = target.rsplit('/').next().unwrap_or_default();
                 let same_name = specs.iter().find(|s| s.rsplit('/').next() == Some(name));
-                let guess = same_name
-                    .map(String::as_str)
-                    .or_else(|| closest(&target, specs.iter().map(String::as_str)));
+                // Guess by file name only: whole paths share too much
+                // (`.notarai/`, `.spec.yaml`) for an edit distance to mean anything.
+                let file_name = |s: &str| {
+                    s.rsplit('/')
+                        .next()
+                        .unwrap_or(s)
+                        .trim_end_matches(".spec.yaml")
+                        .to_string()
+                };
+                let stem = file_name(&target);
+                let guess = same_name.map(String::as_str).or_else(|| {
+                    let stems: Vec<String> = specs.iter().map(|s| file_name(s)).collect();
+                    let close = closest(&stem, stems.iter().map(String::as_str))?;
+                    specs
+                        .iter()
+                        .zip(&stems)
+                        .find(|(_, st)| st.as_str() == close)
+                        .map(|(s, _)| s.as_str())
+                });
                 if let Some(close) = guess {
                     f = f.with_hint(format!("did you mean `{}`?", relative(rel, close)));
                 } else {
