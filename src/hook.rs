@@ -73,11 +73,21 @@ pub fn check_event(input: &[u8], env: &HookEnv) -> Outcome {
     let Ok(file) = base.join(file_path).canonicalize() else {
         return Outcome::Ignored("the file does not exist");
     };
-    let Some(root) = project_root(env, event_cwd.as_deref()) else {
-        return Outcome::Ignored("no project root");
-    };
-    let Some(rel) = relative(&file, &root) else {
-        return Outcome::Ignored("the file is outside the project");
+    let root = project_root(env, event_cwd.as_deref());
+    let (root, rel) = match root
+        .as_deref()
+        .and_then(|r| Some((r.to_path_buf(), relative(&file, r)?)))
+    {
+        Some(found) => found,
+        // No usable folder from the event: the project is the one whose
+        // `.notarai/` holds the file (unless a root was named explicitly).
+        None if env.explicit_root.is_none() && env.project_dir.is_none() => {
+            match root_from_spec_path(&file).and_then(|r| Some((r.clone(), relative(&file, &r)?))) {
+                Some(found) => found,
+                None => return Outcome::Ignored("the file is outside the project"),
+            }
+        }
+        None => return Outcome::Ignored("the file is outside the project"),
     };
     if !spec::is_spec_path(&rel) {
         return Outcome::Ignored("not a spec file");
@@ -87,7 +97,9 @@ pub fn check_event(input: &[u8], env: &HookEnv) -> Outcome {
 
 /// Load the specs at `root` and keep the errors found in the spec at `rel`.
 pub fn check_spec(root: &Path, rel: String) -> Outcome {
-    let set = spec::SpecSet::load(root);
+    // Errors only: the orphaned-glob warnings would list the whole
+    // repository on every edit.
+    let set = spec::SpecSet::load_with(root, None);
     let errors: Vec<Finding> = set
         .invalid
         .iter()
@@ -116,6 +128,14 @@ fn project_root(env: &HookEnv, event_cwd: Option<&Path>) -> Option<PathBuf> {
         .and_then(|repo| repo.workdir().map(Path::to_path_buf))
         .unwrap_or(start);
     root.canonicalize().ok()
+}
+
+/// The folder holding the `.notarai` folder that `file` lies in, if any.
+fn root_from_spec_path(file: &Path) -> Option<PathBuf> {
+    file.ancestors()
+        .find(|dir| dir.file_name().is_some_and(|n| n == spec::SPEC_DIR))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
 }
 
 /// `file` relative to `root` with forward slashes, `None` when it is not

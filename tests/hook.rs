@@ -219,3 +219,19 @@ fn oversized_input_is_ignored() {
     let input = event(Some(&root), ".notarai/bad.spec.yaml");
     assert_broken_reported(&hook(&input, &root, None));
 }
+
+#[test]
+fn without_any_folder_the_project_is_the_one_holding_the_spec() {
+    let dir = project();
+    let root = dir.path().canonicalize().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let file = root.join(".notarai/bad.spec.yaml");
+    let out = hook(&event(None, file.to_str().unwrap()), elsewhere.path(), None);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".notarai/bad.spec.yaml:"));
+}
