@@ -318,3 +318,34 @@ fn every_answer_conforms_to_its_declared_output_schema() {
     }
     server.finish();
 }
+
+#[test]
+fn the_kept_load_status_follows_every_spec_edit_between_servers() {
+    let repo = repo();
+    std::fs::create_dir_all(repo.root.join(".notarai/.cache")).unwrap();
+    let instructions = |repo: &Repo| {
+        let mut server = Server::spawn(&repo.root);
+        let info = server.initialize();
+        server.finish();
+        info["instructions"].as_str().unwrap().to_string()
+    };
+    assert!(instructions(&repo).contains("Specs loaded: 1."));
+    assert!(
+        repo.root.join(".notarai/.cache/load-status.json").exists(),
+        "kept for the next server"
+    );
+    // The same size, another content: the stamp's modification time tells.
+    let spec = repo.root.join(".notarai/auth.spec.yaml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(&spec, text.replacen("schema_version", "schema_versiom", 1)).unwrap();
+    let broken = instructions(&repo);
+    assert!(
+        broken.contains("Specs loaded: 0.") && broken.contains("auth.spec.yaml"),
+        "{broken}"
+    );
+    // A new spec file.
+    std::fs::write(&spec, text).unwrap();
+    repo.spec("more", &["lib/**"]);
+    assert!(instructions(&repo).contains("Specs loaded: 2."));
+}
