@@ -246,3 +246,25 @@ fn an_integer_too_large_for_the_model_is_an_error_at_its_position() {
         "{text}"
     );
 }
+
+#[test]
+fn a_number_json_cannot_hold_is_an_error_at_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".notarai")).unwrap();
+    std::fs::write(
+        dir.path().join(".notarai/t.spec.yaml"),
+        "schema_version: '0.7'\nintent: x\ntier: registered\nartifacts: {}\nvariants:\n  - id: v\n    overrides:\n      b: .inf\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_notarai"))
+        .args(["validate", ".notarai/t.spec.yaml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        text.contains("t.spec.yaml:8:10:") && text.contains("not finite"),
+        "{text}"
+    );
+}

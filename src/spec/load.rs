@@ -145,13 +145,16 @@ pub fn parse_text(path: &str, text: &str) -> Result<(Spec, Node), Vec<Finding>> 
         }
         return Err(out);
     }
-    let json = tree.to_json().ok_or_else(|| {
-        vec![Finding::error(
-            path,
-            1,
-            1,
-            "the spec holds a number that is not finite",
-        )]
+    let json = tree.to_json().map_err(|pos| {
+        vec![
+            Finding::error(
+                path,
+                pos.line,
+                pos.column,
+                "this number is not finite (JSON has no infinity or NaN)",
+            )
+            .with_hint("put it in quotes to keep it as text"),
+        ]
     })?;
     match serde_json::from_value::<Spec>(json) {
         Ok(spec) => Ok((spec, tree)),

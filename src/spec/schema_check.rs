@@ -75,7 +75,7 @@ fn has_type(node: &Node, ty: &str) -> bool {
 /// The value of a scalar node as JSON, for enum comparison.
 fn scalar_json(node: &Node) -> Option<Value> {
     match &node.kind {
-        Kind::Scalar(..) => node.to_json(),
+        Kind::Scalar(..) => node.to_json().ok(),
         _ => None,
     }
 }

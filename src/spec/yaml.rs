@@ -120,11 +120,11 @@ impl Node {
         Some(node)
     }
 
-    /// The tree as a JSON value (mappings keep their order). `None` when it
-    /// holds a number JSON cannot represent (infinite or NaN).
-    pub fn to_json(&self) -> Option<serde_json::Value> {
+    /// The tree as a JSON value (mappings keep their order). `Err` holds the
+    /// position of a number JSON cannot represent (infinite or NaN).
+    pub fn to_json(&self) -> Result<serde_json::Value, Pos> {
         use serde_json::Value;
-        Some(match &self.kind {
+        Ok(match &self.kind {
             Kind::Scalar(Scalar::Null, _) => Value::Null,
             Kind::Scalar(Scalar::Bool(b), _) => Value::Bool(*b),
             Kind::Scalar(Scalar::Int(i), _) => Value::from(*i),
@@ -132,16 +132,18 @@ impl Node {
             Kind::Scalar(Scalar::Float(f), _) if f.fract() == 0.0 && f.abs() < 9.0e15 => {
                 Value::from(*f as i64)
             }
-            Kind::Scalar(Scalar::Float(f), _) => Value::Number(serde_json::Number::from_f64(*f)?),
+            Kind::Scalar(Scalar::Float(f), _) => {
+                Value::Number(serde_json::Number::from_f64(*f).ok_or(self.pos)?)
+            }
             Kind::Scalar(Scalar::Str(s), _) => Value::String(s.clone()),
             Kind::Seq(items) => {
-                Value::Array(items.iter().map(Node::to_json).collect::<Option<_>>()?)
+                Value::Array(items.iter().map(Node::to_json).collect::<Result<_, _>>()?)
             }
             Kind::Map(entries) => Value::Object(
                 entries
                     .iter()
-                    .map(|(k, v)| Some((k.text.clone(), v.to_json()?)))
-                    .collect::<Option<_>>()?,
+                    .map(|(k, v)| Ok((k.text.clone(), v.to_json()?)))
+                    .collect::<Result<_, Pos>>()?,
             ),
         })
     }
