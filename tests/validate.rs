@@ -225,46 +225,27 @@ fn schema_prints_the_generated_json_schema() {
     assert!(!validator.is_valid(&bad));
 }
 
+/// Values the model cannot hold are errors at their own line and column.
 #[test]
-fn an_integer_too_large_for_the_model_is_an_error_at_its_position() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join(".notarai")).unwrap();
-    std::fs::write(
-        dir.path().join(".notarai/t.spec.yaml"),
-        "schema_version: '0.7'\nintent: x\ntier: registered\nartifacts: {}\ndesign:\n  responsive:\n    breakpoints:\n      - name: sm\n        max_width: 99999999999999999999\n",
-    )
-    .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_notarai"))
-        .args(["validate", ".notarai/t.spec.yaml"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(!out.status.success());
-    assert!(
-        text.contains("t.spec.yaml:9:20:") && text.contains("out of range"),
-        "{text}"
-    );
-}
-
-#[test]
-fn a_number_json_cannot_hold_is_an_error_at_its_position() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join(".notarai")).unwrap();
-    std::fs::write(
-        dir.path().join(".notarai/t.spec.yaml"),
-        "schema_version: '0.7'\nintent: x\ntier: registered\nartifacts: {}\nvariants:\n  - id: v\n    overrides:\n      b: .inf\n",
-    )
-    .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_notarai"))
-        .args(["validate", ".notarai/t.spec.yaml"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(!out.status.success());
-    assert!(
-        text.contains("t.spec.yaml:8:10:") && text.contains("not finite"),
-        "{text}"
-    );
+fn values_the_model_cannot_hold_are_errors_at_their_position() {
+    let head = "schema_version: '0.7'\nintent: x\ntier: registered\nartifacts: {}\n";
+    for (tail, at, says) in [
+        (
+            "design:\n  responsive:\n    breakpoints:\n      - name: sm\n        max_width: 99999999999999999999\n",
+            "t.spec.yaml:9:20:",
+            "out of range",
+        ),
+        (
+            "variants:\n  - id: v\n    overrides:\n      b: .inf\n",
+            "t.spec.yaml:8:10:",
+            "not finite",
+        ),
+    ] {
+        let dir = project();
+        write(dir.path(), ".notarai/t.spec.yaml", format!("{head}{tail}"));
+        let o = notarai(dir.path(), &["validate", ".notarai/t.spec.yaml"], b"");
+        let text = stdout(&o);
+        assert!(!o.status.success());
+        assert!(text.contains(at) && text.contains(says), "{text}");
+    }
 }
