@@ -585,10 +585,9 @@ impl ExcludeMatcher {
     }
 
     fn is_match(&self, path: &str) -> bool {
-        self.literals.iter().any(|lit| {
-            path == lit.trim_end_matches('/')
-                || (path.starts_with(lit.as_str())
-                    && (lit.ends_with('/') || path.as_bytes().get(lit.len()) == Some(&b'/')))
-        }) || self.globs.is_match(path)
+        self.literals
+            .iter()
+            .any(|lit| governance::is_under(path, lit))
+            || self.globs.is_match(path)
     }
 }
