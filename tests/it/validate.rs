@@ -1,8 +1,8 @@
 //! `notarai validate` and `notarai schema`, run as the real binary in
 //! temporary projects.
 
-mod common;
-mod corpus;
+use crate::common;
+use crate::corpus;
 
 use std::path::Path;
 

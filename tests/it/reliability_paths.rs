@@ -7,7 +7,7 @@
 //! `NOTARAI_PROPTEST_CASES=100000 cargo test --test reliability_paths` runs
 //! the property test longer.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::symlink;
 use std::path::Path;

@@ -15,7 +15,7 @@
 //! folder must be, and a database that is a folder; a full disk is simulated
 //! with `RLIMIT_FSIZE`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Instant;

@@ -3,7 +3,7 @@
 //! 8 MiB is loaded for a diff), the binary is listed in `binary_changes`, the
 //! large text in `large_changes`, and `mark_reconciled` then skips both.
 
-mod common;
+use crate::common;
 
 use std::io::{Seek, SeekFrom, Write};
 

@@ -3,7 +3,7 @@
 //! repository, no repository, no commit yet. Each gives a correct answer or
 //! a clear error naming the situation, and the server keeps serving.
 
-mod common;
+use crate::common;
 
 use common::{Repo, SPEC_A, Server, git, git_status};
 use serde_json::{Value, json};

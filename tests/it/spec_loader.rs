@@ -1,7 +1,7 @@
 //! The spec loader against a corpus derived from the published schema, the
 //! reference schema itself, and the schema `notarai schema` prints.
 
-mod corpus;
+use crate::corpus;
 
 use std::time::{Duration, Instant};
 
@@ -17,11 +17,17 @@ fn yaml_to_json(yaml: &str) -> Value {
     serde_yaml::from_str(yaml).expect("corpus YAML parses")
 }
 
-fn reference_validator() -> jsonschema::Validator {
-    let text =
-        std::fs::read_to_string(REFERENCE).expect("the reference schema is beside the repository");
+/// The published schema beside the repository, or `None` (after saying that
+/// the test skipped) in a clone that has no `../shared` next to it.
+fn reference_validator() -> Option<jsonschema::Validator> {
+    let Ok(text) = std::fs::read_to_string(REFERENCE) else {
+        eprintln!(
+            "skipped: reference schema {REFERENCE} is absent (no ../shared beside the repository)"
+        );
+        return None;
+    };
     let schema: Value = serde_json::from_str(&text).unwrap();
-    jsonschema::validator_for(&schema).expect("the reference schema compiles")
+    Some(jsonschema::validator_for(&schema).expect("the reference schema compiles"))
 }
 
 fn generated_validator() -> jsonschema::Validator {
@@ -48,7 +54,9 @@ fn loader_agrees_with_the_corpus() {
 #[test]
 fn reference_schema_agrees_with_the_corpus() {
     // Guards the corpus itself: each entry is judged as the published schema judges it.
-    let reference = reference_validator();
+    let Some(reference) = reference_validator() else {
+        return;
+    };
     let wrong: Vec<&str> = corpus::corpus()
         .iter()
         .filter(|c| reference.is_valid(&yaml_to_json(&c.yaml)) != c.valid)
@@ -101,7 +109,9 @@ fn generated_schema_carries_descriptions() {
 
 #[test]
 fn realistic_specs_of_every_version_load_and_match_both_schemas() {
-    let reference = reference_validator();
+    let Some(reference) = reference_validator() else {
+        return;
+    };
     let generated = generated_validator();
     for (name, yaml) in corpus::realistic() {
         let spec = parse_spec("x.spec.yaml", yaml).unwrap_or_else(|e| panic!("{name}: {e:?}"));

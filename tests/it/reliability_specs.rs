@@ -4,7 +4,7 @@
 //! `instructions` and `invalid_specs`, in bounded time and memory; the other
 //! specs keep working and nothing panics.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

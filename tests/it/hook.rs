@@ -1,7 +1,7 @@
 //! `notarai hook validate` against the built binary: exit 2 with the errors on
 //! stderr for a broken spec, exit 0 and silence for everything else.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

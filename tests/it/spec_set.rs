@@ -1,8 +1,8 @@
 //! Loading a whole `.notarai/` folder: refs, cycles, the system spec,
 //! reachability and orphaned globs, in real temporary repositories.
 
-mod common;
-mod corpus;
+use crate::common;
+use crate::corpus;
 
 use std::path::Path;
 

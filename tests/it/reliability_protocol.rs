@@ -7,7 +7,7 @@
 //! `NOTARAI_PROPTEST_CASES=5000 cargo test --test reliability_protocol`
 //! runs the property tests longer.
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};

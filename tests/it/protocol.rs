@@ -1,7 +1,7 @@
 //! The MCP surface as a client sees it: the rmcp client over a child process,
 //! and raw JSON lines for framing, errors and stdout purity.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! `notarai init` against the built binary, in temporary folders.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

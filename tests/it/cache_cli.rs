@@ -1,6 +1,6 @@
 //! `notarai cache update/changed/status/clear` through the real binary.
 
-mod common;
+use crate::common;
 
 use common::{Repo, notarai, stdout};
 

@@ -2,7 +2,7 @@
 //! Each `known_gap_N` test fails on the behaviour `known-gaps.md` measured
 //! in the old implementation.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Server, strings};
 use serde_json::json;

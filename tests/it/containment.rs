@@ -2,7 +2,7 @@
 //! link: links that a repository can carry (committed or not) in the places
 //! notarai reads and writes.
 
-mod common;
+use crate::common;
 
 use common::{Repo, Server, notarai, strings};
 use serde_json::json;

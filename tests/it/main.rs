@@ -1,0 +1,54 @@
+//! The one integration test binary: every area of notarai's behaviour is a
+//! module here, so the crate is linked once for all of them (ripgrep's
+//! `tests/tests.rs` layout). Every test drives the built `notarai` binary.
+//!
+//! Add a test file by adding a `mod` line below; `every_test_file_is_a_module`
+//! fails when a file in this folder is not listed.
+
+mod common;
+mod corpus;
+
+mod cache_cli;
+mod containment;
+mod hook;
+mod init;
+mod protocol;
+mod reliability_cache;
+mod reliability_large;
+mod reliability_paths;
+mod reliability_protocol;
+mod reliability_repo_states;
+mod reliability_specs;
+mod spec_loader;
+mod spec_set;
+mod tools;
+mod validate;
+
+/// Every `.rs` file of `tests/it/` is declared as a module of this binary, and
+/// no other file sits directly in `tests/` (it would build as a binary of its own).
+#[test]
+fn every_test_file_is_a_module() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let main = std::fs::read_to_string(dir.join("it/main.rs")).unwrap();
+    for entry in std::fs::read_dir(dir.join("it")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(stem) = name.strip_suffix(".rs") else {
+            continue;
+        };
+        if stem == "main" {
+            continue;
+        }
+        assert!(
+            main.lines().any(|l| l.trim() == format!("mod {stem};")),
+            "tests/it/{name} is not declared in tests/it/main.rs: add `mod {stem};`"
+        );
+    }
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        assert!(
+            path.is_dir() || path.extension().is_none_or(|e| e != "rs"),
+            "{} would build as a test binary of its own: move it to tests/it/",
+            path.display()
+        );
+    }
+}
