@@ -7,6 +7,7 @@
 //! [`changes`] asks git what changed, [`cache`] remembers what was reconciled,
 //! and [`mcp`] and [`cli`] are the two faces a user sees. [`init`] sets a
 //! repository up for an agent, and [`hook`] checks the specs it writes.
+#![warn(missing_docs)]
 
 pub mod cache;
 pub mod changes;
