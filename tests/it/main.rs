@@ -19,6 +19,7 @@ mod reliability_paths;
 mod reliability_protocol;
 mod reliability_repo_states;
 mod reliability_specs;
+mod spec08;
 mod spec_loader;
 mod spec_set;
 mod tools;
