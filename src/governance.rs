@@ -356,6 +356,39 @@ mod tests {
         assert!(matches("./src/", "src/x.rs"));
     }
 
+    fn loaded(path: &str, text: &str) -> crate::spec::LoadedSpec {
+        crate::spec::LoadedSpec {
+            path: path.into(),
+            raw: text.into(),
+            spec: crate::spec::parse_spec(path, text).unwrap(),
+        }
+    }
+
+    #[test]
+    fn exclude_never_takes_a_file_from_a_spec_that_names_it() {
+        let system = loaded(
+            ".notarai/system.spec.yaml",
+            "schema_version: '0.8'\nintent: s\ntier: registered\nsubsystems: []\nartifacts:\n  docs:\n    - path: README.md\nexclude:\n  - '.claude/**'\n",
+        );
+        let style = loaded(
+            ".notarai/style.spec.yaml",
+            "schema_version: '0.8'\nintent: s\ntier: registered\nartifacts:\n  docs:\n    - path: .claude/rules/style.md\n",
+        );
+        let set = SpecSet {
+            specs: vec![style, system],
+            system: Some(1),
+            ..SpecSet::default()
+        };
+        let g = Governance::build(&set);
+        assert_eq!(g.governors(".claude/rules/style.md"), vec![0]);
+        assert_eq!(g.categories(0, ".claude/rules/style.md"), vec!["docs"]);
+        assert!(!g.is_excluded(".claude/rules/style.md"));
+        assert!(g.governors(".claude/settings.json").is_empty());
+        assert!(g.is_excluded(".claude/settings.json"));
+        assert!(!g.is_excluded("src/unspecced.rs"));
+        assert!(g.is_excluded(".notarai/.cache/notarai.db"));
+    }
+
     #[test]
     fn prefixes() {
         assert_eq!(
