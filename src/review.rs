@@ -134,7 +134,7 @@ pub struct AffectedSpec {
     pub matched_files: Vec<String>,
 }
 
-/// A spec file that failed to load.
+/// An error of a spec file that fails `notarai validate`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct InvalidSpec {
     /// Path of the spec file.
