@@ -19,9 +19,9 @@ mod reliability_paths;
 mod reliability_protocol;
 mod reliability_repo_states;
 mod reliability_specs;
+mod spec08;
 mod spec_loader;
 mod spec_set;
-mod spec08;
 mod tools;
 mod validate;
 
