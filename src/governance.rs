@@ -9,6 +9,11 @@
 //! with no wildcard (`src/auth`, `docs/auth.md`) matches that path and
 //! everything below it, like a git pathspec. Nothing here touches the file
 //! system: a deleted file is governed by the same rule as an existing one.
+//!
+//! The system spec's `exclude` never takes a file away from a spec whose
+//! artifacts match it: it only marks the files that no spec governs as
+//! intentionally unspecced ([`Governance::is_excluded`]). notarai's own cache
+//! folder is the one place no spec governs.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -175,23 +180,27 @@ impl Governance {
         &self.errors
     }
 
-    /// Whether `path` is out of every spec's reach: matched by the system
-    /// spec's `exclude`, or notarai's own cache.
+    /// Whether `path` is intentionally unspecced (coverage tier 3): governed
+    /// by no spec and matched by the system spec's `exclude`, or in
+    /// notarai's own cache. A file that a spec's artifacts match is governed
+    /// by that spec, excluded or not, so it is never excluded.
     pub fn is_excluded(&self, path: &str) -> bool {
-        is_under(path, CACHE_DIR) || self.exclude.is_match(path)
+        is_under(path, CACHE_DIR)
+            || (self.exclude.is_match(path) && self.governors(path).is_empty())
     }
 
     /// Every spec governing `path`, as sorted spec indices. Only specs whose
     /// scope (the literal prefixes of their globs) holds the path are
     /// matched, so a path costs string comparisons for most specs and a glob
-    /// match for the few that can govern it. A spec file governs itself even
-    /// when excluded.
+    /// match for the few that can govern it. A spec file governs itself. The
+    /// system spec's `exclude` plays no part: it never takes a file away
+    /// from a spec whose artifacts match it.
     pub fn governors(&self, path: &str) -> Vec<usize> {
-        let excluded = self.is_excluded(path);
+        let cache = is_under(path, CACHE_DIR);
         let mut specs = Vec::new();
         for (index, rules) in self.rules.iter().enumerate() {
             let governs = rules.path == path
-                || (!excluded && rules.scope.contains(path) && rules.set().is_match(path));
+                || (!cache && rules.scope.contains(path) && rules.set().is_match(path));
             if governs {
                 specs.push(index);
             }
@@ -207,7 +216,7 @@ impl Governance {
         if rules.path == path {
             return vec![SELF_CATEGORY];
         }
-        if self.is_excluded(path) || !rules.scope.contains(path) {
+        if is_under(path, CACHE_DIR) || !rules.scope.contains(path) {
             return Vec::new();
         }
         let mut found: Vec<usize> = rules
@@ -345,6 +354,39 @@ mod tests {
         assert!(matches("src/auth", "src/auth/x.rs"));
         assert!(!matches("src/auth", "src/authx.rs"));
         assert!(matches("./src/", "src/x.rs"));
+    }
+
+    fn loaded(path: &str, text: &str) -> crate::spec::LoadedSpec {
+        crate::spec::LoadedSpec {
+            path: path.into(),
+            raw: text.into(),
+            spec: crate::spec::parse_spec(path, text).unwrap(),
+        }
+    }
+
+    #[test]
+    fn exclude_never_takes_a_file_from_a_spec_that_names_it() {
+        let system = loaded(
+            ".notarai/system.spec.yaml",
+            "schema_version: '0.8'\nintent: s\ntier: registered\nsubsystems: []\nartifacts:\n  docs:\n    - path: README.md\nexclude:\n  - '.claude/**'\n",
+        );
+        let style = loaded(
+            ".notarai/style.spec.yaml",
+            "schema_version: '0.8'\nintent: s\ntier: registered\nartifacts:\n  docs:\n    - path: .claude/rules/style.md\n",
+        );
+        let set = SpecSet {
+            specs: vec![style, system],
+            system: Some(1),
+            ..SpecSet::default()
+        };
+        let g = Governance::build(&set);
+        assert_eq!(g.governors(".claude/rules/style.md"), vec![0]);
+        assert_eq!(g.categories(0, ".claude/rules/style.md"), vec!["docs"]);
+        assert!(!g.is_excluded(".claude/rules/style.md"));
+        assert!(g.governors(".claude/settings.json").is_empty());
+        assert!(g.is_excluded(".claude/settings.json"));
+        assert!(!g.is_excluded("src/unspecced.rs"));
+        assert!(g.is_excluded(".notarai/.cache/notarai.db"));
     }
 
     #[test]

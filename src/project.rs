@@ -57,7 +57,7 @@ impl Specs {
         LoadStatus {
             loaded: self.set.specs.len(),
             system: self.set.system_spec().map(|s| s.path.clone()),
-            invalid: self.set.invalid.iter().map(|f| f.to_string()).collect(),
+            invalid: self.set.errors().iter().map(|f| f.to_string()).collect(),
         }
     }
 }
@@ -69,7 +69,9 @@ pub struct LoadStatus {
     pub loaded: usize,
     /// Path of the system spec, if any.
     pub system: Option<String>,
-    /// Every error of the specs that failed, as `path:line:col: message`.
+    /// Every error of the specs that fail `notarai validate` (the ones that
+    /// failed to load and the ones with an error across specs), as
+    /// `path:line:col: message`.
     pub invalid: Vec<String>,
 }
 

@@ -107,7 +107,10 @@ pub struct AffectedSpecs {
     pub changed_files: Vec<String>,
     /// Specs governing at least one changed file, sorted by path.
     pub affected_specs: Vec<AffectedSpec>,
-    /// Spec files that failed to load: notarai cannot tell what they govern until fixed.
+    /// Every error of the spec files that fail `notarai validate`, in its
+    /// order: a file that failed to load governs nothing until fixed; one that
+    /// loaded but has an error across specs (a `$ref` to a missing file)
+    /// still governs its artifacts.
     pub invalid_specs: Vec<InvalidSpec>,
     /// Spec files deleted on this branch: what they governed is now governed
     /// by no spec of theirs; review whether that is intended.
@@ -131,7 +134,7 @@ pub struct AffectedSpec {
     pub matched_files: Vec<String>,
 }
 
-/// A spec file that failed to load.
+/// An error of a spec file that fails `notarai validate`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct InvalidSpec {
     /// Path of the spec file.
@@ -257,12 +260,13 @@ pub fn list_affected_specs(
     })
 }
 
-/// The specs that failed to load, for every answer that lists specs.
+/// The errors of the specs that fail, for every answer that lists specs:
+/// the same verdict as `notarai validate` ([`spec::SpecSet::errors`]).
 pub fn invalid_specs(specs: &Specs) -> Vec<InvalidSpec> {
     specs
         .set
-        .invalid
-        .iter()
+        .errors()
+        .into_iter()
         .map(|f| InvalidSpec {
             spec_path: f.path.clone(),
             error: f.to_string(),

@@ -74,7 +74,7 @@ pub fn system_spec(inputs: &StarterInputs) -> String {
          # Starter system spec written by `notarai init`. Replace the intent with\n\
          # what this project is for, then add one spec per component and list it\n\
          # under `subsystems` (the `notarai-bootstrap` skill drafts them).\n\
-         schema_version: '0.7'\n\
+         schema_version: '0.8'\n\
          intent: |\n  \
            TODO: say in two to four sentences what this project is for and who\n  \
            uses it.\n\
@@ -139,7 +139,7 @@ mod tests {
             let text = system_spec(&inputs);
             assert!(text.starts_with("# yaml-language-server: $schema=./notarai.spec.json\n"));
             let value: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
-            assert_eq!(value["schema_version"], "0.7");
+            assert_eq!(value["schema_version"], "0.8");
             assert_eq!(value["tier"], "registered");
             assert!(value["subsystems"].as_sequence().unwrap().is_empty());
             if let Some(readme) = &inputs.readme {

@@ -110,7 +110,7 @@ pub fn parse_text(path: &str, text: &str) -> Result<(Spec, Node), Vec<Finding>> 
         Ok(None) => {
             return Err(vec![
                 Finding::error(path, 1, 1, "the spec is empty").with_hint(
-                    "a spec needs at least `schema_version: '0.7'`, `intent:` and `artifacts:`",
+                    "a spec needs at least `schema_version: '0.8'`, `intent:` and `artifacts:`",
                 ),
             ]);
         }
@@ -177,9 +177,10 @@ pub fn read_and_parse(root: &Path, rel: &str) -> Result<(String, Spec, Node), Ve
 }
 
 /// The checks of one parsed spec on its own: refs point to existing files
-/// inside the repository, globs compile.
+/// inside the repository, globs compile, `tested_by` files exist.
 pub fn file_checks(root: &Path, rel: &str, spec: &Spec, tree: &Node) -> Vec<Finding> {
     let mut out = refs::check_refs_exist(root, rel, spec, tree);
+    out.extend(refs::check_tested_by(root, rel, spec, tree));
     out.extend(globs::check_compile(rel, spec, tree));
     out
 }

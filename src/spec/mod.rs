@@ -198,6 +198,31 @@ impl SpecSet {
     pub fn has_errors(&self) -> bool {
         !self.invalid.is_empty() || self.findings.iter().any(Finding::is_error)
     }
+
+    /// The one verdict on the set, which `notarai validate`, the hook and
+    /// the MCP server (`invalid_specs`, its instructions) all give: every
+    /// error, of the spec files that failed to load and of the specs that
+    /// loaded but have an error across specs (a `$ref` to a missing file, a
+    /// `subsystems` cycle, a glob that does not compile), sorted by path and
+    /// position. A spec file named here fails; its first entry is the first
+    /// error `validate` prints for it. Warnings never make a spec fail.
+    pub fn errors(&self) -> Vec<&Finding> {
+        let mut out: Vec<&Finding> = self
+            .invalid
+            .iter()
+            .chain(self.findings.iter().filter(|f| f.is_error()))
+            .collect();
+        out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        out
+    }
+
+    /// Whether the spec file at `path` fails: it has an error in [`SpecSet::errors`].
+    pub fn fails(&self, path: &str) -> bool {
+        self.invalid
+            .iter()
+            .chain(&self.findings)
+            .any(|f| f.path == path && f.is_error())
+    }
 }
 
 /// The checks of one spec file on its own: read it (`rel` is relative to
@@ -222,8 +247,9 @@ pub fn parse_spec(path: &str, text: &str) -> Result<Spec, Vec<Finding>> {
 }
 
 /// The JSON Schema of the spec format (draft 2020-12), generated from
-/// [`Spec`] with doc comments as descriptions, as a JSON value. Optional
-/// fields do not accept `null`, as in the published schema.
+/// [`Spec`] with doc comments as descriptions, as a JSON value, identified
+/// (`$id`) as the published schema of [`SCHEMA_VERSION`]. Optional fields do
+/// not accept `null`, as in the published schema.
 pub fn json_schema_value() -> &'static serde_json::Value {
     static SCHEMA: OnceLock<serde_json::Value> = OnceLock::new();
     SCHEMA.get_or_init(|| {
@@ -237,7 +263,18 @@ pub fn json_schema_value() -> &'static serde_json::Value {
             return value;
         };
         let mut ordered = serde_json::Map::new();
-        for key in ["$schema", "title", "description"] {
+        if let Some(v) = map.remove("$schema") {
+            ordered.insert("$schema".into(), v);
+        }
+        // The published schema's identifier for this version, so a reader
+        // (and `init`) can tell which version a schema file describes.
+        ordered.insert(
+            "$id".into(),
+            serde_json::Value::String(format!(
+                "https://notarai.dev/schema/{SCHEMA_VERSION}/spec.schema.json"
+            )),
+        );
+        for key in ["title", "description"] {
             if let Some(v) = map.remove(key) {
                 ordered.insert(key.to_string(), v);
             }

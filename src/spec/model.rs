@@ -15,15 +15,27 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// The newest version of the spec format, the one new specs are written in.
+pub const SCHEMA_VERSION: &str = "0.8";
+
+/// Every `schema_version` notarai reads, newest first.
+pub const SUPPORTED_VERSIONS: [&str; 4] = ["0.8", "0.7", "0.6", "0.5"];
+
 /// A structured intent specification: what one part of a project should do,
 /// and the files it governs. The canonical source of truth for that part.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "NotarAI Spec File", transform = behaviors_required_unless_tiered)]
+#[schemars(title = "NotarAI Spec File", transform = conditional_requirements)]
 pub struct Spec {
-    /// The version of the spec format this file follows: "0.5", "0.6" or "0.7".
-    #[schemars(extend("enum" = ["0.7", "0.6", "0.5"]))]
+    /// The version of the spec format this file follows: "0.5" to "0.8".
+    #[schemars(extend("enum" = SUPPORTED_VERSIONS))]
     pub schema_version: String,
+    /// A cross-cutting concern (style, security, logging) that other specs
+    /// pull in through `applies`: its constraints, invariants and behaviors
+    /// apply to them. Such a spec governs no files itself: it has no
+    /// `artifacts`, `subsystems` or `exclude`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cross_cutting: bool,
     /// The domain this spec applies to; decides which optional blocks are
     /// relevant. `software` when omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,7 +66,9 @@ pub struct Spec {
     pub open_questions: Vec<String>,
     /// The files this spec governs: category (`code`, `docs`, `tests`,
     /// `configs`, `data`, `notebooks`, `slides`, ... any key) to a list of
-    /// artifact refs.
+    /// artifact refs. Required, except on a `cross_cutting` spec, which has
+    /// none (empty when absent).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub artifacts: BTreeMap<String, Vec<ArtifactRef>>,
     /// Child specs. A spec with this key is the system spec.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,19 +129,39 @@ impl Spec {
     }
 }
 
-/// Adds the rule "`behaviors` is required unless `tier` is `registered` or
-/// `derived`" to the generated root schema.
-fn behaviors_required_unless_tiered(schema: &mut schemars::Schema) {
+/// Adds the rules that depend on other keys to the generated root schema,
+/// as the published schema words them: a `cross_cutting: true` spec has no
+/// `artifacts`, `subsystems` or `exclude`, every other spec has `artifacts`;
+/// and `behaviors` is required unless `tier` is `registered` or `derived`.
+fn conditional_requirements(schema: &mut schemars::Schema) {
     schema.insert(
-        "if".into(),
-        serde_json::json!({
-            "properties": { "tier": { "enum": ["registered", "derived"] } },
-            "required": ["tier"]
-        }),
-    );
-    schema.insert(
-        "else".into(),
-        serde_json::json!({ "required": ["behaviors"] }),
+        "allOf".into(),
+        serde_json::json!([
+            {
+                "if": {
+                    "properties": { "cross_cutting": { "const": true } },
+                    "required": ["cross_cutting"]
+                },
+                "then": {
+                    "description": "a `cross_cutting: true` spec governs no files itself: remove `artifacts`, `subsystems` and `exclude`, and pull it into other specs with `applies: [{$ref: ...}]`",
+                    "not": {
+                        "anyOf": [
+                            { "required": ["subsystems"] },
+                            { "required": ["exclude"] },
+                            { "required": ["artifacts"] }
+                        ]
+                    }
+                },
+                "else": { "required": ["artifacts"] }
+            },
+            {
+                "if": {
+                    "properties": { "tier": { "enum": ["registered", "derived"] } },
+                    "required": ["tier"]
+                },
+                "else": { "required": ["behaviors"] }
+            }
+        ]),
     );
 }
 
@@ -183,6 +217,20 @@ pub struct Behavior {
     /// The state machine transition this behavior performs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_transition: Option<StateTransition>,
+    /// The test files that verify this behavior (0.8).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tested_by: Vec<TestRef>,
+}
+
+/// A test file that verifies a behavior.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TestRef {
+    /// Path of the test file, relative to the repository root.
+    pub path: String,
+    /// The test or assertion that exercises the behavior, for a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assertion: Option<String>,
 }
 
 /// Interaction details of a behavior.
@@ -242,6 +290,28 @@ pub struct Decision {
     /// Why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rationale: Option<String>,
+    /// Where the decision came from, e.g. `reconciliation`, `design-review`,
+    /// `manual` (0.8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    /// Where the decision stands; accepted decisions usually omit it (0.8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<DecisionStatus>,
+    /// Files relevant to the decision, e.g. the ones that motivated it (0.8).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub related_files: Vec<String>,
+}
+
+/// Where a recorded decision stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DecisionStatus {
+    /// Proposed, not yet accepted.
+    Proposed,
+    /// Accepted.
+    Accepted,
+    /// Considered and rejected.
+    Rejected,
 }
 
 /// A reference from a spec to the files it governs.

@@ -177,6 +177,47 @@ pub(crate) fn check_refs_exist(root: &Path, rel: &str, spec: &Spec, tree: &Node)
     out
 }
 
+/// Each behavior's `tested_by` paths (relative to the repository root) should
+/// name something that exists inside the repository: a warning at the path
+/// otherwise. Only the existence of the entry is looked at (a link is not
+/// followed). A path with glob characters is not checked.
+pub(crate) fn check_tested_by(root: &Path, rel: &str, spec: &Spec, tree: &Node) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (b, behavior) in spec.behaviors.iter().enumerate() {
+        for (t, test) in behavior.tested_by.iter().enumerate() {
+            let written = test.path.trim();
+            if written.contains(['*', '?', '[', '{']) {
+                continue;
+            }
+            let pos = pos_of(tree, &format!("/behaviors/{b}/tested_by/{t}/path"));
+            let inside = crate::repo_path::RepoPath::resolve(root, written);
+            let missing = match &inside {
+                Ok(path) => std::fs::symlink_metadata(root.join(path.as_str())).is_err(),
+                Err(_) => true,
+            };
+            if !missing {
+                continue;
+            }
+            let message = match inside {
+                Ok(path) => format!(
+                    "behavior `{}`: test file `{path}` (`tested_by`) does not exist",
+                    behavior.name
+                ),
+                Err(e) => format!(
+                    "behavior `{}`: test file `{written}` (`tested_by`) is not a path inside the repository: {e}",
+                    behavior.name
+                ),
+            };
+            out.push(
+                Finding::warning(rel, pos.line, pos.column, message).with_hint(
+                    "`tested_by` paths are relative to the repository root; fix the path, or remove the entry if the test is gone",
+                ),
+            );
+        }
+    }
+    out
+}
+
 /// The system spec: the spec with a `subsystems` key, `.notarai/system.spec.yaml` first.
 pub(crate) fn choose_system(specs: &[LoadedSpec]) -> Option<usize> {
     specs
@@ -222,6 +263,27 @@ pub(crate) fn check_set(set: &SpecSet, trees: &[Node]) -> Vec<Finding> {
                     )
                     .with_hint(format!("keep `subsystems` in `{system_path}` only and list the child specs there")),
                 );
+            }
+        }
+        // A cross-cutting spec is pulled in with `applies`, never as a subsystem.
+        for (i, s) in set.specs.iter().enumerate() {
+            for (j, pointer) in edges(i, &[Link::Subsystem]) {
+                let target = &set.specs[j];
+                if target.spec.cross_cutting {
+                    let pos = pos_of(&trees[i], &pointer);
+                    out.push(
+                        Finding::warning(
+                            &s.path,
+                            pos.line,
+                            pos.column,
+                            format!("`{}` is a cross-cutting spec, listed under `subsystems`", target.path),
+                        )
+                        .with_hint(format!(
+                            "move `- $ref: {}` under `applies:`: a cross-cutting spec governs no files and applies its rules to the specs that pull it in",
+                            relative(&s.path, &target.path)
+                        )),
+                    );
+                }
             }
         }
         // Reachability through subsystems and applies, from the system spec.

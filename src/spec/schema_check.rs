@@ -3,8 +3,8 @@
 //!
 //! Only the keywords schemars emits for the model are interpreted: `$ref`,
 //! `type`, `enum`, `const`, `oneOf`/`anyOf`, `properties`, `required`,
-//! `additionalProperties`, `items`, `minItems`, `minimum`/`maximum` and
-//! `if`/`then`/`else`. Because the schema comes from the same types the
+//! `additionalProperties`, `items`, `minItems`, `minimum`/`maximum`,
+//! `allOf`, `not` and `if`/`then`/`else`. Because the schema comes from the same types the
 //! loader deserializes into, a tree that passes here deserializes.
 
 use serde_json::Value;
@@ -23,14 +23,54 @@ pub struct Violation {
 }
 
 /// Check `node` against the root `schema` (whose `$defs` resolve `$ref`s).
+/// A `schema_version` that names no supported version is the one violation
+/// reported: the rest of such a file follows another format, and "fixing"
+/// it key by key would be wrong.
 pub fn check(node: &Node, schema: &Value) -> Vec<Violation> {
+    if let Some(v) = unsupported_version(node, schema) {
+        return vec![v];
+    }
     let mut out = Vec::new();
-    Checker { root: schema }.check(node, schema, "", &mut out);
+    Checker {
+        root: schema,
+        probe: false,
+    }
+    .check(node, schema, "", &mut out);
     out
+}
+
+/// The violation of a `schema_version` written as text that is not one of
+/// the versions the root schema lists (a 0.3 or 0.4 file, or a typo).
+fn unsupported_version(node: &Node, schema: &Value) -> Option<Violation> {
+    let value = node.get("schema_version")?;
+    let Kind::Scalar(Scalar::Str(version), _) = &value.kind else {
+        return None;
+    };
+    let supported: Vec<&str> = schema
+        .pointer("/properties/schema_version/enum")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    if supported.contains(&version.as_str()) {
+        return None;
+    }
+    let newest = supported.first()?;
+    Some(Violation {
+        pos: value.pos,
+        message: format!("unsupported spec format version `{version}`"),
+        hint: Some(format!(
+            "notarai reads schema_version {}; update the file to the newest format and write `schema_version: '{newest}'`",
+            supported.join(", ")
+        )),
+    })
 }
 
 struct Checker<'s> {
     root: &'s Value,
+    /// Evaluating an `if`: a missing key is missing, even when a misspelt
+    /// one is reported elsewhere.
+    probe: bool,
 }
 
 /// Type names of the schema, as a person reads them.
@@ -184,9 +224,21 @@ impl<'s> Checker<'s> {
             }
             Kind::Scalar(..) => {}
         }
+        if let Some(Value::Array(all)) = obj.get("allOf") {
+            for branch in all {
+                self.check(node, branch, path, out);
+            }
+        }
+        if let Some(forbidden) = obj.get("not") {
+            self.not(node, forbidden, obj.get("description"), path, out);
+        }
         if let Some(cond) = obj.get("if") {
             let mut probe = Vec::new();
-            self.check(node, cond, path, &mut probe);
+            Checker {
+                root: self.root,
+                probe: true,
+            }
+            .check(node, cond, path, &mut probe);
             let branch = if probe.is_empty() {
                 obj.get("then")
             } else {
@@ -195,6 +247,61 @@ impl<'s> Checker<'s> {
             if let Some(branch) = branch {
                 self.check(node, branch, path, out);
             }
+        }
+    }
+
+    /// `not`: the node must not match `forbidden`. The form the model uses,
+    /// `not: {anyOf: [{required: [key]}, ...]}`, is reported at each present
+    /// key, with the schema's `description` as the hint.
+    fn not(
+        &self,
+        node: &Node,
+        forbidden: &'s Value,
+        description: Option<&Value>,
+        path: &str,
+        out: &mut Vec<Violation>,
+    ) {
+        let mut probe = Vec::new();
+        Checker {
+            root: self.root,
+            probe: true,
+        }
+        .check(node, forbidden, path, &mut probe);
+        if !probe.is_empty() {
+            return;
+        }
+        let hint = description.and_then(Value::as_str).map(str::to_string);
+        let keys: Vec<&str> = forbidden
+            .get("anyOf")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b.get("required")?.as_array())
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let mut reported = false;
+        for (key, _) in node.entries() {
+            if keys.contains(&key.text.as_str()) {
+                let place = if path.is_empty() {
+                    String::new()
+                } else {
+                    format!(" in `{path}`")
+                };
+                out.push(Violation {
+                    pos: key.pos,
+                    message: format!("`{}` is not allowed here{place}", key.text),
+                    hint: hint.clone(),
+                });
+                reported = true;
+            }
+        }
+        if !reported {
+            out.push(Violation {
+                pos: node.pos,
+                message: format!("{} is not allowed here", subject(path)),
+                hint,
+            });
         }
     }
 
@@ -465,11 +572,13 @@ impl<'s> Checker<'s> {
                 let misspelt = node.entries().iter().any(|(k, _)| {
                     !props.contains_key(&k.text) && closest(&k.text, [key]).is_some()
                 });
-                if misspelt {
+                if misspelt && !self.probe {
                     continue;
                 }
                 let hint = if key == "behaviors" && path.is_empty() {
                     "add `behaviors:` with at least one `- name: / given: / then:` item, or set `tier: registered` or `tier: derived`".to_string()
+                } else if key == "artifacts" && path.is_empty() {
+                    "add `artifacts:` with the files this spec governs, or set `cross_cutting: true` for a concern that other specs pull in with `applies`".to_string()
                 } else {
                     format!("add `{key}: ...`")
                 };

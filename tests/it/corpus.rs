@@ -51,6 +51,29 @@ artifacts:
     - path: 'src/**'
 ";
 
+/// A minimal cross-cutting spec of 0.8: no artifacts, pulled in by `applies`.
+pub const CROSS: &str = "schema_version: '0.8'
+cross_cutting: true
+intent: Every module follows the house style.
+behaviors:
+  - name: lint
+    given: any change
+    then: the linter passes
+";
+
+/// The cross-cutting spec with `extra` appended at the top level.
+pub fn cross_with(extra: &str) -> String {
+    format!("{CROSS}{extra}")
+}
+
+/// The base spec with a behavior that has `tested_by` lines `tested_by`.
+fn tested_by(lines: &str) -> String {
+    replace(
+        "    then: an account is created\n",
+        &format!("    then: an account is created\n    tested_by:\n{lines}"),
+    )
+}
+
 /// The corpus: pass/fail pairs for each rule of the schema.
 pub fn corpus() -> Vec<Case> {
     vec![
@@ -58,7 +81,11 @@ pub fn corpus() -> Vec<Case> {
         // schema_version
         case("version 0.5", replace("'0.7'", "'0.5'"), true),
         case("version 0.6", replace("'0.7'", "\"0.6\""), true),
-        case("version unknown", replace("'0.7'", "'0.4'"), false),
+        case("version 0.8", replace("'0.7'", "'0.8'"), true),
+        case("version 0.4", replace("'0.7'", "'0.4'"), false),
+        case("version 0.3", replace("'0.7'", "'0.3'"), false),
+        case("version 0.9", replace("'0.7'", "'0.9'"), false),
+        case("version 0.8 as a number", replace("'0.7'", "0.8"), false),
         case("version as a number", replace("'0.7'", "0.7"), false),
         case(
             "version missing",
@@ -562,6 +589,139 @@ pub fn corpus() -> Vec<Case> {
             with("compliance:\n  audit_trail: 'true'\n"),
             false,
         ),
+        // cross_cutting (0.8)
+        case("cross_cutting without artifacts", CROSS, true),
+        case(
+            "cross_cutting with applies and rules",
+            cross_with(
+                "constraints: [rustfmt defaults]\ninvariants: [no unsafe]\napplies:\n  - $ref: ./security.spec.yaml\n",
+            ),
+            true,
+        ),
+        case(
+            "cross_cutting with artifacts",
+            cross_with("artifacts:\n  code:\n    - path: 'src/**'\n"),
+            false,
+        ),
+        case(
+            "cross_cutting with empty artifacts",
+            cross_with("artifacts: {}\n"),
+            false,
+        ),
+        case(
+            "cross_cutting with subsystems",
+            cross_with("subsystems:\n  - $ref: ./a.spec.yaml\n"),
+            false,
+        ),
+        case(
+            "cross_cutting with exclude",
+            cross_with("exclude:\n  - 'vendor/**'\n"),
+            false,
+        ),
+        case(
+            "cross_cutting false without artifacts",
+            CROSS.replace("cross_cutting: true", "cross_cutting: false"),
+            false,
+        ),
+        case(
+            "cross_cutting false with artifacts",
+            with("cross_cutting: false\n"),
+            true,
+        ),
+        case(
+            "cross_cutting true on a 0.5 file",
+            CROSS.replace("'0.8'", "'0.5'"),
+            true,
+        ),
+        case(
+            "cross_cutting as text",
+            CROSS.replace("cross_cutting: true", "cross_cutting: 'true'"),
+            false,
+        ),
+        case(
+            "cross_cutting registered without behaviors",
+            "schema_version: '0.8'\ncross_cutting: true\ntier: registered\nintent: Logging.\n",
+            true,
+        ),
+        case(
+            "cross_cutting full without behaviors",
+            "schema_version: '0.8'\ncross_cutting: true\nintent: Logging.\n",
+            false,
+        ),
+        case(
+            "cross_cutting misspelt, with artifacts",
+            with("cross_cuting: true\n"),
+            false,
+        ),
+        // tested_by (0.8)
+        case(
+            "tested_by",
+            tested_by(
+                "      - path: tests/auth.rs\n        assertion: signup_creates_account\n      - path: tests/e2e.rs\n",
+            ),
+            true,
+        ),
+        case("tested_by empty", tested_by("      []\n"), true),
+        case(
+            "tested_by without path",
+            tested_by("      - assertion: x\n"),
+            false,
+        ),
+        case(
+            "tested_by unknown key",
+            tested_by("      - path: t.rs\n        line: 3\n"),
+            false,
+        ),
+        case(
+            "tested_by a string",
+            tested_by("      tests/auth.rs\n"),
+            false,
+        ),
+        case(
+            "tested_by item a string",
+            tested_by("      - tests/auth.rs\n"),
+            false,
+        ),
+        case(
+            "tested_by path a number",
+            tested_by("      - path: 12\n"),
+            false,
+        ),
+        // decision status, origin, related_files (0.8)
+        case(
+            "decision status origin related_files",
+            with(
+                "decisions:\n  - date: '2025-03-01'\n    choice: JWT\n    status: accepted\n    origin: reconciliation\n    related_files: [src/auth/jwt.rs, docs/auth.md]\n",
+            ),
+            true,
+        ),
+        case(
+            "decision status proposed and rejected",
+            with(
+                "decisions:\n  - {date: '2025-03-01', choice: a, status: proposed}\n  - {date: '2025-03-02', choice: b, status: rejected}\n",
+            ),
+            true,
+        ),
+        case(
+            "decision status unknown",
+            with("decisions:\n  - {date: '2025-03-01', choice: a, status: done}\n"),
+            false,
+        ),
+        case(
+            "decision origin a list",
+            with("decisions:\n  - {date: '2025-03-01', choice: a, origin: [x]}\n"),
+            false,
+        ),
+        case(
+            "decision related_files a string",
+            with("decisions:\n  - {date: '2025-03-01', choice: a, related_files: src/a.rs}\n"),
+            false,
+        ),
+        case(
+            "decision related_files item a number",
+            with("decisions:\n  - {date: '2025-03-01', choice: a, related_files: [3]}\n"),
+            false,
+        ),
         // shapes
         case("spec is a list", "- schema_version: '0.7'\n", false),
         case("spec is a scalar", "just text\n", false),
@@ -790,9 +950,57 @@ artifacts:
     - path: 'game/**'
 ";
 
+/// A 0.8 feature spec: behaviors with `tested_by`, decisions with
+/// `status`, `origin` and `related_files`, pulled-in cross-cutting specs.
+pub const FEATURE_08: &str = "schema_version: '0.8'
+intent: |
+  Users sign up and log in; sessions expire after 30 minutes.
+behaviors:
+  - name: signup
+    given: a valid email and a password of at least 12 characters
+    then: an account is created and a welcome email is sent
+    tested_by:
+      - path: tests/auth/signup.rs
+        assertion: signup_creates_account
+  - name: session_timeout
+    given: 30 minutes without a request
+    then: the session is invalidated
+    tested_by:
+      - path: tests/auth/session.rs
+decisions:
+  - date: '2025-02-01'
+    choice: JWT over session cookies
+    rationale: stateless scaling
+    status: accepted
+    origin: design-review
+    related_files:
+      - src/auth/jwt.rs
+applies:
+  - $ref: ./_shared/style.spec.yaml
+artifacts:
+  code:
+    - path: 'src/auth/**'
+  tests:
+    - path: 'tests/auth/**'
+";
+
+/// A 0.8 cross-cutting spec: no artifacts, constraints for everyone.
+pub const CROSS_08: &str = "schema_version: '0.8'
+cross_cutting: true
+intent: Code and docs follow one house style.
+tier: registered
+constraints:
+  - rustfmt defaults, no exceptions
+invariants:
+  - no `unwrap` outside tests
+";
+
 /// The realistic specs, by name.
 pub fn realistic() -> Vec<(&'static str, &'static str)> {
     vec![
+        ("feature 0.8", FEATURE_08),
+        ("cross-cutting 0.8", CROSS_08),
+        ("cross-cutting 0.8 with behaviors", CROSS),
         ("system 0.7", SYSTEM_07),
         ("registered 0.5", REGISTERED_05),
         ("feature 0.6", FEATURE_06),

@@ -20,6 +20,7 @@ mod reliability_protocol;
 mod reliability_repo_states;
 mod reliability_specs;
 mod snapshots;
+mod spec08;
 mod spec_loader;
 mod spec_set;
 mod tools;

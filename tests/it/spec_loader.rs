@@ -1,5 +1,6 @@
 //! The spec loader against a corpus derived from the published schema, the
-//! reference schema itself, and the schema `notarai schema` prints.
+//! reference schema itself (0.8, which reads 0.5 to 0.8 files), and the
+//! schema `notarai schema` prints.
 
 use crate::corpus;
 
@@ -8,10 +9,27 @@ use std::time::{Duration, Instant};
 use notarai::spec::{self, Finding, Tier, parse_spec};
 use serde_json::Value;
 
-const REFERENCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/reference/notarai-spec-schema-0.7.json"
-);
+/// The published 0.8 schema: in `$NOTARAI_SHARED/reference/` when that is
+/// set (for a worktree that is not beside `shared/`), else in `../shared`.
+fn reference_path() -> String {
+    let shared = std::env::var("NOTARAI_SHARED")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared").to_string());
+    format!("{shared}/reference/notarai-spec-schema-0.8.json")
+}
+
+/// The text of the published schema, or `None` after saying the test skipped.
+fn reference_text() -> Option<String> {
+    let path = reference_path();
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(_) => {
+            eprintln!(
+                "skipped: reference schema {path} is absent (no ../shared beside the repository; set NOTARAI_SHARED)"
+            );
+            None
+        }
+    }
+}
 
 fn yaml_to_json(yaml: &str) -> Value {
     serde_yaml::from_str(yaml).expect("corpus YAML parses")
@@ -20,12 +38,7 @@ fn yaml_to_json(yaml: &str) -> Value {
 /// The published schema beside the repository, or `None` (after saying that
 /// the test skipped) in a clone that has no `../shared` next to it.
 fn reference_validator() -> Option<jsonschema::Validator> {
-    let Ok(text) = std::fs::read_to_string(REFERENCE) else {
-        eprintln!(
-            "skipped: reference schema {REFERENCE} is absent (no ../shared beside the repository)"
-        );
-        return None;
-    };
+    let text = reference_text()?;
     let schema: Value = serde_json::from_str(&text).unwrap();
     Some(jsonschema::validator_for(&schema).expect("the reference schema compiles"))
 }
@@ -99,12 +112,58 @@ fn generated_schema_carries_descriptions() {
             "{name} has no description"
         );
     }
+    // `artifacts` is required through the cross-cutting rule, not at the top.
     assert!(
-        schema["required"]
+        !schema["required"]
             .as_array()
             .unwrap()
             .contains(&Value::from("artifacts"))
     );
+    assert_eq!(
+        schema["allOf"][0]["else"]["required"],
+        serde_json::json!(["artifacts"])
+    );
+    assert_eq!(
+        schema["properties"]["schema_version"]["enum"],
+        serde_json::json!(["0.8", "0.7", "0.6", "0.5"])
+    );
+    assert_eq!(
+        schema["$id"],
+        "https://notarai.dev/schema/0.8/spec.schema.json"
+    );
+}
+
+#[test]
+fn generated_schema_has_the_published_shape_of_0_8() {
+    // The keys and enums 0.8 adds, where the published schema has them.
+    let Some(text) = reference_text() else {
+        return;
+    };
+    let reference: Value = serde_json::from_str(&text).unwrap();
+    let ours = spec::json_schema_value();
+    assert_eq!(ours["allOf"][0]["if"], reference["allOf"][0]["if"]);
+    assert_eq!(
+        ours["allOf"][0]["then"]["not"],
+        reference["allOf"][0]["then"]["not"]
+    );
+    assert_eq!(ours["allOf"][1], reference["allOf"][1]);
+    assert_eq!(
+        ours["properties"]["schema_version"]["enum"],
+        reference["properties"]["schema_version"]["enum"]
+    );
+    // Our enums carry a description per value: `oneOf` of `const`s.
+    let statuses: Vec<&Value> = ours["$defs"]["DecisionStatus"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["const"])
+        .collect();
+    let published: Vec<&Value> = reference["$defs"]["decision"]["properties"]["status"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(statuses, published);
 }
 
 #[test]
@@ -174,6 +233,26 @@ fn typed_fields_carry_the_content() {
         slides.variants[0].overrides.as_ref().unwrap()["content.structure"],
         "free-form"
     );
+
+    let feature = parse_spec("f", corpus::FEATURE_08).unwrap();
+    assert!(!feature.cross_cutting);
+    assert_eq!(
+        feature.behaviors[0].tested_by[0].path,
+        "tests/auth/signup.rs"
+    );
+    assert_eq!(
+        feature.behaviors[0].tested_by[0].assertion.as_deref(),
+        Some("signup_creates_account")
+    );
+    assert_eq!(feature.behaviors[1].tested_by[0].assertion, None);
+    let decision = &feature.decisions[0];
+    assert_eq!(decision.status, Some(spec::DecisionStatus::Accepted));
+    assert_eq!(decision.origin.as_deref(), Some("design-review"));
+    assert_eq!(decision.related_files, vec!["src/auth/jwt.rs"]);
+    let cross = parse_spec("c", corpus::CROSS_08).unwrap();
+    assert!(cross.cross_cutting);
+    assert!(cross.artifacts.is_empty());
+    assert_eq!(cross.tier(), Tier::Registered);
 
     let game = parse_spec("g", corpus::GAME_07).unwrap();
     assert_eq!(
@@ -249,12 +328,66 @@ fn each_error_kind_has_its_exact_position_and_hint() {
         "`tier` has an unknown value `ful`",
         Some("did you mean `full`? expected one of full, registered, derived"),
     );
+    // An unsupported version: the one finding, naming the supported ones.
+    let supported = "notarai reads schema_version 0.8, 0.7, 0.6, 0.5; update the file to the newest format and write `schema_version: '0.8'`";
     assert_error(
-        &corpus::replace("'0.7'", "'0.8'"),
+        &corpus::replace("'0.7'", "'0.4'"),
         1,
         17,
-        "`schema_version` has an unknown value `0.8`",
-        Some("expected one of 0.7, 0.6, 0.5"),
+        "unsupported spec format version `0.4`",
+        Some(supported),
+    );
+    assert_error(
+        "schema_version: '0.3'\nintent: old\ncomponents: [a]\nartifacts:\n  - src/**\n",
+        1,
+        17,
+        "unsupported spec format version `0.3`",
+        Some(supported),
+    );
+    // Cross-cutting rules (0.8), at the key that breaks them.
+    let cross_hint = "a `cross_cutting: true` spec governs no files itself: remove `artifacts`, `subsystems` and `exclude`, and pull it into other specs with `applies: [{$ref: ...}]`";
+    assert_error(
+        &corpus::cross_with("artifacts:\n  code:\n    - path: 'src/**'\n"),
+        8,
+        1,
+        "`artifacts` is not allowed here",
+        Some(cross_hint),
+    );
+    assert_error(
+        &corpus::cross_with("exclude: []\n"),
+        8,
+        1,
+        "`exclude` is not allowed here",
+        Some(cross_hint),
+    );
+    assert_error(
+        &corpus::CROSS.replace("cross_cutting: true", "cross_cutting: false"),
+        1,
+        1,
+        "missing required key `artifacts`",
+        Some(
+            "add `artifacts:` with the files this spec governs, or set `cross_cutting: true` for a concern that other specs pull in with `applies`",
+        ),
+    );
+    let f = only_error(&corpus::with("cross_cuting: true\n"));
+    assert_eq!(f.message, "unknown key `cross_cuting`");
+    assert_eq!(f.hint.as_deref(), Some("did you mean `cross_cutting`?"));
+    assert_error(
+        &corpus::replace(
+            "    then: an account is created\n",
+            "    then: ok\n    tested_by:\n      - path: t.rs\n        test: x\n",
+        ),
+        9,
+        9,
+        "unknown key `test` in `behaviors[0].tested_by[0]`",
+        Some("allowed keys here: path, assertion"),
+    );
+    assert_error(
+        &corpus::with("decisions:\n  - {date: '2025-01-01', choice: a, status: done}\n"),
+        11,
+        45,
+        "`decisions[0].status` has an unknown value `done`",
+        Some("expected one of proposed, accepted, rejected"),
     );
     // Wrong type, with the fix.
     assert_error(

@@ -394,3 +394,72 @@ fn spec_paths() {
         Some(".notarai/b.spec.yaml")
     );
 }
+
+#[test]
+fn errors_are_the_one_verdict_over_failed_and_loaded_specs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "src/a.rs", "");
+    write(
+        root,
+        ".notarai/system.spec.yaml",
+        spec_with(
+            "subsystems:\n  - $ref: ./a.spec.yaml\n  - $ref: ./gone.spec.yaml\n",
+            "src/**",
+        ),
+    );
+    write(
+        root,
+        ".notarai/a.spec.yaml",
+        spec_with("nope: 1\n", "src/a.rs"),
+    );
+    write(root, ".notarai/b.spec.yaml", spec_with("", "nothing/**"));
+    let set = SpecSet::load(root);
+    let errors: Vec<String> = set.errors().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errors,
+        vec![
+            ".notarai/a.spec.yaml:7:1: unknown key `nope`".to_string(),
+            ".notarai/system.spec.yaml:9:11: `$ref: ./gone.spec.yaml` points to `.notarai/gone.spec.yaml`, which does not exist".to_string(),
+        ]
+    );
+    assert!(set.fails(".notarai/a.spec.yaml"));
+    assert!(set.fails(".notarai/system.spec.yaml"));
+    // Warnings (an orphaned glob, an unreachable spec) never fail a spec.
+    assert!(
+        set.findings_for(".notarai/b.spec.yaml")
+            .iter()
+            .all(|f| f.severity == Severity::Warning)
+    );
+    assert!(!set.findings_for(".notarai/b.spec.yaml").is_empty());
+    assert!(!set.fails(".notarai/b.spec.yaml"));
+    // The loaded spec with a dangling ref still governs its files.
+    assert!(set.get(".notarai/system.spec.yaml").is_some());
+}
+
+#[test]
+fn a_cross_cutting_spec_under_subsystems_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "src/a.rs", "");
+    write(
+        root,
+        ".notarai/system.spec.yaml",
+        spec_with(
+            "subsystems:\n  - $ref: ./style.spec.yaml\napplies:\n  - $ref: ./sec.spec.yaml\n",
+            "src/**",
+        ),
+    );
+    let cross = "schema_version: '0.8'\ncross_cutting: true\ntier: registered\nintent: a concern\n";
+    write(root, ".notarai/style.spec.yaml", cross);
+    write(root, ".notarai/sec.spec.yaml", cross);
+    let set = SpecSet::load(root);
+    assert!(!set.has_errors(), "{:?}", set.errors());
+    assert_eq!(
+        messages(&set.findings, ".notarai/system.spec.yaml"),
+        vec![
+            "8:11:Warning: `.notarai/style.spec.yaml` is a cross-cutting spec, listed under `subsystems`"
+        ]
+    );
+    assert!(set.findings_for(".notarai/sec.spec.yaml").is_empty());
+}
