@@ -22,6 +22,7 @@ mod reliability_specs;
 mod spec_loader;
 mod spec_set;
 mod tools;
+mod untrusted_git;
 mod validate;
 
 /// Every `.rs` file of `tests/it/` is declared as a module of this binary, and
