@@ -320,7 +320,7 @@ fn work_tree_size(workdir: &Path, rel: &str) -> Option<u64> {
         return None;
     }
     let meta = std::fs::symlink_metadata(workdir.join(rel)).ok()?;
-    meta.is_file().then(|| meta.len())
+    meta.is_file().then_some(meta.len())
 }
 
 /// Pair deletions and additions of similar content into renames, as git's
@@ -454,13 +454,6 @@ pub fn tracked_cache_message(files: &[String]) -> String {
          run `notarai cache clear`",
         files.join(", ")
     )
-}
-
-/// [`tracked_cache_message`] for the project at `root`, when git tracks
-/// files of its cache folder; `None` otherwise (or without a repository).
-pub fn tracked_cache_warning(root: &Path) -> Option<String> {
-    let files = GitRepo::open(root).ok()?.tracked_cache_files();
-    (!files.is_empty()).then(|| tracked_cache_message(&files))
 }
 
 /// Let libgit2 keep parsed trees in its object cache between questions.

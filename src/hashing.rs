@@ -227,6 +227,38 @@ mod tests {
     }
 
     #[test]
+    fn linked_folders_are_never_crossed_and_large_files_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("a.rs"), "secret").unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/a.rs"), "mine").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("docs")).unwrap();
+        assert!(crosses_link(dir.path(), "docs/a.rs"));
+        assert!(!crosses_link(dir.path(), "src/a.rs"));
+        assert!(!crosses_link(dir.path(), "gone/a.rs"));
+        let got = hash_many_in(dir.path(), &["docs/a.rs", "src/a.rs", "docs"]);
+        assert_eq!(got[0].as_ref().unwrap(), &FileHash::Missing);
+        assert_eq!(
+            got[1].as_ref().unwrap(),
+            &FileHash::Content(blake3::hash(b"mine").to_hex().to_string())
+        );
+        assert!(matches!(got[2].as_ref().unwrap(), FileHash::Content(_)));
+        let big = dir.path().join("big");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_HASHED + 1)
+            .unwrap();
+        let FileHash::Content(value) = hash_path(&big).unwrap() else {
+            panic!("a large file has a value");
+        };
+        assert!(
+            value.starts_with(&format!("large:{}:", MAX_HASHED + 1)),
+            "{value}"
+        );
+    }
+
+    #[test]
     fn streams_large_input() {
         let data = vec![7u8; 3 * 64 * 1024 + 17];
         assert_eq!(

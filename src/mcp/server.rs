@@ -41,7 +41,10 @@ impl NotaraiServer {
     pub fn instructions(&self) -> String {
         let (status, tracked_cache) = {
             let mut project = self.project.lock().unwrap_or_else(|p| p.into_inner());
-            let warning = crate::changes::tracked_cache_warning(project.root());
+            let warning = project.git().ok().and_then(|git| {
+                let files = git.tracked_cache_files();
+                (!files.is_empty()).then(|| crate::changes::tracked_cache_message(&files))
+            });
             (project.load_status(), warning)
         };
         let mut text = String::from(

@@ -381,12 +381,7 @@ fn prop_repo_path_accepts_only_what_stays_inside() {
                 input,
                 s
             );
-            prop_assert!(
-                !s.contains('\0'),
-                "{:?} -> {:?}",
-                input,
-                s
-            );
+            prop_assert!(!s.contains('\0'), "{:?} -> {:?}", input, s);
             prop_assert!(
                 s.split('/').all(|c| !c.is_empty() && c != "." && c != ".."),
                 "{:?} -> {:?} is not normalized",
