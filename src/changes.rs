@@ -140,6 +140,20 @@ pub enum Status {
     Conflicted,
 }
 
+impl Status {
+    /// The status as it is serialized (`added`, `modified`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Added => "added",
+            Status::Modified => "modified",
+            Status::Deleted => "deleted",
+            Status::Renamed => "renamed",
+            Status::Typechange => "typechange",
+            Status::Conflicted => "conflicted",
+        }
+    }
+}
+
 /// One changed file of a [`ChangeSet`].
 #[derive(Debug, Clone)]
 pub struct ChangedFile {

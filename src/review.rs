@@ -140,10 +140,7 @@ fn unreviewable(
             reason: format!(
                 "{} file whose name is not valid UTF-8: it cannot be named in an answer, matched \
                  against a spec's globs or passed to mark_reconciled; rename it to review it",
-                serde_json::to_value(u.status)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
+                u.status.as_str()
             ),
         })
         .collect()

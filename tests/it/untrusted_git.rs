@@ -301,3 +301,19 @@ fn a_huge_untracked_file_is_not_read() {
     assert!(read < BOUND, "{read} bytes read");
     server.finish();
 }
+
+/// A file not checked out is not paired as the old side of a rename with a
+/// new file of the same content: the new file is added, nothing is deleted.
+#[test]
+fn skip_worktree_file_is_not_the_source_of_a_rename() {
+    let repo = Repo::with_spec();
+    repo.git(&["update-index", "--skip-worktree", "src/a.rs"]);
+    std::fs::rename(repo.root.join("src/a.rs"), repo.root.join("src/moved.rs")).unwrap();
+    let mut server = Server::start(&repo.root);
+    let diff = server.call_ok(1, "get_spec_diff", diff_args());
+    assert_eq!(strings(&diff["files"]), ["src/moved.rs"], "{diff}");
+    let text = diff["diff"].as_str().unwrap();
+    assert!(text.contains("new file mode"), "{text}");
+    assert!(!text.contains("rename from"), "{text}");
+    server.finish();
+}
