@@ -10,12 +10,14 @@
 //! hands libgit2 the literal prefixes of the spec's globs, so it neither
 //! walks nor stats the rest of the working tree.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use git2::{Delta, Diff, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository};
 
 use crate::governance::{Scope, is_under};
+use crate::hashing::FileHash;
 use crate::spec::CACHE_DIR;
 
 /// A changed file larger than this is not loaded into memory for a diff;
@@ -138,6 +140,20 @@ pub enum Status {
     Conflicted,
 }
 
+impl Status {
+    /// The status as it is serialized (`added`, `modified`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Added => "added",
+            Status::Modified => "modified",
+            Status::Deleted => "deleted",
+            Status::Renamed => "renamed",
+            Status::Typechange => "typechange",
+            Status::Conflicted => "conflicted",
+        }
+    }
+}
+
 /// One changed file of a [`ChangeSet`].
 #[derive(Debug, Clone)]
 pub struct ChangedFile {
@@ -174,6 +190,21 @@ pub enum Patch {
     TooLarge,
 }
 
+/// A changed file whose name is not UTF-8: notarai cannot name it in an
+/// answer, take it as a tool parameter, or match it against a spec's globs,
+/// so it is reported as unreviewable instead of being left out silently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unnameable {
+    /// The name with every invalid byte replaced by U+FFFD.
+    pub lossy_path: String,
+    /// How it changed.
+    pub status: Status,
+}
+
+/// The bit of an index entry's extended flags that marks it skip-worktree
+/// (outside a sparse checkout, or `git update-index --skip-worktree`).
+const SKIP_WORKTREE: u16 = 1 << 14;
+
 /// The changes within one scope, with what is needed to print their diffs.
 pub struct ChangeSet<'r> {
     /// One diff per literal prefix of the scope (or one for everything).
@@ -188,6 +219,8 @@ pub struct ChangeSet<'r> {
     workdir: Option<PathBuf>,
     /// Changed files, sorted by path.
     pub files: Vec<ChangedFile>,
+    /// Changed files whose names are not UTF-8, sorted by lossy name.
+    pub unnameable: Vec<Unnameable>,
 }
 
 impl fmt::Debug for ChangeSet<'_> {
@@ -227,9 +260,18 @@ impl ChangeSet<'_> {
         let delta = diff
             .get_delta(index)
             .ok_or_else(|| ChangeError::Git(git2::Error::from_str("delta index out of range")))?;
+        // libgit2 keeps a work-tree file's size in 32 bits (a 4 GiB file
+        // reads as 0), so the work tree's own size is asked as well.
         let too_large = [delta.old_file(), delta.new_file()]
             .iter()
-            .any(|f| f.size() > MAX_DIFF_FILE);
+            .any(|f| f.size() > MAX_DIFF_FILE)
+            || delta
+                .new_file()
+                .path()
+                .and_then(Path::to_str)
+                .zip(self.workdir.as_deref())
+                .and_then(|(path, workdir)| work_tree_size(workdir, path))
+                .is_some_and(|size| size > MAX_DIFF_FILE);
         if too_large {
             // git's own test: a NUL in the first 8000 bytes means binary. Only
             // that much is read, so a 200 MB binary is still called binary.
@@ -237,7 +279,8 @@ impl ChangeSet<'_> {
                 .new_file()
                 .path()
                 .zip(self.workdir.as_deref())
-                .is_some_and(|(path, workdir)| starts_binary(&workdir.join(path)));
+                .and_then(|(path, workdir)| Some((path.to_str()?, workdir)))
+                .is_some_and(|(path, workdir)| starts_binary(workdir, path));
             return Ok(if binary {
                 Patch::Binary
             } else {
@@ -284,9 +327,41 @@ fn work_tree_diff_options() -> DiffOptions {
     opts
 }
 
+/// The size of the regular file at `rel` in the work tree, from `lstat`;
+/// `None` for anything else or a path through a linked folder.
+fn work_tree_size(workdir: &Path, rel: &str) -> Option<u64> {
+    if crate::hashing::crosses_link(workdir, rel) {
+        return None;
+    }
+    let meta = std::fs::symlink_metadata(workdir.join(rel)).ok()?;
+    meta.is_file().then_some(meta.len())
+}
+
 /// Pair deletions and additions of similar content into renames, as git's
 /// diff does by default (untracked files included).
-fn find_renames(diff: &mut Diff<'_>) -> Result<(), ChangeError> {
+///
+/// libgit2 reads an added file whole to compare it, and sees a work-tree
+/// file's size in 32 bits only; a diff holding an added work-tree file
+/// larger than [`MAX_DIFF_FILE`] is left without rename pairing (its moves
+/// show as a deletion and an addition) rather than have gigabytes read.
+fn find_renames(diff: &mut Diff<'_>, workdir: Option<&Path>) -> Result<(), ChangeError> {
+    if let Some(workdir) = workdir {
+        let huge = diff.deltas().find(|d| {
+            matches!(d.status(), Delta::Added | Delta::Untracked)
+                && d.new_file()
+                    .path()
+                    .and_then(Path::to_str)
+                    .and_then(|p| work_tree_size(workdir, p))
+                    .is_some_and(|size| size > MAX_DIFF_FILE)
+        });
+        if let Some(huge) = huge {
+            tracing::debug!(
+                "{} is larger than {MAX_DIFF_FILE} bytes: renames are not paired in this diff",
+                huge.new_file().path().unwrap_or(Path::new("?")).display()
+            );
+            return Ok(());
+        }
+    }
     let mut find = DiffFindOptions::new();
     find.renames(true).for_untracked(true);
     diff.find_similar(Some(&mut find))?;
@@ -304,8 +379,14 @@ fn restrict(opts: &mut DiffOptions, prefix: Option<&str>) {
     }
 }
 
-/// Append the changed files of `diff` (number `diff_index` of a change set).
-fn collect_files(diff: &Diff<'_>, diff_index: usize, files: &mut Vec<ChangedFile>) {
+/// Append the changed files of `diff` (number `diff_index` of a change set);
+/// those whose names are not UTF-8 go to `unnameable`.
+fn collect_files(
+    diff: &Diff<'_>,
+    diff_index: usize,
+    files: &mut Vec<ChangedFile>,
+    unnameable: &mut Vec<Unnameable>,
+) {
     for (index, delta) in diff.deltas().enumerate() {
         let status = match delta.status() {
             Delta::Added | Delta::Untracked | Delta::Copied => Status::Added,
@@ -316,15 +397,29 @@ fn collect_files(diff: &Diff<'_>, diff_index: usize, files: &mut Vec<ChangedFile
             Delta::Conflicted => Status::Conflicted,
             Delta::Unmodified | Delta::Ignored | Delta::Unreadable => continue,
         };
+        if [delta.new_file().path(), delta.old_file().path()]
+            .into_iter()
+            .flatten()
+            .any(|p| p.to_str().is_none())
+        {
+            if let Some(raw) = delta.new_file().path().or(delta.old_file().path()) {
+                unnameable.push(Unnameable {
+                    lossy_path: raw.to_string_lossy().into_owned(),
+                    status,
+                });
+            }
+            continue;
+        }
         let new = delta.new_file().path().and_then(Path::to_str);
         let old = delta.old_file().path().and_then(Path::to_str);
         let Some(path) = new.or(old) else {
-            tracing::warn!("skipping a changed path that is not UTF-8");
             continue;
         };
         // An untracked nested repository comes as `dir/`: the path is `dir`.
         let path = path.trim_end_matches('/');
-        if is_under(path, CACHE_DIR) {
+        // notarai's own cache is not a change of the branch, unless git
+        // tracks it: then it is content the branch committed, and shown.
+        if is_under(path, CACHE_DIR) && delta.status() == Delta::Untracked {
             continue;
         }
         let old_path = match (status, old) {
@@ -342,15 +437,37 @@ fn collect_files(diff: &Diff<'_>, diff_index: usize, files: &mut Vec<ChangedFile
     }
 }
 
-/// Whether the file at `path` holds a NUL in its first 8000 bytes (git's
-/// binary test). Unreadable or missing files are not binary.
-fn starts_binary(path: &Path) -> bool {
+/// Whether the file at `rel` below `workdir` holds a NUL in its first 8000
+/// bytes (git's binary test). Unreadable or missing files are not binary, and
+/// so is a path through a symbolic link (never opened).
+fn starts_binary(workdir: &Path, rel: &str) -> bool {
     use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else {
+    if crate::hashing::crosses_link(workdir, rel) {
+        return false;
+    }
+    let Ok(meta) = std::fs::symlink_metadata(workdir.join(rel)) else {
+        return false;
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    let Ok(file) = std::fs::File::open(workdir.join(rel)) else {
         return false;
     };
     let mut head = Vec::with_capacity(8000);
     file.take(8000).read_to_end(&mut head).is_ok() && head.contains(&0)
+}
+
+/// The warning for a cache folder git tracks (`files` are its tracked
+/// paths): such a cache came with the repository, so notarai ignores it.
+pub fn tracked_cache_message(files: &[String]) -> String {
+    format!(
+        "git tracks notarai's cache ({}): a cache that came with the repository could mark \
+         its own changes as reviewed, so notarai ignores it (cold cache) and will not write \
+         to it; run `git rm -r --cached {CACHE_DIR}`, add `{CACHE_DIR}/` to .gitignore and \
+         run `notarai cache clear`",
+        files.join(", ")
+    )
 }
 
 /// Let libgit2 keep parsed trees in its object cache between questions.
@@ -521,6 +638,7 @@ impl GitRepo {
         let pathspecs = per_prefix(scope);
         let mut diffs = Vec::with_capacity(pathspecs.len());
         let mut files = Vec::new();
+        let mut unnameable = Vec::new();
         for pathspec in pathspecs {
             let mut opts = work_tree_diff_options();
             restrict(&mut opts, pathspec);
@@ -528,14 +646,17 @@ impl GitRepo {
                 .repo
                 .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
             if renames {
-                find_renames(&mut diff)?;
+                find_renames(&mut diff, self.repo.workdir())?;
             }
-            collect_files(&diff, diffs.len(), &mut files);
+            collect_files(&diff, diffs.len(), &mut files, &mut unnameable);
             diffs.push(diff);
         }
         if renames && diffs.len() > 1 {
             self.pair_renames_across_prefixes(tree.as_ref(), &mut diffs, &mut files)?;
         }
+        self.use_index_for_skip_worktree(scope, tree.as_ref(), renames, &mut diffs, &mut files)?;
+        unnameable.sort_by(|a, b| a.lossy_path.cmp(&b.lossy_path));
+        unnameable.dedup();
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let conflicted: Vec<&str> = files
             .iter()
@@ -568,7 +689,169 @@ impl GitRepo {
             conflicts,
             workdir: self.repo.workdir().map(Path::to_path_buf),
             files,
+            unnameable,
         })
+    }
+
+    /// The paths within `scope` that the index marks skip-worktree. An
+    /// index of version 2 holds no such flag, which is the common case and
+    /// costs nothing; otherwise the entries below each prefix are read.
+    fn skip_worktree_in(&self, scope: &Scope) -> Result<Vec<String>, ChangeError> {
+        let index = self.repo.index()?;
+        if index.version() < 3 {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        let mut take = |entry: git2::IndexEntry| {
+            if entry.flags_extended & SKIP_WORKTREE != 0
+                && let Ok(path) = String::from_utf8(entry.path)
+                && scope.contains(&path)
+            {
+                out.push(path);
+            }
+        };
+        match scope {
+            Scope::Everything => index.iter().for_each(&mut take),
+            Scope::Prefixes(prefixes) => {
+                for prefix in prefixes {
+                    let Ok(start) = index.find_prefix(prefix.as_str()) else {
+                        continue;
+                    };
+                    for entry in (start..index.len()).map_while(|i| index.get(i)) {
+                        if !entry.path.starts_with(prefix.as_bytes()) {
+                            break;
+                        }
+                        take(entry);
+                    }
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// A file the index marks skip-worktree (outside a sparse checkout) is
+    /// absent from the work tree on purpose, and git reads its content from
+    /// the index. libgit2's work-tree diff sees it as deleted; replace those
+    /// entries with a diff from the tree to the index over exactly those
+    /// paths, so a committed change shows as what it is and an unchanged
+    /// file not checked out is not a change at all.
+    fn use_index_for_skip_worktree<'r>(
+        &'r self,
+        scope: &Scope,
+        tree: Option<&git2::Tree<'r>>,
+        renames: bool,
+        diffs: &mut Vec<Diff<'r>>,
+        files: &mut Vec<ChangedFile>,
+    ) -> Result<(), ChangeError> {
+        let skipped = self.skip_worktree_in(scope)?;
+        if skipped.is_empty() {
+            return Ok(());
+        }
+        let is_skipped = |p: &str| skipped.binary_search_by(|s| s.as_str().cmp(p)).is_ok();
+        // The other side of a rename paired with a skipped path is diffed
+        // again on its own.
+        let mut orphans: Vec<String> = Vec::new();
+        files.retain(|f| {
+            let hit = f.paths().any(is_skipped);
+            if hit {
+                orphans.extend(f.paths().filter(|p| !is_skipped(p)).map(str::to_string));
+            }
+            !hit
+        });
+        let mut unnameable = Vec::new();
+        let mut opts = DiffOptions::new();
+        opts.context_lines(3)
+            .include_typechange(true)
+            .max_size(MAX_DIFF_FILE as i64)
+            .disable_pathspec_match(true);
+        for path in &skipped {
+            opts.pathspec(path);
+        }
+        let index = self.repo.index()?;
+        let mut from_index = self
+            .repo
+            .diff_tree_to_index(tree, Some(&index), Some(&mut opts))?;
+        if renames {
+            // From the tree to the index: nothing is read from the work tree.
+            find_renames(&mut from_index, None)?;
+        }
+        collect_files(&from_index, diffs.len(), files, &mut unnameable);
+        diffs.push(from_index);
+        if !orphans.is_empty() {
+            let mut opts = work_tree_diff_options();
+            opts.disable_pathspec_match(true);
+            for path in &orphans {
+                opts.pathspec(path);
+            }
+            let rest = self
+                .repo
+                .diff_tree_to_workdir_with_index(tree, Some(&mut opts))?;
+            collect_files(&rest, diffs.len(), files, &mut unnameable);
+            diffs.push(rest);
+        }
+        Ok(())
+    }
+
+    /// For each of `paths` that the index marks skip-worktree (not checked
+    /// out), the content git holds for it: the staged blob, hashed the way
+    /// [`crate::hashing`] hashes a file in the work tree (a link's target
+    /// text, a submodule's commit), so a later checkout of the same content
+    /// matches. Paths not marked are absent from the map.
+    pub fn skip_worktree_hashes(&self, paths: &[&str]) -> HashMap<String, FileHash> {
+        let mut out = HashMap::new();
+        let Ok(index) = self.repo.index() else {
+            return out;
+        };
+        for path in paths {
+            let Some(entry) = index.get_path(Path::new(path), 0) else {
+                continue;
+            };
+            if entry.flags_extended & SKIP_WORKTREE == 0 {
+                continue;
+            }
+            let hash = if entry.mode == 0o160000 {
+                FileHash::Content(format!("commit:{}", entry.id))
+            } else {
+                match self.repo.find_blob(entry.id) {
+                    Ok(blob) => {
+                        FileHash::Content(blake3::hash(blob.content()).to_hex().to_string())
+                    }
+                    Err(_) => continue,
+                }
+            };
+            out.insert(path.to_string(), hash);
+        }
+        out
+    }
+
+    /// The staged content of `path` when the index marks it skip-worktree
+    /// (not checked out); `None` for any other path.
+    pub fn skip_worktree_content(&self, path: &str) -> Option<Vec<u8>> {
+        let index = self.repo.index().ok()?;
+        let entry = index.get_path(Path::new(path), 0)?;
+        if entry.flags_extended & SKIP_WORKTREE == 0 || entry.mode == 0o160000 {
+            return None;
+        }
+        Some(self.repo.find_blob(entry.id).ok()?.content().to_vec())
+    }
+
+    /// The paths below notarai's cache folder that git tracks (in the index):
+    /// a cache database that came with the repository is not trusted.
+    pub fn tracked_cache_files(&self) -> Vec<String> {
+        let Ok(index) = self.repo.index() else {
+            return Vec::new();
+        };
+        let prefix = format!("{CACHE_DIR}/");
+        let Ok(start) = index.find_prefix(prefix.as_str()) else {
+            return Vec::new();
+        };
+        (start..index.len())
+            .map_while(|i| index.get(i))
+            .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+            .take_while(|p| p.starts_with(&prefix))
+            .collect()
     }
 
     /// A file moved from one prefix of the scope to another shows up as a
@@ -598,9 +881,9 @@ impl GitRepo {
         let mut combined = self
             .repo
             .diff_tree_to_workdir_with_index(tree, Some(&mut opts))?;
-        find_renames(&mut combined)?;
+        find_renames(&mut combined, self.repo.workdir())?;
         let mut paired = Vec::new();
-        collect_files(&combined, diffs.len(), &mut paired);
+        collect_files(&combined, diffs.len(), &mut paired, &mut Vec::new());
         let paired: Vec<ChangedFile> = paired
             .into_iter()
             .filter(|f| f.status == Status::Renamed)

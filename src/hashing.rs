@@ -3,11 +3,23 @@
 //! A file is read in fixed-size chunks, never whole, so a 1 GB file costs a
 //! buffer, not a gigabyte. A symbolic link is hashed as its target text, the
 //! way git stores it, and is never followed: hashing cannot read outside the
-//! repository through a link.
+//! repository through a link. A path whose folders include a symbolic link
+//! (a tracked folder replaced by a link) is not there as far as git is
+//! concerned, and is [`FileHash::Missing`] here, never opened.
+//!
+//! Nothing reads more than [`MAX_HASHED`] bytes of one file: a larger file is
+//! identified by its size and modification time instead of its content.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
+
+/// The largest file whose content is hashed (the per-file diff limit).
+/// Anything larger is identified as `large:<bytes>:<mtime ns>` without being
+/// read: it is too large to review as a diff, so what matters is whether it
+/// changed, and reading 20 GB to learn that would stall every answer.
+pub const MAX_HASHED: u64 = crate::changes::MAX_DIFF_FILE;
 
 /// The cache value that records "reconciled while deleted".
 pub const DELETED: &str = "deleted";
@@ -66,8 +78,84 @@ pub fn hash_path(path: &Path) -> io::Result<FileHash> {
     if !kind.is_file() {
         return Ok(FileHash::NotAFile);
     }
+    if meta.len() > MAX_HASHED {
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        return Ok(FileHash::Content(format!(
+            "large:{}:{modified}",
+            meta.len()
+        )));
+    }
     let file = File::open(path)?;
-    Ok(FileHash::Content(hash_reader(file)?))
+    // Never more than the size seen above, even if the file grows meanwhile.
+    Ok(FileHash::Content(hash_reader(file.take(MAX_HASHED))?))
+}
+
+/// Whether a folder on the way from `root` to `rel` (a `/`-separated path
+/// relative to `root`) is a symbolic link or not a folder. A missing folder
+/// is not a link: the path is simply missing.
+pub fn crosses_link(root: &Path, rel: &str) -> bool {
+    let mut end = 0;
+    while let Some(i) = rel[end..].find('/').map(|i| end + i) {
+        match std::fs::symlink_metadata(root.join(&rel[..i])) {
+            Ok(meta) if !meta.is_dir() => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+        end = i + 1;
+    }
+    false
+}
+
+/// Hash many paths relative to `root` (as git names them), in parallel,
+/// in input order. A path whose folders cross a symbolic link is
+/// [`FileHash::Missing`] and never opened; each folder is checked once.
+pub fn hash_many_in<S: AsRef<str> + Sync>(root: &Path, rels: &[S]) -> Vec<io::Result<FileHash>> {
+    // Whether each folder prefix is a real folder reached through real folders.
+    let mut real: HashMap<&str, bool> = HashMap::new();
+    let mut blocked = Vec::with_capacity(rels.len());
+    for rel in rels {
+        let rel = rel.as_ref();
+        let mut ok = true;
+        let mut end = 0;
+        while let Some(i) = rel[end..].find('/').map(|i| end + i) {
+            let prefix = &rel[..i];
+            let here = *real.entry(prefix).or_insert_with(|| {
+                !std::fs::symlink_metadata(root.join(prefix)).is_ok_and(|m| !m.is_dir())
+            });
+            if !here {
+                ok = false;
+                break;
+            }
+            end = i + 1;
+        }
+        blocked.push(!ok);
+    }
+    let jobs: Vec<(std::path::PathBuf, bool)> = rels
+        .iter()
+        .zip(blocked)
+        .map(|(rel, blocked)| (root.join(rel.as_ref()), blocked))
+        .collect();
+    crate::parallel::map(
+        &jobs,
+        64,
+        |(path, blocked)| {
+            if *blocked {
+                Ok(FileHash::Missing)
+            } else {
+                hash_path(path)
+            }
+        },
+        |(path, _)| {
+            Err(io::Error::other(format!(
+                "hashing {} failed unexpectedly",
+                path.display()
+            )))
+        },
+    )
 }
 
 /// Hash everything `reader` yields, streaming through a 64 KiB buffer.
@@ -135,6 +223,38 @@ mod tests {
             hash_many(&many)
                 .iter()
                 .all(|h| h.as_ref().unwrap() == &hash_path(&f).unwrap())
+        );
+    }
+
+    #[test]
+    fn linked_folders_are_never_crossed_and_large_files_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("a.rs"), "secret").unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/a.rs"), "mine").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("docs")).unwrap();
+        assert!(crosses_link(dir.path(), "docs/a.rs"));
+        assert!(!crosses_link(dir.path(), "src/a.rs"));
+        assert!(!crosses_link(dir.path(), "gone/a.rs"));
+        let got = hash_many_in(dir.path(), &["docs/a.rs", "src/a.rs", "docs"]);
+        assert_eq!(got[0].as_ref().unwrap(), &FileHash::Missing);
+        assert_eq!(
+            got[1].as_ref().unwrap(),
+            &FileHash::Content(blake3::hash(b"mine").to_hex().to_string())
+        );
+        assert!(matches!(got[2].as_ref().unwrap(), FileHash::Content(_)));
+        let big = dir.path().join("big");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_HASHED + 1)
+            .unwrap();
+        let FileHash::Content(value) = hash_path(&big).unwrap() else {
+            panic!("a large file has a value");
+        };
+        assert!(
+            value.starts_with(&format!("large:{}:", MAX_HASHED + 1)),
+            "{value}"
         );
     }
 

@@ -5,6 +5,12 @@
 //! file, a path outside the project, a file that is gone, input that is not
 //! the expected JSON) is ignored, because a hook that fails on those would
 //! only get in the agent's way.
+//!
+//! "Inside the project" holds whatever the environment: a path that climbs
+//! out of the project (`../other/.notarai/x.spec.yaml`) is ignored with or
+//! without `CLAUDE_PROJECT_DIR`. Only when nothing names a project (no
+//! `--root`, no `CLAUDE_PROJECT_DIR`, no `cwd` in the event) is an absolute
+//! path's own project (the folder holding its `.notarai/`) used.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -79,9 +85,14 @@ pub fn check_event(input: &[u8], env: &HookEnv) -> Outcome {
         .and_then(|r| Some((r.to_path_buf(), relative(&file, r)?)))
     {
         Some(found) => found,
-        // No usable folder from the event: the project is the one whose
-        // `.notarai/` holds the file (unless a root was named explicitly).
-        None if env.explicit_root.is_none() && env.project_dir.is_none() => {
+        // Nothing names the project and the event gave an absolute path:
+        // the project is the one whose `.notarai/` holds the file. A
+        // relative path is always taken from the project it is relative to.
+        None if env.explicit_root.is_none()
+            && env.project_dir.is_none()
+            && event_cwd.is_none()
+            && Path::new(file_path).is_absolute() =>
+        {
             match root_from_spec_path(&file).and_then(|r| Some((r.clone(), relative(&file, &r)?))) {
                 Some(found) => found,
                 None => return Outcome::Ignored("the file is outside the project"),

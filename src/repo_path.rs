@@ -7,6 +7,12 @@
 //! neither lexically (`../x`, `/etc/passwd`) nor through a symbolic link whose
 //! target leaves the root. Code that holds a `RepoPath` may join it to the
 //! root and read or write without further checks.
+//!
+//! A backslash: on Unix it is an ordinary character of a file name (git
+//! stores `a\\b.rs` as one name, and such a file must be reconcilable like
+//! any other), so it is accepted there; only `/` separates components, so
+//! `..\\..\\x` names a file in the root and cannot climb out. On other
+//! systems, where a backslash separates folders, it is refused.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -28,7 +34,7 @@ pub enum PathError {
     Nul,
     /// The path is longer than [`MAX_PATH_LEN`].
     TooLong(usize),
-    /// The path holds a backslash, which is not a separator here.
+    /// The path holds a backslash, a folder separator on this system (never on Unix).
     Backslash,
     /// The path is absolute and not inside the root.
     AbsoluteOutside,
@@ -87,7 +93,7 @@ impl RepoPath {
         if input.contains('\0') {
             return Err(PathError::Nul);
         }
-        if input.contains('\\') {
+        if cfg!(not(unix)) && input.contains('\\') {
             return Err(PathError::Backslash);
         }
         if input.starts_with('/') {
@@ -289,7 +295,6 @@ mod tests {
             ("a/../../b", PathError::Escapes),
             ("/etc/passwd", PathError::AbsoluteOutside),
             ("a\0b", PathError::Nul),
-            ("..\\..\\x", PathError::Backslash),
         ] {
             assert_eq!(RepoPath::parse(input), Err(err), "{input:?}");
         }
@@ -297,6 +302,16 @@ mod tests {
             RepoPath::parse(&"a/".repeat(3000)),
             Err(PathError::TooLong(_))
         ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_backslash_is_part_of_a_name_on_unix() {
+        assert_eq!(RepoPath::parse("a\\b.rs").unwrap().as_str(), "a\\b.rs");
+        // Only `/` separates: this is one name in the root, not an escape.
+        assert_eq!(RepoPath::parse("..\\..\\x").unwrap().as_str(), "..\\..\\x");
+        assert_eq!(RepoPath::parse("..\\../x").unwrap().as_str(), "..\\../x");
+        assert_eq!(RepoPath::parse("a\\/../../x"), Err(PathError::Escapes));
     }
 
     #[test]

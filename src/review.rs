@@ -115,6 +115,38 @@ pub struct AffectedSpecs {
     /// Spec files deleted on this branch: what they governed is now governed
     /// by no spec of theirs; review whether that is intended.
     pub deleted_specs: Vec<String>,
+    /// Changed files notarai cannot review (a name that is not UTF-8), with
+    /// why: they are in no other list; rename them to review them.
+    pub unreviewable: Vec<Unreviewable>,
+}
+
+/// A changed file notarai cannot review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Unreviewable {
+    /// The file's name, invalid bytes replaced by U+FFFD (not a usable path).
+    pub path: String,
+    /// Why it cannot be reviewed, and what to do.
+    pub reason: String,
+}
+
+/// The unreviewable files of a change set, for which `keep` holds.
+fn unreviewable(
+    changes: &crate::changes::ChangeSet<'_>,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<Unreviewable> {
+    changes
+        .unnameable
+        .iter()
+        .filter(|u| keep(&u.lossy_path))
+        .map(|u| Unreviewable {
+            path: u.lossy_path.clone(),
+            reason: format!(
+                "{} file whose name is not valid UTF-8: it cannot be named in an answer, matched \
+                 against a spec's globs or passed to mark_reconciled; rename it to review it",
+                u.status.as_str()
+            ),
+        })
+        .collect()
 }
 
 /// A spec governing changed files, with the context needed to review them.
@@ -166,6 +198,9 @@ pub struct SpecDiff {
     pub large_changes: Vec<String>,
     /// For each file of `files`, the artifact category that governs it.
     pub file_categories: BTreeMap<String, String>,
+    /// Changed files the spec may govern that notarai cannot review (a name
+    /// that is not UTF-8), with why; rename them to review them.
+    pub unreviewable: Vec<Unreviewable>,
 }
 
 /// A spec file and its full content.
@@ -222,7 +257,6 @@ pub fn list_affected_specs(
     params: &ListAffectedSpecsParams,
 ) -> Result<AffectedSpecs> {
     let specs = project.specs();
-    let root = project.root().to_path_buf();
     let git = project.git()?;
     let base = git.resolve_base(&params.base_branch)?;
     let changes = git.changes(&base, &Scope::Everything, false)?;
@@ -247,12 +281,19 @@ pub fn list_affected_specs(
             }
         })
         .collect();
-    let deleted_specs = changed_files
+    // Deleted as git sees it: a spec not checked out (sparse) is not deleted.
+    let mut deleted_specs: Vec<String> = changes
+        .files
         .iter()
-        .filter(|p| spec::is_spec_path(p) && std::fs::symlink_metadata(root.join(p)).is_err())
-        .cloned()
+        .filter(|f| f.status == crate::changes::Status::Deleted)
+        .map(|f| f.path.clone())
+        .chain(changes.files.iter().filter_map(|f| f.old_path.clone()))
+        .filter(|p| spec::is_spec_path(p))
         .collect();
+    deleted_specs.sort();
+    deleted_specs.dedup();
     Ok(AffectedSpecs {
+        unreviewable: unreviewable(&changes, |_| true),
         deleted_specs,
         changed_files,
         affected_specs,
@@ -305,16 +346,14 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         .collect();
     paths.sort_unstable();
     paths.dedup();
-    let fs_paths: Vec<_> = paths.iter().map(|p| root.join(p)).collect();
     let mut now: HashMap<&str, FileHash> = HashMap::with_capacity(paths.len());
-    for (path, hash) in paths.iter().zip(hashing::hash_many(&fs_paths)) {
-        let hash = hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}")))?;
-        now.insert(path, hash);
+    for (path, hash) in paths.iter().zip(hash_now(&root, Some(git), &paths)) {
+        now.insert(path, hash?);
     }
     let cached = if params.bypass_cache {
         HashMap::new()
     } else {
-        Cache::open_read(&root).lookup(paths.iter().copied())
+        trusted_cache(&root, git).map_or_else(HashMap::new, |c| c.lookup(paths.iter().copied()))
     };
     let reconciled = |p: &str| match (now.get(p).and_then(FileHash::cache_value), cached.get(p)) {
         (Some(current), Some(stored)) => current == stored,
@@ -331,6 +370,9 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         binary_changes: Vec::new(),
         large_changes: Vec::new(),
         file_categories: BTreeMap::new(),
+        unreviewable: unreviewable(&changes, |p| {
+            specs.governance().category(index, p).is_some() && !exclude.is_match(p)
+        }),
     };
     for (file, governed) in candidates {
         if governed.iter().all(|p| reconciled(p)) {
@@ -340,7 +382,10 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         let (spec_paths, other): (Vec<&str>, Vec<&str>) =
             governed.iter().partition(|p| spec::is_spec_path(p));
         for path in spec_paths {
-            let (content, deleted) = match read_unfollowed(&root.join(path)) {
+            let bytes = git
+                .skip_worktree_content(path)
+                .or_else(|| read_unfollowed(&root, path));
+            let (content, deleted) = match bytes {
                 Some(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), false),
                 None => (String::new(), true),
             };
@@ -425,9 +470,10 @@ pub fn get_changed_artifacts(
             }
         })
         .collect();
-    let fs_paths: Vec<_> = governed.iter().map(|p| root.join(p)).collect();
-    let hashes = hashing::hash_many(&fs_paths);
-    let cached = Cache::open_read(&root).lookup(governed.iter().map(String::as_str));
+    let hashes = hashing::hash_many_in(&root, &governed);
+    let cached = trusted_cache(&root, git).map_or_else(HashMap::new, |c| {
+        c.lookup(governed.iter().map(String::as_str))
+    });
     let mut changed_artifacts = Vec::new();
     for (path, hash) in governed.iter().zip(hashes) {
         let hash = hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}")))?;
@@ -458,11 +504,22 @@ pub fn mark_reconciled(
     }
     paths.sort();
     paths.dedup();
-    let fs_paths: Vec<_> = paths.iter().map(|p| p.to_fs(&root)).collect();
+    // Without a repository there is no index to consult, and no tracked cache.
+    let git = project.git().ok();
+    if let Some(git) = git {
+        let tracked = git.tracked_cache_files();
+        if !tracked.is_empty() {
+            return Err(ReviewError::InvalidParams(format!(
+                "cannot record reviewed files: {}",
+                crate::changes::tracked_cache_message(&tracked)
+            )));
+        }
+    }
+    let rels: Vec<&str> = paths.iter().map(RepoPath::as_str).collect();
     let mut entries = Vec::with_capacity(paths.len());
     let (mut updated, mut deleted) = (0, 0);
-    for (path, hash) in paths.iter().zip(hashing::hash_many(&fs_paths)) {
-        let hash = hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}")))?;
+    for (path, hash) in paths.iter().zip(hash_now(&root, git, &rels)) {
+        let hash = hash?;
         match &hash {
             FileHash::Content(_) => updated += 1,
             FileHash::Missing => deleted += 1,
@@ -491,10 +548,48 @@ pub fn clear_cache(project: &mut Project) -> Result<CacheCleared> {
     Ok(CacheCleared { cleared })
 }
 
+/// What each of `paths` holds now, as git sees it, in order: the work-tree
+/// file (never through a symbolic link, see [`hashing::hash_many_in`]),
+/// except that a file the index marks skip-worktree (outside a sparse
+/// checkout) is its staged content, never "deleted".
+fn hash_now(
+    root: &std::path::Path,
+    git: Option<&crate::changes::GitRepo>,
+    paths: &[&str],
+) -> Vec<Result<FileHash>> {
+    let mut staged = git
+        .map(|g| g.skip_worktree_hashes(paths))
+        .unwrap_or_default();
+    paths
+        .iter()
+        .zip(hashing::hash_many_in(root, paths))
+        .map(|(path, hash)| match staged.remove(*path) {
+            Some(staged) => Ok(staged),
+            None => hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}"))),
+        })
+        .collect()
+}
+
+/// The hash cache, unless git tracks it: a cache that came with the
+/// repository could mark the branch's own changes as reviewed, so it is
+/// ignored (a cold cache) with a warning.
+fn trusted_cache(root: &std::path::Path, git: &crate::changes::GitRepo) -> Option<Cache> {
+    let tracked = git.tracked_cache_files();
+    if !tracked.is_empty() {
+        tracing::warn!("{}", crate::changes::tracked_cache_message(&tracked));
+        return None;
+    }
+    Some(Cache::open_read(root))
+}
+
 /// A file's content as git sees it: a symbolic link is its target text,
-/// never what it points to (which may lie outside the repository). `None`
-/// when nothing is there.
-fn read_unfollowed(path: &std::path::Path) -> Option<Vec<u8>> {
+/// never what it points to (which may lie outside the repository), and a
+/// path through a linked folder is not there. `None` when nothing is there.
+fn read_unfollowed(root: &std::path::Path, rel: &str) -> Option<Vec<u8>> {
+    if hashing::crosses_link(root, rel) {
+        return None;
+    }
+    let path = &root.join(rel);
     let meta = std::fs::symlink_metadata(path).ok()?;
     if meta.file_type().is_symlink() {
         return std::fs::read_link(path)

@@ -39,11 +39,14 @@ impl NotaraiServer {
     /// The `instructions` of the initialize answer: what the server is for,
     /// the order of a reconciliation pass, and the load status of the specs.
     pub fn instructions(&self) -> String {
-        let status = self
-            .project
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .load_status();
+        let (status, tracked_cache) = {
+            let mut project = self.project.lock().unwrap_or_else(|p| p.into_inner());
+            let warning = project.git().ok().and_then(|git| {
+                let files = git.tracked_cache_files();
+                (!files.is_empty()).then(|| crate::changes::tracked_cache_message(&files))
+            });
+            (project.load_status(), warning)
+        };
         let mut text = String::from(
             "notarai keeps this repository's specs (.notarai/*.spec.yaml), code and docs in step. \
              A reconciliation pass: 1. list_affected_specs {base_branch} to see which specs govern \
@@ -77,6 +80,10 @@ impl NotaraiServer {
                     status.invalid.len() - 10
                 ));
             }
+        }
+        if let Some(warning) = tracked_cache {
+            tracing::warn!("{warning}");
+            text.push_str(&format!("\nWarning: {warning}."));
         }
         text
     }

@@ -91,7 +91,8 @@ fn paths_outside_the_project_are_refused_and_nothing_is_written() {
     std::fs::write(outside.path().join("secret"), "s").unwrap();
     std::os::unix::fs::symlink(outside.path(), repo.root.join("link")).unwrap();
     let secret = outside.path().join("secret");
-    for bad in ["../x", secret.to_str().unwrap(), "link/secret", "a\\b"] {
+    // (A backslash is an ordinary name character on Unix, not refused.)
+    for bad in ["../x", secret.to_str().unwrap(), "link/secret"] {
         let out = notarai(&repo.root, &["cache", "update", "a.txt", bad], b"");
         assert!(!out.status.success(), "{bad} refused");
         let err = String::from_utf8_lossy(&out.stderr);

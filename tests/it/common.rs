@@ -463,6 +463,17 @@ impl Server {
         peak_rss_kib(self.child.id())
     }
 
+    /// Bytes the server read through `read` calls so far (`rchar` of
+    /// `/proc/<pid>/io`): holes of sparse files count, so this proves how
+    /// much of a large file was read.
+    pub fn bytes_read(&self) -> u64 {
+        let io = std::fs::read_to_string(format!("/proc/{}/io", self.child.id())).expect("proc io");
+        io.lines()
+            .find_map(|l| l.strip_prefix("rchar:"))
+            .and_then(|v| v.trim().parse().ok())
+            .expect("rchar in /proc io")
+    }
+
     /// Whether the process is still running.
     pub fn alive(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()

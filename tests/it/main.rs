@@ -24,6 +24,7 @@ mod spec08;
 mod spec_loader;
 mod spec_set;
 mod tools;
+mod untrusted_git;
 mod validate;
 
 /// Every `.rs` file of `tests/it/` is declared as a module of this binary, and

@@ -51,8 +51,10 @@ fn hostile_table(repo: &Repo) -> Vec<(String, Option<&'static str>)> {
         ("/".into(), Some("outside the repository")),
         ("a\0b".into(), Some("NUL")),
         ("src/a.rs\0../../x".into(), Some("NUL")),
-        ("..\\..\\x".into(), Some("backslash")),
-        ("src\\a.rs".into(), Some("backslash")),
+        // On Unix a backslash is part of a name, as git stores it: one
+        // file in the root, which cannot climb out.
+        ("..\\..\\x".into(), None),
+        ("src\\a.rs".into(), None),
         ("a/".repeat(2100), Some("bytes long")),
         ("link/secret.txt".into(), Some("symbolic link")),
         ("link".into(), Some("symbolic link")),
@@ -379,12 +381,7 @@ fn prop_repo_path_accepts_only_what_stays_inside() {
                 input,
                 s
             );
-            prop_assert!(
-                !s.contains('\0') && !s.contains('\\'),
-                "{:?} -> {:?}",
-                input,
-                s
-            );
+            prop_assert!(!s.contains('\0'), "{:?} -> {:?}", input, s);
             prop_assert!(
                 s.split('/').all(|c| !c.is_empty() && c != "." && c != ".."),
                 "{:?} -> {:?} is not normalized",
