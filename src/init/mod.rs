@@ -16,6 +16,7 @@ pub mod claude_md;
 pub mod fsio;
 pub mod generated;
 pub mod gitignore;
+pub mod json_edit;
 pub mod json_merge;
 pub mod starter;
 
