@@ -15,6 +15,14 @@ pub const NEW_SUFFIX: &str = ".notarai-new";
 /// Suffix of the backup `--force` saves before replacing a file.
 pub const BAK_SUFFIX: &str = ".bak";
 
+/// Hashes ([`text_hash`]) of whole files notarai wrote before it had
+/// markers: the reconcile skill and the spec-format 0.7 schema of notarai
+/// 0.1.0. A file without a marker whose text is one of these is notarai's
+/// own, unedited, and is updated like one. (The bootstrap skill and the
+/// `CLAUDE.md` section have not changed since; they are recognised by
+/// being equal to the current text.)
+pub const EARLIER_TEXTS: &[&str] = &["d3fdcb38d7023891", "f2d987b058255b6d"];
+
 /// The hash recorded in a marker: BLAKE3 of the text with `\r\n` read as
 /// `\n` (a checkout that converts line endings is not an edit), 16 hex digits.
 pub fn text_hash(text: &str) -> String {

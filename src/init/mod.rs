@@ -333,6 +333,11 @@ fn own_origin(old: &str, body: &str) -> Origin {
     match generated::origin(old) {
         Origin::Unedited => Origin::Unedited,
         _ if same(&generated::unstamped(old), body) => Origin::Unedited,
+        Origin::Foreign
+            if generated::EARLIER_TEXTS.contains(&generated::text_hash(old).as_str()) =>
+        {
+            Origin::Unedited
+        }
         origin => origin,
     }
 }

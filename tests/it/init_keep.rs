@@ -449,3 +449,20 @@ proptest! {
         );
     }
 }
+
+/// A skill written by notarai before files had markers, word for word, is
+/// notarai's own: updated, not kept.
+#[test]
+fn a_skill_from_before_the_markers_is_updated() {
+    let dir = repo();
+    let root = dir.path();
+    let earlier = include_str!("../fixtures/init/reconcile_skill_0.1.0.md");
+    write(root, RECONCILE, earlier);
+    let out = init(root, &[]);
+    assert_eq!(reported(&out, RECONCILE), "updated");
+    assert_eq!(read(root, RECONCILE), fresh(RECONCILE));
+    // One changed byte makes it the user's.
+    write(root, RECONCILE, &earlier.replace("Goal:", "Goal -"));
+    let out = init(root, &[]);
+    assert_eq!(reported(&out, RECONCILE), "kept");
+}
