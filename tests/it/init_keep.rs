@@ -466,3 +466,59 @@ fn a_skill_from_before_the_markers_is_updated() {
     let out = init(root, &[]);
     assert_eq!(reported(&out, RECONCILE), "kept");
 }
+
+/// The reconcile skill's cases through the tools: every field of
+/// `list_affected_specs` it must act on is in the skill, and asking a spec
+/// for a category it does not use is an empty answer with a note, not an error.
+#[test]
+fn the_reconcile_skill_matches_what_the_tools_answer() {
+    let repo = common::Repo::with_spec();
+    repo.spec("b", &["lib/**"]);
+    repo.write("lib/b.rs", "fn b() {}\n");
+    repo.write(
+        ".notarai/broken.spec.yaml",
+        "schema_version: '0.7'\nintent: [\n",
+    );
+    let mut server = repo.server();
+    let listed = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
+    assert_eq!(
+        listed["invalid_specs"][0]["spec_path"],
+        ".notarai/broken.spec.yaml"
+    );
+    let skill = include_str!("../../src/init/templates/reconcile_skill.md");
+    for key in listed.as_object().unwrap().keys() {
+        assert!(
+            skill.contains(&format!("`{key}`")),
+            "the skill never mentions `{key}`"
+        );
+    }
+    let step = |needle: &str| skill.find(needle).unwrap_or_else(|| panic!("{needle}"));
+    assert!(step("Invalid specs first") < step("For each affected spec"));
+    assert!(skill.contains("do not\n   say that nothing is affected"));
+
+    let answer = server.call_ok(
+        2,
+        "get_changed_artifacts",
+        json!({"spec_path": ".notarai/b.spec.yaml", "artifact_type": "docs"}),
+    );
+    assert_eq!(answer["changed_artifacts"], json!([]));
+    let note = answer["note"].as_str().unwrap();
+    assert!(
+        note.contains("no artifact category `docs`") && note.contains("code"),
+        "{note}"
+    );
+    let answer = server.call_ok(
+        3,
+        "get_changed_artifacts",
+        json!({"spec_path": ".notarai/b.spec.yaml", "artifact_type": "code"}),
+    );
+    assert_eq!(answer["changed_artifacts"], json!(["lib/b.rs"]));
+    assert!(answer.get("note").is_none(), "{answer}");
+    let answer = server.call(
+        4,
+        "get_changed_artifacts",
+        json!({"spec_path": ".notarai/b.spec.yaml", "artifact_type": 3}),
+    );
+    assert_eq!(common::Server::error_of(&answer).0, -32602);
+    server.finish();
+}
