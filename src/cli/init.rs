@@ -79,7 +79,14 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             )
         })
         .count();
-    if plan.is_noop() {
+    let kept = plan
+        .files
+        .iter()
+        .filter(|f| f.status == Status::Kept)
+        .count();
+    if plan.is_noop() && kept > 0 {
+        println!("Nothing to write; {kept} file(s) kept as they are (see above).");
+    } else if plan.is_noop() {
         println!("Already set up: nothing to write.");
     } else if args.dry_run {
         println!("Dry run: {changed} file(s) would change; nothing was written.");
