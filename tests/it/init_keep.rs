@@ -439,6 +439,13 @@ proptest! {
         init(root, &[]);
         prop_assert_eq!(read(root, "CLAUDE.md"), current);
 
+        // Two bare NotarAI sections are ambiguous (the first is taken, and
+        // kept as someone else's): the legacy case has one.
+        let before: String = before
+            .lines()
+            .filter(|l| *l != "## NotarAI")
+            .map(|l| format!("{l}\n"))
+            .collect();
         let next = if setext { "Next\n====\n" } else { "## Next\n" };
         let legacy = format!("{before}\n{}\n{next}{after}", bare_section());
         write(root, "CLAUDE.md", &legacy);
