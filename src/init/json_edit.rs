@@ -465,4 +465,75 @@ mod tests {
             "{\r\n\t\"a\": 1,\r\n\t\"b\": [\r\n\t\t2\r\n\t]\r\n}"
         );
     }
+
+    /// Small JSON values: nested objects and arrays of scalars.
+    fn value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(json!(null)),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "[a-z\"\\\\é]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                proptest::collection::btree_map("[a-z]{1,3}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// `text` and `new` differ by one inserted run of bytes.
+    fn one_insertion(text: &str, new: &str) -> bool {
+        let prefix = text
+            .bytes()
+            .zip(new.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let suffix = text
+            .bytes()
+            .rev()
+            .zip(new.bytes().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        prefix + suffix >= text.len()
+    }
+
+    proptest::proptest! {
+        /// Inserting a member into any object or appending to any array, in
+        /// any layout, gives the expected value and touches no other byte.
+        #[test]
+        fn edits_are_one_insertion_with_the_expected_value(
+            doc in proptest::collection::btree_map("[a-z]{1,3}", value(), 0..4),
+            layout in 0..4usize,
+            added in value(),
+        ) {
+            let doc = Value::Object(doc.into_iter().collect());
+            let text = match layout {
+                0 => serde_json::to_string(&doc).unwrap(),
+                1 => serde_json::to_string_pretty(&doc).unwrap(),
+                2 => render(&doc, "    ", "", "\n"),
+                _ => render(&doc, "\t", "", "\r\n"),
+            };
+            let mut editor = Editor::new(&text).unwrap();
+            editor.insert_member(&[], "zz_new", &added);
+            proptest::prop_assert!(one_insertion(&text, editor.text()), "{}", editor.text());
+            let mut expected = doc.clone();
+            expected.as_object_mut().unwrap().insert("zz_new".into(), added.clone());
+            let got: Value = serde_json::from_str(editor.text()).unwrap();
+            proptest::prop_assert_eq!(got, expected);
+
+            if let Some((key, array)) = doc.as_object().unwrap().iter().find(|(_, v)| v.is_array()) {
+                let mut editor = Editor::new(&text).unwrap();
+                let node = editor.at(&[key]).unwrap().clone();
+                editor.append_item(&node, &added);
+                proptest::prop_assert!(one_insertion(&text, editor.text()));
+                let got: Value = serde_json::from_str(editor.text()).unwrap();
+                let mut items = array.as_array().unwrap().clone();
+                items.push(added.clone());
+                proptest::prop_assert_eq!(&got[key], &Value::Array(items));
+            }
+        }
+    }
 }
