@@ -239,7 +239,14 @@ pub fn find(text: &str) -> Found {
                     _ => None,
                 })
                 .unwrap_or(text.len());
-            return Found::Bare { range: (*at, end) };
+            // A begin marker whose end marker was deleted belongs to it.
+            let start = match i.checked_sub(1).map(|j| &events[j]) {
+                Some(Event::Begin { at: b, end: e }) if e == at => *b,
+                _ => *at,
+            };
+            return Found::Bare {
+                range: (start, end),
+            };
         }
     }
     Found::Absent
@@ -398,6 +405,16 @@ mod tests {
         );
         let up = upsert(Some("## NotarAI\nmine\n"));
         assert_eq!(up.replaces, Some(Origin::Foreign));
+    }
+
+    #[test]
+    fn a_begin_marker_without_its_end_goes_with_the_section() {
+        let marked = marked_section("\n");
+        let cut = marked.rfind("<!-- notarai:end").unwrap();
+        let text = format!("# P\n\n{}\n## Next\n", &marked[..cut]);
+        assert_eq!(bare_range(&text), (5, text.find("## Next").unwrap()));
+        let up = upsert(Some(&text));
+        assert_eq!(up.text, format!("# P\n\n{marked}\n## Next\n"));
     }
 
     #[test]
