@@ -231,6 +231,11 @@ pub struct ChangedArtifacts {
     /// Governed files that exist now and differ from the hash cache (all of
     /// them on a cold cache), sorted.
     pub changed_artifacts: Vec<String>,
+    /// Set when the answer needs a word of explanation: an `artifact_type`
+    /// the spec does not use (the list is then empty) names the spec's
+    /// categories.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Result of `mark_reconciled`.
@@ -450,12 +455,21 @@ pub fn get_changed_artifacts(
         && kind != governance::SELF_CATEGORY
         && !loaded.spec.artifacts.contains_key(kind)
     {
+        // Not an error: a reconcile pass asks every spec for its docs, and
+        // many specs have none.
         let known: Vec<&str> = loaded.spec.artifacts.keys().map(String::as_str).collect();
-        return Err(ReviewError::InvalidParams(format!(
-            "artifact_type: spec {} has no artifact category `{kind}`; its categories are: {}",
-            loaded.path,
-            known.join(", ")
-        )));
+        let categories = if known.is_empty() {
+            "it has no artifact categories".to_string()
+        } else {
+            format!("its categories are: {}", known.join(", "))
+        };
+        return Ok(ChangedArtifacts {
+            changed_artifacts: Vec::new(),
+            note: Some(format!(
+                "spec {} has no artifact category `{kind}`, so nothing of that category can have changed; {categories}",
+                loaded.path
+            )),
+        });
     }
     let root = project.root().to_path_buf();
     let git = project.git()?;
@@ -483,7 +497,10 @@ pub fn get_changed_artifacts(
             changed_artifacts.push(path.clone());
         }
     }
-    Ok(ChangedArtifacts { changed_artifacts })
+    Ok(ChangedArtifacts {
+        changed_artifacts,
+        note: None,
+    })
 }
 
 /// Hash the given files and store them in the cache in one transaction.

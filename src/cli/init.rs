@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::init::{self, Status};
+use crate::init::{self, Options, Status};
 use crate::project;
 
 /// Arguments of `notarai init`.
@@ -12,6 +12,11 @@ pub struct Args {
     /// Show what would change and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Replace generated files that were edited or not written by notarai
+    /// (each is first saved as `<file>.bak`) instead of writing notarai's
+    /// version beside them as `<file>.notarai-new`.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Run `notarai init`: plan every file first; when a file cannot be merged,
@@ -27,7 +32,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             root.display()
         );
     }
-    let plan = match init::plan(&root) {
+    let plan = match init::plan(&root, Options { force: args.force }) {
         Ok(plan) => plan,
         Err(problems) => {
             for problem in &problems {
@@ -60,13 +65,28 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             file.status.describe(args.dry_run),
             file.rel
         );
+        if let Some(note) = &file.note {
+            println!("  {:width$}    {note}", "");
+        }
     }
     let changed = plan
         .files
         .iter()
-        .filter(|f| f.status != Status::Unchanged)
+        .filter(|f| {
+            matches!(
+                f.status,
+                Status::Created | Status::Updated | Status::Replaced
+            )
+        })
         .count();
-    if plan.is_noop() {
+    let kept = plan
+        .files
+        .iter()
+        .filter(|f| f.status == Status::Kept)
+        .count();
+    if plan.is_noop() && kept > 0 {
+        println!("Nothing to write; {kept} file(s) kept as they are (see above).");
+    } else if plan.is_noop() {
         println!("Already set up: nothing to write.");
     } else if args.dry_run {
         println!("Dry run: {changed} file(s) would change; nothing was written.");

@@ -1,80 +1,311 @@
-//! The `## NotarAI` section of `CLAUDE.md`: added when missing, replaced when
-//! present, and every other byte of the file kept.
+//! The NotarAI section of `CLAUDE.md`, found by CommonMark rules and by
+//! notarai's own begin/end markers; every other byte of the file is kept.
+//!
+//! notarai writes its section between `<!-- notarai:begin ... -->` and
+//! `<!-- notarai:end -->` lines, the begin line carrying the hash of the text
+//! between them. A file from before the markers has a bare `## NotarAI`
+//! section: it runs to the next heading of level 1 or 2, ATX (`#`, `##`) or
+//! setext (a paragraph underlined with `=` or `-`), outside fenced and
+//! indented code.
 
 use super::fsio::{line_ending, with_line_ending};
+use super::generated::{self, Origin};
 
 /// The heading that opens notarai's section.
 pub const HEADING: &str = "## NotarAI";
 
-/// The section as `notarai init` writes it: heading, body, final newline.
+/// What the begin marker line starts with.
+const BEGIN: &str = "<!-- notarai:begin";
+/// The end marker line.
+const END: &str = "<!-- notarai:end -->";
+
+/// The section's text as notarai writes it, without markers.
 pub fn section() -> &'static str {
     include_str!("templates/claude_section.md")
 }
 
-/// Byte ranges of each line of `text`, line ending included.
-fn lines_with_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut start = 0;
-    text.split_inclusive('\n').map(move |line| {
-        let at = start;
-        start += line.len();
-        (at, line)
-    })
+/// The section with its markers, in line ending `eol`.
+pub fn marked_section(eol: &str) -> String {
+    let body = with_line_ending(section(), eol);
+    format!(
+        "{BEGIN} {} -->{eol}{body}{END}{eol}",
+        generated::marker_words(&generated::text_hash(&body))
+    )
 }
 
-/// Whether a line opens or closes a fenced code block.
-fn is_fence(line: &str) -> bool {
-    let t = line.trim_start();
-    t.starts_with("```") || t.starts_with("~~~")
+/// A block-level event of the scan that matters for finding the section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Event {
+    /// A heading of `level`; `at` is where it starts (for a setext heading,
+    /// the first line of its paragraph); `text` its content.
+    Heading {
+        at: usize,
+        level: usize,
+        text: String,
+    },
+    /// A begin marker line from `at` to `end` (line ending included).
+    Begin { at: usize, end: usize },
+    /// An end marker line from `at` to `end`.
+    End { at: usize, end: usize },
 }
 
-/// A heading of level 1 or 2 (`# ` or `## `), which ends the section.
-fn ends_section(line: &str) -> bool {
-    let t = line.trim_end();
-    t == "#" || t == "##" || t.starts_with("# ") || t.starts_with("## ")
-}
-
-/// Byte range of the existing NotarAI section: from its heading to the next
-/// heading of level 1 or 2 outside a code fence, or to the end of the file.
-fn find_section(text: &str) -> Option<(usize, usize)> {
-    let mut in_fence = false;
-    let mut start = None;
-    for (at, line) in lines_with_offsets(text) {
-        if is_fence(line) {
-            in_fence = !in_fence;
-            continue;
-        }
-        if in_fence {
-            continue;
-        }
-        match start {
-            None if line.trim_end() == HEADING => start = Some(at),
-            Some(s) if ends_section(line) => return Some((s, at)),
-            _ => {}
+/// Columns of leading whitespace (a tab advances to the next multiple of 4)
+/// and the byte offset where the content starts.
+fn indent(line: &str) -> (usize, usize) {
+    let mut cols = 0;
+    for (i, c) in line.char_indices() {
+        match c {
+            ' ' => cols += 1,
+            '\t' => cols += 4 - cols % 4,
+            _ => return (cols, i),
         }
     }
-    start.map(|s| (s, text.len()))
+    (cols, line.len())
 }
 
-/// `CLAUDE.md` text with the NotarAI section in place. The section is written
-/// in the file's own line ending; when another heading follows it, one blank
-/// line separates them. Applying it twice gives the same text.
-pub fn upsert_section(existing: Option<&str>) -> String {
+/// An opening code fence: its character and length.
+fn fence_open(content: &str) -> Option<(char, usize)> {
+    let c = content.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = content.chars().take_while(|x| *x == c).count();
+    if len < 3 {
+        return None;
+    }
+    let info = &content[len..];
+    (c == '~' || !info.contains('`')).then_some((c, len))
+}
+
+/// Whether `content` closes a fence of `c` repeated `len` times.
+fn fence_closes(content: &str, c: char, len: usize) -> bool {
+    let run = content.chars().take_while(|x| *x == c).count();
+    run >= len && content[run..].trim().is_empty()
+}
+
+/// An ATX heading: its level and text.
+fn atx(content: &str) -> Option<(usize, String)> {
+    let level = content.chars().take_while(|c| *c == '#').count();
+    if !(1..=6).contains(&level) {
+        return None;
+    }
+    let rest = &content[level..];
+    if !(rest.is_empty() || rest.starts_with([' ', '\t', '\r', '\n'])) {
+        return None;
+    }
+    let text = rest.trim();
+    let text = text.trim_end_matches('#');
+    Some((level, text.trim().to_string()))
+}
+
+/// A setext underline: level 1 for `=`, 2 for `-`.
+fn setext(content: &str) -> Option<usize> {
+    let t = content.trim_end();
+    let c = t.chars().next()?;
+    let level = match c {
+        '=' => 1,
+        '-' => 2,
+        _ => return None,
+    };
+    t.chars().all(|x| x == c).then_some(level)
+}
+
+/// Scan `text` block by block, by CommonMark's rules for fences, indented
+/// code, ATX and setext headings (containers such as lists and quotes are
+/// read as paragraphs, which can only end a section earlier).
+fn scan(text: &str) -> Vec<Event> {
+    let mut events = Vec::new();
+    let mut fence: Option<(char, usize)> = None;
+    let mut paragraph: Option<(usize, String)> = None;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let (cols, offset) = indent(line);
+        let content = &line[offset..];
+        if let Some((c, len)) = fence {
+            if cols <= 3 && fence_closes(content, c, len) {
+                fence = None;
+            }
+            continue;
+        }
+        if content.trim().is_empty() {
+            paragraph = None;
+            continue;
+        }
+        if cols >= 4 {
+            // Indented code, unless it continues a paragraph.
+            if let Some((_, p)) = &mut paragraph {
+                p.push_str(content.trim());
+            }
+            continue;
+        }
+        if let Some(open) = fence_open(content) {
+            fence = Some(open);
+            paragraph = None;
+            continue;
+        }
+        if let Some((level, heading)) = atx(content) {
+            events.push(Event::Heading {
+                at: start,
+                level,
+                text: heading,
+            });
+            paragraph = None;
+            continue;
+        }
+        if let (Some(level), Some((p_at, p_text))) = (setext(content), &paragraph) {
+            events.push(Event::Heading {
+                at: *p_at,
+                level,
+                text: p_text.clone(),
+            });
+            paragraph = None;
+            continue;
+        }
+        let trimmed = content.trim_end();
+        if trimmed.starts_with(BEGIN) {
+            events.push(Event::Begin { at: start, end: at });
+            paragraph = None;
+            continue;
+        }
+        if trimmed == END {
+            events.push(Event::End { at: start, end: at });
+            paragraph = None;
+            continue;
+        }
+        match &mut paragraph {
+            Some((_, p)) => {
+                p.push(' ');
+                p.push_str(content.trim());
+            }
+            None => paragraph = Some((start, content.trim().to_string())),
+        }
+    }
+    events
+}
+
+/// Where notarai's section is in a `CLAUDE.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// Between notarai's markers: the whole range, markers included, and
+    /// the body between them.
+    Marked {
+        /// Byte range of the section, marker lines included.
+        range: (usize, usize),
+        /// Byte range of the text between the markers.
+        body: (usize, usize),
+        /// Byte range of the begin marker line.
+        begin: (usize, usize),
+    },
+    /// A bare `## NotarAI` section (no markers): from its heading to the next
+    /// heading of level 1 or 2, or the end of the file.
+    Bare {
+        /// Byte range of the section.
+        range: (usize, usize),
+    },
+    /// No section.
+    Absent,
+}
+
+/// Find notarai's section: the first begin marker with an end marker after
+/// it, else a `## NotarAI` heading.
+pub fn find(text: &str) -> Found {
+    let events = scan(text);
+    for (i, event) in events.iter().enumerate() {
+        if let Event::Begin { at, end } = event {
+            let close = events[i + 1..].iter().find_map(|e| match e {
+                Event::End { at, end } => Some((*at, *end)),
+                _ => None,
+            });
+            if let Some((end_at, end_end)) = close {
+                return Found::Marked {
+                    range: (*at, end_end),
+                    body: (*end, end_at),
+                    begin: (*at, *end),
+                };
+            }
+        }
+    }
+    for (i, event) in events.iter().enumerate() {
+        if let Event::Heading {
+            at,
+            level: 2,
+            text: heading,
+        } = event
+            && heading == HEADING.trim_start_matches("## ")
+        {
+            let end = events[i + 1..]
+                .iter()
+                .find_map(|e| match e {
+                    Event::Heading { at, level, .. } if *level <= 2 => Some(*at),
+                    _ => None,
+                })
+                .unwrap_or(text.len());
+            // A begin marker whose end marker was deleted belongs to it.
+            let start = match i.checked_sub(1).map(|j| &events[j]) {
+                Some(Event::Begin { at: b, end: e }) if e == at => *b,
+                _ => *at,
+            };
+            return Found::Bare {
+                range: (start, end),
+            };
+        }
+    }
+    Found::Absent
+}
+
+/// What `notarai init` finds in `CLAUDE.md` and what it would write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upsert {
+    /// The file with notarai's current section in place.
+    pub text: String,
+    /// Whose the section being replaced is; `None` when there was none
+    /// (the section is appended, nothing is lost).
+    pub replaces: Option<Origin>,
+}
+
+/// `CLAUDE.md` text with notarai's current section in place, in the file's
+/// own line ending, every byte outside the section kept; and whose section
+/// that replaces. Applying it to its own result gives the same text.
+pub fn upsert(existing: Option<&str>) -> Upsert {
     let text = existing.unwrap_or("");
     let eol = line_ending(text);
-    let new = with_line_ending(section(), eol);
-    match find_section(text) {
-        Some((start, end)) => {
-            let mut out = String::with_capacity(text.len() + new.len());
-            out.push_str(&text[..start]);
-            out.push_str(&new);
-            if end < text.len() {
-                out.push_str(eol);
-            }
-            out.push_str(&text[end..]);
-            out
+    let new = marked_section(eol);
+    let splice = |start: usize, end: usize, sep: bool| {
+        let mut out = String::with_capacity(text.len() + new.len());
+        out.push_str(&text[..start]);
+        out.push_str(&new);
+        if sep && end < text.len() {
+            out.push_str(eol);
         }
-        None if text.is_empty() => new,
-        None => {
+        out.push_str(&text[end..]);
+        out
+    };
+    match find(text) {
+        Found::Marked { range, body, begin } => Upsert {
+            text: splice(range.0, range.1, false),
+            replaces: Some(generated::section_origin(
+                &text[begin.0..begin.1],
+                &text[body.0..body.1],
+            )),
+        },
+        Found::Bare { range } => {
+            let end = range.1;
+            let old = text[range.0..end].replace("\r\n", "\n");
+            // Written by notarai before it had markers, word for word.
+            let origin = if old.trim_end() == section().trim_end() {
+                Origin::Unedited
+            } else {
+                Origin::Foreign
+            };
+            Upsert {
+                text: splice(range.0, end, true),
+                replaces: Some(origin),
+            }
+        }
+        Found::Absent if text.is_empty() => Upsert {
+            text: new,
+            replaces: None,
+        },
+        Found::Absent => {
             let mut out = text.to_string();
             if !out.ends_with('\n') {
                 out.push_str(eol);
@@ -83,7 +314,10 @@ pub fn upsert_section(existing: Option<&str>) -> String {
                 out.push_str(eol);
             }
             out.push_str(&new);
-            out
+            Upsert {
+                text: out,
+                replaces: None,
+            }
         }
     }
 }
@@ -91,6 +325,14 @@ pub fn upsert_section(existing: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn bare_range(text: &str) -> (usize, usize) {
+        match find(text) {
+            Found::Bare { range } => range,
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn section_template_starts_with_heading() {
@@ -101,35 +343,171 @@ mod tests {
     #[test]
     fn appended_to_a_file_without_it() {
         let before = "# Project\n\nBuild with make.";
-        let after = upsert_section(Some(before));
-        assert_eq!(after, format!("{before}\n\n{}", section()));
-        assert_eq!(upsert_section(Some(&after)), after);
+        let after = upsert(Some(before));
+        assert_eq!(after.replaces, None);
+        assert_eq!(after.text, format!("{before}\n\n{}", marked_section("\n")));
+        let again = upsert(Some(&after.text));
+        assert_eq!(again.text, after.text);
+        assert_eq!(again.replaces, Some(Origin::Unedited));
     }
 
     #[test]
-    fn replaced_in_the_middle_rest_byte_for_byte() {
-        let before = "# P\n\nintro\n\n## NotarAI\n\nold text\n```\n## not a heading\n```\n### sub\nmore\n## Next\n\nkeep  \n";
-        let after = upsert_section(Some(before));
+    fn marked_section_found_by_its_markers_and_edits_seen() {
+        let tail = "Title\n=====\n\nkeep\n";
+        let before = format!("# P\n\n{}{tail}", marked_section("\n"));
+        let up = upsert(Some(&before));
+        assert_eq!(up.text, before);
+        assert_eq!(up.replaces, Some(Origin::Unedited));
+        let edited = before.replace("fix the spec", "fix it");
+        assert_ne!(edited, before);
+        let up = upsert(Some(&edited));
+        assert_eq!(up.replaces, Some(Origin::Edited));
+        assert_eq!(up.text, before);
+    }
+
+    #[test]
+    fn setext_headings_end_a_bare_section() {
+        let text = "## NotarAI\n\nold\n\nNext part\n=========\n\nkeep\n";
+        assert_eq!(bare_range(text), (0, text.find("Next part").unwrap()));
+        // The underline makes the whole paragraph before it a heading.
+        let text = "## NotarAI\nold\nUnder\n-----\nkeep\n";
+        assert_eq!(bare_range(text), (0, text.find("old").unwrap()));
+    }
+
+    #[test]
+    fn fences_match_by_character_and_length() {
+        let text = "## NotarAI\n````\n```\n## inside\n````\n## Next\nkeep\n";
+        assert_eq!(bare_range(text), (0, text.find("## Next").unwrap()));
+        let text = "## NotarAI\n~~~\n```\n## inside\n~~~\n# Next\n";
+        assert_eq!(bare_range(text), (0, text.find("# Next").unwrap()));
+        // A backtick fence whose info string has a backtick is no fence.
+        let text = "## NotarAI\n``` a`b\n## Next\n";
+        assert_eq!(bare_range(text), (0, text.find("## Next").unwrap()));
+    }
+
+    #[test]
+    fn indented_code_and_tabs_are_not_headings() {
+        let text = "## NotarAI\n\n    ## code\n\n\t# code\n   ## Real\n";
+        assert_eq!(bare_range(text), (0, text.find("   ## Real").unwrap()));
+        // `##x` is no heading; `###` does not end a level-2 section.
+        let text = "## NotarAI\n##x\n### sub\n#\n";
+        assert_eq!(bare_range(text), (0, text.len() - 2));
+    }
+
+    #[test]
+    fn bare_section_word_for_word_is_adopted_else_foreign() {
+        let text = format!("# P\n\n{}\n## Next\n", section());
+        let up = upsert(Some(&text));
+        assert_eq!(up.replaces, Some(Origin::Unedited));
         assert_eq!(
-            after,
-            format!("# P\n\nintro\n\n{}\n## Next\n\nkeep  \n", section())
+            up.text,
+            format!("# P\n\n{}\n## Next\n", marked_section("\n"))
         );
-        assert_eq!(upsert_section(Some(&after)), after);
+        let up = upsert(Some("## NotarAI\nmine\n"));
+        assert_eq!(up.replaces, Some(Origin::Foreign));
     }
 
     #[test]
-    fn replaced_at_the_end_and_crlf_kept() {
-        let before = "# P\r\n\r\n## NotarAI\r\nold\r\n";
-        let after = upsert_section(Some(before));
-        assert_eq!(
-            after,
-            format!("# P\r\n\r\n{}", section().replace('\n', "\r\n"))
-        );
-        assert_eq!(upsert_section(Some(&after)), after);
+    fn a_begin_marker_without_its_end_goes_with_the_section() {
+        let marked = marked_section("\n");
+        let cut = marked.rfind("<!-- notarai:end").unwrap();
+        let text = format!("# P\n\n{}\n## Next\n", &marked[..cut]);
+        assert_eq!(bare_range(&text), (5, text.find("## Next").unwrap()));
+        let up = upsert(Some(&text));
+        assert_eq!(up.text, format!("# P\n\n{marked}\n## Next\n"));
     }
 
     #[test]
-    fn created_when_missing() {
-        assert_eq!(upsert_section(None), section());
+    fn crlf_kept() {
+        let before = "# P\r\n\r\nx\r\n";
+        let up = upsert(Some(before));
+        assert!(up.text.starts_with(before));
+        assert!(!up.text.replace("\r\n", "").contains('\n'));
+        assert_eq!(upsert(Some(&up.text)).text, up.text);
+    }
+
+    /// Markdown lines of the kinds that confuse a naive scanner.
+    fn md_line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-zA-Z ]{0,12}",
+            Just(String::new()),
+            Just("## Heading".to_string()),
+            Just("# Top".to_string()),
+            Just("Title".to_string()),
+            Just("=====".to_string()),
+            Just("-----".to_string()),
+            Just("```".to_string()),
+            Just("````".to_string()),
+            Just("~~~".to_string()),
+            Just("    ## indented".to_string()),
+            Just("\t# tab".to_string()),
+            Just("## NotarAI".to_string()),
+            Just("<!-- notarai:end -->".to_string()),
+        ]
+    }
+
+    fn md(lines: Vec<String>, crlf: bool) -> String {
+        let eol = if crlf { "\r\n" } else { "\n" };
+        lines.iter().map(|l| format!("{l}{eol}")).collect()
+    }
+
+    proptest! {
+        /// Around a marked section, any Markdown survives byte for byte:
+        /// the section is exactly what is between the markers.
+        #[test]
+        fn bytes_outside_a_marked_section_survive(
+            before in prop::collection::vec(md_line(), 0..8),
+            after in prop::collection::vec(md_line(), 0..8),
+            crlf in any::<bool>(),
+            edit in any::<bool>(),
+        ) {
+            let eol = if crlf { "\r\n" } else { "\n" };
+            // A fence left open before the section would make it code.
+            let before: Vec<String> =
+                before.into_iter().filter(|l| !l.starts_with(['`', '~'])).collect();
+            let prefix = md(before, crlf);
+            let suffix = md(after, crlf);
+            let mut section = marked_section(eol);
+            if edit {
+                section = section.replace("reconcile", "RECONCILE");
+            }
+            let text = format!("{prefix}{section}{suffix}");
+            let Found::Marked { range, .. } = find(&text) else {
+                panic!("no marked section in {text:?}");
+            };
+            prop_assert_eq!(range, (prefix.len(), prefix.len() + section.len()));
+            let up = upsert(Some(&text));
+            prop_assert_eq!(
+                up.replaces,
+                Some(if edit { Origin::Edited } else { Origin::Unedited })
+            );
+            prop_assert_eq!(up.text, format!("{prefix}{}{suffix}", marked_section(eol)));
+        }
+
+        /// A bare section ends at the next level-1/2 heading, ATX or setext,
+        /// and everything from it on survives `upsert` byte for byte.
+        #[test]
+        fn bytes_after_a_bare_section_survive(
+            body in prop::collection::vec(md_line(), 0..6),
+            setext_next in any::<bool>(),
+            tail in prop::collection::vec(md_line(), 0..6),
+        ) {
+            // Fences are covered by their own test: here the next heading
+            // must be one.
+            let body: Vec<String> = body
+                .into_iter()
+                .filter(|l| !l.starts_with(['`', '~']))
+                .collect();
+            let body = format!("{}\n", md(body, false));
+            let next = if setext_next { "Next\n====\n" } else { "## Next\n" };
+            let text = format!("# P\n\n## NotarAI\n{body}{next}{}", md(tail, false));
+            let cut = text.rfind(next).unwrap();
+            let (start, end) = bare_range(&text);
+            prop_assert_eq!(start, 5);
+            prop_assert!(end <= cut, "section ran past the next heading");
+            let up = upsert(Some(&text));
+            prop_assert!(up.text.ends_with(&text[end..]));
+            prop_assert!(up.text.starts_with("# P\n\n"));
+        }
     }
 }

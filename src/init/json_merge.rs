@@ -1,11 +1,14 @@
 //! Merging notarai's entries into JSON files a user already has:
 //! `.mcp.json` and `.claude/settings.json`.
 //!
-//! Every other key keeps its value and its place (serde_json is built with
-//! `preserve_order`). A merge that changes nothing returns `None`, so the
-//! file keeps its exact bytes, formatting included.
+//! The files are edited, not rewritten (see [`super::json_edit`]): what
+//! notarai does not add stays byte for byte, numbers keep their digits, and
+//! a file with a key given twice is refused with its position. A merge that
+//! changes nothing returns `None`.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+
+use super::json_edit::{Editor, Kind, Node, ReadError};
 
 /// The name of notarai's server under `mcpServers`.
 pub const SERVER_NAME: &str = "notarai";
@@ -17,7 +20,7 @@ pub const HOOK_MATCHER: &str = "Write|Edit|MultiEdit";
 /// Why a JSON file cannot be merged. The file is left alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MergeError {
-    /// Not valid JSON.
+    /// Not valid JSON, or a key given twice.
     Parse {
         /// 1-based line of the error.
         line: usize,
@@ -43,66 +46,64 @@ impl std::fmt::Display for MergeError {
     }
 }
 
-/// Parse a JSON document whose top level must be an object. A missing or
-/// blank file is an empty object.
-fn parse_object(text: Option<&str>) -> Result<Map<String, Value>, MergeError> {
-    let text = text.unwrap_or("");
-    if text.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(MergeError::Shape(format!(
-            "the top level is {}, expected an object",
-            kind(&other)
-        ))),
-        Err(e) => {
-            let full = e.to_string();
-            let message = match full.rfind(" at line ") {
-                Some(i) => full[..i].to_string(),
-                None => full,
-            };
-            Err(MergeError::Parse {
-                line: e.line(),
-                column: e.column(),
-                message,
-            })
+impl From<ReadError> for MergeError {
+    fn from(e: ReadError) -> MergeError {
+        let ReadError::Syntax {
+            line,
+            column,
+            message,
+        } = e;
+        MergeError::Parse {
+            line,
+            column,
+            message,
         }
     }
 }
 
-/// A JSON type name for messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// Pretty JSON with 2-space indentation and a final newline.
-fn render(map: Map<String, Value>) -> String {
-    let mut text = serde_json::to_string_pretty(&Value::Object(map)).expect("JSON serializes");
+/// Pretty JSON with 2-space indentation and a final newline, for a new file.
+fn render(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("JSON serializes");
     text.push('\n');
     text
 }
 
-/// The object at `key` of `map`, inserted empty when absent.
-fn object_at<'a>(
-    map: &'a mut Map<String, Value>,
-    key: &str,
-    where_: &str,
-) -> Result<&'a mut Map<String, Value>, MergeError> {
-    let value = map
-        .entry(key.to_string())
-        .or_insert_with(|| Value::Object(Map::new()));
-    let found = kind(value);
-    value
-        .as_object_mut()
-        .ok_or_else(|| MergeError::Shape(format!("`{where_}` is {found}, expected an object")))
+/// An editor over an existing, non-blank JSON text whose top level is an
+/// object; `None` when there is no text to edit.
+fn open(existing: Option<&str>) -> Result<Option<Editor>, MergeError> {
+    let Some(text) = existing.filter(|t| !t.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let editor = Editor::new(text)?;
+    if !matches!(editor.root().kind, Kind::Object(_)) {
+        return Err(MergeError::Shape(format!(
+            "the top level is {}, expected an object",
+            editor.root().kind_name(text)
+        )));
+    }
+    Ok(Some(editor))
+}
+
+/// Check that the node at `path`, when present, is of the expected kind.
+fn expect(editor: &Editor, path: &[&str], object: bool) -> Result<Option<Node>, MergeError> {
+    let Some(node) = editor.at(path) else {
+        return Ok(None);
+    };
+    let ok = match node.kind {
+        Kind::Object(_) => object,
+        Kind::Array(_) => !object,
+        _ => false,
+    };
+    if ok {
+        Ok(Some(node.clone()))
+    } else {
+        Err(MergeError::Shape(format!(
+            "`{}` is {}, expected {}",
+            path.join("."),
+            node.kind_name(editor.text()),
+            if object { "an object" } else { "an array" }
+        )))
+    }
 }
 
 /// The `.mcp.json` entry of the notarai server.
@@ -110,99 +111,257 @@ pub fn server_entry() -> Value {
     json!({"type": "stdio", "command": "notarai", "args": ["mcp"]})
 }
 
-/// Merge the notarai server into `.mcp.json` text. `Ok(None)` when the file
-/// already has it. An existing `notarai` entry gets `type`, `command` and
-/// `args` set and keeps any other key (such as `env`).
-pub fn merge_mcp(existing: Option<&str>) -> Result<Option<String>, MergeError> {
-    let mut root = parse_object(existing)?;
-    let servers = object_at(&mut root, "mcpServers", "mcpServers")?;
-    let wanted = server_entry();
-    let changed = match servers.get_mut(SERVER_NAME) {
-        Some(Value::Object(entry)) => {
-            let mut changed = false;
-            for (key, value) in wanted.as_object().expect("an object") {
-                // A command that is notarai installed elsewhere is the user's choice.
-                let own_notarai = key == "command"
-                    && entry.get(key).and_then(Value::as_str).is_some_and(|c| {
-                        std::path::Path::new(c)
-                            .file_name()
-                            .is_some_and(|n| n == "notarai")
-                    });
-                if own_notarai {
-                    continue;
-                }
-                if entry.get(key) != Some(value) {
-                    entry.insert(key.clone(), value.clone());
-                    changed = true;
-                }
-            }
-            changed
-        }
-        Some(other) => {
-            *other = wanted;
-            true
-        }
-        None => {
-            servers.insert(SERVER_NAME.to_string(), wanted);
-            true
-        }
-    };
-    Ok((changed || existing.is_none_or(|t| t.trim().is_empty())).then(|| render(root)))
+/// Whether `program` names a notarai binary, however it is spelled (a
+/// bare name or a path, `.exe` on Windows).
+fn is_notarai_program(program: &str) -> bool {
+    let name = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    name == "notarai" || name.eq_ignore_ascii_case("notarai.exe")
 }
 
-/// Whether a PostToolUse group already runs the notarai hook.
-fn group_runs_hook(group: &Value) -> bool {
+/// Split a command line into words: whitespace separates, single or double
+/// quotes group.
+fn words(command: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quote = None;
+    let mut any = false;
+    for c in command.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                any = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if any || !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            (None, c) => word.push(c),
+        }
+    }
+    if any || !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// Whether a hook command runs `notarai hook validate`, however spelled: a
+/// path to the binary, extra spaces, quotes, a wrapper such as `npx` in front.
+pub fn is_notarai_hook(command: &str) -> bool {
+    let words = words(command);
+    words
+        .windows(3)
+        .any(|w| is_notarai_program(&w[0]) && w[1] == "hook" && w[2] == "validate")
+}
+
+/// Whether a `mcpServers` entry already runs notarai's server: a notarai
+/// binary (any path) with `mcp` among its arguments.
+fn runs_notarai_server(entry: &Node) -> bool {
+    let command = entry.get("command").and_then(Node::as_str);
+    let args = entry.get("args").and_then(Node::items).unwrap_or_default();
+    command.is_some_and(is_notarai_program) && args.iter().any(|a| a.as_str() == Some("mcp"))
+}
+
+/// Merge the notarai server into `.mcp.json` text. `Ok(None)` when the file
+/// already has it. A user's own `notarai` entry is kept as it is (its
+/// command, args such as `--root`, env); so is any entry under another name
+/// that runs `notarai mcp`. Only an entry with neither `command` nor `url`
+/// gets the keys it lacks.
+pub fn merge_mcp(existing: Option<&str>) -> Result<Option<String>, MergeError> {
+    let Some(mut editor) = open(existing)? else {
+        return Ok(Some(render(
+            &json!({"mcpServers": {SERVER_NAME: server_entry()}}),
+        )));
+    };
+    let Some(servers) = expect(&editor, &["mcpServers"], true)? else {
+        editor.insert_member(&[], "mcpServers", &json!({SERVER_NAME: server_entry()}));
+        return Ok(Some(editor.text().to_string()));
+    };
+    let Kind::Object(members) = &servers.kind else {
+        unreachable!("checked to be an object")
+    };
+    if members
+        .iter()
+        .any(|m| m.key != SERVER_NAME && runs_notarai_server(&m.value))
+    {
+        return Ok(None);
+    }
+    let Some(entry) = expect(&editor, &["mcpServers", SERVER_NAME], true)? else {
+        editor.insert_member(&["mcpServers"], SERVER_NAME, &server_entry());
+        return Ok(Some(editor.text().to_string()));
+    };
+    if entry.get("command").is_some() || entry.get("url").is_some() {
+        return Ok(None);
+    }
+    let wanted = server_entry();
+    for (key, value) in wanted.as_object().expect("an object") {
+        if editor.at(&["mcpServers", SERVER_NAME, key]).is_none() {
+            editor.insert_member(&["mcpServers", SERVER_NAME], key, value);
+        }
+    }
+    Ok(Some(editor.text().to_string()))
+}
+
+/// Whether a hook matcher makes the hook run for every tool in
+/// [`HOOK_MATCHER`]: absent, empty or `*` match all tools; else each tool
+/// must be one of its `|`-separated names.
+fn matcher_covers(matcher: Option<&str>) -> bool {
+    let Some(m) = matcher.map(str::trim) else {
+        return true;
+    };
+    if m.is_empty() || m == "*" || m == ".*" {
+        return true;
+    }
+    let names: Vec<&str> = m.split('|').map(str::trim).collect();
+    HOOK_MATCHER.split('|').all(|tool| names.contains(&tool))
+}
+
+/// The matcher that covers notarai's tools, keeping the names a simple
+/// `A|B` matcher already has.
+fn fixed_matcher(matcher: Option<&str>) -> String {
+    let Some(m) = matcher.filter(|m| {
+        m.split('|').all(|n| {
+            !n.trim().is_empty()
+                && n.trim()
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    }) else {
+        return HOOK_MATCHER.to_string();
+    };
+    let mut names: Vec<&str> = m.split('|').map(str::trim).collect();
+    for tool in HOOK_MATCHER.split('|') {
+        if !names.contains(&tool) {
+            names.push(tool);
+        }
+    }
+    names.join("|")
+}
+
+/// Indexes of the hooks of a PostToolUse group that run notarai's hook.
+fn notarai_hooks(group: &Node) -> Vec<usize> {
     group
         .get("hooks")
-        .and_then(Value::as_array)
-        .is_some_and(|hooks| {
-            hooks.iter().any(|h| {
-                h.get("command")
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| c.trim() == HOOK_COMMAND)
-            })
+        .and_then(Node::items)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| {
+            h.get("command")
+                .and_then(Node::as_str)
+                .is_some_and(is_notarai_hook)
         })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// notarai's PostToolUse group.
+fn hook_group() -> Value {
+    json!({
+        "matcher": HOOK_MATCHER,
+        "hooks": [{"type": "command", "command": HOOK_COMMAND}]
+    })
 }
 
 /// Merge the PostToolUse validation hook into `.claude/settings.json` text.
-/// `Ok(None)` when a PostToolUse group already runs `notarai hook validate`;
-/// else a new group is appended after the existing ones.
+/// A hook that runs `notarai hook validate` (however the command is spelled)
+/// is recognised, never added twice; when its group's matcher misses one of
+/// [`HOOK_MATCHER`]'s tools, the matcher is widened if the group runs only
+/// notarai, else notarai's hook moves to a group of its own (the other hooks
+/// and their matcher untouched). `Ok(None)` when nothing changes.
 pub fn merge_settings(existing: Option<&str>) -> Result<Option<String>, MergeError> {
-    let mut root = parse_object(existing)?;
-    let hooks = object_at(&mut root, "hooks", "hooks")?;
-    let post = hooks
-        .entry("PostToolUse".to_string())
-        .or_insert_with(|| Value::Array(Vec::new()));
-    let found = kind(post);
-    let groups = post.as_array_mut().ok_or_else(|| {
-        MergeError::Shape(format!("`hooks.PostToolUse` is {found}, expected an array"))
-    })?;
-    if groups.iter().any(group_runs_hook) {
+    let Some(mut editor) = open(existing)? else {
+        return Ok(Some(render(
+            &json!({"hooks": {"PostToolUse": [hook_group()]}}),
+        )));
+    };
+    if expect(&editor, &["hooks"], true)?.is_none() {
+        editor.insert_member(&[], "hooks", &json!({"PostToolUse": [hook_group()]}));
+        return Ok(Some(editor.text().to_string()));
+    }
+    let Some(post) = expect(&editor, &["hooks", "PostToolUse"], false)? else {
+        editor.insert_member(&["hooks"], "PostToolUse", &json!([hook_group()]));
+        return Ok(Some(editor.text().to_string()));
+    };
+    let groups = post.items().expect("checked to be an array");
+    let ours: Vec<(usize, Vec<usize>)> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (i, notarai_hooks(g)))
+        .filter(|(_, hooks)| !hooks.is_empty())
+        .collect();
+    let matcher = |g: &Node| {
+        g.get("matcher")
+            .map(|m| m.as_str().unwrap_or("\u{0}").to_string())
+    };
+    if ours
+        .iter()
+        .any(|(i, _)| matcher_covers(matcher(&groups[*i]).as_deref()))
+    {
         return Ok(None);
     }
-    groups.push(json!({
-        "matcher": HOOK_MATCHER,
-        "hooks": [{"type": "command", "command": HOOK_COMMAND}]
-    }));
-    Ok(Some(render(root)))
+    let Some((index, hooks)) = ours.first().cloned() else {
+        editor.append_item(&post, &hook_group());
+        return Ok(Some(editor.text().to_string()));
+    };
+    let group = groups[index].clone();
+    let all_hooks = group.get("hooks").and_then(Node::items).unwrap_or_default();
+    if hooks.len() == all_hooks.len() {
+        let fixed = fixed_matcher(matcher(&group).as_deref());
+        match group.get("matcher") {
+            Some(node) => {
+                let node = node.clone();
+                editor.replace(&node, &json!(fixed));
+            }
+            None => unreachable!("an absent matcher covers every tool"),
+        }
+    } else {
+        // Take notarai's hook out of the shared group, last index first.
+        for &h in hooks.iter().rev() {
+            let list = editor
+                .root()
+                .get("hooks")
+                .and_then(|n| n.get("PostToolUse"))
+                .and_then(|n| n.items())
+                .and_then(|g| g[index].get("hooks"))
+                .expect("the group's hooks")
+                .clone();
+            editor.remove_item(&list, h);
+        }
+        let post = editor
+            .at(&["hooks", "PostToolUse"])
+            .expect("the PostToolUse array")
+            .clone();
+        editor.append_item(&post, &hook_group());
+    }
+    Ok(Some(editor.text().to_string()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn value(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
+
     #[test]
-    fn a_notarai_installed_elsewhere_is_kept() {
-        let existing = r#"{"mcpServers": {"notarai": {"type": "stdio", "command": "/opt/bin/notarai", "args": ["mcp"]}}}"#;
-        assert_eq!(
-            merge_mcp(Some(existing)).unwrap(),
-            None,
-            "nothing to change"
-        );
-        let other =
-            r#"{"mcpServers": {"notarai": {"type": "stdio", "command": "npx", "args": ["mcp"]}}}"#;
-        let merged = merge_mcp(Some(other)).unwrap().unwrap();
-        assert!(merged.contains(r#""command": "notarai""#), "{merged}");
+    fn a_users_own_notarai_entry_is_kept() {
+        for existing in [
+            r#"{"mcpServers": {"notarai": {"type": "stdio", "command": "/opt/bin/notarai", "args": ["mcp"]}}}"#,
+            r#"{"mcpServers": {"notarai": {"command": "notarai", "args": ["mcp", "--root", "sub"]}}}"#,
+            r#"{"mcpServers": {"notarai": {"command": "npx", "args": ["-y", "notarai", "mcp"]}}}"#,
+            r#"{"mcpServers": {"spec-check": {"command": "/usr/local/bin/notarai", "args": ["mcp"]}}}"#,
+        ] {
+            assert_eq!(merge_mcp(Some(existing)).unwrap(), None, "{existing}");
+        }
+        let bare = r#"{"mcpServers": {"notarai": {"env": {"A": "1"}}}}"#;
+        let merged = value(&merge_mcp(Some(bare)).unwrap().unwrap());
+        assert_eq!(merged["mcpServers"]["notarai"]["env"]["A"], "1");
+        assert_eq!(merged["mcpServers"]["notarai"]["args"], json!(["mcp"]));
     }
 
     #[test]
@@ -216,42 +375,39 @@ mod tests {
     }
 
     #[test]
-    fn mcp_keeps_other_servers_and_keys_in_order() {
-        let before = r#"{"z": 1, "mcpServers": {"other": {"command": "x", "env": {"K": "V"}}}, "a": [true]}"#;
+    fn mcp_keeps_every_byte_it_does_not_add() {
+        let before = "{\"z\": 12345678901234567890123, \"mcpServers\": {\n    \"other\": {\"command\": \"x\"}\n}, \"a\": [1.0e3]}";
         let after = merge_mcp(Some(before)).unwrap().unwrap();
-        let value: Value = serde_json::from_str(&after).unwrap();
-        let keys: Vec<_> = value.as_object().unwrap().keys().cloned().collect();
-        assert_eq!(keys, ["z", "mcpServers", "a"]);
-        let servers: Vec<_> = value["mcpServers"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
-        assert_eq!(servers, ["other", "notarai"]);
-        assert_eq!(value["mcpServers"]["other"]["env"]["K"], "V");
-        assert_eq!(value["mcpServers"]["notarai"], server_entry());
+        let (head, tail) = before.split_at(before.find("\n}").unwrap());
+        assert!(after.starts_with(head) && after.ends_with(tail), "{after}");
+        assert_eq!(value(&after)["mcpServers"]["notarai"], server_entry());
+        assert_eq!(merge_mcp(Some(&after)).unwrap(), None);
     }
 
     #[test]
-    fn mcp_entry_keeps_env_and_fixes_args() {
-        let before =
-            r#"{"mcpServers": {"notarai": {"command": "notarai", "args": [], "env": {"A": "1"}}}}"#;
-        let value: Value =
-            serde_json::from_str(&merge_mcp(Some(before)).unwrap().unwrap()).unwrap();
-        assert_eq!(value["mcpServers"]["notarai"]["args"], json!(["mcp"]));
-        assert_eq!(value["mcpServers"]["notarai"]["env"]["A"], "1");
-    }
-
-    #[test]
-    fn malformed_and_misshapen_files_are_errors() {
+    fn malformed_duplicate_and_misshapen_files_are_errors() {
         match merge_mcp(Some("{\n  \"mcpServers\": {,\n}")) {
             Err(MergeError::Parse { line, column, .. }) => assert_eq!((line, column), (2, 18)),
+            other => panic!("{other:?}"),
+        }
+        match merge_settings(Some("{\"hooks\": {},\n \"hooks\": {}}")) {
+            Err(MergeError::Parse {
+                line,
+                column,
+                message,
+            }) => {
+                assert_eq!((line, column), (2, 2));
+                assert!(message.contains("duplicate key `hooks`"), "{message}");
+            }
             other => panic!("{other:?}"),
         }
         assert!(matches!(merge_mcp(Some("[]")), Err(MergeError::Shape(_))));
         assert!(matches!(
             merge_mcp(Some(r#"{"mcpServers": 3}"#)),
+            Err(MergeError::Shape(_))
+        ));
+        assert!(matches!(
+            merge_mcp(Some(r#"{"mcpServers": {"notarai": "x"}}"#)),
             Err(MergeError::Shape(_))
         ));
         assert!(matches!(
@@ -264,13 +420,53 @@ mod tests {
     fn settings_hook_appended_once() {
         let before = r#"{"model": "x", "hooks": {"PreToolUse": [], "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hi"}]}]}}"#;
         let after = merge_settings(Some(before)).unwrap().unwrap();
-        let value: Value = serde_json::from_str(&after).unwrap();
-        let groups = value["hooks"]["PostToolUse"].as_array().unwrap();
+        let v = value(&after);
+        let groups = v["hooks"]["PostToolUse"].as_array().unwrap();
         assert_eq!(groups.len(), 2);
         assert_eq!(groups[0]["matcher"], "Bash");
         assert_eq!(groups[1]["matcher"], HOOK_MATCHER);
         assert_eq!(groups[1]["hooks"][0]["command"], HOOK_COMMAND);
-        assert_eq!(value["model"], "x");
         assert_eq!(merge_settings(Some(&after)).unwrap(), None);
+    }
+
+    #[test]
+    fn the_hook_is_recognised_however_spelled() {
+        for command in [
+            "notarai hook validate",
+            "/home/u/.cargo/bin/notarai hook validate",
+            "  notarai   hook  validate ",
+            "\"/opt/my tools/notarai\" hook validate",
+            "npx notarai hook validate",
+            "C:\\tools\\notarai.exe hook validate",
+        ] {
+            assert!(is_notarai_hook(command), "{command}");
+        }
+        for command in [
+            "notarai validate",
+            "echo notarai hook validate-x",
+            "notarai-hook validate",
+        ] {
+            assert!(!is_notarai_hook(command), "{command}");
+        }
+    }
+
+    #[test]
+    fn the_matcher_is_widened_or_the_hook_moved() {
+        let alone = r#"{"hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "/bin/notarai hook validate"}]}]}}"#;
+        let after = merge_settings(Some(alone)).unwrap().unwrap();
+        assert_eq!(after, alone.replace("Write|Edit", "Write|Edit|MultiEdit"));
+        let shared = r#"{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "prettier"}, {"type": "command", "command": "notarai hook validate"}]}]}}"#;
+        let v = value(&merge_settings(Some(shared)).unwrap().unwrap());
+        let groups = v["hooks"]["PostToolUse"].as_array().unwrap();
+        assert_eq!(
+            groups[0],
+            json!({"matcher": "Write", "hooks": [{"type": "command", "command": "prettier"}]})
+        );
+        assert_eq!(groups[1], hook_group());
+        for covered in ["", "*", "MultiEdit|Edit|Write|NotebookEdit"] {
+            let text = alone.replace("Write|Edit", covered);
+            assert_eq!(merge_settings(Some(&text)).unwrap(), None, "{covered}");
+        }
+        assert_eq!(fixed_matcher(Some("(Write|Edit)")), HOOK_MATCHER);
     }
 }

@@ -10,9 +10,13 @@ use std::path::{Path, PathBuf};
 
 use crate::spec;
 
+use generated::Origin;
+
 pub mod claude_md;
 pub mod fsio;
+pub mod generated;
 pub mod gitignore;
+pub mod json_edit;
 pub mod json_merge;
 pub mod starter;
 
@@ -44,6 +48,12 @@ pub enum Status {
     Updated,
     /// The file is left as it is.
     Unchanged,
+    /// The file differs from notarai's version but is kept: edited, foreign
+    /// or newer (see the note).
+    Kept,
+    /// An edited or foreign file replaced (`--force`, or a schema older than
+    /// notarai's), after a backup.
+    Replaced,
 }
 
 impl Status {
@@ -54,6 +64,10 @@ impl Status {
             (Status::Updated, false) => "updated",
             (Status::Created, true) => "would create",
             (Status::Updated, true) => "would update",
+            (Status::Replaced, false) => "replaced",
+            (Status::Replaced, true) => "would replace",
+            (Status::Kept, false) => "kept",
+            (Status::Kept, true) => "would keep",
             (Status::Unchanged, _) => "unchanged",
         }
     }
@@ -63,10 +77,12 @@ impl Status {
 #[derive(Debug, Clone)]
 pub struct FileChange {
     /// Path relative to the root, with forward slashes.
-    pub rel: &'static str,
+    pub rel: String,
     /// What happens to it.
     pub status: Status,
-    /// The new content, when the status is not [`Status::Unchanged`].
+    /// Why, when the status alone does not say it (a kept or replaced file).
+    pub note: Option<String>,
+    /// The new content, when the file is written.
     contents: Option<String>,
 }
 
@@ -74,7 +90,7 @@ pub struct FileChange {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// Path relative to the root.
-    pub path: &'static str,
+    pub path: String,
     /// 1-based line and column of a JSON parse error.
     pub position: Option<(usize, usize)>,
     /// What is wrong.
@@ -83,7 +99,8 @@ pub struct Problem {
 
 impl Problem {
     /// The problem of a JSON file that cannot be merged.
-    fn from_merge(path: &'static str, error: json_merge::MergeError) -> Problem {
+    fn from_merge(path: &str, error: json_merge::MergeError) -> Problem {
+        let path = path.to_string();
         match error {
             json_merge::MergeError::Parse {
                 line,
@@ -124,20 +141,29 @@ pub struct Plan {
 impl Plan {
     /// Whether applying the plan writes nothing.
     pub fn is_noop(&self) -> bool {
-        self.files.iter().all(|f| f.status == Status::Unchanged)
+        self.files.iter().all(|f| f.contents.is_none())
     }
+}
+
+/// How `notarai init` treats files it did not write or that were edited.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Replace an edited or foreign generated file (after saving a `.bak`
+    /// copy) instead of writing the new version beside it.
+    pub force: bool,
 }
 
 /// Collects the plan's files and problems.
 struct Planner<'a> {
     root: &'a Path,
+    options: Options,
     files: Vec<FileChange>,
     problems: Vec<Problem>,
 }
 
 impl Planner<'_> {
     /// Read `rel` as text; a problem (and `Err`) when it cannot be read.
-    fn read(&mut self, rel: &'static str) -> Result<Option<String>, ()> {
+    fn read(&mut self, rel: &str) -> Result<Option<String>, ()> {
         // init reads and writes through links (a linked CLAUDE.md stays a
         // link), so a link, or a linked folder, must stay inside the project.
         let root = self
@@ -146,7 +172,7 @@ impl Planner<'_> {
             .unwrap_or_else(|_| self.root.to_path_buf());
         if let Err(e) = crate::repo_path::RepoPath::resolve(&root, rel) {
             self.problems.push(Problem {
-                path: rel,
+                path: rel.to_string(),
                 position: None,
                 message: format!("{e}; notarai init writes only inside the project"),
             });
@@ -154,7 +180,7 @@ impl Planner<'_> {
         }
         fsio::read_text(&self.root.join(rel)).map_err(|e| {
             self.problems.push(Problem {
-                path: rel,
+                path: rel.to_string(),
                 position: None,
                 message: format!("{e:#}"),
             });
@@ -162,22 +188,163 @@ impl Planner<'_> {
     }
 
     /// Plan `rel` to hold `new` (`None`: keep it as it is).
-    fn record(&mut self, rel: &'static str, existing: Option<&str>, new: Option<String>) {
+    fn record(&mut self, rel: &str, existing: Option<&str>, new: Option<String>) {
         let (status, contents) = match (existing, new) {
             (_, None) => (Status::Unchanged, None),
             (Some(old), Some(new)) if old == new => (Status::Unchanged, None),
             (None, Some(new)) => (Status::Created, Some(new)),
             (Some(_), Some(new)) => (Status::Updated, Some(new)),
         };
+        self.push(rel, status, contents, None);
+    }
+
+    /// Add one file to the plan.
+    fn push(&mut self, rel: &str, status: Status, contents: Option<String>, note: Option<String>) {
         self.files.push(FileChange {
-            rel,
+            rel: rel.to_string(),
             status,
+            note,
             contents,
         });
     }
 
+    /// A free name for the backup of `rel`: `rel.bak`, else `rel.bak.1`, ...
+    fn backup_name(&self, rel: &str) -> String {
+        let taken = |name: &str| {
+            self.root.join(name).symlink_metadata().is_ok()
+                || self.files.iter().any(|f| f.rel == name)
+        };
+        let first = format!("{rel}{}", generated::BAK_SUFFIX);
+        if !taken(&first) {
+            return first;
+        }
+        (1..)
+            .map(|n| format!("{first}.{n}"))
+            .find(|name| !taken(name))
+            .expect("a free backup name")
+    }
+
+    /// Replace `rel` (holding `old`) with `new` after saving `old` beside it.
+    fn replace_with_backup(&mut self, rel: &str, old: &str, new: String, why: &str) {
+        let bak = self.backup_name(rel);
+        self.push(&bak, Status::Created, Some(old.to_string()), None);
+        self.push(
+            rel,
+            Status::Replaced,
+            Some(new),
+            Some(format!("{why}; its text is saved in {bak}")),
+        );
+    }
+
+    /// Plan a generated file (or a file with a generated part): `new` is the
+    /// whole new text, `replaces` whose text it replaces (`None`: nobody's,
+    /// nothing is lost). notarai's own unedited text is updated; an edited or
+    /// foreign one is kept and `new` written beside it, or with `--force`
+    /// replaced after a backup.
+    fn generated(
+        &mut self,
+        rel: &str,
+        existing: Option<&str>,
+        new: String,
+        replaces: Option<Origin>,
+    ) {
+        let (old, origin) = match (existing, replaces) {
+            (Some(old), Some(origin @ (Origin::Edited | Origin::Foreign))) if old != new => {
+                (old, origin)
+            }
+            _ => return self.record(rel, existing, Some(new)),
+        };
+        let why = match origin {
+            Origin::Edited => "edited since notarai wrote it",
+            _ => "not written by notarai",
+        };
+        if self.options.force {
+            return self.replace_with_backup(rel, old, new, why);
+        }
+        let beside = format!("{rel}{}", generated::NEW_SUFFIX);
+        self.push(
+            rel,
+            Status::Kept,
+            None,
+            Some(format!(
+                "{why}, so it is kept; notarai's version is in {beside}. \
+                 Compare them (`diff {rel} {beside}`) and merge what you want, \
+                 or run `notarai init --force` to replace it (a .bak copy is saved)."
+            )),
+        );
+        if let Ok(existing_beside) = self.read(&beside) {
+            self.record(&beside, existing_beside.as_deref(), Some(new));
+        }
+    }
+
+    /// Plan a whole generated Markdown file (a skill) from its template.
+    fn generated_markdown(&mut self, rel: &str, template: &str) {
+        let Ok(existing) = self.read(rel) else { return };
+        let new = generated::stamp_markdown(template);
+        let replaces = existing.as_deref().map(|old| own_origin(old, template));
+        self.generated(rel, existing.as_deref(), new, replaces);
+    }
+
+    /// Plan the JSON Schema file: kept when it is for a newer spec format;
+    /// replaced (after a backup unless notarai wrote it) when older; else
+    /// like any generated file.
+    fn schema(&mut self, rel: &str) {
+        let Ok(existing) = self.read(rel) else { return };
+        let body = format!("{}\n", spec::json_schema());
+        let new = generated::stamp_json(&body);
+        let Some(old) = existing.as_deref() else {
+            return self.record(rel, None, Some(new));
+        };
+        let ours = generated::schema_version_of(spec::json_schema_value());
+        let theirs = serde_json::from_str::<serde_json::Value>(old)
+            .ok()
+            .and_then(|v| generated::schema_version_of(&v));
+        let origin = own_origin(old, &body);
+        match (theirs, ours) {
+            (Some(theirs), Some(ours)) if theirs > ours => self.push(
+                rel,
+                Status::Kept,
+                None,
+                Some(format!(
+                    "it is the schema of spec format {}, newer than notarai's {}: kept \
+                     (notarai init never downgrades it; delete the file to get notarai's)",
+                    generated::version_text(&theirs),
+                    generated::version_text(&ours)
+                )),
+            ),
+            (Some(theirs), Some(ours)) if theirs < ours && origin != Origin::Unedited => {
+                let why = format!(
+                    "it is the schema of spec format {}, older than notarai's {}",
+                    generated::version_text(&theirs),
+                    generated::version_text(&ours)
+                );
+                self.replace_with_backup(rel, old, new, &why);
+            }
+            _ => self.generated(rel, Some(old), new, Some(origin)),
+        }
+    }
+}
+
+/// Whose a whole generated file is: its marker decides, and a file without
+/// one whose text is notarai's own, word for word, counts as unedited (it was
+/// written before the markers).
+fn own_origin(old: &str, body: &str) -> Origin {
+    let same = |a: &str, b: &str| a.replace("\r\n", "\n") == b.replace("\r\n", "\n");
+    match generated::origin(old) {
+        Origin::Unedited => Origin::Unedited,
+        _ if same(&generated::unstamped(old), body) => Origin::Unedited,
+        Origin::Foreign
+            if generated::EARLIER_TEXTS.contains(&generated::text_hash(old).as_str()) =>
+        {
+            Origin::Unedited
+        }
+        origin => origin,
+    }
+}
+
+impl Planner<'_> {
     /// Plan a file whose content is computed from its current text.
-    fn derive(&mut self, rel: &'static str, make: impl FnOnce(Option<&str>) -> Option<String>) {
+    fn derive(&mut self, rel: &str, make: impl FnOnce(Option<&str>) -> Option<String>) {
         if let Ok(existing) = self.read(rel) {
             let new = make(existing.as_deref());
             self.record(rel, existing.as_deref(), new);
@@ -187,7 +354,7 @@ impl Planner<'_> {
     /// Plan a JSON merge; a parse or shape error becomes a problem.
     fn merge_json(
         &mut self,
-        rel: &'static str,
+        rel: &str,
         merge: fn(Option<&str>) -> Result<Option<String>, json_merge::MergeError>,
     ) {
         let Ok(existing) = self.read(rel) else { return };
@@ -201,23 +368,29 @@ impl Planner<'_> {
 /// Work out what `notarai init` would write at `root`, reading but never
 /// writing. `Err` lists every file that cannot be merged; then nothing may be
 /// written at all.
-pub fn plan(root: &Path) -> Result<Plan, Vec<Problem>> {
+pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<Problem>> {
     let mut p = Planner {
         root,
+        options,
         files: Vec::new(),
         problems: Vec::new(),
     };
     p.merge_json(MCP_JSON, json_merge::merge_mcp);
     p.derive(GITIGNORE, |old| Some(gitignore::ensure_cache_ignored(old)));
     p.merge_json(SETTINGS_JSON, json_merge::merge_settings);
-    p.derive(RECONCILE_SKILL, |_| {
-        Some(include_str!("templates/reconcile_skill.md").to_string())
-    });
-    p.derive(BOOTSTRAP_SKILL, |_| {
-        Some(include_str!("templates/bootstrap_skill.md").to_string())
-    });
-    p.derive(CLAUDE_MD, |old| Some(claude_md::upsert_section(old)));
-    p.derive(SCHEMA_JSON, |_| Some(format!("{}\n", spec::json_schema())));
+    p.generated_markdown(
+        RECONCILE_SKILL,
+        include_str!("templates/reconcile_skill.md"),
+    );
+    p.generated_markdown(
+        BOOTSTRAP_SKILL,
+        include_str!("templates/bootstrap_skill.md"),
+    );
+    if let Ok(existing) = p.read(CLAUDE_MD) {
+        let up = claude_md::upsert(existing.as_deref());
+        p.generated(CLAUDE_MD, existing.as_deref(), up.text, up.replaces);
+    }
+    p.schema(SCHEMA_JSON);
     p.derive(SPEC_README, |old| {
         old.is_none()
             .then(|| include_str!("templates/notarai_readme.md").to_string())
@@ -243,8 +416,8 @@ pub fn plan(root: &Path) -> Result<Plan, Vec<Problem>> {
 pub fn apply(plan: &Plan) -> anyhow::Result<()> {
     for file in &plan.files {
         if let Some(contents) = &file.contents {
-            tracing::debug!(path = file.rel, status = ?file.status, "writing");
-            fsio::write_atomic(&plan.root.join(file.rel), contents.as_bytes())?;
+            tracing::debug!(path = %file.rel, status = ?file.status, "writing");
+            fsio::write_atomic(&plan.root.join(&file.rel), contents.as_bytes())?;
         }
     }
     Ok(())
@@ -284,11 +457,11 @@ mod tests {
     fn plan_then_apply_then_nothing_left() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("README.md"), "# x\n").unwrap();
-        let first = plan(dir.path()).unwrap();
+        let first = plan(dir.path(), Options::default()).unwrap();
         assert!(first.files.iter().all(|f| f.status == Status::Created));
         assert_eq!(first.files.len(), 9);
         apply(&first).unwrap();
-        let second = plan(dir.path()).unwrap();
+        let second = plan(dir.path(), Options::default()).unwrap();
         assert!(second.is_noop(), "{:?}", second.files);
         let specs = spec::SpecSet::load(dir.path());
         assert_eq!(specs.specs.len(), 1);

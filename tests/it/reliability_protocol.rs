@@ -483,11 +483,6 @@ fn unknown_tools_and_wrong_argument_types_name_the_problem() {
         ),
         (
             "get_changed_artifacts",
-            json!({"spec_path": ".notarai/a.spec.yaml", "artifact_type": "nope"}),
-            "artifact_type",
-        ),
-        (
-            "get_changed_artifacts",
             json!({"spec_path": ".notarai/a.spec.yaml", "artifact_type": false}),
             "artifact_type",
         ),

@@ -1,0 +1,539 @@
+//! A format-preserving JSON editor: a document is read into a tree of byte
+//! spans, and each edit splices new text into the original, so every byte
+//! notarai does not change stays as it was (numbers keep their digits, keys
+//! their order and spacing). Duplicate keys are refused with their position.
+
+use serde_json::Value;
+
+/// Why a JSON text cannot be edited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// Not valid JSON, or a key given twice in one object.
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column (in characters).
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// One JSON value and where it is in the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Byte offset of its first character.
+    pub start: usize,
+    /// Byte offset just past its last character.
+    pub end: usize,
+    /// What it is.
+    pub kind: Kind,
+}
+
+/// The kind of a [`Node`], with its children.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// An object's members, in order.
+    Object(Vec<Member>),
+    /// An array's items, in order.
+    Array(Vec<Node>),
+    /// A string, decoded.
+    String(String),
+    /// A number, `true`, `false` or `null`, as written.
+    Scalar,
+}
+
+/// A member of an object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    /// The key, decoded.
+    pub key: String,
+    /// Byte offset of the key's opening quote.
+    pub key_start: usize,
+    /// The value.
+    pub value: Node,
+}
+
+impl Node {
+    /// The value of member `key`, when this is an object that has it.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        match &self.kind {
+            Kind::Object(members) => members.iter().find(|m| m.key == key).map(|m| &m.value),
+            _ => None,
+        }
+    }
+
+    /// The string, when this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The items, when this is an array.
+    pub fn items(&self) -> Option<&[Node]> {
+        match &self.kind {
+            Kind::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// A JSON type name for messages.
+    pub fn kind_name(&self, text: &str) -> &'static str {
+        match &self.kind {
+            Kind::Object(_) => "an object",
+            Kind::Array(_) => "an array",
+            Kind::String(_) => "a string",
+            Kind::Scalar => match &text[self.start..self.end] {
+                "null" => "null",
+                "true" | "false" => "a boolean",
+                _ => "a number",
+            },
+        }
+    }
+}
+
+/// 1-based line and column of byte `at`.
+fn position(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count()
+        + 1;
+    (line, column)
+}
+
+/// Read `text` as one JSON document.
+pub fn parse(text: &str) -> Result<Node, ReadError> {
+    // serde_json checks the syntax and gives its own positioned messages.
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        let full = e.to_string();
+        let message = match full.rfind(" at line ") {
+            Some(i) => full[..i].to_string(),
+            None => full,
+        };
+        return Err(ReadError::Syntax {
+            line: e.line(),
+            column: e.column(),
+            message,
+        });
+    }
+    let mut reader = Reader { text, at: 0 };
+    reader.value()
+}
+
+/// Walks a text already known to be valid JSON.
+struct Reader<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn skip_ws(&mut self) {
+        let rest = &self.text[self.at..];
+        self.at += rest.len() - rest.trim_start_matches([' ', '\t', '\r', '\n']).len();
+    }
+
+    fn peek(&self) -> u8 {
+        self.text.as_bytes().get(self.at).copied().unwrap_or(0)
+    }
+
+    fn value(&mut self) -> Result<Node, ReadError> {
+        self.skip_ws();
+        let start = self.at;
+        let kind = match self.peek() {
+            b'{' => {
+                self.at += 1;
+                let mut members: Vec<Member> = Vec::new();
+                loop {
+                    self.skip_ws();
+                    match self.peek() {
+                        b'}' => break,
+                        b',' => {
+                            self.at += 1;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    let key_at = self.at;
+                    let key = match self.value()?.kind {
+                        Kind::String(key) => key,
+                        _ => unreachable!("serde_json checked the syntax"),
+                    };
+                    if members.iter().any(|m| m.key == key) {
+                        let (line, column) = position(self.text, key_at);
+                        return Err(ReadError::Syntax {
+                            line,
+                            column,
+                            message: format!(
+                                "duplicate key `{key}` (JSON readers disagree on which one counts; keep one)"
+                            ),
+                        });
+                    }
+                    self.skip_ws();
+                    self.at += 1; // ':'
+                    let value = self.value()?;
+                    members.push(Member {
+                        key,
+                        key_start: key_at,
+                        value,
+                    });
+                }
+                self.at += 1;
+                Kind::Object(members)
+            }
+            b'[' => {
+                self.at += 1;
+                let mut items = Vec::new();
+                loop {
+                    self.skip_ws();
+                    match self.peek() {
+                        b']' => break,
+                        b',' => {
+                            self.at += 1;
+                            continue;
+                        }
+                        _ => items.push(self.value()?),
+                    }
+                }
+                self.at += 1;
+                Kind::Array(items)
+            }
+            b'"' => {
+                let bytes = self.text.as_bytes();
+                let mut i = self.at + 1;
+                while bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                self.at = i + 1;
+                let decoded: String = serde_json::from_str(&self.text[start..self.at])
+                    .expect("serde_json checked the string");
+                Kind::String(decoded)
+            }
+            _ => {
+                let rest = &self.text[self.at..];
+                let len = rest
+                    .find([',', ']', '}', ' ', '\t', '\r', '\n'])
+                    .unwrap_or(rest.len());
+                self.at += len;
+                Kind::Scalar
+            }
+        };
+        Ok(Node {
+            start,
+            end: self.at,
+            kind,
+        })
+    }
+}
+
+/// The whitespace that starts the line holding byte `at`.
+fn line_indent(text: &str, at: usize) -> &str {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..];
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+/// The document's indentation unit: how much deeper the first nested line
+/// is than its parent's; two spaces when nothing is nested over lines.
+fn indent_unit(text: &str, root: &Node) -> String {
+    let children: Vec<usize> = match &root.kind {
+        Kind::Object(members) => members.iter().map(|m| m.value.start).collect(),
+        Kind::Array(items) => items.iter().map(|n| n.start).collect(),
+        _ => Vec::new(),
+    };
+    if let Some(&first) = children.first()
+        && text[root.start..first].contains('\n')
+    {
+        let parent = line_indent(text, root.start);
+        let child = line_indent(text, first);
+        if let Some(unit) = child.strip_prefix(parent)
+            && !unit.is_empty()
+        {
+            return unit.to_string();
+        }
+    }
+    "  ".to_string()
+}
+
+/// An editor over one JSON text.
+pub struct Editor {
+    text: String,
+    root: Node,
+}
+
+/// The new text of `value` pretty-printed with `unit`, its lines after the
+/// first indented by `base`, in line ending `eol`.
+fn render(value: &Value, unit: &str, base: &str, eol: &str) -> String {
+    use serde::Serialize;
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(unit.as_bytes());
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    value.serialize(&mut ser).expect("JSON serializes");
+    let text = String::from_utf8(out).expect("JSON is UTF-8");
+    text.replace('\n', &format!("{eol}{base}"))
+}
+
+impl Editor {
+    /// Read `text` for editing.
+    pub fn new(text: &str) -> Result<Editor, ReadError> {
+        Ok(Editor {
+            root: parse(text)?,
+            text: text.to_string(),
+        })
+    }
+
+    /// The current text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The current tree.
+    pub fn root(&self) -> &Node {
+        &self.root
+    }
+
+    /// The node at a path of object keys from the root.
+    pub fn at(&self, path: &[&str]) -> Option<&Node> {
+        path.iter().try_fold(&self.root, |node, key| node.get(key))
+    }
+
+    fn splice(&mut self, start: usize, end: usize, with: &str) {
+        self.text.replace_range(start..end, with);
+        self.root = parse(&self.text).expect("an edit keeps the JSON valid");
+    }
+
+    fn style(&self) -> (String, &'static str) {
+        (
+            indent_unit(&self.text, &self.root),
+            super::fsio::line_ending(&self.text),
+        )
+    }
+
+    /// Add an item or member after the last one of `container` (its
+    /// `[start, end)`), or into it when empty, in the container's layout.
+    fn add(
+        &mut self,
+        container: (usize, usize),
+        last: Option<(usize, usize)>,
+        entry: &dyn Fn(&str, &str) -> String,
+    ) {
+        let (unit, eol) = self.style();
+        match last {
+            Some((first_start, last_end)) => {
+                let multiline = self.text[container.0..first_start].contains('\n');
+                let insert = if multiline {
+                    let indent = line_indent(&self.text, first_start).to_string();
+                    format!(",{eol}{indent}{}", entry(&unit, &indent))
+                } else {
+                    format!(", {}", entry("", ""))
+                };
+                self.splice(last_end, last_end, &insert);
+            }
+            None => {
+                let base = line_indent(&self.text, container.0).to_string();
+                let indent = format!("{base}{unit}");
+                let insert = format!("{eol}{indent}{}{eol}{base}", entry(&unit, &indent));
+                self.splice(container.0 + 1, container.1 - 1, &insert);
+            }
+        }
+    }
+
+    /// Add member `key` with `value` at the end of the object at `path`.
+    pub fn insert_member(&mut self, path: &[&str], key: &str, value: &Value) {
+        let node = self.at(path).expect("the object exists").clone();
+        let Kind::Object(members) = &node.kind else {
+            panic!("not an object")
+        };
+        let first_last = members
+            .first()
+            .map(|f| (f.key_start, members.last().expect("non-empty").value.end));
+        let key = serde_json::to_string(key).expect("a key serializes");
+        let (_, eol) = self.style();
+        self.add((node.start, node.end), first_last, &|unit, indent| {
+            if unit.is_empty() {
+                format!("{key}: {}", serde_json::to_string(value).expect("JSON"))
+            } else {
+                format!("{key}: {}", render(value, unit, indent, eol))
+            }
+        });
+    }
+
+    /// Append `value` to the array at `node` (found by `find` on the tree).
+    pub fn append_item(&mut self, array: &Node, value: &Value) {
+        let Kind::Array(items) = &array.kind else {
+            panic!("not an array")
+        };
+        let first_last = items
+            .first()
+            .map(|f| (f.start, items.last().expect("non-empty").end));
+        let (_, eol) = self.style();
+        self.add((array.start, array.end), first_last, &|unit, indent| {
+            if unit.is_empty() {
+                serde_json::to_string(value).expect("JSON")
+            } else {
+                render(value, unit, indent, eol)
+            }
+        });
+    }
+
+    /// Replace the value `node` with `value` (a scalar or string keeps one line).
+    pub fn replace(&mut self, node: &Node, value: &Value) {
+        let (unit, eol) = self.style();
+        let indent = line_indent(&self.text, node.start).to_string();
+        let text = render(value, &unit, &indent, eol);
+        self.splice(node.start, node.end, &text);
+    }
+
+    /// Remove item `index` of the array `array`, with its separating comma.
+    pub fn remove_item(&mut self, array: &Node, index: usize) {
+        let items = array.items().expect("an array");
+        let (start, end) = if index + 1 < items.len() {
+            (items[index].start, items[index + 1].start)
+        } else if index > 0 {
+            (items[index - 1].end, items[index].end)
+        } else {
+            (items[index].start, items[index].end)
+        };
+        self.splice(start, end, "");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn duplicate_keys_are_refused_with_their_position() {
+        let err = parse("{\n  \"a\": 1,\n  \"b\": {\"x\": 1, \"\\u0078\": 2}\n}").unwrap_err();
+        let ReadError::Syntax {
+            line,
+            column,
+            message,
+        } = err;
+        assert_eq!((line, column), (3, 17));
+        assert!(message.contains("duplicate key `x`"), "{message}");
+    }
+
+    #[test]
+    fn inserts_keep_every_other_byte_and_follow_the_layout() {
+        let text = "{\n    \"n\": 12345678901234567890123,\n    \"s\": {}\n}\n";
+        let mut e = Editor::new(text).unwrap();
+        e.insert_member(&["s"], "k", &json!({"a": [1]}));
+        assert_eq!(
+            e.text(),
+            "{\n    \"n\": 12345678901234567890123,\n    \"s\": {\n        \"k\": {\n            \"a\": [\n                1\n            ]\n        }\n    }\n}\n"
+        );
+        e.insert_member(&[], "z", &json!(true));
+        assert!(
+            e.text().ends_with("    },\n    \"z\": true\n}\n"),
+            "{}",
+            e.text()
+        );
+
+        let mut e = Editor::new(r#"{"a": 1.50, "b": [1]}"#).unwrap();
+        e.insert_member(&[], "c", &json!({"d": 2}));
+        let arr = e.at(&["b"]).unwrap().clone();
+        e.append_item(&arr, &json!("x"));
+        assert_eq!(e.text(), r#"{"a": 1.50, "b": [1, "x"], "c": {"d":2}}"#);
+    }
+
+    #[test]
+    fn remove_and_replace() {
+        let mut e = Editor::new("[1, 2, 3]").unwrap();
+        let root = e.root().clone();
+        e.remove_item(&root, 1);
+        assert_eq!(e.text(), "[1, 3]");
+        let root = e.root().clone();
+        e.remove_item(&root, 1);
+        assert_eq!(e.text(), "[1]");
+        let mut e = Editor::new("{\"m\": \"Write\"}").unwrap();
+        let m = e.at(&["m"]).unwrap().clone();
+        e.replace(&m, &json!("Write|Edit"));
+        assert_eq!(e.text(), "{\"m\": \"Write|Edit\"}");
+    }
+
+    #[test]
+    fn crlf_and_tabs_are_followed() {
+        let mut e = Editor::new("{\r\n\t\"a\": 1\r\n}").unwrap();
+        e.insert_member(&[], "b", &json!([2]));
+        assert_eq!(
+            e.text(),
+            "{\r\n\t\"a\": 1,\r\n\t\"b\": [\r\n\t\t2\r\n\t]\r\n}"
+        );
+    }
+
+    /// Small JSON values: nested objects and arrays of scalars.
+    fn value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(json!(null)),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "[a-z\"\\\\é]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                proptest::collection::btree_map("[a-z]{1,3}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// `text` and `new` differ by one inserted run of bytes.
+    fn one_insertion(text: &str, new: &str) -> bool {
+        let prefix = text
+            .bytes()
+            .zip(new.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let suffix = text
+            .bytes()
+            .rev()
+            .zip(new.bytes().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        prefix + suffix >= text.len()
+    }
+
+    proptest::proptest! {
+        /// Inserting a member into any object or appending to any array, in
+        /// any layout, gives the expected value and touches no other byte.
+        #[test]
+        fn edits_are_one_insertion_with_the_expected_value(
+            doc in proptest::collection::btree_map("[a-z]{1,3}", value(), 0..4),
+            layout in 0..4usize,
+            added in value(),
+        ) {
+            let doc = Value::Object(doc.into_iter().collect());
+            let text = match layout {
+                0 => serde_json::to_string(&doc).unwrap(),
+                1 => serde_json::to_string_pretty(&doc).unwrap(),
+                2 => render(&doc, "    ", "", "\n"),
+                _ => render(&doc, "\t", "", "\r\n"),
+            };
+            let mut editor = Editor::new(&text).unwrap();
+            editor.insert_member(&[], "zz_new", &added);
+            proptest::prop_assert!(one_insertion(&text, editor.text()), "{}", editor.text());
+            let mut expected = doc.clone();
+            expected.as_object_mut().unwrap().insert("zz_new".into(), added.clone());
+            let got: Value = serde_json::from_str(editor.text()).unwrap();
+            proptest::prop_assert_eq!(got, expected);
+
+            if let Some((key, array)) = doc.as_object().unwrap().iter().find(|(_, v)| v.is_array()) {
+                let mut editor = Editor::new(&text).unwrap();
+                let node = editor.at(&[key]).unwrap().clone();
+                editor.append_item(&node, &added);
+                proptest::prop_assert!(one_insertion(&text, editor.text()));
+                let got: Value = serde_json::from_str(editor.text()).unwrap();
+                let mut items = array.as_array().unwrap().clone();
+                items.push(added.clone());
+                proptest::prop_assert_eq!(&got[key], &Value::Array(items));
+            }
+        }
+    }
+}
