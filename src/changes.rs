@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 
 use git2::{Delta, Diff, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository};
 
-use crate::governance::{Scope, is_under};
-use crate::spec::CACHE_DIR;
+use crate::glob::is_under;
+use crate::governance::Scope;
+use crate::layout::CACHE_DIR;
 
 /// A changed file larger than this is not loaded into memory for a diff;
 /// it is reported in a list of its own.
