@@ -10,14 +10,18 @@
 
 pub mod cache;
 pub mod changes;
+pub mod glob;
 pub mod cli;
 pub mod governance;
 pub mod hashing;
 pub mod hook;
 pub mod init;
+pub mod layout;
 pub mod mcp;
 pub mod parallel;
 pub mod project;
 pub mod repo_path;
 pub mod review;
+pub mod safe_fs;
 pub mod spec;
+pub mod walk;

@@ -84,7 +84,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
 /// the current folder; default `.notarai/` under `root`) in the context of
 /// every spec under `root`. Sorted by path.
 pub fn collect(root: &Path, path: Option<&Path>) -> anyhow::Result<Vec<FileReport>> {
-    let set = SpecSet::load(root);
+    let set = crate::project::load_specs(root);
     let targets: Vec<PathBuf> = match path {
         None => spec_files_below(&root.join(spec::SPEC_DIR)),
         Some(p) => {
