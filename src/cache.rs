@@ -7,7 +7,8 @@
 //! Several processes share it (two MCP servers and a shell): the database runs
 //! in WAL mode with a busy timeout, writes take the lock up front
 //! (`BEGIN IMMEDIATE`) and go in one transaction. Reading never fails: a
-//! missing, unreadable or corrupt database is a cold cache (a corrupt file is
+//! missing, unreadable or corrupt database, or one that is not a regular file
+//! (a FIFO would block the opener forever), is a cold cache (a corrupt file is
 //! set aside under a new name, with a warning). Writing fails with a
 //! [`CacheError`] that says what to do.
 
@@ -19,7 +20,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, params};
 
 /// Location of the database relative to the project root.
-pub const DB_RELATIVE: &str = ".notarai/.cache/notarai.db";
+pub const DB_RELATIVE: &str = crate::layout::DB_FILE;
 
 /// The schema version this build writes (`PRAGMA user_version`).
 const SCHEMA_VERSION: i64 = 1;
@@ -93,6 +94,23 @@ pub fn check_location(root: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Why the database cannot be opened without risk of a hang: the database
+/// or one of SQLite's side files (`-wal`, `-shm`, `-journal`) exists and is
+/// not a regular file (a FIFO blocks the opener forever, a device or folder
+/// is not ours). `None` when every one that exists is a regular file.
+pub fn check_regular(root: &Path) -> Option<String> {
+    let db = db_path(root);
+    ["", "-wal", "-shm", "-journal"].iter().find_map(|suffix| {
+        let file = PathBuf::from(format!("{}{suffix}", db.display()));
+        crate::safe_fs::irregular_kind(&file).map(|kind| {
+            format!(
+                "{} is a {kind}, not a regular file; notarai keeps its cache only in a regular file (remove it, or run `notarai cache clear`)",
+                file.display()
+            )
+        })
+    })
+}
+
 impl Cache {
     /// Open the cache for reading. Never fails: when the database is missing
     /// or unusable the cache is cold (every lookup misses), and a corrupt file
@@ -100,6 +118,10 @@ impl Cache {
     pub fn open_read(root: &Path) -> Cache {
         let db = db_path(root);
         if let Err(why) = check_location(root) {
+            tracing::warn!("{why}; treating the cache as cold");
+            return Cache { db, conn: None };
+        }
+        if let Some(why) = check_regular(root) {
             tracing::warn!("{why}; treating the cache as cold");
             return Cache { db, conn: None };
         }
@@ -140,6 +162,9 @@ impl Cache {
             cause,
         };
         check_location(root).map_err(err)?;
+        if let Some(why) = check_regular(root) {
+            return Err(err(why));
+        }
         if let Some(dir) = db.parent() {
             std::fs::create_dir_all(dir).map_err(|e| {
                 err(format!(
@@ -265,7 +290,11 @@ impl Cache {
             db: db.clone(),
             cause,
         })?;
-        if !db.exists() {
+        let irregular = check_regular(root);
+        if let Some(why) = &irregular {
+            tracing::warn!("{why}; treating the cache as cold");
+        }
+        if irregular.is_some() || !db.exists() {
             return Ok(Status {
                 db,
                 exists: false,
@@ -463,7 +492,7 @@ fn set_aside(db: &Path) {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let aside = PathBuf::from(format!("{}.corrupt-{stamp}", db.display()));
-    match std::fs::rename(db, &aside) {
+    match crate::safe_fs::rename_aside(db, &aside) {
         Ok(()) => {
             for suffix in ["-wal", "-shm"] {
                 let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));

@@ -10,8 +10,8 @@
 
 pub mod cache;
 pub mod changes;
-pub mod glob;
 pub mod cli;
+pub mod glob;
 pub mod governance;
 pub mod hashing;
 pub mod hook;

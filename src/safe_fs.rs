@@ -288,6 +288,18 @@ pub fn write(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsError> {
     Ok(())
 }
 
+/// Rename `from` to `to` in the same folder (setting a corrupt file
+/// aside). `rename` never follows a link at `to`: a planted link there is
+/// replaced, not written through, so no byte outside the folder changes.
+pub fn rename_aside(from: &Path, to: &Path) -> Result<(), FsError> {
+    if from.parent() != to.parent() {
+        return Err(FsError::OutsideRoot {
+            path: to.to_path_buf(),
+        });
+    }
+    fs::rename(from, to).map_err(io_err(from))
+}
+
 /// Check that `path` (relative to `root`, or absolute below it) can be read
 /// safely: it exists, is a regular file or a link to one inside the root,
 /// and is at most `limit` bytes. The path to open (the link resolved) and
@@ -422,7 +434,10 @@ mod tests {
         fs::write(dir.path().join("real.md"), "old").unwrap();
         std::os::unix::fs::symlink("real.md", dir.path().join("CLAUDE.md")).unwrap();
         write(dir.path(), Path::new("CLAUDE.md"), b"new").unwrap();
-        assert_eq!(fs::read_to_string(dir.path().join("real.md")).unwrap(), "new");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("real.md")).unwrap(),
+            "new"
+        );
         assert_eq!(read(dir.path(), Path::new("CLAUDE.md"), 3).unwrap(), b"new");
     }
 
@@ -447,8 +462,14 @@ mod tests {
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         let err = read(dir.path(), Path::new("pipe"), 100).unwrap_err();
-        assert!(matches!(err, FsError::NotRegular { kind: "FIFO", .. }), "{err}");
-        assert!(matches!(open_regular(&fifo), Err(FsError::NotRegular { .. })));
+        assert!(
+            matches!(err, FsError::NotRegular { kind: "FIFO", .. }),
+            "{err}"
+        );
+        assert!(matches!(
+            open_regular(&fifo),
+            Err(FsError::NotRegular { .. })
+        ));
         fs::write(dir.path().join("big"), vec![b'x'; 101]).unwrap();
         let err = read(dir.path(), Path::new("big"), 100).unwrap_err();
         assert!(matches!(err, FsError::TooLarge { .. }), "{err}");

@@ -62,7 +62,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(read_text(dir.path(), "a/b.md").unwrap(), None);
         write_atomic(dir.path(), "a/b.md", b"one").unwrap();
-        assert_eq!(read_text(dir.path(), "a/b.md").unwrap().as_deref(), Some("one"));
+        assert_eq!(
+            read_text(dir.path(), "a/b.md").unwrap().as_deref(),
+            Some("one")
+        );
     }
 
     #[test]

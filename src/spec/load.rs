@@ -5,14 +5,15 @@ use std::path::Path;
 
 use super::yaml::{self, Node};
 use super::{
-    Finding, LoadedSpec, SPEC_DIR, Spec, SpecSet, globs, is_spec_path,
-    json_schema_value, refs, schema_check, sort_findings,
+    Finding, LoadedSpec, SPEC_DIR, Spec, SpecSet, globs, is_spec_path, json_schema_value, refs,
+    schema_check, sort_findings,
 };
 
 /// Most findings reported for one file; the rest are summarized.
 const MAX_FINDINGS_PER_FILE: usize = 50;
 
-/// Every spec file under `root/.notarai`, repository-relative, sorted.
+/// Every spec file under `root/.notarai`, repository-relative, sorted, as
+/// the one walker ([`crate::walk`]) lists them.
 pub fn discover(root: &Path) -> Vec<String> {
     let dir = root.join(SPEC_DIR);
     // A `.notarai` that is a link may only lead somewhere inside the project.
@@ -29,9 +30,12 @@ pub fn discover(root: &Path) -> Vec<String> {
             return Vec::new();
         }
     }
-    crate::walk::files(&dir, SPEC_DIR)
+    // Links are not followed; a FIFO or device named like a spec is listed
+    // so that loading it reports what it is (the reader never opens it).
+    use crate::walk::Kind;
+    crate::walk::entries(&dir, SPEC_DIR, usize::MAX)
         .into_iter()
-        .filter(|e| e.kind == crate::walk::Kind::File && is_spec_path(&e.rel))
+        .filter(|e| matches!(e.kind, Kind::File | Kind::Other) && is_spec_path(&e.rel))
         .map(|e| e.rel)
         .collect()
 }
@@ -58,10 +62,20 @@ pub fn read_text(root: &Path, rel: &str) -> Result<String, Finding> {
             .with_hint("split it into several specs and list them under `subsystems`"));
         }
         Err(FsError::NotFound { .. }) => {
-            return Err(Finding::error(rel, 1, 1, "cannot read the file: it does not exist"));
+            return Err(Finding::error(
+                rel,
+                1,
+                1,
+                "cannot read the file: it does not exist",
+            ));
         }
         Err(e) => {
-            return Err(Finding::error(rel, 1, 1, format!("cannot read the file: {e}")));
+            return Err(Finding::error(
+                rel,
+                1,
+                1,
+                format!("cannot read the file: {e}"),
+            ));
         }
     };
     if bytes.iter().take(8000).any(|&b| b == 0) {

@@ -22,6 +22,8 @@ mod reliability_specs;
 mod spec_loader;
 mod spec_set;
 mod tools;
+mod untrusted_reads;
+mod untrusted_writes;
 mod validate;
 
 /// Every `.rs` file of `tests/it/` is declared as a module of this binary, and
