@@ -7,7 +7,6 @@ use std::process::Output;
 
 use common::{git, notarai, snapshot, stderr, stdout};
 
-use notarai::spec::SpecSet;
 use serde_json::{Value, json};
 
 /// Every file `notarai init` writes on a fresh folder, in report order.

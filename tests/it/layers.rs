@@ -31,7 +31,9 @@ fn layer(module: &str) -> u8 {
     LAYERS
         .iter()
         .find(|(name, _)| *name == module)
-        .unwrap_or_else(|| panic!("module `{module}` is not in LAYERS (tests/it/layers.rs) nor in ARCHITECTURE.md"))
+        .unwrap_or_else(|| {
+            panic!("module `{module}` is not in LAYERS (tests/it/layers.rs) nor in ARCHITECTURE.md")
+        })
         .1
 }
 
@@ -82,7 +84,11 @@ fn modules_import_only_lower_layers() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut wrong = Vec::new();
     for entry in notarai::walk::files(&src, "") {
-        let Some(module) = entry.rel.strip_suffix(".rs").map(|m| m.split('/').next().unwrap()) else {
+        let Some(module) = entry
+            .rel
+            .strip_suffix(".rs")
+            .map(|m| m.split('/').next().unwrap())
+        else {
             continue;
         };
         if matches!(module, "lib" | "main") {
@@ -105,12 +111,17 @@ fn modules_import_only_lower_layers() {
             }
         }
     }
-    assert!(wrong.is_empty(), "imports against the layers:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
 fn the_scan_sees_grouped_imports() {
-    let named = named_modules("use crate::{spec::{A, B}, governance};\nlet x = crate::changes::f();");
+    let named =
+        named_modules("use crate::{spec::{A, B}, governance};\nlet x = crate::changes::f();");
     assert_eq!(
         named.into_iter().collect::<Vec<_>>(),
         ["changes", "governance", "spec"]
