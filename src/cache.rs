@@ -19,6 +19,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, params};
 
+use crate::hashing::{self, FileHash};
+
 /// Location of the database relative to the project root.
 pub const DB_RELATIVE: &str = crate::layout::DB_FILE;
 
@@ -92,6 +94,15 @@ pub fn check_location(root: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// One file's state now against the cache ([`Cache::compare`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compared {
+    /// What hashing the file found now.
+    pub now: FileHash,
+    /// Whether the cache holds exactly this state.
+    pub reconciled: bool,
 }
 
 /// Why the database cannot be opened without risk of a hang: the database
@@ -235,6 +246,31 @@ impl Cache {
                 HashMap::new()
             }
         }
+    }
+
+    /// The one hash-and-compare: hash each file (`(cache key, path on
+    /// disk)`, in parallel, links not followed) and tell whether the cache
+    /// holds exactly its state now (a missing file matches a stored
+    /// [`hashing::DELETED`]). In input order; a file that cannot be read is
+    /// an error in its slot.
+    pub fn compare<K, P>(&self, files: &[(K, P)]) -> Vec<std::io::Result<Compared>>
+    where
+        K: AsRef<str>,
+        P: AsRef<Path> + Sync,
+    {
+        let paths: Vec<&Path> = files.iter().map(|(_, p)| p.as_ref()).collect();
+        let cached = self.lookup(files.iter().map(|(k, _)| k.as_ref()));
+        files
+            .iter()
+            .zip(hashing::hash_many(&paths))
+            .map(|((key, _), hash)| {
+                let now = hash?;
+                let reconciled = now.cache_value().is_some_and(|value| {
+                    cached.get(key.as_ref()).map(String::as_str) == Some(value)
+                });
+                Ok(Compared { now, reconciled })
+            })
+            .collect()
     }
 
     /// Store `(key, hash)` pairs in one transaction; returns how many were written.
@@ -513,6 +549,34 @@ fn set_aside(db: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compare_tells_reconciled_from_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.rs");
+        std::fs::write(&file, "one").unwrap();
+        let hash = hashing::hash_path(&file).unwrap();
+        let mut cache = Cache::open_write(dir.path()).unwrap();
+        cache
+            .store(&[
+                ("a".into(), hash.cache_value().unwrap().into()),
+                ("gone".into(), hashing::DELETED.into()),
+            ])
+            .unwrap();
+        let files = [
+            ("a", file.clone()),
+            ("gone", dir.path().join("gone")),
+            ("new", dir.path().join("new")),
+        ];
+        let got: Vec<bool> = cache
+            .compare(&files)
+            .into_iter()
+            .map(|c| c.unwrap().reconciled)
+            .collect();
+        assert_eq!(got, [true, true, false]);
+        std::fs::write(&file, "two").unwrap();
+        assert!(!cache.compare(&files[..1])[0].as_ref().unwrap().reconciled);
+    }
 
     #[test]
     fn round_trip_and_clear() {
