@@ -41,10 +41,30 @@ fn next_pid() -> u32 {
     pid
 }
 
+/// About 1,500 process ids from just before the next child's, wrapping past
+/// the kernel's `pid_max` to 300 as Linux does.
+fn likely_pids() -> Vec<u32> {
+    let pid_max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(32768);
+    let first = next_pid().saturating_sub(50).max(300);
+    (0..1550)
+        .map(|off| {
+            let pid = first + off;
+            if pid >= pid_max {
+                300 + (pid - pid_max) % (pid_max - 300)
+            } else {
+                pid
+            }
+        })
+        .collect()
+}
+
 /// Plant, for every written file and every pid in `pids`, a link under
 /// each temporary name notarai has used (`.<name>.notarai-<pid>.tmp`,
 /// `<stem>.tmp-<pid>`), pointing at a file outside the repository.
-fn plant(repo: &Repo, pids: std::ops::RangeInclusive<u32>) -> usize {
+fn plant(repo: &Repo, pids: &[u32]) -> usize {
     let victim = repo.outside.join("secret.txt");
     let mut planted = 0;
     for rel in WRITTEN {
@@ -54,7 +74,7 @@ fn plant(repo: &Repo, pids: std::ops::RangeInclusive<u32>) -> usize {
         let name = path.file_name().unwrap().to_str().unwrap();
         let stem = Path::new(name).with_extension("");
         let stem = stem.to_str().unwrap();
-        for pid in pids.clone() {
+        for pid in pids {
             for tmp in [
                 format!(".{name}.notarai-{pid}.tmp"),
                 format!("{stem}.tmp-{pid}"),
@@ -72,9 +92,7 @@ fn planted_links_under_temporary_names_do_not_redirect_any_write() {
     let repo = Repo::new();
     repo.write("README.md", "# Project\n");
     repo.commit("init");
-    let first = next_pid();
-    let pids = first.saturating_sub(50).max(1)..=first + 1500;
-    let planted = plant(&repo, pids.clone());
+    let planted = plant(&repo, &likely_pids());
     assert!(planted > 20_000, "{planted}");
     let before = repo.outside_snapshot();
 
