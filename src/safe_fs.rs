@@ -271,11 +271,17 @@ pub fn write(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsError> {
         .unwrap_or_default();
     // `tempfile` creates with O_CREAT|O_EXCL and a random name, retrying on a
     // name that exists (a planted link included).
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{file_name}."))
-        .suffix(".notarai.tmp")
-        .tempfile_in(&folder)
-        .map_err(io_err(&folder))?;
+    let prefix = format!(".{file_name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".notarai.tmp");
+    // A new file gets the mode a plain create would give (0666 less the
+    // umask), not tempfile's private 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(&folder).map_err(io_err(&folder))?;
     let result = (|| -> io::Result<()> {
         tmp.write_all(contents)?;
         if let Some(permissions) = permissions {
@@ -439,6 +445,22 @@ mod tests {
             "new"
         );
         assert_eq!(read(dir.path(), Path::new("CLAUDE.md"), 3).unwrap(), b"new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_gets_the_mode_of_a_plain_create() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("plain"), "x").unwrap();
+        write(dir.path(), Path::new("safe"), b"x").unwrap();
+        let mode = |n: &str| {
+            fs::metadata(dir.path().join(n))
+                .unwrap()
+                .permissions()
+                .mode()
+        };
+        assert_eq!(mode("safe"), mode("plain"));
     }
 
     #[cfg(unix)]
