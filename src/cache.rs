@@ -7,7 +7,8 @@
 //! Several processes share it (two MCP servers and a shell): the database runs
 //! in WAL mode with a busy timeout, writes take the lock up front
 //! (`BEGIN IMMEDIATE`) and go in one transaction. Reading never fails: a
-//! missing, unreadable or corrupt database is a cold cache (a corrupt file is
+//! missing, unreadable or corrupt database, or one that is not a regular file
+//! (a FIFO would block the opener forever), is a cold cache (a corrupt file is
 //! set aside under a new name, with a warning). Writing fails with a
 //! [`CacheError`] that says what to do.
 
@@ -18,8 +19,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, params};
 
+use crate::hashing::{self, FileHash};
+
 /// Location of the database relative to the project root.
-pub const DB_RELATIVE: &str = ".notarai/.cache/notarai.db";
+pub const DB_RELATIVE: &str = crate::layout::DB_FILE;
 
 /// The schema version this build writes (`PRAGMA user_version`).
 const SCHEMA_VERSION: i64 = 1;
@@ -93,6 +96,32 @@ pub fn check_location(root: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// One file's state now against the cache ([`Cache::compare`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compared {
+    /// What hashing the file found now.
+    pub now: FileHash,
+    /// Whether the cache holds exactly this state.
+    pub reconciled: bool,
+}
+
+/// Why the database cannot be opened without risk of a hang: the database
+/// or one of SQLite's side files (`-wal`, `-shm`, `-journal`) exists and is
+/// not a regular file (a FIFO blocks the opener forever, a device or folder
+/// is not ours). `None` when every one that exists is a regular file.
+pub fn check_regular(root: &Path) -> Option<String> {
+    let db = db_path(root);
+    ["", "-wal", "-shm", "-journal"].iter().find_map(|suffix| {
+        let file = PathBuf::from(format!("{}{suffix}", db.display()));
+        crate::safe_fs::irregular_kind(&file).map(|kind| {
+            format!(
+                "{} is a {kind}, not a regular file; notarai keeps its cache only in a regular file (remove it, or run `notarai cache clear`)",
+                file.display()
+            )
+        })
+    })
+}
+
 impl Cache {
     /// Open the cache for reading. Never fails: when the database is missing
     /// or unusable the cache is cold (every lookup misses), and a corrupt file
@@ -100,6 +129,10 @@ impl Cache {
     pub fn open_read(root: &Path) -> Cache {
         let db = db_path(root);
         if let Err(why) = check_location(root) {
+            tracing::warn!("{why}; treating the cache as cold");
+            return Cache { db, conn: None };
+        }
+        if let Some(why) = check_regular(root) {
             tracing::warn!("{why}; treating the cache as cold");
             return Cache { db, conn: None };
         }
@@ -140,6 +173,9 @@ impl Cache {
             cause,
         };
         check_location(root).map_err(err)?;
+        if let Some(why) = check_regular(root) {
+            return Err(err(why));
+        }
         if let Some(dir) = db.parent() {
             std::fs::create_dir_all(dir).map_err(|e| {
                 err(format!(
@@ -212,6 +248,31 @@ impl Cache {
         }
     }
 
+    /// The one hash-and-compare: hash each file (`(cache key, path on
+    /// disk)`, in parallel, links not followed) and tell whether the cache
+    /// holds exactly its state now (a missing file matches a stored
+    /// [`hashing::DELETED`]). In input order; a file that cannot be read is
+    /// an error in its slot.
+    pub fn compare<K, P>(&self, files: &[(K, P)]) -> Vec<std::io::Result<Compared>>
+    where
+        K: AsRef<str>,
+        P: AsRef<Path> + Sync,
+    {
+        let paths: Vec<&Path> = files.iter().map(|(_, p)| p.as_ref()).collect();
+        let cached = self.lookup(files.iter().map(|(k, _)| k.as_ref()));
+        files
+            .iter()
+            .zip(hashing::hash_many(&paths))
+            .map(|((key, _), hash)| {
+                let now = hash?;
+                let reconciled = now.cache_value().is_some_and(|value| {
+                    cached.get(key.as_ref()).map(String::as_str) == Some(value)
+                });
+                Ok(Compared { now, reconciled })
+            })
+            .collect()
+    }
+
     /// Store `(key, hash)` pairs in one transaction; returns how many were written.
     pub fn store(&mut self, entries: &[(String, String)]) -> Result<usize, CacheError> {
         let db = self.db.clone();
@@ -265,7 +326,11 @@ impl Cache {
             db: db.clone(),
             cause,
         })?;
-        if !db.exists() {
+        let irregular = check_regular(root);
+        if let Some(why) = &irregular {
+            tracing::warn!("{why}; treating the cache as cold");
+        }
+        if irregular.is_some() || !db.exists() {
             return Ok(Status {
                 db,
                 exists: false,
@@ -463,7 +528,7 @@ fn set_aside(db: &Path) {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let aside = PathBuf::from(format!("{}.corrupt-{stamp}", db.display()));
-    match std::fs::rename(db, &aside) {
+    match crate::safe_fs::rename_aside(db, &aside) {
         Ok(()) => {
             for suffix in ["-wal", "-shm"] {
                 let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
@@ -484,6 +549,34 @@ fn set_aside(db: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compare_tells_reconciled_from_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.rs");
+        std::fs::write(&file, "one").unwrap();
+        let hash = hashing::hash_path(&file).unwrap();
+        let mut cache = Cache::open_write(dir.path()).unwrap();
+        cache
+            .store(&[
+                ("a".into(), hash.cache_value().unwrap().into()),
+                ("gone".into(), hashing::DELETED.into()),
+            ])
+            .unwrap();
+        let files = [
+            ("a", file.clone()),
+            ("gone", dir.path().join("gone")),
+            ("new", dir.path().join("new")),
+        ];
+        let got: Vec<bool> = cache
+            .compare(&files)
+            .into_iter()
+            .map(|c| c.unwrap().reconciled)
+            .collect();
+        assert_eq!(got, [true, true, false]);
+        std::fs::write(&file, "two").unwrap();
+        assert!(!cache.compare(&files[..1])[0].as_ref().unwrap().reconciled);
+    }
 
     #[test]
     fn round_trip_and_clear() {

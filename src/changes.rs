@@ -16,13 +16,14 @@ use std::path::{Path, PathBuf};
 
 use git2::{Delta, Diff, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository};
 
-use crate::governance::{Scope, is_under};
+use crate::glob::is_under;
+use crate::governance::Scope;
+use crate::layout::CACHE_DIR;
 use crate::hashing::FileHash;
-use crate::spec::CACHE_DIR;
 
 /// A changed file larger than this is not loaded into memory for a diff;
 /// it is reported in a list of its own.
-pub const MAX_DIFF_FILE: u64 = 8 * 1024 * 1024;
+pub const MAX_DIFF_FILE: u64 = crate::hashing::MAX_HASHED;
 
 /// Why change detection failed.
 #[derive(Debug)]

@@ -18,9 +18,11 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use crate::spec::{CACHE_DIR, SpecSet};
+pub use crate::glob::{compile, is_under, literal_prefix};
+use crate::layout::CACHE_DIR;
+use crate::spec::SpecSet;
 
 /// The category reported for a spec file governing itself.
 pub const SELF_CATEGORY: &str = "spec";
@@ -251,67 +253,6 @@ impl Governance {
     }
 }
 
-/// Whether `path` is `prefix` itself or lies below it.
-pub fn is_under(path: &str, prefix: &str) -> bool {
-    let prefix = prefix.trim_end_matches('/');
-    path == prefix || (path.starts_with(prefix) && path.as_bytes().get(prefix.len()) == Some(&b'/'))
-}
-
-/// Compile an artifact glob. A pattern without wildcards also matches
-/// everything below it; `literal_separator` keeps `*` inside one segment.
-pub fn compile(pattern: &str, literal_separator: bool) -> Result<Vec<Glob>, String> {
-    let pattern = normalize(pattern);
-    if pattern.is_empty() {
-        return Err("the pattern is empty".to_string());
-    }
-    let build = |p: &str| {
-        GlobBuilder::new(p)
-            .literal_separator(literal_separator)
-            .backslash_escape(true)
-            .empty_alternates(true)
-            .build()
-            .map_err(|e| e.kind().to_string())
-    };
-    let mut globs = vec![build(&pattern)?];
-    if !has_wildcard(&pattern) || pattern.ends_with("/**") {
-        let base = pattern.trim_end_matches("/**");
-        if !base.is_empty() && base != pattern {
-            globs.push(build(base)?);
-        }
-        if !has_wildcard(&pattern) {
-            globs.push(build(&format!("{pattern}/**"))?);
-        }
-    }
-    Ok(globs)
-}
-
-/// Strip a leading `./` and a trailing `/` (a folder pattern means the folder).
-fn normalize(pattern: &str) -> String {
-    let mut p = pattern.trim();
-    while let Some(rest) = p.strip_prefix("./") {
-        p = rest;
-    }
-    p.trim_end_matches('/').to_string()
-}
-
-fn has_wildcard(segment: &str) -> bool {
-    segment.contains(['*', '?', '[', '{', '\\'])
-}
-
-/// The literal folder (or file) below which every match of `pattern` lies,
-/// or `None` when the pattern can match anywhere.
-pub fn literal_prefix(pattern: &str) -> Option<String> {
-    let pattern = normalize(pattern);
-    let literal: Vec<&str> = pattern
-        .split('/')
-        .take_while(|s| !has_wildcard(s))
-        .collect();
-    if literal.is_empty() || literal.iter().any(|s| s.is_empty() || *s == "..") {
-        return None;
-    }
-    Some(literal.join("/"))
-}
-
 /// Sort, dedup, and drop prefixes that lie inside another.
 fn minimize(mut prefixes: Vec<String>) -> Vec<String> {
     prefixes.sort();
@@ -328,33 +269,6 @@ fn minimize(mut prefixes: Vec<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn matches(pattern: &str, path: &str) -> bool {
-        let mut b = GlobSetBuilder::new();
-        compile(pattern, true).unwrap().into_iter().for_each(|g| {
-            b.add(g);
-        });
-        b.build().unwrap().is_match(path)
-    }
-
-    #[test]
-    fn glob_semantics() {
-        assert!(matches("src/**", "src/a/b/c.rs"));
-        assert!(matches("src/**", "src/a.rs"));
-        assert!(!matches("src/**", "srcx/a.rs"));
-        assert!(matches("src/*.rs", "src/a.rs"));
-        assert!(!matches("src/*.rs", "src/a/b.rs"));
-        assert!(matches("src/?.rs", "src/a.rs"));
-        assert!(!matches("src/?.rs", "src/ab.rs"));
-        assert!(matches("**/*.rs", "a.rs"));
-        assert!(matches("**/*.rs", "x/y/a.rs"));
-        assert!(matches("src/**/*.rs", "src/a.rs"));
-        assert!(matches("{src,lib}/*.rs", "lib/a.rs"));
-        assert!(matches("docs/auth.md", "docs/auth.md"));
-        assert!(matches("src/auth", "src/auth/x.rs"));
-        assert!(!matches("src/auth", "src/authx.rs"));
-        assert!(matches("./src/", "src/x.rs"));
-    }
 
     fn loaded(path: &str, text: &str) -> crate::spec::LoadedSpec {
         crate::spec::LoadedSpec {
@@ -392,14 +306,6 @@ mod tests {
     #[test]
     fn prefixes() {
         assert_eq!(
-            literal_prefix("src/m000/**/*.rs").as_deref(),
-            Some("src/m000")
-        );
-        assert_eq!(literal_prefix("docs/a.md").as_deref(), Some("docs/a.md"));
-        assert_eq!(literal_prefix("**/*.rs"), None);
-        assert_eq!(literal_prefix("{a,b}/x"), None);
-        assert_eq!(literal_prefix("../../**"), None);
-        assert_eq!(
             minimize(vec![
                 "src/a".into(),
                 "src".into(),
@@ -408,7 +314,5 @@ mod tests {
             ]),
             vec!["docs/x.md".to_string(), "src".to_string()]
         );
-        assert!(is_under("src/a", "src"));
-        assert!(!is_under("srca", "src"));
     }
 }

@@ -15,11 +15,12 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-/// The largest file whose content is hashed (the per-file diff limit).
+/// The largest file whose content is hashed (also the per-file diff limit,
+/// `changes::MAX_DIFF_FILE`).
 /// Anything larger is identified as `large:<bytes>:<mtime ns>` without being
 /// read: it is too large to review as a diff, so what matters is whether it
 /// changed, and reading 20 GB to learn that would stall every answer.
-pub const MAX_HASHED: u64 = crate::changes::MAX_DIFF_FILE;
+pub const MAX_HASHED: u64 = 8 * 1024 * 1024;
 
 /// The cache value that records "reconciled while deleted".
 pub const DELETED: &str = "deleted";

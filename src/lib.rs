@@ -2,23 +2,31 @@
 //!
 //! The library behind the `notarai` binary. Every feature asks one question,
 //! *which files changed on this branch, and which spec governs each?*, and the
-//! modules here answer it in layers: [`repo_path`] guards the repository
-//! boundary, [`spec`] loads the YAML specs, [`governance`] maps files to specs,
-//! [`changes`] asks git what changed, [`cache`] remembers what was reconciled,
-//! and [`mcp`] and [`cli`] are the two faces a user sees. [`init`] sets a
-//! repository up for an agent, and [`hook`] checks the specs it writes.
+//! modules here answer it in layers (`ARCHITECTURE.md` is the map; each layer
+//! names only lower ones): the leaves [`layout`], [`glob`] and [`repo_path`]
+//! (the repository boundary), the file system helpers [`walk`] (the one
+//! walker) and [`safe_fs`] (the one safe writer and bounded reader), then
+//! [`spec`] loads the YAML specs it is given, [`governance`] maps files to
+//! specs, [`changes`] asks git what changed, [`cache`] remembers what was
+//! reconciled, [`project`] ties them together, and [`mcp`] and [`cli`] are
+//! the two faces a user sees. [`init`] sets a repository up for an agent,
+//! and [`hook`] checks the specs it writes.
 #![warn(missing_docs)]
 
 pub mod cache;
 pub mod changes;
 pub mod cli;
+pub mod glob;
 pub mod governance;
 pub mod hashing;
 pub mod hook;
 pub mod init;
+pub mod layout;
 pub mod mcp;
 pub mod parallel;
 pub mod project;
 pub mod repo_path;
 pub mod review;
+pub mod safe_fs;
 pub mod spec;
+pub mod walk;

@@ -1,4 +1,6 @@
-//! Finding the project root.
+//! The project as the server and the CLI see it: its root, its git
+//! repository, its files and its specs. This is the layer that asks git for
+//! the file list and hands it to the spec loader, which never opens git.
 
 use std::path::{Path, PathBuf};
 
@@ -6,6 +8,9 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
+
+use crate::layout::{CACHE_DIR, LOAD_STATUS_FILE};
+use crate::spec::SpecSet;
 
 /// The project root: `explicit` when given (it must exist), else the work tree
 /// of the git repository containing the current folder, else the current folder.
@@ -27,6 +32,42 @@ pub fn resolve_root(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
         .with_context(|| format!("cannot resolve project root {}", root.display()))
 }
 
+/// The repository's files, repository-relative with forward slashes, sorted:
+/// the git index plus untracked files git does not ignore when `root` is a
+/// git work tree, else every file the one walker ([`crate::walk`]) finds
+/// below `root`. Files under the cache folder are never listed.
+pub fn repo_files(root: &Path) -> Vec<String> {
+    let walk = || -> Vec<String> {
+        crate::walk::files(root, "")
+            .into_iter()
+            .map(|e| e.rel)
+            .collect()
+    };
+    let mut files = match crate::changes::GitRepo::open(root) {
+        Ok(repo) => repo
+            .files(&crate::governance::Scope::Everything)
+            .unwrap_or_else(|e| {
+                tracing::warn!(
+                    "cannot list the files of the git repository: {e}; walking the folder"
+                );
+                walk()
+            }),
+        Err(_) => walk(),
+    };
+    files.retain(|f| !crate::glob::is_under(f, CACHE_DIR));
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// Load every spec under `root` and run every check, including orphaned
+/// artifact globs against [`repo_files`]. Never panics; a file that fails
+/// becomes findings in `invalid`.
+pub fn load_specs(root: &Path) -> SpecSet {
+    let files = repo_files(root);
+    SpecSet::load_with(root, Some(&files))
+}
+
 /// A project as the long-lived server sees it: the root, the git repository
 /// (opened once) and the parsed specs with their compiled globs, reloaded only
 /// when a spec file changes on disk.
@@ -41,7 +82,7 @@ pub struct Project {
 #[derive(Debug)]
 pub struct Specs {
     /// Every spec, loaded or failed.
-    pub set: crate::spec::SpecSet,
+    pub set: SpecSet,
     governance: OnceLock<crate::governance::Governance>,
 }
 
@@ -83,10 +124,11 @@ pub struct SpecStamp {
     len: u64,
 }
 
-/// Where the load status of the last full load is kept, keyed by the spec
-/// files' stamps, so a new server answers `initialize` without parsing every
-/// spec again when none changed.
-const STATUS_FILE: &str = ".notarai/.cache/load-status.json";
+/// The load status of the last full load is kept in [`LOAD_STATUS_FILE`],
+/// keyed by the spec files' stamps, so a new server answers `initialize`
+/// without parsing every spec again when none changed. It is small; a larger
+/// file is not ours and is not read.
+const STATUS_LIMIT: u64 = 1 << 20;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct StoredStatus {
@@ -125,7 +167,7 @@ impl Project {
         }
         // No orphaned-glob check here: it lists the whole repository, and the
         // server reports load errors, not warnings.
-        let set = crate::spec::SpecSet::load_with(&self.root, None);
+        let set = SpecSet::load_with(&self.root, None);
         let specs = Arc::new(Specs {
             set,
             governance: OnceLock::new(),
@@ -151,11 +193,8 @@ impl Project {
 
     fn stored_status(&self) -> Option<StoredStatus> {
         crate::cache::check_location(&self.root).ok()?;
-        let path = self.root.join(STATUS_FILE);
-        if !std::fs::symlink_metadata(&path).ok()?.is_file() {
-            return None;
-        }
-        let text = std::fs::read(path).ok()?;
+        let text =
+            crate::safe_fs::read(&self.root, Path::new(LOAD_STATUS_FILE), STATUS_LIMIT).ok()?;
         serde_json::from_slice(&text).ok()
     }
 
@@ -167,27 +206,19 @@ impl Project {
             stamps: stamps.to_vec(),
             status,
         };
-        let path = self.root.join(STATUS_FILE);
         // Only into a cache folder that exists: starting a server must not
         // create project folders; the first write to the cache does.
-        if !path.parent().is_some_and(Path::is_dir)
+        let folder = self.root.join(CACHE_DIR);
+        if !std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir())
             || crate::cache::check_location(&self.root).is_err()
         {
             return;
         }
-        let write = || -> std::io::Result<()> {
-            let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-            std::fs::write(
-                &tmp,
-                serde_json::to_vec(&stored).map_err(std::io::Error::other)?,
-            )?;
-            std::fs::rename(&tmp, &path)
+        let Ok(bytes) = serde_json::to_vec(&stored) else {
+            return;
         };
-        if let Err(e) = write() {
-            tracing::debug!(
-                "cannot keep the spec load status in {}: {e}",
-                path.display()
-            );
+        if let Err(e) = crate::safe_fs::write(&self.root, Path::new(LOAD_STATUS_FILE), &bytes) {
+            tracing::debug!("cannot keep the spec load status: {e}");
         }
     }
 

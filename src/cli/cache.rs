@@ -63,14 +63,15 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Changed { paths } => {
             let paths = paths_or_stdin(paths)?;
             let keyed = keys(&root, &paths)?;
-            let files: Vec<&PathBuf> = keyed.iter().map(|(_, fs, _)| fs).collect();
-            let cache = Cache::open_read(&root);
-            let cached = cache.lookup(keyed.iter().map(|(_, _, k)| k.as_str()));
-            for ((given, _, key), hash) in keyed.iter().zip(hashing::hash_many(&files)) {
-                let changed = match hash.with_context(|| format!("cannot read {given}"))? {
-                    FileHash::Content(h) => cached.get(key) != Some(&h),
-                    FileHash::Missing | FileHash::NotAFile => true,
-                };
+            let files: Vec<(&str, &PathBuf)> = keyed
+                .iter()
+                .map(|(_, fs, key)| (key.as_str(), fs))
+                .collect();
+            let compared = Cache::open_read(&root).compare(&files);
+            for ((given, _, _), compared) in keyed.iter().zip(compared) {
+                let compared = compared.with_context(|| format!("cannot read {given}"))?;
+                // A file that is gone or not a file counts as changed.
+                let changed = !matches!(compared.now, FileHash::Content(_)) || !compared.reconciled;
                 if changed {
                     writeln!(out, "{given}")?;
                 }

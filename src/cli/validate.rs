@@ -82,14 +82,17 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
 
 /// Check the spec files selected by `path` (a file or folder, relative to
 /// the current folder; default `.notarai/` under `root`) in the context of
-/// every spec under `root`. Sorted by path.
+/// every spec under `root`. Sorted by path. Folders are listed by the one
+/// walker ([`crate::walk`]); files are read through the bounded reader
+/// ([`crate::safe_fs`]), so a FIFO is refused, a link out of the project is
+/// not followed and no more than a spec's limit is read.
 pub fn collect(root: &Path, path: Option<&Path>) -> anyhow::Result<Vec<FileReport>> {
-    let set = SpecSet::load(root);
+    let set = crate::project::load_specs(root);
     let targets: Vec<PathBuf> = match path {
         None => spec_files_below(&root.join(spec::SPEC_DIR)),
         Some(p) => {
-            let meta =
-                std::fs::metadata(p).with_context(|| format!("cannot read {}", p.display()))?;
+            let meta = std::fs::symlink_metadata(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
             if meta.is_dir() {
                 spec_files_below(p)
             } else {
@@ -97,22 +100,38 @@ pub fn collect(root: &Path, path: Option<&Path>) -> anyhow::Result<Vec<FileRepor
             }
         }
     };
+    let cwd = std::env::current_dir()
+        .and_then(|d| d.canonicalize())
+        .context("cannot read the current folder")?;
     let mut reports = Vec::new();
     for target in targets {
-        let abs = target
-            .canonicalize()
-            .with_context(|| format!("cannot resolve {}", target.display()))?;
-        reports.push(match abs.strip_prefix(root) {
+        // Where the path points by name (`..` folded, links not resolved):
+        // inside the project, it is read only where it really is inside.
+        let named = lexical(&cwd.join(&target));
+        reports.push(match named.strip_prefix(root) {
             Ok(rel) => {
                 let rel = rel
                     .components()
                     .map(|c| c.as_os_str().to_string_lossy())
                     .collect::<Vec<_>>()
                     .join("/");
-                report_in_root(root, &set, rel)
+                match crate::safe_fs::check_readable(root, Path::new(&rel), u64::MAX) {
+                    Err(
+                        e @ (crate::safe_fs::FsError::LinkOutside { .. }
+                        | crate::safe_fs::FsError::OutsideRoot { .. }),
+                    ) => FileReport {
+                        findings: vec![Finding::error(&rel, 1, 1, e.to_string())],
+                        path: rel,
+                        raw: String::new(),
+                    },
+                    _ => report_in_root(root, &set, rel),
+                }
             }
             Err(_) => {
                 // Outside the project: check it on its own, refs relative to its folder.
+                let abs = target
+                    .canonicalize()
+                    .with_context(|| format!("cannot resolve {}", target.display()))?;
                 let dir = abs.parent().unwrap_or(Path::new("/"));
                 let name = abs
                     .file_name()
@@ -128,7 +147,7 @@ pub fn collect(root: &Path, path: Option<&Path>) -> anyhow::Result<Vec<FileRepor
                     .collect();
                 FileReport {
                     path: shown,
-                    raw: std::fs::read_to_string(&abs).unwrap_or_default(),
+                    raw: read_bounded(dir, &name),
                     findings,
                 }
             }
@@ -137,6 +156,29 @@ pub fn collect(root: &Path, path: Option<&Path>) -> anyhow::Result<Vec<FileRepor
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     reports.dedup_by(|a, b| a.path == b.path);
     Ok(reports)
+}
+
+/// `path` with `.` and `..` folded by name, without touching the disk.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The text of a spec file for quoting its lines: read through the bounded
+/// reader (at most a spec's limit), empty when it cannot be read.
+fn read_bounded(root: &Path, rel: &str) -> String {
+    crate::safe_fs::read(root, Path::new(rel), spec::MAX_BYTES as u64)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default()
 }
 
 fn report_in_root(root: &Path, set: &SpecSet, rel: String) -> FileReport {
@@ -148,7 +190,7 @@ fn report_in_root(root: &Path, set: &SpecSet, rel: String) -> FileReport {
     };
     let raw = match set.get(&rel) {
         Some(loaded) => loaded.raw.clone(),
-        None => std::fs::read_to_string(root.join(&rel)).unwrap_or_default(),
+        None => read_bounded(root, &rel),
     };
     FileReport {
         path: rel,
@@ -157,33 +199,16 @@ fn report_in_root(root: &Path, set: &SpecSet, rel: String) -> FileReport {
     }
 }
 
-/// Every `*.spec.yaml` below `dir`, skipping `.git` and notarai's cache.
+/// Every `*.spec.yaml` below `dir` that the one walker lists (regular files
+/// and what is not a link: a FIFO is listed so it is reported, a link is not
+/// followed).
 fn spec_files_below(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let name = entry.file_name();
-            if kind.is_dir() {
-                let skip = name == ".git"
-                    || (name == ".cache" && d.file_name().is_some_and(|n| n == spec::SPEC_DIR));
-                if !skip {
-                    todo.push(path);
-                }
-            } else if kind.is_file() && name.to_string_lossy().ends_with(".spec.yaml") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
+    use crate::walk::Kind;
+    crate::walk::entries(dir, "", usize::MAX)
+        .into_iter()
+        .filter(|e| matches!(e.kind, Kind::File | Kind::Other) && e.rel.ends_with(".spec.yaml"))
+        .map(|e| e.path)
+        .collect()
 }
 
 /// Write the text report: `PASS`/`FAIL` per file, then each finding, the

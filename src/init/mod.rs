@@ -178,7 +178,7 @@ impl Planner<'_> {
             });
             return Err(());
         }
-        fsio::read_text(&self.root.join(rel)).map_err(|e| {
+        fsio::read_text(self.root, rel).map_err(|e| {
             self.problems.push(Problem {
                 path: rel.to_string(),
                 position: None,
@@ -395,7 +395,7 @@ pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<Problem>> {
         old.is_none()
             .then(|| include_str!("templates/notarai_readme.md").to_string())
     });
-    let specs = spec::SpecSet::load(root);
+    let specs = crate::project::load_specs(root);
     if specs.specs.is_empty() && specs.invalid.is_empty() {
         let text = starter::system_spec(&starter::StarterInputs::scan(root));
         p.derive(STARTER_SPEC, |old| old.is_none().then_some(text));
@@ -417,7 +417,7 @@ pub fn apply(plan: &Plan) -> anyhow::Result<()> {
     for file in &plan.files {
         if let Some(contents) = &file.contents {
             tracing::debug!(path = %file.rel, status = ?file.status, "writing");
-            fsio::write_atomic(&plan.root.join(&file.rel), contents.as_bytes())?;
+            fsio::write_atomic(&plan.root, &file.rel, contents.as_bytes())?;
         }
     }
     Ok(())
@@ -463,7 +463,7 @@ mod tests {
         apply(&first).unwrap();
         let second = plan(dir.path(), Options::default()).unwrap();
         assert!(second.is_noop(), "{:?}", second.files);
-        let specs = spec::SpecSet::load(dir.path());
+        let specs = crate::project::load_specs(dir.path());
         assert_eq!(specs.specs.len(), 1);
         assert!(specs.invalid.is_empty() && specs.findings.is_empty());
         assert_eq!(specs.system_spec().unwrap().path, STARTER_SPEC);

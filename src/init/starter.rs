@@ -32,12 +32,10 @@ impl StarterInputs {
     /// named `README` or `README.*`, case-insensitively, first by name) and
     /// the generated folders that exist.
     pub fn scan(root: &Path) -> StarterInputs {
-        let mut readmes: Vec<String> = std::fs::read_dir(root)
+        let mut readmes: Vec<String> = crate::walk::entries(root, "", 1)
             .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|e| e.kind == crate::walk::Kind::File)
+            .map(|e| e.rel)
             .filter(|name| {
                 let upper = name.to_ascii_uppercase();
                 upper == "README" || upper.starts_with("README.")

@@ -7,7 +7,7 @@ use super::yaml::{Node, Pos};
 use super::{Finding, LoadedSpec, Spec};
 
 /// Compile an artifact glob as notarai matches it everywhere (see
-/// [`crate::governance::compile`]): relative to the repository root, `*` and
+/// [`crate::glob::compile`]): relative to the repository root, `*` and
 /// `?` within one path segment, `**` across segments, `{a,b}` alternation,
 /// and a pattern with no wildcard also matches everything below it.
 pub fn compile_artifact_glob(pattern: &str) -> Result<GlobSet, String> {
@@ -19,7 +19,7 @@ pub fn compile_artifact_glob(pattern: &str) -> Result<GlobSet, String> {
 }
 
 fn glob_parts(pattern: &str) -> Result<Vec<Glob>, String> {
-    crate::governance::compile(pattern, true)
+    crate::glob::compile(pattern, true)
 }
 
 fn escape(part: &str) -> String {

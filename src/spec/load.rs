@@ -1,19 +1,19 @@
 //! Finding spec files, reading them safely and parsing them into the model
 //! with positioned findings; then the checks across the set.
 
-use std::io::Read;
 use std::path::Path;
 
 use super::yaml::{self, Node};
 use super::{
-    CACHE_DIR, Finding, LoadedSpec, SPEC_DIR, Spec, SpecSet, globs, is_spec_path,
-    json_schema_value, refs, schema_check, sort_findings,
+    Finding, LoadedSpec, SPEC_DIR, Spec, SpecSet, globs, is_spec_path, json_schema_value, refs,
+    schema_check, sort_findings,
 };
 
 /// Most findings reported for one file; the rest are summarized.
 const MAX_FINDINGS_PER_FILE: usize = 50;
 
-/// Every spec file under `root/.notarai`, repository-relative, sorted.
+/// Every spec file under `root/.notarai`, repository-relative, sorted, as
+/// the one walker ([`crate::walk`]) lists them.
 pub fn discover(root: &Path) -> Vec<String> {
     let dir = root.join(SPEC_DIR);
     // A `.notarai` that is a link may only lead somewhere inside the project.
@@ -30,57 +30,54 @@ pub fn discover(root: &Path) -> Vec<String> {
             return Vec::new();
         }
     }
-    let mut out = Vec::new();
-    collect(&root.join(SPEC_DIR), SPEC_DIR, &mut out, 0);
-    out.sort();
-    out
+    // Links are not followed; a FIFO or device named like a spec is listed
+    // so that loading it reports what it is (the reader never opens it).
+    use crate::walk::Kind;
+    crate::walk::entries(&dir, SPEC_DIR, usize::MAX)
+        .into_iter()
+        .filter(|e| matches!(e.kind, Kind::File | Kind::Other) && is_spec_path(&e.rel))
+        .map(|e| e.rel)
+        .collect()
 }
 
-fn collect(dir: &Path, rel: &str, out: &mut Vec<String>, depth: usize) {
-    if depth > 32 {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        let child = format!("{rel}/{name}");
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if child != CACHE_DIR {
-                collect(&entry.path(), &child, out, depth + 1);
-            }
-        } else if kind.is_file() && is_spec_path(&child) {
-            out.push(child);
+/// Read the spec file `rel` below `root` as text through the bounded reader
+/// ([`crate::safe_fs::read`]): a FIFO, folder or device is refused without
+/// being opened, a link out of `root` is not followed, and no more than
+/// [`yaml::MAX_BYTES`] are read; large and binary files are refused before
+/// parsing.
+pub fn read_text(root: &Path, rel: &str) -> Result<String, Finding> {
+    use crate::safe_fs::FsError;
+    let bytes = match crate::safe_fs::read(root, Path::new(rel), yaml::MAX_BYTES as u64) {
+        Ok(bytes) => bytes,
+        Err(FsError::TooLarge { .. }) => {
+            return Err(Finding::error(
+                rel,
+                1,
+                1,
+                format!(
+                    "the file is larger than {} bytes, the limit for a spec",
+                    yaml::MAX_BYTES
+                ),
+            )
+            .with_hint("split it into several specs and list them under `subsystems`"));
         }
-    }
-}
-
-/// Read a file as text, refusing large and binary files before parsing.
-pub fn read_text(path: &Path, rel: &str) -> Result<String, Finding> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| Finding::error(rel, 1, 1, format!("cannot read the file: {e}")))?;
-    let mut bytes = Vec::new();
-    file.take(yaml::MAX_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Finding::error(rel, 1, 1, format!("cannot read the file: {e}")))?;
-    if bytes.len() > yaml::MAX_BYTES {
-        return Err(Finding::error(
-            rel,
-            1,
-            1,
-            format!(
-                "the file is larger than {} bytes, the limit for a spec",
-                yaml::MAX_BYTES
-            ),
-        )
-        .with_hint("split it into several specs and list them under `subsystems`"));
-    }
+        Err(FsError::NotFound { .. }) => {
+            return Err(Finding::error(
+                rel,
+                1,
+                1,
+                "cannot read the file: it does not exist",
+            ));
+        }
+        Err(e) => {
+            return Err(Finding::error(
+                rel,
+                1,
+                1,
+                format!("cannot read the file: {e}"),
+            ));
+        }
+    };
     if bytes.iter().take(8000).any(|&b| b == 0) {
         return Err(Finding::error(
             rel,
@@ -171,7 +168,7 @@ pub fn parse_text(path: &str, text: &str) -> Result<(Spec, Node), Vec<Finding>> 
 
 /// Read and parse one spec file.
 pub fn read_and_parse(root: &Path, rel: &str) -> Result<(String, Spec, Node), Vec<Finding>> {
-    let raw = read_text(&root.join(rel), rel).map_err(|f| vec![f])?;
+    let raw = read_text(root, rel).map_err(|f| vec![f])?;
     let (spec, tree) = parse_text(rel, &raw)?;
     Ok((raw, spec, tree))
 }

@@ -1,7 +1,7 @@
 //! The spec model, its loader and its checks.
 //!
 //! - [`model`]: the typed spec format ([`Spec`] and friends).
-//! - [`SpecSet::load`]: finds every `.notarai/**/*.spec.yaml`, parses each
+//! - [`SpecSet::load_with`]: finds every `.notarai/**/*.spec.yaml`, parses each
 //!   into the model with 1-based positions for every error, then checks
 //!   across specs (refs, cycles, system spec, reachability, globs).
 //! - [`check_file`]: the checks of one spec file on its own, for the hook and
@@ -15,7 +15,6 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-mod files;
 mod globs;
 mod load;
 pub mod model;
@@ -23,19 +22,13 @@ mod refs;
 mod schema_check;
 mod yaml;
 
-pub use files::repo_files;
 pub use globs::compile_artifact_glob;
 pub use load::discover;
 pub use model::*;
 pub use refs::resolve_ref;
 pub use yaml::{MAX_BYTES, MAX_DEPTH, MAX_NODES};
 
-/// Folder under the root that holds the specs.
-pub const SPEC_DIR: &str = ".notarai";
-/// Folder under [`SPEC_DIR`] that holds notarai's own state, never specs.
-pub const CACHE_DIR: &str = ".notarai/.cache";
-/// The preferred system spec when several specs have `subsystems`.
-pub const SYSTEM_SPEC: &str = ".notarai/system.spec.yaml";
+pub use crate::layout::{CACHE_DIR, SPEC_DIR, SYSTEM_SPEC};
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -155,17 +148,12 @@ pub struct SpecSet {
 
 impl SpecSet {
     /// Load every `.notarai/**/*.spec.yaml` under `root` (never
-    /// `.notarai/.cache/`) and run every check, including orphaned artifact
-    /// globs against the files of the repository ([`repo_files`]). Never
-    /// panics; a file that fails becomes findings in `invalid`.
-    pub fn load(root: &Path) -> SpecSet {
-        let files = repo_files(root);
-        SpecSet::load_with(root, Some(&files))
-    }
-
-    /// Like [`SpecSet::load`], with the repository's files supplied by the
-    /// caller (repository-relative, forward slashes) so they are not listed
-    /// twice; `None` skips the orphaned-glob warnings (and the file listing).
+    /// `.notarai/.cache/`) and run every check. `files` are the repository's
+    /// files (repository-relative, forward slashes), supplied by the caller
+    /// (`project::load_specs` asks git for them; the spec layer never opens
+    /// git): the orphaned artifact glob warnings match against them, and
+    /// `None` skips those warnings. Never panics; a file that fails becomes
+    /// findings in `invalid`.
     pub fn load_with(root: &Path, files: Option<&[String]>) -> SpecSet {
         load::load_set(root, files)
     }

@@ -7,7 +7,6 @@ use std::process::Output;
 
 use common::{git, notarai, snapshot, stderr, stdout};
 
-use notarai::spec::SpecSet;
 use serde_json::{Value, json};
 
 /// Every file `notarai init` writes on a fresh folder, in report order.
@@ -116,7 +115,7 @@ fn fresh_repository_gets_everything() {
 
     let starter = read(root, ".notarai/system.spec.yaml");
     assert!(starter.starts_with("# yaml-language-server: $schema=./notarai.spec.json\n"));
-    let specs = SpecSet::load(root);
+    let specs = notarai::project::load_specs(root);
     assert!(specs.invalid.is_empty(), "{:?}", specs.invalid);
     assert!(specs.findings.is_empty(), "{:?}", specs.findings);
     let system = specs.system_spec().expect("the starter is the system spec");
@@ -346,7 +345,7 @@ fn outside_git_it_scaffolds_and_warns() {
     for rel in ALL_FILES {
         assert!(dir.path().join(rel).is_file(), "{rel}");
     }
-    let specs = SpecSet::load(dir.path());
+    let specs = notarai::project::load_specs(dir.path());
     assert!(specs.invalid.is_empty() && specs.findings.is_empty());
     assert!(
         specs.specs[0].spec.artifacts.is_empty(),
@@ -398,7 +397,7 @@ fn this_repository_is_set_up_and_its_specs_are_valid() {
         mcp["mcpServers"]["notarai"],
         notarai::init::json_merge::server_entry()
     );
-    let specs = SpecSet::load(root);
+    let specs = notarai::project::load_specs(root);
     assert!(specs.invalid.is_empty(), "{:#?}", specs.invalid);
     let errors: Vec<_> = specs
         .findings

@@ -13,6 +13,7 @@ mod containment;
 mod hook;
 mod init;
 mod init_keep;
+mod layers;
 mod protocol;
 mod reliability_cache;
 mod reliability_large;
@@ -26,6 +27,8 @@ mod spec_loader;
 mod spec_set;
 mod tools;
 mod untrusted_git;
+mod untrusted_reads;
+mod untrusted_writes;
 mod validate;
 
 /// Every `.rs` file of `tests/it/` is declared as a module of this binary, and

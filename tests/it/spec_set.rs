@@ -49,7 +49,7 @@ fn refs_resolve_relative_to_their_file_and_missing_ones_are_errors() {
         ".notarai/_shared/sec.spec.yaml",
         spec_with("", "src/**"),
     );
-    let set = SpecSet::load(root);
+    let set = notarai::project::load_specs(root);
     assert!(set.invalid.is_empty(), "{:?}", set.invalid);
     assert_eq!(
         messages(&set.findings, ".notarai/system.spec.yaml"),
@@ -252,7 +252,7 @@ fn orphaned_globs_are_warned_against_the_git_universe() {
         ".notarai/a.spec.yaml",
         "schema_version: '0.7'\nintent: x\ntier: registered\nartifacts:\n  code:\n    - path: src/auth\n    - path: 'src/*.rs'\n  docs:\n    - path: 'docs/*.md'\n  build:\n    - path: 'build/**'\n    - path: './src/**'\n  data:\n    - path: 'data/x.csv'\n      source: 's3://bucket/x.csv'\n  cache:\n    - path: '.notarai/.cache/**'\n",
     );
-    let set = SpecSet::load(root);
+    let set = notarai::project::load_specs(root);
     let orphans: Vec<(usize, usize, String)> = set
         .findings
         .iter()
@@ -281,7 +281,7 @@ fn orphaned_globs_are_warned_against_the_git_universe() {
     assert!(set.findings.iter().all(|f| f.severity == Severity::Warning));
     // `./src/**` means `src/**`: the same rule as everywhere else.
 
-    let files = spec::repo_files(root);
+    let files = notarai::project::repo_files(root);
     assert!(files.contains(&"docs/new.md".to_string()));
     assert!(files.contains(&"src/auth/login.rs".to_string()));
     assert!(
@@ -298,7 +298,7 @@ fn orphans_outside_git_use_a_folder_walk() {
     write(root, "lib/x.py", "");
     write(root, ".notarai/a.spec.yaml", spec_with("", "lib/**"));
     write(root, ".notarai/b.spec.yaml", spec_with("", "nowhere/**"));
-    let set = SpecSet::load(root);
+    let set = notarai::project::load_specs(root);
     assert!(set.findings_for(".notarai/a.spec.yaml").is_empty());
     assert_eq!(set.findings_for(".notarai/b.spec.yaml").len(), 1);
 }
@@ -414,7 +414,7 @@ fn errors_are_the_one_verdict_over_failed_and_loaded_specs() {
         spec_with("nope: 1\n", "src/a.rs"),
     );
     write(root, ".notarai/b.spec.yaml", spec_with("", "nothing/**"));
-    let set = SpecSet::load(root);
+    let set = notarai::project::load_specs(root);
     let errors: Vec<String> = set.errors().iter().map(ToString::to_string).collect();
     assert_eq!(
         errors,
@@ -453,7 +453,7 @@ fn a_cross_cutting_spec_under_subsystems_is_a_warning() {
     let cross = "schema_version: '0.8'\ncross_cutting: true\ntier: registered\nintent: a concern\n";
     write(root, ".notarai/style.spec.yaml", cross);
     write(root, ".notarai/sec.spec.yaml", cross);
-    let set = SpecSet::load(root);
+    let set = notarai::project::load_specs(root);
     assert!(!set.has_errors(), "{:?}", set.errors());
     assert_eq!(
         messages(&set.findings, ".notarai/system.spec.yaml"),

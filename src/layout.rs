@@ -1,0 +1,16 @@
+//! Where notarai keeps things inside a repository: the spec folder, its own
+//! cache folder and the files in it. A leaf module: it imports nothing of
+//! notarai, so every layer can name these places without pulling in another.
+
+/// Folder under the root that holds the specs.
+pub const SPEC_DIR: &str = ".notarai";
+/// Folder under [`SPEC_DIR`] that holds notarai's own state, never specs.
+pub const CACHE_DIR: &str = ".notarai/.cache";
+/// The preferred system spec when several specs have `subsystems`.
+pub const SYSTEM_SPEC: &str = ".notarai/system.spec.yaml";
+/// The hash cache database, relative to the root.
+pub const DB_FILE: &str = ".notarai/.cache/notarai.db";
+/// The kept spec load status, relative to the root.
+pub const LOAD_STATUS_FILE: &str = ".notarai/.cache/load-status.json";
+/// The folder git keeps its own data in; never walked.
+pub const GIT_DIR: &str = ".git";

@@ -1,0 +1,500 @@
+//! The one safe way to write a file and the one bounded way to read a file
+//! that came from the repository.
+//!
+//! A cloned repository is untrusted input: whoever committed it controls the
+//! names, kinds and targets of every entry in it, including symbolic links
+//! under any name notarai might write, FIFOs where notarai expects a file, and
+//! files of any size. This module is where notarai's guarantees are kept:
+//!
+//! - **Writes** ([`write`]) never follow a link out of the repository: the
+//!   folder chain below the root is checked once (a linked folder must
+//!   resolve inside the root; a missing one is created), the target is
+//!   refused when it is a link that resolves outside the root (or nowhere),
+//!   and the bytes go to a temporary file with an unpredictable name created
+//!   exclusively in the target's folder (`O_CREAT|O_EXCL`, which does not
+//!   follow a planted link), synced, then renamed over the target. A crash
+//!   leaves the old file or the new one, never half of one (plus, at worst,
+//!   a stray `.name.*.notarai.tmp` file).
+//! - **Reads** ([`read`]) look before they open: `lstat` first; anything but
+//!   a regular file (FIFO, socket, device, folder) is refused and never
+//!   opened; a link (or linked folder) resolving outside the root is refused;
+//!   the size is checked before reading and no more than the limit is read.
+//!   The file is opened with `O_NONBLOCK|O_NOFOLLOW` and checked again with
+//!   `fstat`, so swapping it for a FIFO between the look and the open cannot
+//!   hang the reader.
+//!
+//! A leaf module: it imports nothing of notarai.
+
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+/// Why a file could not be read or written safely.
+#[derive(Debug)]
+pub enum FsError {
+    /// The path is not inside the repository root.
+    OutsideRoot {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// The path, or a folder on the way to it, is a symbolic link that
+    /// resolves outside the repository (or to nothing).
+    LinkOutside {
+        /// The link.
+        path: PathBuf,
+    },
+    /// The path is not a regular file (a folder, FIFO, socket or device).
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// The file is larger than the reader's limit.
+    TooLarge {
+        /// The path.
+        path: PathBuf,
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// The file does not exist.
+    NotFound {
+        /// The path.
+        path: PathBuf,
+    },
+    /// Any other I/O error.
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for FsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FsError::OutsideRoot { path } => write!(
+                f,
+                "{} is outside the project; notarai only reads and writes files inside it",
+                path.display()
+            ),
+            FsError::LinkOutside { path } => write!(
+                f,
+                "{} is a symbolic link that leads outside the project (or nowhere); notarai does not follow it (replace the link with the file itself)",
+                path.display()
+            ),
+            FsError::NotRegular { path, kind } => write!(
+                f,
+                "{} is a {kind}, not a regular file; notarai does not open it (replace it with a file)",
+                path.display()
+            ),
+            FsError::TooLarge { path, limit } => write!(
+                f,
+                "{} is larger than {limit} bytes, the limit for this file",
+                path.display()
+            ),
+            FsError::NotFound { path } => write!(f, "{} does not exist", path.display()),
+            FsError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for FsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FsError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> FsError + '_ {
+    move |source| {
+        if source.kind() == io::ErrorKind::NotFound {
+            FsError::NotFound {
+                path: path.to_path_buf(),
+            }
+        } else {
+            FsError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    }
+}
+
+/// What a file type is, in words, for messages.
+fn kind_name(file_type: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "FIFO";
+        }
+        if file_type.is_socket() {
+            return "socket";
+        }
+        if file_type.is_block_device() || file_type.is_char_device() {
+            return "device";
+        }
+    }
+    if file_type.is_dir() {
+        "folder"
+    } else if file_type.is_symlink() {
+        "symbolic link"
+    } else if file_type.is_file() {
+        "file"
+    } else {
+        "special file"
+    }
+}
+
+/// `path` relative to `root` (`root_canonical` is its canonical form):
+/// accepted when it is relative, or absolute below either; refused when it
+/// holds `..` or names the root itself.
+fn relative_to(root: &Path, root_canonical: &Path, path: &Path) -> Result<PathBuf, FsError> {
+    let rel = if path.is_absolute() {
+        path.strip_prefix(root)
+            .or_else(|_| path.strip_prefix(root_canonical))
+            .map_err(|_| FsError::OutsideRoot {
+                path: path.to_path_buf(),
+            })?
+            .to_path_buf()
+    } else {
+        path.to_path_buf()
+    };
+    let mut clean = PathBuf::new();
+    for component in rel.components() {
+        match component {
+            Component::Normal(part) => clean.push(part),
+            Component::CurDir => {}
+            _ => {
+                return Err(FsError::OutsideRoot {
+                    path: path.to_path_buf(),
+                });
+            }
+        }
+    }
+    if clean.as_os_str().is_empty() {
+        return Err(FsError::OutsideRoot {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(clean)
+}
+
+fn canonical_root(root: &Path) -> Result<PathBuf, FsError> {
+    root.canonicalize().map_err(io_err(root))
+}
+
+/// Resolve the link `path` and require the result inside `root_canonical`.
+fn resolve_inside(root_canonical: &Path, path: &Path) -> Result<PathBuf, FsError> {
+    match path.canonicalize() {
+        Ok(target) if target.starts_with(root_canonical) => Ok(target),
+        _ => Err(FsError::LinkOutside {
+            path: path.to_path_buf(),
+        }),
+    }
+}
+
+/// Write `contents` to `path` (relative to `root`, or absolute below it) as
+/// the module header describes: folder chain checked and created, a link
+/// target kept only when it resolves inside the root, a fresh exclusive
+/// temporary file synced and renamed over the target. The permissions of a
+/// replaced file are kept.
+pub fn write(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsError> {
+    let root_canonical = canonical_root(root)?;
+    let rel = relative_to(root, &root_canonical, path)?;
+    let name = rel.file_name().expect("a relative path with a component");
+    // The folder chain, checked once from the root down.
+    let mut dir = root_canonical.clone();
+    if let Some(parent) = rel.parent() {
+        for part in parent.components() {
+            dir.push(part);
+            match fs::symlink_metadata(&dir) {
+                Ok(meta) if meta.is_dir() => {}
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    dir = resolve_inside(&root_canonical, &dir)?;
+                    if !dir.is_dir() {
+                        return Err(FsError::NotRegular {
+                            path: dir,
+                            kind: "file where a folder is expected",
+                        });
+                    }
+                }
+                Ok(meta) => {
+                    return Err(FsError::NotRegular {
+                        path: dir,
+                        kind: kind_name(meta.file_type()),
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::create_dir(&dir) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+                    Err(e) => return Err(io_err(&dir)(e)),
+                },
+                Err(e) => return Err(io_err(&dir)(e)),
+            }
+        }
+    }
+    // The target: a link is kept (its target is written) only inside the root.
+    let mut target = dir.join(name);
+    let mut permissions = None;
+    match fs::symlink_metadata(&target) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            target = resolve_inside(&root_canonical, &target)?;
+            let meta = fs::symlink_metadata(&target).map_err(io_err(&target))?;
+            if !meta.is_file() {
+                return Err(FsError::NotRegular {
+                    path: target,
+                    kind: kind_name(meta.file_type()),
+                });
+            }
+            permissions = Some(meta.permissions());
+        }
+        Ok(meta) if meta.is_file() => permissions = Some(meta.permissions()),
+        Ok(meta) => {
+            return Err(FsError::NotRegular {
+                path: target,
+                kind: kind_name(meta.file_type()),
+            });
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(&target)(e)),
+    }
+    let folder = target.parent().unwrap_or(&dir).to_path_buf();
+    let file_name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // `tempfile` creates with O_CREAT|O_EXCL and a random name, retrying on a
+    // name that exists (a planted link included).
+    let prefix = format!(".{file_name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".notarai.tmp");
+    // A new file gets the mode a plain create would give (0666 less the
+    // umask), not tempfile's private 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(&folder).map_err(io_err(&folder))?;
+    let result = (|| -> io::Result<()> {
+        tmp.write_all(contents)?;
+        if let Some(permissions) = permissions {
+            tmp.as_file().set_permissions(permissions)?;
+        }
+        tmp.as_file().sync_all()
+    })();
+    result.map_err(io_err(&target))?;
+    tmp.persist(&target).map_err(|e| io_err(&target)(e.error))?;
+    Ok(())
+}
+
+/// Rename `from` to `to` in the same folder (setting a corrupt file
+/// aside). `rename` never follows a link at `to`: a planted link there is
+/// replaced, not written through, so no byte outside the folder changes.
+pub fn rename_aside(from: &Path, to: &Path) -> Result<(), FsError> {
+    if from.parent() != to.parent() {
+        return Err(FsError::OutsideRoot {
+            path: to.to_path_buf(),
+        });
+    }
+    fs::rename(from, to).map_err(io_err(from))
+}
+
+/// Check that `path` (relative to `root`, or absolute below it) can be read
+/// safely: it exists, is a regular file or a link to one inside the root,
+/// and is at most `limit` bytes. The path to open (the link resolved) and
+/// the file's size.
+pub fn check_readable(root: &Path, path: &Path, limit: u64) -> Result<(PathBuf, u64), FsError> {
+    let root_canonical = canonical_root(root)?;
+    let rel = relative_to(root, &root_canonical, path)?;
+    let full = root_canonical.join(&rel);
+    let meta = fs::symlink_metadata(&full).map_err(io_err(&full))?;
+    // A link, or a path through a linked folder, must resolve inside the root.
+    let resolved = resolve_inside(&root_canonical, &full)?;
+    let meta = if meta.file_type().is_symlink() {
+        fs::symlink_metadata(&resolved).map_err(io_err(&resolved))?
+    } else {
+        meta
+    };
+    if !meta.is_file() {
+        return Err(FsError::NotRegular {
+            path: full,
+            kind: kind_name(meta.file_type()),
+        });
+    }
+    if meta.len() > limit {
+        return Err(FsError::TooLarge { path: full, limit });
+    }
+    Ok((resolved, meta.len()))
+}
+
+/// Read at most `limit` bytes of the regular file `path` (relative to
+/// `root`, or absolute below it), as the module header describes.
+pub fn read(root: &Path, path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
+    let (resolved, len) = check_readable(root, path, limit)?;
+    let file = open_regular(&resolved)?;
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_err(&resolved))?;
+    if bytes.len() as u64 > limit {
+        return Err(FsError::TooLarge {
+            path: resolved,
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Open `path` for reading without following a link and without blocking
+/// on a FIFO, and require a regular file (checked on the open descriptor).
+pub fn open_regular(path: &Path) -> Result<File, FsError> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let file = options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return FsError::LinkOutside {
+                path: path.to_path_buf(),
+            };
+        }
+        io_err(path)(e)
+    })?;
+    let meta = file.metadata().map_err(io_err(path))?;
+    if !meta.is_file() {
+        return Err(FsError::NotRegular {
+            path: path.to_path_buf(),
+            kind: kind_name(meta.file_type()),
+        });
+    }
+    Ok(file)
+}
+
+/// The kind of the entry at `path` when it exists and is not a regular file
+/// (links not followed): `Some("FIFO")`, `Some("folder")`, ...
+pub fn irregular_kind(path: &Path) -> Option<&'static str> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    (!meta.is_file()).then(|| kind_name(meta.file_type()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_replaces_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), Path::new("a/b/file.txt"), b"one").unwrap();
+        write(dir.path(), Path::new("a/b/file.txt"), b"two").unwrap();
+        let path = dir.path().join("a/b/file.txt");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "two");
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec!["file.txt"]);
+    }
+
+    #[test]
+    fn write_refuses_paths_outside_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in ["../x", "/etc/x", "", "."] {
+            assert!(
+                matches!(
+                    write(dir.path(), Path::new(bad), b"x"),
+                    Err(FsError::OutsideRoot { .. })
+                ),
+                "{bad}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_root_are_refused_for_reads_and_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join("out")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("folder")).unwrap();
+        for name in ["out", "folder/victim"] {
+            let err = write(dir.path(), Path::new(name), b"bad").unwrap_err();
+            assert!(matches!(err, FsError::LinkOutside { .. }), "{name}: {err}");
+            let err = read(dir.path(), Path::new(name), 100).unwrap_err();
+            assert!(matches!(err, FsError::LinkOutside { .. }), "{name}: {err}");
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        // A link inside the root is written through and stays a link.
+        fs::write(dir.path().join("real.md"), "old").unwrap();
+        std::os::unix::fs::symlink("real.md", dir.path().join("CLAUDE.md")).unwrap();
+        write(dir.path(), Path::new("CLAUDE.md"), b"new").unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("real.md")).unwrap(),
+            "new"
+        );
+        assert_eq!(read(dir.path(), Path::new("CLAUDE.md"), 3).unwrap(), b"new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_gets_the_mode_of_a_plain_create() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("plain"), "x").unwrap();
+        write(dir.path(), Path::new("safe"), b"x").unwrap();
+        let mode = |n: &str| {
+            fs::metadata(dir.path().join(n))
+                .unwrap()
+                .permissions()
+                .mode()
+        };
+        assert_eq!(mode("safe"), mode("plain"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn write_keeps_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("script");
+        fs::write(&path, "old").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o750)).unwrap();
+        write(dir.path(), &path, b"new").unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o750);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_refuses_fifos_and_large_files_without_opening_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let err = read(dir.path(), Path::new("pipe"), 100).unwrap_err();
+        assert!(
+            matches!(err, FsError::NotRegular { kind: "FIFO", .. }),
+            "{err}"
+        );
+        assert!(matches!(
+            open_regular(&fifo),
+            Err(FsError::NotRegular { .. })
+        ));
+        fs::write(dir.path().join("big"), vec![b'x'; 101]).unwrap();
+        let err = read(dir.path(), Path::new("big"), 100).unwrap_err();
+        assert!(matches!(err, FsError::TooLarge { .. }), "{err}");
+        assert_eq!(read(dir.path(), Path::new("big"), 101).unwrap().len(), 101);
+    }
+}

@@ -1,0 +1,156 @@
+//! The one folder walker. Every place that lists the files below a folder
+//! (spec discovery, the file list outside git, `validate DIR`, `init`'s look
+//! at the root) goes through here, so they all skip the same things:
+//!
+//! - a folder named `.git` (git's own data, at any depth);
+//! - notarai's cache folder (a `.cache` folder directly inside `.notarai`);
+//! - symbolic links to folders, which are never followed (a link is reported
+//!   as an entry of kind [`Kind::Symlink`], whatever it points at), so a
+//!   repository cannot lead the walk outside itself or into a loop;
+//! - names that are not UTF-8 (notarai names files with `String`s).
+//!
+//! What git ignores is not decided here: inside a git work tree the file list
+//! comes from git itself (`changes::GitRepo::files`), and the walker is the
+//! fallback for folders git does not know. A leaf module: it imports only
+//! [`crate::layout`].
+
+use std::path::{Path, PathBuf};
+
+use crate::layout::{CACHE_DIR, GIT_DIR, SPEC_DIR};
+
+/// What a walked entry is, as `lstat` sees it (links not followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A symbolic link (to anything); never followed by the walker.
+    Symlink,
+    /// A folder (only reported when it is not skipped).
+    Dir,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+/// One entry found by the walk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Its path relative to the walk's base, with forward slashes (prefixed
+    /// by the `rel` the walk was given).
+    pub rel: String,
+    /// Its path on disk.
+    pub path: PathBuf,
+    /// What it is.
+    pub kind: Kind,
+}
+
+/// Whether the walker skips the folder `name` inside the folder `parent`
+/// (names only): `.git`, and `.cache` inside `.notarai`.
+pub fn skips_folder(parent: Option<&str>, name: &str) -> bool {
+    let cache = CACHE_DIR.rsplit('/').next().unwrap_or(CACHE_DIR);
+    name == GIT_DIR || (name == cache && parent == Some(SPEC_DIR))
+}
+
+/// Every entry below `dir` (which is named `rel` relative to the walk's
+/// base; `""` for the base itself), down to `max_depth` levels (1: `dir`'s
+/// own entries), skipping what the module header lists, sorted by `rel`.
+/// Folders are listed too (kind [`Kind::Dir`]); unreadable folders are
+/// skipped silently.
+pub fn entries(dir: &Path, rel: &str, max_depth: usize) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut todo = vec![(dir.to_path_buf(), rel.to_string(), 1usize)];
+    while let Some((dir, rel, depth)) = todo.pop() {
+        let Ok(read) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let parent = dir.file_name().and_then(|n| n.to_str());
+        for entry in read.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                tracing::debug!("skipping a name that is not UTF-8 in {}", dir.display());
+                continue;
+            };
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let child = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let kind = if file_type.is_symlink() {
+                Kind::Symlink
+            } else if file_type.is_dir() {
+                Kind::Dir
+            } else if file_type.is_file() {
+                Kind::File
+            } else {
+                Kind::Other
+            };
+            if kind == Kind::Dir {
+                if skips_folder(parent, &name) {
+                    continue;
+                }
+                if depth < max_depth {
+                    todo.push((entry.path(), child.clone(), depth + 1));
+                }
+            }
+            out.push(Entry {
+                rel: child,
+                path: entry.path(),
+                kind,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out
+}
+
+/// Every file below `dir` (regular files and symbolic links, which are not
+/// followed), repository-relative as in [`entries`], sorted.
+pub fn files(dir: &Path, rel: &str) -> Vec<Entry> {
+    entries(dir, rel, usize::MAX)
+        .into_iter()
+        .filter(|e| matches!(e.kind, Kind::File | Kind::Symlink))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_git_cache_and_does_not_follow_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "x").unwrap();
+        for d in [".git/objects", ".notarai/.cache", "src/.cache", "src/a"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for f in [
+            ".git/objects/o",
+            ".notarai/.cache/notarai.db",
+            ".notarai/a.spec.yaml",
+            "src/.cache/kept",
+            "src/a/b.rs",
+        ] {
+            std::fs::write(root.join(f), "x").unwrap();
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(outside.path(), root.join("linked")).unwrap();
+        let got: Vec<(String, Kind)> = files(root, "")
+            .into_iter()
+            .map(|e| (e.rel, e.kind))
+            .collect();
+        let mut want = vec![
+            (".notarai/a.spec.yaml".to_string(), Kind::File),
+            ("src/.cache/kept".to_string(), Kind::File),
+            ("src/a/b.rs".to_string(), Kind::File),
+        ];
+        #[cfg(unix)]
+        want.push(("linked".to_string(), Kind::Symlink));
+        want.sort();
+        assert_eq!(got, want);
+        let top: Vec<String> = entries(root, "", 1).into_iter().map(|e| e.rel).collect();
+        assert!(top.contains(&"src".to_string()) && !top.contains(&"src/a".to_string()));
+    }
+}

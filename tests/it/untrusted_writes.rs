@@ -1,0 +1,209 @@
+//! A cloned repository is untrusted input: nothing notarai writes may land
+//! outside it.
+//!
+//! Threat model. Whoever committed the repository controls every entry in
+//! it: names, kinds (file, folder, symbolic link, FIFO) and link targets,
+//! including links planted under any name notarai might write, for any
+//! process id it might run with. They do not control the user's machine
+//! beyond that: the files outside the repository, notarai's binary, its
+//! arguments. notarai guarantees that running `notarai init` or starting
+//! `notarai mcp` in such a repository changes no byte outside it: every file
+//! is written by the one safe writer (`safe_fs::write`), which creates its
+//! temporary file exclusively under an unpredictable name (a planted link is
+//! never opened), checks the folder chain once, and refuses a target that is
+//! a link resolving outside the repository. A link that stays inside the
+//! repository (a `CLAUDE.md` linked to `AGENTS.md`) is written through and
+//! stays a link.
+
+use std::path::Path;
+
+use crate::common::{Repo, notarai, stderr, stdout};
+
+/// Every file `notarai init` and the server write.
+const WRITTEN: &[&str] = &[
+    ".mcp.json",
+    ".gitignore",
+    ".claude/settings.json",
+    ".claude/skills/notarai-reconcile/SKILL.md",
+    ".claude/skills/notarai-bootstrap/SKILL.md",
+    "CLAUDE.md",
+    ".notarai/notarai.spec.json",
+    ".notarai/README.md",
+    ".notarai/system.spec.yaml",
+    ".notarai/.cache/load-status.json",
+];
+
+/// The process id the next child is likely to get, from a throwaway child.
+fn next_pid() -> u32 {
+    let child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    let _ = child.wait_with_output();
+    pid
+}
+
+/// About 1,500 process ids from just before the next child's, wrapping past
+/// the kernel's `pid_max` to 300 as Linux does.
+fn likely_pids() -> Vec<u32> {
+    let pid_max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(32768);
+    let first = next_pid().saturating_sub(50).max(300);
+    (0..1550)
+        .map(|off| {
+            let pid = first + off;
+            if pid >= pid_max {
+                300 + (pid - pid_max) % (pid_max - 300)
+            } else {
+                pid
+            }
+        })
+        .collect()
+}
+
+/// Plant, for every written file and every pid in `pids`, a link under
+/// each temporary name notarai has used (`.<name>.notarai-<pid>.tmp`,
+/// `<stem>.tmp-<pid>`), pointing at a file outside the repository.
+fn plant(repo: &Repo, pids: &[u32]) -> usize {
+    let victim = repo.outside.join("secret.txt");
+    let mut planted = 0;
+    for rel in WRITTEN {
+        let path = repo.root.join(rel);
+        let dir = path.parent().unwrap();
+        std::fs::create_dir_all(dir).unwrap();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let stem = Path::new(name).with_extension("");
+        let stem = stem.to_str().unwrap();
+        for pid in pids {
+            for tmp in [
+                format!(".{name}.notarai-{pid}.tmp"),
+                format!("{stem}.tmp-{pid}"),
+            ] {
+                std::os::unix::fs::symlink(&victim, dir.join(tmp)).unwrap();
+                planted += 1;
+            }
+        }
+    }
+    planted
+}
+
+#[test]
+fn planted_links_under_temporary_names_do_not_redirect_any_write() {
+    let repo = Repo::new();
+    repo.write("README.md", "# Project\n");
+    repo.commit("init");
+    let planted = plant(&repo, &likely_pids());
+    assert!(planted > 20_000, "{planted}");
+    let before = repo.outside_snapshot();
+
+    let out = notarai(&repo.root, &["init"], b"");
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let mut server = repo.server();
+    server.call_ok(
+        1,
+        "list_affected_specs",
+        serde_json::json!({"base_branch": "main"}),
+    );
+    drop(server);
+
+    assert_eq!(
+        repo.outside_snapshot(),
+        before,
+        "a byte outside the repository changed"
+    );
+    for rel in WRITTEN {
+        let meta = std::fs::symlink_metadata(repo.root.join(rel))
+            .unwrap_or_else(|e| panic!("{rel} was not written: {e}"));
+        assert!(meta.is_file(), "{rel} is a regular file");
+    }
+    let status =
+        std::fs::read_to_string(repo.root.join(".notarai/.cache/load-status.json")).unwrap();
+    assert!(status.contains("system.spec.yaml"), "{status}");
+}
+
+#[test]
+fn a_target_linked_outside_the_repository_is_refused() {
+    let repo = Repo::new();
+    repo.commit("init");
+    let victim = repo.outside.join("secret.txt");
+    std::os::unix::fs::symlink(&victim, repo.root.join("CLAUDE.md")).unwrap();
+    let before = repo.outside_snapshot();
+    let out = notarai(&repo.root, &["init"], b"");
+    assert!(!out.status.success(), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("CLAUDE.md") && err.contains("outside"),
+        "{err}"
+    );
+    assert_eq!(repo.outside_snapshot(), before);
+
+    // The server's status stamp, linked out, is neither read nor written.
+    std::fs::remove_file(repo.root.join("CLAUDE.md")).unwrap();
+    repo.spec("a", &["src/**"]);
+    std::fs::create_dir_all(repo.root.join(".notarai/.cache")).unwrap();
+    std::os::unix::fs::symlink(&victim, repo.root.join(".notarai/.cache/load-status.json"))
+        .unwrap();
+    let mut server = repo.server();
+    server.call_ok(
+        1,
+        "list_affected_specs",
+        serde_json::json!({"base_branch": "main"}),
+    );
+    drop(server);
+    assert_eq!(repo.outside_snapshot(), before);
+}
+
+#[test]
+fn a_link_inside_the_repository_is_written_through_and_kept() {
+    let repo = Repo::new();
+    repo.commit("init");
+    repo.write("AGENTS.md", "# Agents\n\nKeep this.\n");
+    std::os::unix::fs::symlink("AGENTS.md", repo.root.join("CLAUDE.md")).unwrap();
+    let out = notarai(&repo.root, &["init"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let meta = std::fs::symlink_metadata(repo.root.join("CLAUDE.md")).unwrap();
+    assert!(meta.file_type().is_symlink());
+    let text = std::fs::read_to_string(repo.root.join("AGENTS.md")).unwrap();
+    assert!(
+        text.starts_with("# Agents\n\nKeep this.\n") && text.contains("NotarAI"),
+        "{text}"
+    );
+}
+
+/// Writes go through one module: no other source file writes, creates or
+/// renames a file (tests excluded).
+#[test]
+fn every_write_goes_through_the_one_safe_writer() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut offenders = Vec::new();
+    for entry in notarai::walk::files(&src, "") {
+        if entry.rel == "safe_fs.rs" || !entry.rel.ends_with(".rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&entry.path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            let writes = [
+                "fs::write(",
+                "File::create(",
+                "OpenOptions::new(",
+                "fs::rename(",
+            ]
+            .iter()
+            .any(|w| {
+                line.match_indices(w).any(|(at, _)| {
+                    // `safe_fs::write(` is the one writer itself.
+                    !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+            });
+            if writes {
+                offenders.push(format!("src/{}:{}: {}", entry.rel, n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "writes outside safe_fs.rs:\n{}",
+        offenders.join("\n")
+    );
+}
