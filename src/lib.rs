@@ -16,6 +16,7 @@ pub mod hashing;
 pub mod hook;
 pub mod init;
 pub mod mcp;
+pub mod page;
 pub mod parallel;
 pub mod project;
 pub mod repo_path;
