@@ -15,6 +15,8 @@
 //! keyed BLAKE3 tag, so a cursor over changes that moved, or one this server
 //! did not issue, is refused instead of mixing two states.
 
+pub mod answers;
+
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -35,6 +37,25 @@ pub const FOLLOW_CURSOR: &str = "Answers are paged to fit a token budget (`max_t
      20000): when the answer has a `next_cursor`, call the same tool again with the same \
      arguments plus `cursor` set to it, until `next_cursor` is absent; nothing is left out. The \
      first page lists every file with the page that holds it (`plan`).";
+
+/// The tools whose answers are paged.
+pub const PAGED_TOOLS: [&str; 3] = [
+    "list_affected_specs",
+    "get_spec_diff",
+    "get_changed_artifacts",
+];
+
+/// The tool declarations with [`FOLLOW_CURSOR`] appended to the description
+/// of each paged tool.
+pub fn with_paging_notes(mut tools: Vec<rmcp::model::Tool>) -> Vec<rmcp::model::Tool> {
+    for tool in &mut tools {
+        if PAGED_TOOLS.contains(&tool.name.as_ref()) {
+            let description = tool.description.as_deref().unwrap_or_default();
+            tool.description = Some(format!("{description} {FOLLOW_CURSOR}").into());
+        }
+    }
+    tools
+}
 
 /// The default budget in tokens: [`DEFAULT_MAX_TOKENS`], or four fifths of
 /// `MAX_MCP_OUTPUT_TOKENS` when the client set it (Claude Code passes its
