@@ -12,6 +12,7 @@ mod cache_cli;
 mod containment;
 mod hook;
 mod init;
+mod pages;
 mod protocol;
 mod reliability_cache;
 mod reliability_large;
