@@ -479,6 +479,7 @@ fn thirty_thousand_changed_files_are_listed_in_pages() {
     // so the whole walk runs at a larger budget below to keep the test fast).
     let first = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
     assert!(first["pages"].as_u64().unwrap() > 10, "{first}");
+    assert!(first.to_string().len() <= DEFAULT_BUDGET);
     let second = all_pages_from(
         &mut server,
         "list_affected_specs",
