@@ -168,6 +168,7 @@ pub fn spec_diff(
     let mut patches = patches;
     for file in &mut patches {
         if let Some(text) = &file.patch
+            && escaped_len(text) > cap
             && split_patch(text, &mut Layout::new(cap)).is_err()
         {
             large.extend(file.paths.iter().cloned());

@@ -176,13 +176,11 @@ fn cursor_key() -> &'static [u8; 32] {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
         h.update(&now.as_nanos().to_le_bytes());
+        // RandomState is seeded from the operating system's randomness.
         for _ in 0..4 {
             let mut s = std::collections::hash_map::RandomState::new().build_hasher();
             s.write_u8(0);
             h.update(&s.finish().to_le_bytes());
-        }
-        if let Ok(bytes) = std::fs::read("/proc/sys/kernel/random/uuid") {
-            h.update(&bytes);
         }
         *h.finalize().as_bytes()
     })

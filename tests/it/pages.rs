@@ -526,3 +526,26 @@ fn thirty_thousand_changed_files_are_listed_in_pages() {
     assert_eq!(listed_vendor, expected);
     server.finish();
 }
+
+#[test]
+fn a_line_longer_than_a_page_is_listed_not_dropped() {
+    let repo = Repo::with_spec();
+    repo.write("src/min.js", format!("{}\n", "m".repeat(200_000)));
+    repo.write("src/small.rs", "fn s() {}\n");
+    let mut server = repo.server();
+    let args = json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"});
+    let pages = all_pages(&mut server, "get_spec_diff", args.clone(), DEFAULT_BUDGET);
+    assert_eq!(pages.len(), 1);
+    assert_eq!(strings(&pages[0]["large_changes"]), ["src/min.js"]);
+    assert!(pages[0]["diff"].as_str().unwrap().contains("+fn s() {}"));
+    let plan = pages[0]["plan"].as_array().unwrap();
+    let min = plan.iter().find(|e| e["path"] == "src/min.js").unwrap();
+    assert_eq!(min["first_page"], Value::Null);
+    // A budget large enough shows it.
+    let mut big = args;
+    big["max_tokens"] = json!(100_000);
+    let whole = server.call_ok(2, "get_spec_diff", big);
+    assert!(strings(&whole["large_changes"]).is_empty());
+    assert!(whole["diff"].as_str().unwrap().contains("+mmmm"));
+    server.finish();
+}
