@@ -18,8 +18,8 @@ use git2::{Delta, Diff, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository
 
 use crate::glob::is_under;
 use crate::governance::Scope;
-use crate::layout::CACHE_DIR;
 use crate::hashing::FileHash;
+use crate::layout::CACHE_DIR;
 
 /// A changed file larger than this is not loaded into memory for a diff;
 /// it is reported in a list of its own.

@@ -23,6 +23,7 @@ pub mod hook;
 pub mod init;
 pub mod layout;
 pub mod mcp;
+pub mod page;
 pub mod parallel;
 pub mod project;
 pub mod repo_path;

@@ -5,6 +5,8 @@
 //! (they derive `JsonSchema`), so what the code returns and what the server
 //! declares cannot drift apart. Nothing here knows about JSON-RPC.
 
+mod pages;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
@@ -13,9 +15,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cache::Cache;
-use crate::changes::{ChangeError, Patch};
+use crate::changes::{ChangeError, Patch, Status};
 use crate::governance::{self, Scope};
 use crate::hashing::{self, FileHash};
+use crate::page::MaxTokens;
 use crate::project::{Project, Specs};
 use crate::repo_path::{Guard, RepoPath};
 use crate::spec::{self, Behavior};
@@ -59,6 +62,12 @@ pub struct ListAffectedSpecsParams {
     /// The branch (or tag, or commit) this branch will merge into, e.g. `main`.
     /// Changes are counted from the merge base with it.
     pub base_branch: String,
+    /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
+    #[serde(default)]
+    pub max_tokens: Option<MaxTokens>,
+    /// The `next_cursor` of the previous page, to get the next one; omit for the first page.
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 /// Parameters of `get_spec_diff`.
@@ -77,6 +86,12 @@ pub struct GetSpecDiffParams {
     /// and show every changed governed file.
     #[serde(default)]
     pub bypass_cache: bool,
+    /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
+    #[serde(default)]
+    pub max_tokens: Option<MaxTokens>,
+    /// The `next_cursor` of the previous page, to get the next one; omit for the first page.
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 /// Parameters of `get_changed_artifacts`.
@@ -87,6 +102,12 @@ pub struct GetChangedArtifactsParams {
     /// Only this artifact category of the spec (e.g. `docs`, `code`, `configs`).
     #[serde(default)]
     pub artifact_type: Option<String>,
+    /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
+    #[serde(default)]
+    pub max_tokens: Option<MaxTokens>,
+    /// The `next_cursor` of the previous page, to get the next one; omit for the first page.
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 /// Parameters of `mark_reconciled`.
@@ -103,8 +124,11 @@ pub struct MarkReconciledParams {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct AffectedSpecs {
     /// Every file changed on this branch since the merge base with the base
-    /// branch, plus staged, unstaged and untracked work; deletions included; sorted.
+    /// branch, plus staged, unstaged and untracked work; deletions included;
+    /// sorted. Paged: each page holds the next part of the list.
     pub changed_files: Vec<String>,
+    /// Number of changed files in the whole answer (all pages).
+    pub changed_count: usize,
     /// Specs governing at least one changed file, sorted by path.
     pub affected_specs: Vec<AffectedSpec>,
     /// Every error of the spec files that fail `notarai validate`, in its
@@ -118,6 +142,14 @@ pub struct AffectedSpecs {
     /// Changed files notarai cannot review (a name that is not UTF-8), with
     /// why: they are in no other list; rename them to review them.
     pub unreviewable: Vec<Unreviewable>,
+    /// This page's number, from 1.
+    pub page: usize,
+    /// Number of pages of the whole answer.
+    pub pages: usize,
+    /// Pass it as `cursor` (with the same arguments) for the next page;
+    /// absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// A changed file notarai cannot review.
@@ -162,8 +194,15 @@ pub struct AffectedSpec {
     pub constraints: Vec<String>,
     /// The spec's invariants.
     pub invariants: Vec<String>,
-    /// The changed files that made this spec affected.
+    /// The changed files that made this spec affected (on a page, the part
+    /// of them that fits; the rest follows in `continued` entries).
     pub matched_files: Vec<String>,
+    /// Number of matched files in the whole answer.
+    pub matched_count: usize,
+    /// `true` when this entry only continues the `matched_files` of the same
+    /// spec from an earlier entry (its texts are empty here).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continued: bool,
 }
 
 /// An error of a spec file that fails `notarai validate`.
@@ -178,11 +217,20 @@ pub struct InvalidSpec {
 /// Result of `get_spec_diff`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SpecDiff {
-    /// Unified diff (git's format) of the files in `files`; binary and very
-    /// large files are left out.
+    /// This page's part of the unified diff (git's format) of the files in
+    /// `files`: a whole file, or for a file larger than a page some of its
+    /// hunks, or part of a hunk, under the file header and a recomputed hunk
+    /// header. Binary and over-limit files are listed in `binary_changes`
+    /// and `large_changes` instead.
     pub diff: String,
-    /// Changed non-spec files governed by the spec that need review.
+    /// Changed non-spec files governed by the spec that need review: all of
+    /// them on every page (when that list alone exceeds a quarter of the
+    /// budget, the files of this page's `plan`).
     pub files: Vec<String>,
+    /// Per file: its status, lines added and removed, diff bytes, and the
+    /// pages holding its diff. All on the first page when they fit, else
+    /// continued on the next pages before any diff.
+    pub plan: Vec<PlanEntry>,
     /// Changed governed files whose content matches the hash cache (already reconciled).
     pub skipped: Vec<String>,
     /// The `exclude_patterns` as given.
@@ -194,19 +242,49 @@ pub struct SpecDiff {
     pub system_spec: Option<SystemSpec>,
     /// Files of `files` whose content is binary (not in `diff`), large ones included.
     pub binary_changes: Vec<String>,
-    /// Text files of `files` larger than 8 MiB (not in `diff`).
+    /// Text files of `files` not in `diff`: larger than 8 MiB, or with one
+    /// line longer than a page (raise `max_tokens` to see it).
     pub large_changes: Vec<String>,
-    /// For each file of `files`, the artifact category that governs it.
+    /// For each file of this page's `plan`, the artifact category that governs it.
     pub file_categories: BTreeMap<String, String>,
     /// Changed files the spec may govern that notarai cannot review (a name
     /// that is not UTF-8), with why; rename them to review them.
     pub unreviewable: Vec<Unreviewable>,
+    /// This page's number, from 1.
+    pub page: usize,
+    /// Number of pages of the whole answer.
+    pub pages: usize,
+    /// Pass it as `cursor` (with the same arguments) for the next page;
+    /// absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// One file of a `get_spec_diff` answer: how it changed and where its diff is.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct PlanEntry {
+    /// Path of the file.
+    pub path: String,
+    /// How it changed.
+    pub status: Status,
+    /// Lines added by its diff.
+    pub added: u64,
+    /// Lines removed by its diff.
+    pub removed: u64,
+    /// Bytes of its diff text (0 when not shown).
+    pub bytes: u64,
+    /// First page (from 1) holding its diff; `null` when not in `diff`
+    /// (see `binary_changes`, `large_changes`).
+    pub first_page: Option<usize>,
+    /// Last page holding its diff.
+    pub last_page: Option<usize>,
 }
 
 /// A spec file and its full content.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SpecFile {
-    /// Path of the spec file.
+    /// Path of the spec file. A spec longer than a page comes in consecutive
+    /// entries with the same path: join their `content`.
     pub path: String,
     /// Full text of the file (empty when deleted).
     pub content: String,
@@ -221,6 +299,7 @@ pub struct SystemSpec {
     /// Path of the system spec.
     pub path: String,
     /// Full text; absent when the same content is already in `spec_changes`.
+    /// A system spec longer than a page comes on consecutive pages: join them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
 }
@@ -229,13 +308,23 @@ pub struct SystemSpec {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ChangedArtifacts {
     /// Governed files that exist now and differ from the hash cache (all of
-    /// them on a cold cache), sorted.
+    /// them on a cold cache), sorted. Paged: each page holds the next part.
     pub changed_artifacts: Vec<String>,
     /// Set when the answer needs a word of explanation: an `artifact_type`
     /// the spec does not use (the list is then empty) names the spec's
     /// categories.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Number of changed artifacts in the whole answer (all pages).
+    pub changed_count: usize,
+    /// This page's number, from 1.
+    pub page: usize,
+    /// Number of pages of the whole answer.
+    pub pages: usize,
+    /// Pass it as `cursor` (with the same arguments) for the next page;
+    /// absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// Result of `mark_reconciled`.
@@ -282,7 +371,9 @@ pub fn list_affected_specs(
                 behaviors: loaded.spec.behaviors.clone(),
                 constraints: loaded.spec.constraints.clone(),
                 invariants: loaded.spec.invariants.clone(),
+                matched_count: matched_files.len(),
                 matched_files,
+                continued: false,
             }
         })
         .collect();
@@ -297,13 +388,20 @@ pub fn list_affected_specs(
         .collect();
     deleted_specs.sort();
     deleted_specs.dedup();
-    Ok(AffectedSpecs {
+    let full = AffectedSpecs {
         unreviewable: unreviewable(&changes, |_| true),
         deleted_specs,
+        changed_count: changed_files.len(),
         changed_files,
         affected_specs,
         invalid_specs: invalid_specs(&specs),
-    })
+        page: 1,
+        pages: 1,
+        next_cursor: None,
+    };
+    let args = (&params.base_branch, params.max_tokens);
+    pages::affected_specs(full, &args, params.max_tokens, params.cursor.as_deref())
+        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
 }
 
 /// The errors of the specs that fail, for every answer that lists specs:
@@ -365,9 +463,14 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         _ => false,
     };
 
+    let mut patches: Vec<pages::FilePatch> = Vec::new();
     let mut out = SpecDiff {
         diff: String::new(),
         files: Vec::new(),
+        plan: Vec::new(),
+        page: 1,
+        pages: 1,
+        next_cursor: None,
         skipped: Vec::new(),
         excluded: params.exclude_patterns.clone(),
         spec_changes: Vec::new(),
@@ -410,15 +513,24 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
                     .insert(path.to_string(), category.to_string());
             }
         }
-        match changes.patch(file)? {
-            Patch::Text(text) => out.diff.push_str(&text),
-            Patch::Binary => out
-                .binary_changes
-                .extend(other.iter().map(|p| p.to_string())),
-            Patch::TooLarge => out
-                .large_changes
-                .extend(other.iter().map(|p| p.to_string())),
-        }
+        let patch = match changes.patch(file)? {
+            Patch::Text(text) => Some(text),
+            Patch::Binary => {
+                out.binary_changes
+                    .extend(other.iter().map(|p| p.to_string()));
+                None
+            }
+            Patch::TooLarge => {
+                out.large_changes
+                    .extend(other.iter().map(|p| p.to_string()));
+                None
+            }
+        };
+        patches.push(pages::FilePatch {
+            paths: other.iter().map(|p| p.to_string()).collect(),
+            status: file.status,
+            patch,
+        });
     }
     for list in [
         &mut out.files,
@@ -440,7 +552,21 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
             content: (!included).then(|| system.raw.clone()),
         });
     }
-    Ok(out)
+    let args = (
+        &params.spec_path,
+        &params.base_branch,
+        &params.exclude_patterns,
+        params.bypass_cache,
+        params.max_tokens,
+    );
+    pages::spec_diff(
+        out,
+        patches,
+        &args,
+        params.max_tokens,
+        params.cursor.as_deref(),
+    )
+    .map_err(|e| ReviewError::InvalidParams(e.to_string()))
 }
 
 /// The spec's governed files that exist now and differ from the cache.
@@ -465,6 +591,10 @@ pub fn get_changed_artifacts(
         };
         return Ok(ChangedArtifacts {
             changed_artifacts: Vec::new(),
+            changed_count: 0,
+            page: 1,
+            pages: 1,
+            next_cursor: None,
             note: Some(format!(
                 "spec {} has no artifact category `{kind}`, so nothing of that category can have changed; {categories}",
                 loaded.path
@@ -497,10 +627,17 @@ pub fn get_changed_artifacts(
             changed_artifacts.push(path.clone());
         }
     }
-    Ok(ChangedArtifacts {
+    let full = ChangedArtifacts {
+        changed_count: changed_artifacts.len(),
         changed_artifacts,
         note: None,
-    })
+        page: 1,
+        pages: 1,
+        next_cursor: None,
+    };
+    let args = (&params.spec_path, &params.artifact_type, params.max_tokens);
+    pages::changed_artifacts(full, &args, params.max_tokens, params.cursor.as_deref())
+        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
 }
 
 /// Hash the given files and store them in the cache in one transaction.

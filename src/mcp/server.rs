@@ -32,7 +32,7 @@ impl NotaraiServer {
     pub fn new(project: Project) -> NotaraiServer {
         NotaraiServer {
             project: Arc::new(Mutex::new(project)),
-            tools: Arc::new(super::tools::tools()),
+            tools: Arc::new(crate::page::with_paging_notes(super::tools::tools())),
         }
     }
 
@@ -56,7 +56,8 @@ impl NotaraiServer {
              applying nothing without the user's approval; 4. mark_reconciled {files} with the files \
              reviewed, so the next pass skips them until they change.\n",
         );
-        text.push_str(&format!("Specs loaded: {}.", status.loaded));
+        text.push_str(crate::page::FOLLOW_CURSOR);
+        text.push_str(&format!("\nSpecs loaded: {}.", status.loaded));
         match &status.system {
             Some(system) => text.push_str(&format!(" System spec: {system}.")),
             None => text.push_str(" No system spec (a spec with a `subsystems` key)."),

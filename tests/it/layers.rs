@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("changes", 4),
     ("cache", 4),
     ("project", 5),
+    ("page", 5),
     ("review", 6),
     ("hook", 6),
     ("init", 6),

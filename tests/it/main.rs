@@ -14,6 +14,7 @@ mod hook;
 mod init;
 mod init_keep;
 mod layers;
+mod pages;
 mod protocol;
 mod reliability_cache;
 mod reliability_large;

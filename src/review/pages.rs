@@ -1,0 +1,351 @@
+//! The paged tools' answers cut into pages: `list_affected_specs`,
+//! `get_spec_diff` and `get_changed_artifacts`.
+//!
+//! Each function takes the whole answer (computed as if unbounded), lays
+//! every item out on pages of the budget, and returns the requested page
+//! with `page`, `pages` and `next_cursor` filled in. The fingerprint covers
+//! the arguments and the whole answer, so a cursor is only honoured while
+//! the answer is exactly the one it was cut from.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{AffectedSpec, AffectedSpecs, ChangedArtifacts, PlanEntry, SpecDiff, SpecFile};
+use crate::changes::Status;
+use crate::page::{
+    CURSOR_JSON_LEN, CursorError, Layout, MaxTokens, escaped_len, fingerprint, json_len,
+    next_cursor, requested_page, split_patch, split_text,
+};
+
+const LIST_AFFECTED_SPECS: u8 = 1;
+const GET_SPEC_DIFF: u8 = 2;
+const GET_CHANGED_ARTIFACTS: u8 = 3;
+
+/// Bytes kept free on every page for what is not measured item by item
+/// (the `next_cursor` key, separators, page numbers' digits).
+const SLACK: usize = 64;
+
+/// The largest page number, as measured when reserving room for page numbers.
+const MAX_PAGE: usize = u32::MAX as usize;
+
+/// One changed file's diff in a `get_spec_diff` answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct FilePatch {
+    /// The governed paths it covers (both paths of a rename when both are governed).
+    pub paths: Vec<String>,
+    /// How it changed.
+    pub status: Status,
+    /// Its unified diff; `None` when binary or too large to load.
+    pub patch: Option<String>,
+}
+
+/// Room for items on one page once the page's fixed part takes `overhead`.
+fn capacity(budget: usize, overhead: usize) -> usize {
+    budget
+        .saturating_sub(overhead + CURSOR_JSON_LEN + SLACK)
+        .max(256)
+}
+
+/// Page `page` (from 0) of `list_affected_specs`.
+pub fn affected_specs(
+    mut full: AffectedSpecs,
+    args: &impl Serialize,
+    max_tokens: Option<MaxTokens>,
+    cursor: Option<&str>,
+) -> Result<AffectedSpecs, CursorError> {
+    let budget = MaxTokens::budget(max_tokens);
+    let fp = fingerprint(args, &full);
+    let specs = std::mem::take(&mut full.affected_specs);
+    let invalid = std::mem::take(&mut full.invalid_specs);
+    let deleted = std::mem::take(&mut full.deleted_specs);
+    let changed = std::mem::take(&mut full.changed_files);
+    full.page = MAX_PAGE;
+    full.pages = MAX_PAGE;
+    let mut layout = Layout::new(capacity(budget, json_len(&full)));
+
+    let mut spec_at: Vec<(usize, AffectedSpec)> = Vec::new();
+    for mut spec in specs {
+        let files = std::mem::take(&mut spec.matched_files);
+        let page = layout.place(json_len(&spec) + 1);
+        let mut current = (page, spec);
+        for file in files {
+            let cost = json_len(&file) + 1;
+            if cost > layout.room() {
+                let continued = AffectedSpec {
+                    spec_path: current.1.spec_path.clone(),
+                    intent: String::new(),
+                    behaviors: Vec::new(),
+                    constraints: Vec::new(),
+                    invariants: Vec::new(),
+                    matched_files: Vec::new(),
+                    matched_count: current.1.matched_count,
+                    continued: true,
+                };
+                spec_at.push(std::mem::replace(&mut current, (0, continued)));
+                layout.new_page();
+                layout.consume(json_len(&current.1) + 1);
+                current.0 = layout.current();
+            }
+            layout.consume(cost);
+            current.1.matched_files.push(file);
+        }
+        spec_at.push(current);
+    }
+    let invalid_at = place_all(&mut layout, &invalid);
+    let deleted_at = place_all(&mut layout, &deleted);
+    let changed_at = place_all(&mut layout, &changed);
+
+    let pages = layout.pages();
+    let page = requested_page(cursor, LIST_AFFECTED_SPECS, fp, pages)?;
+    full.affected_specs = spec_at
+        .into_iter()
+        .filter(|(p, _)| *p == page)
+        .map(|(_, s)| s)
+        .collect();
+    full.invalid_specs = on_page(invalid, &invalid_at, page);
+    full.deleted_specs = on_page(deleted, &deleted_at, page);
+    full.changed_files = on_page(changed, &changed_at, page);
+    full.page = page + 1;
+    full.pages = pages;
+    full.next_cursor = next_cursor(LIST_AFFECTED_SPECS, page, pages, fp);
+    Ok(full)
+}
+
+/// Page of `get_changed_artifacts` named by `cursor` (the first without).
+pub fn changed_artifacts(
+    mut full: ChangedArtifacts,
+    args: &impl Serialize,
+    max_tokens: Option<MaxTokens>,
+    cursor: Option<&str>,
+) -> Result<ChangedArtifacts, CursorError> {
+    let budget = MaxTokens::budget(max_tokens);
+    let fp = fingerprint(args, &full);
+    let changed = std::mem::take(&mut full.changed_artifacts);
+    full.page = MAX_PAGE;
+    full.pages = MAX_PAGE;
+    let mut layout = Layout::new(capacity(budget, json_len(&full)));
+    let at = place_all(&mut layout, &changed);
+    let pages = layout.pages();
+    let page = requested_page(cursor, GET_CHANGED_ARTIFACTS, fp, pages)?;
+    full.changed_artifacts = on_page(changed, &at, page);
+    full.page = page + 1;
+    full.pages = pages;
+    full.next_cursor = next_cursor(GET_CHANGED_ARTIFACTS, page, pages, fp);
+    Ok(full)
+}
+
+/// Page of `get_spec_diff` named by `cursor` (the first without). The first
+/// pages hold the spec texts, the plan and the lists; the diffs follow.
+pub fn spec_diff(
+    mut full: SpecDiff,
+    patches: Vec<FilePatch>,
+    args: &impl Serialize,
+    max_tokens: Option<MaxTokens>,
+    cursor: Option<&str>,
+) -> Result<SpecDiff, CursorError> {
+    let budget = MaxTokens::budget(max_tokens);
+    let fp = fingerprint(args, &(&full, &patches));
+    let files = std::mem::take(&mut full.files);
+    let spec_changes = std::mem::take(&mut full.spec_changes);
+    let system = full.system_spec.take();
+    let skipped = std::mem::take(&mut full.skipped);
+    let mut binary = std::mem::take(&mut full.binary_changes);
+    let mut large = std::mem::take(&mut full.large_changes);
+    let categories = std::mem::take(&mut full.file_categories);
+    full.diff.clear();
+    full.page = MAX_PAGE;
+    full.pages = MAX_PAGE;
+    let files_on_every_page = json_len(&files) <= budget / 4;
+    let mut overhead = json_len(&full);
+    if files_on_every_page {
+        overhead += json_len(&files);
+    }
+    let cap = capacity(budget, overhead);
+    let mut layout = Layout::new(cap);
+
+    // Files with a line longer than a page cannot be shown: say so.
+    let mut patches = patches;
+    for file in &mut patches {
+        if let Some(text) = &file.patch
+            && escaped_len(text) > cap
+            && split_patch(text, &mut Layout::new(cap)).is_err()
+        {
+            large.extend(file.paths.iter().cloned());
+            file.patch = None;
+        }
+    }
+    large.sort();
+    large.dedup();
+    binary.sort();
+    binary.dedup();
+
+    // Spec texts, in parts when longer than a page.
+    let mut spec_at: Vec<(usize, SpecFile)> = Vec::new();
+    for spec in spec_changes {
+        let shell = SpecFile {
+            path: spec.path.clone(),
+            content: String::new(),
+            deleted: spec.deleted,
+        };
+        for (page, content) in text_parts(&mut layout, json_len(&shell) + 1, &spec.content) {
+            spec_at.push((
+                page,
+                SpecFile {
+                    content,
+                    ..shell.clone()
+                },
+            ));
+        }
+    }
+    let mut system_at: Vec<(usize, super::SystemSpec)> = Vec::new();
+    if let Some(system) = system {
+        match &system.content {
+            None => {
+                let page = layout.place(json_len(&system));
+                system_at.push((page, system));
+            }
+            Some(content) => {
+                let shell = super::SystemSpec {
+                    path: system.path.clone(),
+                    content: Some(String::new()),
+                };
+                for (page, part) in text_parts(&mut layout, json_len(&shell), content) {
+                    system_at.push((
+                        page,
+                        super::SystemSpec {
+                            path: system.path.clone(),
+                            content: Some(part),
+                        },
+                    ));
+                }
+            }
+        }
+    }
+
+    // The plan, measured with the widest page numbers.
+    let mut plan: Vec<(usize, PlanEntry, usize)> = Vec::new();
+    for (index, file) in patches.iter().enumerate() {
+        let (added, removed) = file
+            .patch
+            .as_deref()
+            .map_or((0, 0), crate::page::line_counts);
+        for path in &file.paths {
+            let entry = PlanEntry {
+                path: path.clone(),
+                status: file.status,
+                added,
+                removed,
+                bytes: file.patch.as_ref().map_or(0, |p| p.len() as u64),
+                first_page: file.patch.as_ref().map(|_| MAX_PAGE),
+                last_page: file.patch.as_ref().map(|_| MAX_PAGE),
+            };
+            let mut cost = json_len(&entry) + 1;
+            if let Some(category) = categories.get(path) {
+                cost += json_len(path) + json_len(category) + 2;
+            }
+            if !files_on_every_page {
+                cost += json_len(path) + 1;
+            }
+            plan.push((layout.place(cost), entry, index));
+        }
+    }
+    let skipped_at = place_all(&mut layout, &skipped);
+    let binary_at = place_all(&mut layout, &binary);
+    let large_at = place_all(&mut layout, &large);
+
+    // The diffs.
+    let mut diff_pages: BTreeMap<usize, String> = BTreeMap::new();
+    let mut spans: Vec<Option<(usize, usize)>> = vec![None; patches.len()];
+    for (index, file) in patches.iter().enumerate() {
+        let Some(text) = &file.patch else { continue };
+        let pieces = split_patch(text, &mut layout).expect("checked against the page size");
+        let first = pieces.first().map_or(layout.current(), |p| p.0);
+        let last = pieces.last().map_or(layout.current(), |p| p.0);
+        spans[index] = Some((first + 1, last + 1));
+        for (page, piece) in pieces {
+            diff_pages.entry(page).or_default().push_str(&piece);
+        }
+    }
+    for (_, entry, index) in &mut plan {
+        let span = spans[*index];
+        entry.first_page = span.map(|s| s.0);
+        entry.last_page = span.map(|s| s.1);
+    }
+
+    let pages = layout.pages();
+    let page = requested_page(cursor, GET_SPEC_DIFF, fp, pages)?;
+    full.plan = plan
+        .into_iter()
+        .filter(|(p, _, _)| *p == page)
+        .map(|(_, e, _)| e)
+        .collect();
+    full.files = if files_on_every_page {
+        files
+    } else {
+        full.plan.iter().map(|e| e.path.clone()).collect()
+    };
+    full.file_categories = full
+        .plan
+        .iter()
+        .filter_map(|e| Some((e.path.clone(), categories.get(&e.path)?.clone())))
+        .collect();
+    full.spec_changes = spec_at
+        .into_iter()
+        .filter(|(p, _)| *p == page)
+        .map(|(_, s)| s)
+        .collect();
+    full.system_spec = system_at
+        .into_iter()
+        .find(|(p, _)| *p == page)
+        .map(|(_, s)| s);
+    full.skipped = on_page(skipped, &skipped_at, page);
+    full.binary_changes = on_page(binary, &binary_at, page);
+    full.large_changes = on_page(large, &large_at, page);
+    full.diff = diff_pages.remove(&page).unwrap_or_default();
+    full.page = page + 1;
+    full.pages = pages;
+    full.next_cursor = next_cursor(GET_SPEC_DIFF, page, pages, fp);
+    Ok(full)
+}
+
+/// Place a text of `shell` fixed bytes plus `text`: whole when it fits a
+/// page, else in consecutive parts, each on its own page.
+fn text_parts(layout: &mut Layout, shell: usize, text: &str) -> Vec<(usize, String)> {
+    let cost = shell + escaped_len(text);
+    if cost <= layout.room() || cost <= layout.cap() {
+        return vec![(layout.place(cost), text.to_string())];
+    }
+    if layout.room() < shell + 64 {
+        layout.new_page();
+    }
+    let first_room = layout.room().saturating_sub(shell);
+    let parts = split_text(text, first_room, layout.cap().saturating_sub(shell));
+    let mut out = Vec::with_capacity(parts.len());
+    for (i, part) in parts.into_iter().enumerate() {
+        if i > 0 {
+            layout.new_page();
+        }
+        layout.consume(shell + escaped_len(&part));
+        out.push((layout.current(), part));
+    }
+    out
+}
+
+/// Place each item of a list; returns each one's page.
+fn place_all<T: Serialize>(layout: &mut Layout, items: &[T]) -> Vec<usize> {
+    items
+        .iter()
+        .map(|item| layout.place(json_len(item) + 1))
+        .collect()
+}
+
+/// The items placed on `page`.
+fn on_page<T>(items: Vec<T>, at: &[usize], page: usize) -> Vec<T> {
+    items
+        .into_iter()
+        .zip(at)
+        .filter(|(_, p)| **p == page)
+        .map(|(item, _)| item)
+        .collect()
+}
