@@ -6,6 +6,7 @@
 
 pub mod server;
 pub mod stdio;
+pub mod surface;
 pub mod tools;
 
 use std::path::PathBuf;

@@ -21,6 +21,7 @@ mod reliability_repo_states;
 mod reliability_specs;
 mod spec_loader;
 mod spec_set;
+mod stdio_rules;
 mod tools;
 mod validate;
 
