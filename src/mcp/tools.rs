@@ -69,11 +69,15 @@ impl ToolDef {
                 .destructive(destructive)
                 .idempotent(true),
         };
-        let tool = Tool::new(name, description, JsonObject::new())
+        let mut tool = Tool::new(name, description, JsonObject::new())
             .with_title(title)
             .with_input_schema::<P>()
             .with_output_schema::<R>()
             .with_annotations(annotations);
+        tool.input_schema = Arc::new(portable(tool.input_schema.as_ref().clone()));
+        tool.output_schema = tool
+            .output_schema
+            .map(|schema| Arc::new(portable(schema.as_ref().clone())));
         let handler: Handler = Box::new(move |project, arguments| {
             let params: P = decode(name, arguments)?;
             let result = f(project, &params).map_err(|e| match e {
@@ -166,6 +170,38 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
     ]
 });
 
+/// `schema` with the `format` values schemars adds for Rust number types
+/// (`uint`, `int64`, `double`, ...) taken out, since JSON Schema does not
+/// define them and strict validators refuse them; an unsigned type says
+/// `minimum: 0` instead.
+pub fn portable(mut schema: JsonObject) -> JsonObject {
+    fn walk(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                let rust_format = map.get("format").and_then(|f| f.as_str()).filter(|f| {
+                    matches!(*f, "float" | "double")
+                        || f.strip_prefix("uint")
+                            .or_else(|| f.strip_prefix("int"))
+                            .is_some_and(|bits| {
+                                bits.is_empty() || bits.chars().all(|c| c.is_ascii_digit())
+                            })
+                });
+                if let Some(format) = rust_format.map(str::to_owned) {
+                    map.remove("format");
+                    if format.starts_with("uint") && !map.contains_key("minimum") {
+                        map.insert("minimum".into(), 0.into());
+                    }
+                }
+                map.values_mut().for_each(walk);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    schema.values_mut().for_each(walk);
+    schema
+}
+
 /// The tool named `name`, if this server has it.
 pub fn find(name: &str) -> Option<&'static ToolDef> {
     TOOLS.iter().find(|t| t.name == name)
@@ -253,6 +289,26 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.message.contains("files[0]"), "{}", err.message);
+    }
+
+    #[test]
+    fn portable_schemas_drop_rust_number_formats() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "n": {"type": "integer", "format": "uint", "minimum": 0},
+            "m": {"type": ["integer", "null"], "format": "uint32"},
+            "i": {"type": "integer", "format": "int64"},
+            "f": {"type": "number", "format": "double"},
+            "d": {"type": "string", "format": "date-time"}}});
+        let out = serde_json::Value::Object(portable(schema.as_object().unwrap().clone()));
+        assert_eq!(
+            out["properties"],
+            serde_json::json!({
+                "n": {"type": "integer", "minimum": 0},
+                "m": {"type": ["integer", "null"], "minimum": 0},
+                "i": {"type": "integer"},
+                "f": {"type": "number"},
+                "d": {"type": "string", "format": "date-time"}})
+        );
     }
 
     #[test]
