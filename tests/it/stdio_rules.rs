@@ -62,26 +62,29 @@ fn ids_that_are_not_a_string_or_integer_get_invalid_request_with_a_null_id() {
 #[test]
 fn replies_in_flight_when_stdin_closes_are_written_whole_before_exit() {
     let repo = Repo::with_spec();
-    repo.append("src/a.rs", "fn b() {}\n");
+    for i in 0..300 {
+        repo.write(
+            &format!("src/m{i}.rs"),
+            format!("fn m{i}() {{}}\n").repeat(600),
+        );
+    }
+    let diff = json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"});
     for round in 0..3 {
         let mut server = Server::start(&repo.root);
-        raw(
-            &mut server,
-            &[
-                call(1, "list_affected_specs", json!({"base_branch": "main"})),
-                call(
-                    2,
-                    "get_spec_diff",
-                    json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"}),
-                ),
-            ],
-        );
+        let mut calls = Vec::new();
+        for id in 0..8 {
+            calls.push(call(id, "get_spec_diff", diff.clone()));
+        }
+        raw(&mut server, &calls);
         server.close_stdin();
-        let got = answers(&mut server, 2);
-        for id in [1, 2] {
+        let got = answers(&mut server, 8);
+        for id in 0..8 {
             let answer = by_id(&got, &json!(id));
-            assert!(
-                answer["result"]["structuredContent"].is_object(),
+            assert_eq!(
+                answer["result"]["structuredContent"]["files"]
+                    .as_array()
+                    .map(Vec::len),
+                Some(300),
                 "round {round}, id {id}: {answer}"
             );
         }
@@ -126,31 +129,31 @@ fn a_diff_asked_before_mark_reconciled_still_shows_the_file() {
     let mark = json!({"files": ["src/a.rs"]});
     for round in 0..5 {
         let base = round * 10;
-        // Read, then write: the read sees the file.
-        raw(
-            &mut server,
-            &[
-                call(base + 1, "get_spec_diff", diff.clone()),
-                call(base + 2, "mark_reconciled", mark.clone()),
-            ],
-        );
-        let got = answers(&mut server, 2);
-        let read = &by_id(&got, &json!(base + 1))["result"]["structuredContent"];
-        assert_eq!(read["files"], json!(["src/a.rs"]), "round {round}: {got:?}");
+        // Reads, then a write: every read sees the file.
+        let mut calls: Vec<Value> = (1..=4)
+            .map(|i| call(base + i, "get_spec_diff", diff.clone()))
+            .collect();
+        calls.push(call(base + 5, "mark_reconciled", mark.clone()));
+        raw(&mut server, &calls);
+        let got = answers(&mut server, 5);
+        for i in 1..=4 {
+            let read = &by_id(&got, &json!(base + i))["result"]["structuredContent"];
+            assert_eq!(read["files"], json!(["src/a.rs"]), "round {round}: {got:?}");
+        }
         // Write, then read: the read skips it.
         raw(
             &mut server,
             &[
-                call(base + 3, "clear_cache", json!({})),
-                call(base + 4, "mark_reconciled", mark.clone()),
-                call(base + 5, "get_spec_diff", diff.clone()),
+                call(base + 6, "clear_cache", json!({})),
+                call(base + 7, "mark_reconciled", mark.clone()),
+                call(base + 8, "get_spec_diff", diff.clone()),
             ],
         );
         let got = answers(&mut server, 3);
-        let read = &by_id(&got, &json!(base + 5))["result"]["structuredContent"];
+        let read = &by_id(&got, &json!(base + 8))["result"]["structuredContent"];
         assert_eq!(read["files"], json!([]), "round {round}: {got:?}");
         assert_eq!(read["skipped"], json!(["src/a.rs"]), "round {round}");
-        server.call_ok(base + 6, "clear_cache", json!({}));
+        server.call_ok(base + 9, "clear_cache", json!({}));
     }
     server.finish();
 }
