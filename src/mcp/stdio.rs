@@ -786,6 +786,86 @@ pub async fn read_bounded_line<R: AsyncBufRead + Unpin>(
 mod tests {
     use super::*;
 
+    fn error_code(verdict: &Verdict) -> Option<i64> {
+        match verdict {
+            Verdict::Reply(reply) => reply["error"]["code"].as_i64(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn classify_answers_what_rmcp_must_not_see() {
+        let mut state = State::default();
+        let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        assert!(matches!(classify(ping, &state), Verdict::Forward(..)));
+        let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        assert_eq!(error_code(&classify(list, &state)), Some(-32600));
+        state.initialized = true;
+        assert!(matches!(classify(list, &state), Verdict::Forward(..)));
+        // An id already in flight.
+        state.in_flight.insert(
+            key(&json!(2)),
+            Pending {
+                tool_call: false,
+                batch: None,
+                initialize: false,
+                forwarded: true,
+            },
+        );
+        assert_eq!(error_code(&classify(list, &state)), Some(-32600));
+        // `"2"` is another id than `2`.
+        let list_s = br#"{"jsonrpc":"2.0","id":"2","method":"tools/list"}"#;
+        assert!(matches!(classify(list_s, &state), Verdict::Forward(..)));
+        // Batches only where negotiated; an empty one never.
+        let batch = br#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#;
+        assert_eq!(error_code(&classify(batch, &state)), Some(-32600));
+        state.batches_allowed = true;
+        assert!(matches!(classify(batch, &state), Verdict::Batch(items) if items.len() == 1));
+        assert_eq!(error_code(&classify(b"[]", &state)), Some(-32600));
+        assert_eq!(error_code(&classify(b"\xff", &state)), Some(-32700));
+        assert!(matches!(classify(b"  ", &state), Verdict::Ignore));
+    }
+
+    #[test]
+    fn only_write_tools_are_ordered() {
+        let state = State {
+            initialized: true,
+            ..State::default()
+        };
+        let call = |tool: &str| {
+            let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": tool, "arguments": {}}})
+            .to_string();
+            match classify(line.as_bytes(), &state) {
+                Verdict::Forward(forward, _) => forward.write,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert!(call("mark_reconciled"));
+        assert!(call("clear_cache"));
+        assert!(!call("get_spec_diff"));
+        assert!(!call("no_such_tool"));
+    }
+
+    #[tokio::test]
+    async fn the_pump_never_writes_a_partial_line() {
+        let (out, mut read_out) = tokio::io::duplex(1 << 16);
+        let shared = Arc::new(Shared {
+            out: Mutex::new(out),
+            state: std::sync::Mutex::new(State::default()),
+            changed: Notify::new(),
+        });
+        let from_rmcp: &[u8] =
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"res";
+        pump_out(from_rmcp, shared.clone()).await.unwrap();
+        drop(shared);
+        let mut written = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut read_out, &mut written)
+            .await
+            .unwrap();
+        assert_eq!(written, b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n");
+    }
+
     #[tokio::test]
     async fn bounded_lines() {
         let input = b"short\r\n0123456789abc\nlast".to_vec();
