@@ -478,14 +478,22 @@ fn classify(line: &[u8], state: &State) -> Verdict {
 
 /// What one JSON message is.
 fn classify_value(value: Value, state: &State) -> Verdict {
-    let reply =
-        |id: &Value, code: i32, message: &str| Verdict::Reply(error(id.clone(), code, message));
     let Value::Object(object) = &value else {
-        return reply(
-            &Value::Null,
-            code::INVALID_REQUEST,
-            "invalid request: not a JSON-RPC object",
-        );
+        let message = "invalid request: not a JSON-RPC object";
+        return Verdict::Reply(error(Value::Null, code::INVALID_REQUEST, message));
+    };
+    match envelope(object) {
+        Err(verdict) => verdict,
+        Ok((None, method)) => classify_notification(&value, method, state),
+        Ok((Some(id), method)) => classify_request(&value, id, method, state),
+    }
+}
+
+/// The `id` and `method` of a message, checked; or what to do instead (an
+/// error, or nothing for a client's response).
+fn envelope(object: &serde_json::Map<String, Value>) -> Result<(Option<Value>, &str), Verdict> {
+    let reply = |id: &Value, code: i32, message: &str| {
+        Err(Verdict::Reply(error(id.clone(), code, message)))
     };
     // An id that is present must be a string or an integer.
     let id = match object.get("id") {
@@ -505,7 +513,7 @@ fn classify_value(value: Value, state: &State) -> Verdict {
         // from the client is left unanswered, so two peers never trade
         // errors about each other's errors.
         if is_response {
-            return Verdict::Ignore;
+            return Err(Verdict::Ignore);
         }
         return reply(
             &reply_id,
@@ -526,7 +534,7 @@ fn classify_value(value: Value, state: &State) -> Verdict {
         // requests, which this server never sends. Anything else is invalid.
         None if id.is_some() && is_response => {
             tracing::debug!("ignoring a response from the client");
-            return Verdict::Ignore;
+            return Err(Verdict::Ignore);
         }
         None => {
             return reply(
@@ -536,31 +544,41 @@ fn classify_value(value: Value, state: &State) -> Verdict {
             );
         }
     };
+    Ok((id, method))
+}
+
+/// A notification: forwarded when rmcp decodes it and the session exists,
+/// else dropped; never answered.
+fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict {
     let known = surface::method(method);
-    let Some(id) = id else {
-        // Notifications never get an answer; forward only what rmcp decodes,
-        // and nothing before the session exists.
-        let decodes = serde_json::from_value::<ClientJsonRpcMessage>(value.clone()).is_ok();
-        if decodes && known.is_some() && state.initialized {
-            let cancels = (method == "notifications/cancelled")
-                .then(|| {
-                    object
-                        .get("params")
-                        .and_then(|p| p.get("requestId"))
-                        .cloned()
-                })
-                .flatten();
-            let forward = Forward {
-                bytes: value.to_string().into_bytes(),
-                id: None,
-                write: false,
-                cancels,
-            };
-            return Verdict::Forward(forward, known.map(|m| m.name));
-        }
-        tracing::debug!("dropping notification `{method}`");
-        return Verdict::Ignore;
-    };
+    let decodes = serde_json::from_value::<ClientJsonRpcMessage>(value.clone()).is_ok();
+    if decodes && known.is_some() && state.initialized {
+        let cancels = (method == "notifications/cancelled")
+            .then(|| {
+                value
+                    .get("params")
+                    .and_then(|p| p.get("requestId"))
+                    .cloned()
+            })
+            .flatten();
+        let forward = Forward {
+            bytes: value.to_string().into_bytes(),
+            id: None,
+            write: false,
+            cancels,
+        };
+        return Verdict::Forward(forward, known.map(|m| m.name));
+    }
+    tracing::debug!("dropping notification `{method}`");
+    Verdict::Ignore
+}
+
+/// A request: answered here when its id is in flight, its method unknown,
+/// its params malformed or it comes before `initialize`; else forwarded.
+fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Verdict {
+    let reply =
+        |id: &Value, code: i32, message: &str| Verdict::Reply(error(id.clone(), code, message));
+    let known = surface::method(method);
     if state.in_flight.contains_key(&key(&id)) {
         let message = format!(
             "invalid request: request id {id} is already in flight; use a new id for each request"
@@ -586,7 +604,7 @@ fn classify_value(value: Value, state: &State) -> Verdict {
         Ok(ClientJsonRpcMessage::Request(request))
             if matches!(request.request, ClientRequest::CustomRequest(_)) =>
         {
-            let why = surface::params_error(method, object.get("params"))
+            let why = surface::params_error(method, value.get("params"))
                 .unwrap_or_else(|| "the params do not fit this method".into());
             let message = format!("invalid params for `{method}`: {why}");
             return reply(&id, code::INVALID_PARAMS, &message);
@@ -598,7 +616,7 @@ fn classify_value(value: Value, state: &State) -> Verdict {
         return reply(&id, code::INVALID_REQUEST, &message);
     }
     let write = method == "tools/call"
-        && object
+        && value
             .get("params")
             .and_then(|p| p.get("name"))
             .and_then(Value::as_str)
