@@ -483,18 +483,19 @@ fn classify_value(value: Value, state: &State) -> Verdict {
         return Verdict::Reply(error(Value::Null, code::INVALID_REQUEST, message));
     };
     match envelope(object) {
-        Err(verdict) => verdict,
+        Err(Some(reply)) => Verdict::Reply(reply),
+        Err(None) => Verdict::Ignore,
         Ok((None, method)) => classify_notification(&value, method, state),
         Ok((Some(id), method)) => classify_request(&value, id, method, state),
     }
 }
 
-/// The `id` and `method` of a message, checked; or what to do instead (an
-/// error, or nothing for a client's response).
-fn envelope(object: &serde_json::Map<String, Value>) -> Result<(Option<Value>, &str), Verdict> {
-    let reply = |id: &Value, code: i32, message: &str| {
-        Err(Verdict::Reply(error(id.clone(), code, message)))
-    };
+/// The `id` and `method` of a message, checked; or the error to answer
+/// instead (`None`: nothing to answer, a client's response).
+fn envelope(
+    object: &serde_json::Map<String, Value>,
+) -> Result<(Option<Value>, &str), Option<Value>> {
+    let reply = |id: &Value, code: i32, message: &str| Err(Some(error(id.clone(), code, message)));
     // An id that is present must be a string or an integer.
     let id = match object.get("id") {
         None => None,
@@ -513,7 +514,7 @@ fn envelope(object: &serde_json::Map<String, Value>) -> Result<(Option<Value>, &
         // from the client is left unanswered, so two peers never trade
         // errors about each other's errors.
         if is_response {
-            return Err(Verdict::Ignore);
+            return Err(None);
         }
         return reply(
             &reply_id,
@@ -534,7 +535,7 @@ fn envelope(object: &serde_json::Map<String, Value>) -> Result<(Option<Value>, &
         // requests, which this server never sends. Anything else is invalid.
         None if id.is_some() && is_response => {
             tracing::debug!("ignoring a response from the client");
-            return Err(Verdict::Ignore);
+            return Err(None);
         }
         None => {
             return reply(
