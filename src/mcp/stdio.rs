@@ -250,6 +250,23 @@ impl<W: AsyncWrite + Unpin> Shared<W> {
         }
     }
 
+    /// Forget request `id`, cancelled by the client: rmcp sends no answer
+    /// to it, so nothing waits for one (its batch may be complete now).
+    async fn forget(&self, id: &Value) -> std::io::Result<()> {
+        let done = {
+            let mut state = self.state();
+            state
+                .take(id)
+                .and_then(|p| p.batch)
+                .and_then(|b| state.finish_batch(b))
+        };
+        if let Some(line) = done {
+            self.write_line(line).await?;
+        }
+        self.changed.notify_waiters();
+        Ok(())
+    }
+
     /// Answer every forwarded request still in flight with an error.
     async fn fail_in_flight(&self, message: &str) -> std::io::Result<()> {
         let lines: Vec<Vec<u8>> = {
@@ -684,18 +701,7 @@ where
                 break;
             }
             if let Some(cancelled) = &forward.cancels {
-                // rmcp sends no answer to a cancelled request.
-                let done = {
-                    let mut state = shared.state();
-                    state
-                        .take(cancelled)
-                        .and_then(|p| p.batch)
-                        .and_then(|b| state.finish_batch(b))
-                };
-                if let Some(line) = done {
-                    shared.write_line(line).await?;
-                }
-                shared.changed.notify_waiters();
+                shared.forget(cancelled).await?;
             }
             if forward.write {
                 shared.wait_idle(is_tool_call, None).await;
