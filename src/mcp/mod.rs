@@ -5,6 +5,7 @@
 //! calls by asking those tables; [`server`] is the rmcp handler; [`tools`]
 //! dispatches over [`crate::review`].
 
+pub mod lines;
 pub mod server;
 pub mod stdio;
 pub mod surface;
