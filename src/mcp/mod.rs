@@ -1,11 +1,14 @@
 //! The MCP surface: an rmcp server on stdio serving the five tools.
 //!
-//! [`stdio`] frames lines and answers what rmcp would drop, [`server`] is the
-//! rmcp handler, [`tools`] declares and dispatches the tools over
-//! [`crate::review`].
+//! [`surface`] lists the methods and [`tools::TOOLS`] the tools, each declared
+//! once; [`stdio`] frames lines, answers what rmcp would drop and orders the
+//! calls by asking those tables; [`server`] is the rmcp handler; [`tools`]
+//! dispatches over [`crate::review`].
 
+pub mod lines;
 pub mod server;
 pub mod stdio;
+pub mod surface;
 pub mod tools;
 
 use std::path::PathBuf;

@@ -107,9 +107,19 @@ impl ServerHandler for NotaraiServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // Every tool fits one page, so no cursor is ever issued.
+        if let Some(cursor) = request.and_then(|r| r.cursor) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown cursor `{}`: tools/list never issues one; list without a cursor",
+                    cursor.escape_debug()
+                ),
+                None,
+            ));
+        }
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
     }
 

@@ -3,27 +3,47 @@
 //! rmcp's own stdio transport silently drops a line it cannot decode, and
 //! ends the session on some malformed messages. JSON-RPC 2.0 and the notarai
 //! contract want an answer instead, and the server must keep serving. So this
-//! module reads stdin itself, one bounded line at a time, answers what rmcp
-//! would not (`-32700` parse errors with `"id": null`, `-32600` invalid
-//! requests, `-32601` unknown methods, `-32602` malformed parameters, and
-//! requests sent before `initialize`), and hands rmcp only messages it can
-//! decode, through an in-memory pipe. Everything written to stdout, by rmcp or
-//! by this module, goes through one lock, one whole line at a time.
+//! module reads stdin itself, one bounded line at a time, [`classify`]es each
+//! line (answering here what rmcp would not: `-32700` parse errors with
+//! `"id": null`, `-32600` invalid requests, `-32601` unknown methods, `-32602`
+//! malformed parameters, requests before `initialize`, ids already in flight),
+//! and hands rmcp only messages it can decode, through an in-memory pipe.
+//!
+//! One [`Shared`] state answers everything: every line written to stdout, by
+//! rmcp or by this module, goes through its lock whole (a partial line is
+//! never written), and it keeps the requests in flight, so that
+//! - a write tool (`mark_reconciled`, `clear_cache`) waits for the calls sent
+//!   before it and the calls sent after it wait for it: answers are as if run
+//!   in the order sent;
+//! - at the end of stdin, the requests in flight are answered before exit
+//!   (after [`SHUTDOWN_GRACE`], with an error);
+//! - under protocol `2025-03-26`, a JSON-RPC batch gets one array of answers.
 
+use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Mutex, mpsc};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{Mutex, Notify, mpsc};
 
+use super::lines::{Line, read_bounded_line};
 use super::server::NotaraiServer;
+use super::surface::{self, Kind};
+use super::tools::{self, Access};
 
 /// The longest message accepted on one line. A longer line is discarded as
 /// it streams in (memory stays bounded) and answered with an error.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
+
+/// How long requests in flight at the end of stdin may take before they are
+/// answered with an error and the server exits.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+/// The one protocol revision that has JSON-RPC batches.
+const BATCH_REVISION: &str = "2025-03-26";
 
 /// JSON-RPC error codes.
 pub mod code {
@@ -35,37 +55,289 @@ pub mod code {
     pub const METHOD_NOT_FOUND: i32 = -32601;
     /// Missing or malformed parameters.
     pub const INVALID_PARAMS: i32 = -32602;
+    /// The server failed to answer.
+    pub const INTERNAL_ERROR: i32 = -32603;
 }
 
-/// Methods a client may send that this server understands.
-const KNOWN_METHODS: &[&str] = &[
-    "initialize",
-    "ping",
-    "tools/list",
-    "tools/call",
-    "notifications/initialized",
-    "notifications/cancelled",
-    "notifications/progress",
-    "notifications/roots/list_changed",
-];
+/// A JSON-RPC error answer.
+fn error(id: Value, code: i32, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
 
-type SharedOut<W> = Arc<Mutex<W>>;
+/// The key of a request id in the in-flight table (`1` and `"1"` differ).
+fn key(id: &Value) -> String {
+    id.to_string()
+}
 
-/// Serve `server` on `input`/`output` until `input` ends.
+/// A request forwarded to rmcp and not answered yet.
+#[derive(Debug)]
+struct Pending {
+    /// A `tools/call` (ordered against write tools).
+    tool_call: bool,
+    /// The batch its answer belongs in.
+    batch: Option<u64>,
+    /// `initialize`: its answer names the negotiated revision.
+    initialize: bool,
+    /// Handed to rmcp (not only queued).
+    forwarded: bool,
+}
+
+/// The answers of one batch, collected until the last one is in.
+#[derive(Debug, Default)]
+struct Batch {
+    /// Still being read: more requests may join.
+    open: bool,
+    /// Requests forwarded and not answered yet.
+    waiting: usize,
+    answers: Vec<Value>,
+}
+
+/// What the reader, the forwarder and the output pump share.
+#[derive(Debug, Default)]
+struct State {
+    initialized: bool,
+    /// The negotiated revision allows batches.
+    batches_allowed: bool,
+    in_flight: HashMap<String, Pending>,
+    batches: HashMap<u64, Batch>,
+    next_batch: u64,
+}
+
+impl State {
+    /// The answer `value` for a request of `batch`: the line to write now,
+    /// if any (a batch is written once its last answer is in).
+    fn settle(
+        &mut self,
+        batch: Option<u64>,
+        value: Value,
+        raw: Option<Vec<u8>>,
+    ) -> Option<Vec<u8>> {
+        match batch {
+            None => Some(raw.unwrap_or_else(|| value.to_string().into_bytes())),
+            Some(b) => {
+                let entry = self.batches.entry(b).or_default();
+                entry.answers.push(value);
+                self.finish_batch(b)
+            }
+        }
+    }
+
+    /// The batch's array line when it is complete (nothing for a batch of
+    /// notifications only).
+    fn finish_batch(&mut self, b: u64) -> Option<Vec<u8>> {
+        let entry = self.batches.get(&b)?;
+        if entry.open || entry.waiting > 0 {
+            return None;
+        }
+        let entry = self.batches.remove(&b)?;
+        (!entry.answers.is_empty()).then(|| Value::Array(entry.answers).to_string().into_bytes())
+    }
+
+    /// Forget request `id` (answered, cancelled or failed); its batch, if any.
+    fn take(&mut self, id: &Value) -> Option<Pending> {
+        let pending = self.in_flight.remove(&key(id))?;
+        if let Some(b) = pending.batch
+            && let Some(batch) = self.batches.get_mut(&b)
+        {
+            batch.waiting -= 1;
+        }
+        Some(pending)
+    }
+}
+
+/// The output and the state, behind their locks.
+struct Shared<W> {
+    out: Mutex<W>,
+    state: std::sync::Mutex<State>,
+    changed: Notify,
+}
+
+impl<W: AsyncWrite + Unpin> Shared<W> {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Write one whole line (a newline is added) and flush.
+    async fn write_line(&self, mut line: Vec<u8>) -> std::io::Result<()> {
+        line.push(b'\n');
+        let mut out = self.out.lock().await;
+        out.write_all(&line).await?;
+        out.flush().await
+    }
+
+    /// Answer with `reply` here, alone or as part of `batch`.
+    async fn reply(&self, batch: Option<u64>, reply: Value) -> std::io::Result<()> {
+        let line = self.state().settle(batch, reply, None);
+        match line {
+            Some(line) => self.write_line(line).await,
+            None => Ok(()),
+        }
+    }
+
+    /// An answer from rmcp: written as is, into its batch, or dropped when
+    /// its request was already answered (cancelled, or failed at shutdown).
+    async fn deliver(&self, line: Vec<u8>) -> std::io::Result<()> {
+        #[derive(serde::Deserialize)]
+        struct Head {
+            id: Option<Value>,
+        }
+        let id = serde_json::from_slice::<Head>(&line)
+            .ok()
+            .and_then(|h| h.id);
+        let mut out = self.out.lock().await;
+        let to_write = {
+            let mut state = self.state();
+            match id {
+                None => Some(line),
+                Some(id) => match state.take(&id) {
+                    None => {
+                        tracing::debug!("dropping an answer to {id}, no longer in flight");
+                        None
+                    }
+                    Some(pending) => {
+                        let value = if pending.initialize || pending.batch.is_some() {
+                            serde_json::from_slice::<Value>(&line).unwrap_or(Value::Null)
+                        } else {
+                            Value::Null
+                        };
+                        if pending.initialize {
+                            state.batches_allowed =
+                                value["result"]["protocolVersion"] == json!(BATCH_REVISION);
+                        }
+                        state.settle(pending.batch, value, Some(line))
+                    }
+                },
+            }
+        };
+        let result = match to_write {
+            Some(mut line) => {
+                line.push(b'\n');
+                match out.write_all(&line).await {
+                    Ok(()) => out.flush().await,
+                    Err(e) => Err(e),
+                }
+            }
+            None => Ok(()),
+        };
+        drop(out);
+        self.changed.notify_waiters();
+        result
+    }
+
+    /// Wait until no forwarded request matching `which` is in flight, or
+    /// `limit` passed; whether it became idle.
+    async fn wait_idle(&self, which: fn(&Pending) -> bool, limit: Option<Duration>) -> bool {
+        let deadline = limit.map(|l| tokio::time::Instant::now() + l);
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if !self
+                .state()
+                .in_flight
+                .values()
+                .any(|p| p.forwarded && which(p))
+            {
+                return true;
+            }
+            match deadline {
+                Some(deadline) => {
+                    if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                        return false;
+                    }
+                }
+                None => notified.await,
+            }
+        }
+    }
+
+    /// Forget request `id`, cancelled by the client: rmcp sends no answer
+    /// to it, so nothing waits for one (its batch may be complete now).
+    async fn forget(&self, id: &Value) -> std::io::Result<()> {
+        let done = {
+            let mut state = self.state();
+            state
+                .take(id)
+                .and_then(|p| p.batch)
+                .and_then(|b| state.finish_batch(b))
+        };
+        if let Some(line) = done {
+            self.write_line(line).await?;
+        }
+        self.changed.notify_waiters();
+        Ok(())
+    }
+
+    /// Answer every forwarded request still in flight with an error.
+    async fn fail_in_flight(&self, message: &str) -> std::io::Result<()> {
+        let lines: Vec<Vec<u8>> = {
+            let mut state = self.state();
+            let ids: Vec<String> = state
+                .in_flight
+                .iter()
+                .filter(|(_, p)| p.forwarded)
+                .map(|(k, _)| k.clone())
+                .collect();
+            ids.iter()
+                .filter_map(|k| {
+                    let id: Value = serde_json::from_str(k).ok()?;
+                    let pending = state.take(&id)?;
+                    state.settle(
+                        pending.batch,
+                        error(id, code::INTERNAL_ERROR, message),
+                        None,
+                    )
+                })
+                .collect()
+        };
+        for line in lines {
+            self.write_line(line).await?;
+        }
+        self.changed.notify_waiters();
+        Ok(())
+    }
+}
+
+/// A message for rmcp, in the order read.
+#[derive(Debug)]
+struct Forward {
+    bytes: Vec<u8>,
+    /// Its request id, if a request.
+    id: Option<Value>,
+    /// A call of a write tool: ordered against every other tool call.
+    write: bool,
+    /// The request id a `notifications/cancelled` cancels.
+    cancels: Option<Value>,
+}
+
+/// What one message is, and what to do with it.
+#[derive(Debug)]
+enum Verdict {
+    /// Nothing to answer (a blank line, a client's response, a notification
+    /// that cannot be served).
+    Ignore,
+    /// Answer here with this error.
+    Reply(Value),
+    /// Hand it to rmcp.
+    Forward(Forward, Option<&'static str>),
+    /// A JSON-RPC batch of these messages.
+    Batch(Vec<Value>),
+}
+
+/// Serve `server` on `input`/`output` until `input` ends and every request
+/// read is answered.
 pub async fn serve<R, W>(server: NotaraiServer, input: R, output: W) -> anyhow::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let out: SharedOut<W> = Arc::new(Mutex::new(output));
-    let (lines_tx, lines_rx) = mpsc::channel::<Vec<u8>>(64);
-    let initialized = Arc::new(AtomicBool::new(false));
-    let sessions = tokio::spawn(run_sessions(
-        server,
-        lines_rx,
-        out.clone(),
-        initialized.clone(),
-    ));
+    let shared = Arc::new(Shared {
+        out: Mutex::new(output),
+        state: std::sync::Mutex::new(State::default()),
+        changed: Notify::new(),
+    });
+    let (lines_tx, lines_rx) = mpsc::channel::<Forward>(64);
+    let sessions = tokio::spawn(run_sessions(server, lines_rx, shared.clone()));
     let mut reader = BufReader::with_capacity(64 * 1024, input);
     let mut line = Vec::new();
     loop {
@@ -75,12 +347,12 @@ where
                 tracing::warn!("discarded a message longer than {MAX_LINE} bytes");
                 let message =
                     format!("message longer than {MAX_LINE} bytes; send smaller requests");
-                write_error(&out, Value::Null, code::INVALID_REQUEST, &message).await?;
+                shared
+                    .reply(None, error(Value::Null, code::INVALID_REQUEST, &message))
+                    .await?;
             }
             Ok(Line::Complete) => {
-                if let Some(forward) = screen(&line, &out, &initialized).await?
-                    && lines_tx.send(forward).await.is_err()
-                {
+                if !handle_line(&line, &shared, &lines_tx).await? {
                     break;
                 }
             }
@@ -92,152 +364,258 @@ where
     }
     drop(lines_tx);
     sessions.await??;
-    let mut out = out.lock().await;
+    let mut out = shared.out.lock().await;
     out.flush().await?;
     Ok(())
 }
 
-/// Check one line; answer it here when rmcp should not see it, else return
-/// the bytes to forward.
-async fn screen<W: AsyncWrite + Unpin>(
+/// Classify one line and act on it: answer here, or forward to rmcp.
+/// `false` when rmcp is gone.
+async fn handle_line<W: AsyncWrite + Unpin>(
     line: &[u8],
-    out: &SharedOut<W>,
-    initialized: &AtomicBool,
-) -> std::io::Result<Option<Vec<u8>>> {
-    let text = match std::str::from_utf8(line) {
-        Ok(text) => text.trim(),
-        Err(_) => {
-            write_error(
-                out,
-                Value::Null,
-                code::PARSE_ERROR,
-                "parse error: the message is not valid UTF-8",
-            )
-            .await?;
-            return Ok(None);
-        }
+    shared: &Shared<W>,
+    lines_tx: &mpsc::Sender<Forward>,
+) -> std::io::Result<bool> {
+    let verdict = classify(line, &shared.state());
+    let Verdict::Batch(items) = verdict else {
+        return act(verdict, None, shared, lines_tx).await;
     };
+    let b = {
+        let mut state = shared.state();
+        state.next_batch += 1;
+        let b = state.next_batch;
+        let open = Batch {
+            open: true,
+            ..Batch::default()
+        };
+        state.batches.insert(b, open);
+        b
+    };
+    for item in items {
+        let verdict = match item {
+            Value::Array(_) => Verdict::Reply(error(
+                Value::Null,
+                code::INVALID_REQUEST,
+                "invalid request: a batch inside a batch",
+            )),
+            item => classify_value(item, &shared.state()),
+        };
+        if !act(verdict, Some(b), shared, lines_tx).await? {
+            return Ok(false);
+        }
+    }
+    let done = {
+        let mut state = shared.state();
+        if let Some(entry) = state.batches.get_mut(&b) {
+            entry.open = false;
+        }
+        state.finish_batch(b)
+    };
+    if let Some(line) = done {
+        shared.write_line(line).await?;
+    }
+    Ok(true)
+}
+
+/// Carry out one verdict, alone or as part of `batch`.
+async fn act<W: AsyncWrite + Unpin>(
+    verdict: Verdict,
+    batch: Option<u64>,
+    shared: &Shared<W>,
+    lines_tx: &mpsc::Sender<Forward>,
+) -> std::io::Result<bool> {
+    match verdict {
+        Verdict::Ignore => Ok(true),
+        Verdict::Reply(reply) => shared.reply(batch, reply).await.map(|()| true),
+        Verdict::Batch(_) => unreachable!("batches are unpacked by handle_line"),
+        Verdict::Forward(forward, method) => {
+            admit(&mut shared.state(), &forward, method, batch);
+            Ok(lines_tx.send(forward).await.is_ok())
+        }
+    }
+}
+
+/// Record a message about to be forwarded: a request in flight (in its
+/// batch), the session started by `initialize`.
+fn admit(state: &mut State, forward: &Forward, method: Option<&str>, batch: Option<u64>) {
+    if method == Some("initialize") {
+        state.initialized = true;
+    }
+    if let Some(id) = &forward.id {
+        let pending = Pending {
+            tool_call: method == Some("tools/call"),
+            batch,
+            initialize: method == Some("initialize"),
+            forwarded: false,
+        };
+        state.in_flight.insert(key(id), pending);
+        if let Some(b) = batch
+            && let Some(entry) = state.batches.get_mut(&b)
+        {
+            entry.waiting += 1;
+        }
+    }
+}
+
+/// What one line is: parsed, and a batch only where the negotiated revision
+/// has them.
+fn classify(line: &[u8], state: &State) -> Verdict {
+    let Ok(text) = std::str::from_utf8(line) else {
+        let message = "parse error: the message is not valid UTF-8";
+        return Verdict::Reply(error(Value::Null, code::PARSE_ERROR, message));
+    };
+    let text = text.trim();
     if text.is_empty() {
-        return Ok(None);
+        return Verdict::Ignore;
     }
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
         Err(e) => {
-            write_error(
-                out,
-                Value::Null,
-                code::PARSE_ERROR,
-                &format!("parse error: {e}"),
-            )
-            .await?;
-            return Ok(None);
+            let message = format!("parse error: {e}");
+            return Verdict::Reply(error(Value::Null, code::PARSE_ERROR, &message));
         }
     };
-    let Value::Object(object) = &value else {
-        let what = if value.is_array() {
-            "batches (JSON arrays) are not supported"
-        } else {
-            "not a JSON-RPC object"
-        };
-        write_error(
-            out,
+    match value {
+        Value::Array(items) if items.is_empty() => Verdict::Reply(error(
             Value::Null,
             code::INVALID_REQUEST,
-            &format!("invalid request: {what}"),
-        )
-        .await?;
-        return Ok(None);
+            "invalid request: an empty batch",
+        )),
+        Value::Array(items) if state.batches_allowed => Verdict::Batch(items),
+        Value::Array(_) => Verdict::Reply(error(
+            Value::Null,
+            code::INVALID_REQUEST,
+            &format!(
+                "invalid request: batches (JSON arrays) are only supported under protocol \
+                 {BATCH_REVISION}; send one message per line"
+            ),
+        )),
+        value => classify_value(value, state),
+    }
+}
+
+/// What one JSON message is.
+fn classify_value(value: Value, state: &State) -> Verdict {
+    let Value::Object(object) = &value else {
+        let message = "invalid request: not a JSON-RPC object";
+        return Verdict::Reply(error(Value::Null, code::INVALID_REQUEST, message));
     };
+    match envelope(object) {
+        Err(Some(reply)) => Verdict::Reply(reply),
+        Err(None) => Verdict::Ignore,
+        Ok((None, method)) => classify_notification(&value, method, state),
+        Ok((Some(id), method)) => classify_request(&value, id, method, state),
+    }
+}
+
+/// The `id` and `method` of a message, checked; or the error to answer
+/// instead (`None`: nothing to answer, a client's response).
+fn envelope(
+    object: &serde_json::Map<String, Value>,
+) -> Result<(Option<Value>, &str), Option<Value>> {
+    let reply = |id: &Value, code: i32, message: &str| Err(Some(error(id.clone(), code, message)));
     // An id that is present must be a string or an integer.
     let id = match object.get("id") {
         None => None,
         Some(id @ Value::String(_)) => Some(id.clone()),
         Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => Some(id.clone()),
         Some(_) => {
-            write_error(
-                out,
-                Value::Null,
-                code::INVALID_REQUEST,
-                "invalid request: `id` must be a string or an integer",
-            )
-            .await?;
-            return Ok(None);
+            let message = "invalid request: `id` must be a string or an integer";
+            return reply(&Value::Null, code::INVALID_REQUEST, message);
         }
     };
     let reply_id = id.clone().unwrap_or(Value::Null);
+    let is_response = object.contains_key("result") || object.contains_key("error");
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         // JSON-RPC 2.0 answers every invalid request, `{}` included, with
         // `-32600`; only what looks like a response (`result` or `error`)
         // from the client is left unanswered, so two peers never trade
         // errors about each other's errors.
-        let is_response = object.contains_key("result") || object.contains_key("error");
-        if !is_response {
-            write_error(
-                out,
-                reply_id,
-                code::INVALID_REQUEST,
-                "invalid request: `jsonrpc` must be \"2.0\"",
-            )
-            .await?;
+        if is_response {
+            return Err(None);
         }
-        return Ok(None);
+        return reply(
+            &reply_id,
+            code::INVALID_REQUEST,
+            "invalid request: `jsonrpc` must be \"2.0\"",
+        );
     }
     let method = match object.get("method") {
-        Some(Value::String(m)) => Some(m.as_str()),
+        Some(Value::String(m)) => m.as_str(),
         Some(_) => {
-            write_error(
-                out,
-                reply_id,
+            return reply(
+                &reply_id,
                 code::INVALID_REQUEST,
                 "invalid request: `method` must be a string",
-            )
-            .await?;
-            return Ok(None);
+            );
         }
-        None => None,
-    };
-    let Some(method) = method else {
         // A response from the client: rmcp only wants those for its own
         // requests, which this server never sends. Anything else is invalid.
-        if id.is_some() && (object.contains_key("result") || object.contains_key("error")) {
+        None if id.is_some() && is_response => {
             tracing::debug!("ignoring a response from the client");
-        } else {
-            write_error(
-                out,
-                reply_id,
+            return Err(None);
+        }
+        None => {
+            return reply(
+                &reply_id,
                 code::INVALID_REQUEST,
                 "invalid request: no `method`",
-            )
-            .await?;
+            );
         }
-        return Ok(None);
     };
-    let is_request = id.is_some();
-    if !is_request {
-        // Notifications never get an answer; forward only what rmcp decodes,
-        // and nothing before the session exists.
-        let decodes = serde_json::from_value::<ClientJsonRpcMessage>(value.clone()).is_ok();
-        if decodes && initialized.load(Ordering::SeqCst) {
-            return Ok(Some(line.to_vec()));
-        }
-        tracing::debug!("dropping notification `{method}`");
-        return Ok(None);
+    Ok((id, method))
+}
+
+/// A notification: forwarded when rmcp decodes it and the session exists,
+/// else dropped; never answered.
+fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict {
+    let known = surface::method(method);
+    let decodes = serde_json::from_value::<ClientJsonRpcMessage>(value.clone()).is_ok();
+    if decodes && known.is_some() && state.initialized {
+        let cancels = (method == "notifications/cancelled")
+            .then(|| {
+                value
+                    .get("params")
+                    .and_then(|p| p.get("requestId"))
+                    .cloned()
+            })
+            .flatten();
+        let forward = Forward {
+            bytes: value.to_string().into_bytes(),
+            id: None,
+            write: false,
+            cancels,
+        };
+        return Verdict::Forward(forward, known.map(|m| m.name));
     }
-    if !KNOWN_METHODS.contains(&method) {
+    tracing::debug!("dropping notification `{method}`");
+    Verdict::Ignore
+}
+
+/// A request: answered here when its id is in flight, its method unknown,
+/// its params malformed or it comes before `initialize`; else forwarded.
+fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Verdict {
+    let reply =
+        |id: &Value, code: i32, message: &str| Verdict::Reply(error(id.clone(), code, message));
+    let known = surface::method(method);
+    if state.in_flight.contains_key(&key(&id)) {
+        let message = format!(
+            "invalid request: request id {id} is already in flight; use a new id for each request"
+        );
+        return reply(&id, code::INVALID_REQUEST, &message);
+    }
+    let Some(known) = known else {
         let message = format!("method not found: `{}`", method.escape_debug());
-        write_error(out, reply_id, code::METHOD_NOT_FOUND, &message).await?;
-        return Ok(None);
-    }
-    if method.starts_with("notifications/") {
+        return reply(&id, code::METHOD_NOT_FOUND, &message);
+    };
+    if known.kind == Kind::Notification {
         let message = format!("`{method}` is a notification and must not carry an `id`");
-        write_error(out, reply_id, code::INVALID_REQUEST, &message).await?;
-        return Ok(None);
+        return reply(&id, code::INVALID_REQUEST, &message);
     }
     match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
         Err(e) => {
             let message = format!("invalid params for `{method}`: {e}");
-            write_error(out, reply_id, code::INVALID_PARAMS, &message).await?;
-            return Ok(None);
+            return reply(&id, code::INVALID_PARAMS, &message);
         }
         // rmcp reads a known method whose params do not fit its type as a
         // custom request, then answers `-32601` with the bare method name.
@@ -245,57 +623,49 @@ async fn screen<W: AsyncWrite + Unpin>(
         Ok(ClientJsonRpcMessage::Request(request))
             if matches!(request.request, ClientRequest::CustomRequest(_)) =>
         {
-            let why = params_error(method, object.get("params"))
+            let why = surface::params_error(method, value.get("params"))
                 .unwrap_or_else(|| "the params do not fit this method".into());
             let message = format!("invalid params for `{method}`: {why}");
-            write_error(out, reply_id, code::INVALID_PARAMS, &message).await?;
-            return Ok(None);
+            return reply(&id, code::INVALID_PARAMS, &message);
         }
         Ok(_) => {}
     }
-    if !initialized.load(Ordering::SeqCst) {
-        match method {
-            "initialize" => initialized.store(true, Ordering::SeqCst),
-            "ping" => {}
-            _ => {
-                let message = format!("`{method}` before `initialize`: send `initialize` first");
-                write_error(out, reply_id, code::INVALID_REQUEST, &message).await?;
-                return Ok(None);
-            }
-        }
+    if !state.initialized && !known.before_initialize {
+        let message = format!("`{method}` before `initialize`: send `initialize` first");
+        return reply(&id, code::INVALID_REQUEST, &message);
     }
-    Ok(Some(line.to_vec()))
+    let write = method == "tools/call"
+        && value
+            .get("params")
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .and_then(tools::find)
+            .is_some_and(|t| t.access != Access::ReadOnly);
+    let forward = Forward {
+        bytes: value.to_string().into_bytes(),
+        id: Some(id),
+        write,
+        cancels: None,
+    };
+    Verdict::Forward(forward, Some(known.name))
 }
 
-/// Why `params` do not decode as the params of `method`, for the methods
-/// whose params have a type in rmcp.
-fn params_error(method: &str, params: Option<&Value>) -> Option<String> {
-    use rmcp::model::{CallToolRequestParams, InitializeRequestParams, PaginatedRequestParams};
-    fn check<T: serde::de::DeserializeOwned>(params: Option<&Value>) -> Option<String> {
-        let params = params.cloned().unwrap_or(Value::Null);
-        serde_path_to_error::deserialize::<_, T>(params)
-            .err()
-            .map(|e| match e.path().to_string().as_str() {
-                "." => e.into_inner().to_string(),
-                path => format!("`{path}`: {}", e.into_inner()),
-            })
-    }
-    match method {
-        "initialize" => check::<InitializeRequestParams>(params),
-        "tools/call" => check::<CallToolRequestParams>(params),
-        "tools/list" => check::<Option<PaginatedRequestParams>>(params),
-        _ => None,
-    }
+fn is_tool_call(p: &Pending) -> bool {
+    p.tool_call
 }
 
-/// Run rmcp sessions over in-memory pipes, feeding them the screened lines,
-/// until the line channel closes. A session that ends early (it should not)
-/// is replaced by a fresh one, so the server keeps serving.
+fn any_request(_: &Pending) -> bool {
+    true
+}
+
+/// Run rmcp sessions over in-memory pipes, feeding them the screened lines
+/// in order, until the line channel closes and the requests in flight are
+/// answered. A session that ends early (it should not) is replaced by a
+/// fresh one, so the server keeps serving.
 async fn run_sessions<W>(
     server: NotaraiServer,
-    mut lines: mpsc::Receiver<Vec<u8>>,
-    out: SharedOut<W>,
-    initialized: Arc<AtomicBool>,
+    mut lines: mpsc::Receiver<Forward>,
+    shared: Arc<Shared<W>>,
 ) -> anyhow::Result<()>
 where
     W: AsyncWrite + Unpin + Send + 'static,
@@ -303,7 +673,7 @@ where
     loop {
         let (mut to_rmcp, rmcp_in) = tokio::io::duplex(1 << 20);
         let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 20);
-        let pump = tokio::spawn(pump_out(from_rmcp, out.clone()));
+        let pump = tokio::spawn(pump_out(from_rmcp, shared.clone()));
         let service = server.clone();
         let session = tokio::spawn(async move {
             match service.serve((rmcp_in, rmcp_out)).await {
@@ -314,17 +684,39 @@ where
             }
         });
         let mut input_closed = true;
-        while let Some(mut line) = lines.recv().await {
+        while let Some(forward) = lines.recv().await {
+            // A write tool runs alone: after every tool call before it, and
+            // before every tool call after it.
+            if forward.write {
+                shared.wait_idle(is_tool_call, None).await;
+            }
+            if let Some(id) = &forward.id
+                && let Some(pending) = shared.state().in_flight.get_mut(&key(id))
+            {
+                pending.forwarded = true;
+            }
+            let mut line = forward.bytes;
             line.push(b'\n');
-            if to_rmcp.write_all(&line).await.is_err() {
+            if to_rmcp.write_all(&line).await.is_err() || session.is_finished() {
                 input_closed = false;
                 break;
             }
-            if session.is_finished() {
-                input_closed = false;
-                break;
+            if let Some(cancelled) = &forward.cancels {
+                shared.forget(cancelled).await?;
+            }
+            if forward.write {
+                shared.wait_idle(is_tool_call, None).await;
             }
         }
+        if input_closed && !shared.wait_idle(any_request, Some(SHUTDOWN_GRACE)).await {
+            tracing::warn!(
+                "requests still running {}s after stdin closed; answering them with an error",
+                SHUTDOWN_GRACE.as_secs()
+            );
+        }
+        shared
+            .fail_in_flight("the server stopped before this request was answered (stdin closed)")
+            .await?;
         drop(to_rmcp);
         let _ = session.await;
         let _ = pump.await;
@@ -332,102 +724,28 @@ where
             return Ok(());
         }
         tracing::warn!("restarting the MCP session");
-        initialized.store(false, Ordering::SeqCst);
+        shared.state().initialized = false;
     }
 }
 
-/// Copy rmcp's output to stdout, one whole line under the lock at a time.
-async fn pump_out<R, W>(from_rmcp: R, out: SharedOut<W>) -> std::io::Result<()>
+/// Copy rmcp's output to stdout, one whole line at a time; a last line
+/// without its newline is incomplete and is dropped, never written.
+async fn pump_out<R, W>(from_rmcp: R, shared: Arc<Shared<W>>) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
     let mut reader = BufReader::new(from_rmcp);
-    let mut line = Vec::new();
     loop {
-        line.clear();
+        let mut line = Vec::new();
         if reader.read_until(b'\n', &mut line).await? == 0 {
             return Ok(());
         }
-        if !line.ends_with(b"\n") {
-            line.push(b'\n');
+        if line.pop() != Some(b'\n') {
+            tracing::warn!("dropping an incomplete message from the MCP session");
+            return Ok(());
         }
-        let mut out = out.lock().await;
-        out.write_all(&line).await?;
-        out.flush().await?;
-    }
-}
-
-async fn write_error<W: AsyncWrite + Unpin>(
-    out: &SharedOut<W>,
-    id: Value,
-    code: i32,
-    message: &str,
-) -> std::io::Result<()> {
-    let mut line = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-        .to_string();
-    line.push('\n');
-    let mut out = out.lock().await;
-    out.write_all(line.as_bytes()).await?;
-    out.flush().await
-}
-
-/// What [`read_bounded_line`] found.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Line {
-    /// A line (without its newline) is in the buffer.
-    Complete,
-    /// The line was longer than the limit and was discarded up to its newline.
-    TooLong,
-    /// The input ended.
-    Eof,
-}
-
-/// Read one `\n`-terminated line into `buf` (cleared first), never holding
-/// more than `max` bytes of it. A last line without a newline still counts.
-pub async fn read_bounded_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<Line> {
-    buf.clear();
-    let mut too_long = false;
-    let mut read_any = false;
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(match (read_any, too_long) {
-                (false, _) => Line::Eof,
-                (true, true) => Line::TooLong,
-                (true, false) => Line::Complete,
-            });
-        }
-        read_any = true;
-        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], Some(i + 1)),
-            None => (available, None),
-        };
-        if !too_long {
-            if buf.len() + chunk.len() > max {
-                too_long = true;
-                buf.clear();
-                buf.shrink_to(64 * 1024);
-            } else {
-                buf.extend_from_slice(chunk);
-            }
-        }
-        let consumed = done.unwrap_or(available.len());
-        reader.consume(consumed);
-        if done.is_some() {
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
-            return Ok(if too_long {
-                Line::TooLong
-            } else {
-                Line::Complete
-            });
-        }
+        shared.deliver(line).await?;
     }
 }
 
@@ -435,28 +753,83 @@ pub async fn read_bounded_line<R: AsyncBufRead + Unpin>(
 mod tests {
     use super::*;
 
+    fn error_code(verdict: &Verdict) -> Option<i64> {
+        match verdict {
+            Verdict::Reply(reply) => reply["error"]["code"].as_i64(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn classify_answers_what_rmcp_must_not_see() {
+        let mut state = State::default();
+        let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        assert!(matches!(classify(ping, &state), Verdict::Forward(..)));
+        let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        assert_eq!(error_code(&classify(list, &state)), Some(-32600));
+        state.initialized = true;
+        assert!(matches!(classify(list, &state), Verdict::Forward(..)));
+        // An id already in flight.
+        state.in_flight.insert(
+            key(&json!(2)),
+            Pending {
+                tool_call: false,
+                batch: None,
+                initialize: false,
+                forwarded: true,
+            },
+        );
+        assert_eq!(error_code(&classify(list, &state)), Some(-32600));
+        // `"2"` is another id than `2`.
+        let list_s = br#"{"jsonrpc":"2.0","id":"2","method":"tools/list"}"#;
+        assert!(matches!(classify(list_s, &state), Verdict::Forward(..)));
+        // Batches only where negotiated; an empty one never.
+        let batch = br#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#;
+        assert_eq!(error_code(&classify(batch, &state)), Some(-32600));
+        state.batches_allowed = true;
+        assert!(matches!(classify(batch, &state), Verdict::Batch(items) if items.len() == 1));
+        assert_eq!(error_code(&classify(b"[]", &state)), Some(-32600));
+        assert_eq!(error_code(&classify(b"\xff", &state)), Some(-32700));
+        assert!(matches!(classify(b"  ", &state), Verdict::Ignore));
+    }
+
+    #[test]
+    fn only_write_tools_are_ordered() {
+        let state = State {
+            initialized: true,
+            ..State::default()
+        };
+        let call = |tool: &str| {
+            let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": tool, "arguments": {}}})
+            .to_string();
+            match classify(line.as_bytes(), &state) {
+                Verdict::Forward(forward, _) => forward.write,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert!(call("mark_reconciled"));
+        assert!(call("clear_cache"));
+        assert!(!call("get_spec_diff"));
+        assert!(!call("no_such_tool"));
+    }
+
     #[tokio::test]
-    async fn bounded_lines() {
-        let input = b"short\r\n0123456789abc\nlast".to_vec();
-        let mut reader = BufReader::with_capacity(4, &input[..]);
-        let mut buf = Vec::new();
-        assert_eq!(
-            read_bounded_line(&mut reader, &mut buf, 10).await.unwrap(),
-            Line::Complete
-        );
-        assert_eq!(buf, b"short");
-        assert_eq!(
-            read_bounded_line(&mut reader, &mut buf, 10).await.unwrap(),
-            Line::TooLong
-        );
-        assert_eq!(
-            read_bounded_line(&mut reader, &mut buf, 10).await.unwrap(),
-            Line::Complete
-        );
-        assert_eq!(buf, b"last");
-        assert_eq!(
-            read_bounded_line(&mut reader, &mut buf, 10).await.unwrap(),
-            Line::Eof
-        );
+    async fn the_pump_never_writes_a_partial_line() {
+        let (out, mut read_out) = tokio::io::duplex(1 << 16);
+        let shared = Arc::new(Shared {
+            out: Mutex::new(out),
+            state: std::sync::Mutex::new(State::default()),
+            changed: Notify::new(),
+        });
+        let from_rmcp: &[u8] =
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"res";
+        pump_out(from_rmcp, shared.clone()).await.unwrap();
+        drop(shared);
+        let mut written = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut read_out, &mut written)
+            .await
+            .unwrap();
+        assert_eq!(written, b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n");
     }
 }

@@ -6,7 +6,7 @@
 //! the domain function on the blocking pool, encode the typed result as both
 //! `structuredContent` and a text block.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
@@ -21,19 +21,100 @@ use crate::review::{self, ReviewError};
 #[derive(Debug, Clone, serde::Deserialize, JsonSchema)]
 pub struct ClearCacheParams {}
 
-/// Names of the tools, in the order of a reconciliation pass.
-pub const TOOL_NAMES: [&str; 5] = [
-    "list_affected_specs",
-    "get_spec_diff",
-    "get_changed_artifacts",
-    "mark_reconciled",
-    "clear_cache",
-];
+/// Whether a tool only reads, or changes the reconciliation cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads only; calls may run side by side.
+    ReadOnly,
+    /// Writes the cache; serialized with the calls before and after it.
+    Write {
+        /// Whether it removes what earlier calls recorded.
+        destructive: bool,
+    },
+}
 
-/// The tool declarations served by `tools/list`.
-pub fn tools() -> Vec<Tool> {
+/// A type-erased tool handler: decode the arguments, run, encode.
+type Handler = Box<
+    dyn Fn(&mut Project, Option<JsonObject>) -> Result<CallToolResult, ErrorData> + Send + Sync,
+>;
+
+/// One tool of the surface, declared once: its name, title, description,
+/// schemas (from the Rust types), access and handler.
+pub struct ToolDef {
+    /// The name clients call it by.
+    pub name: &'static str,
+    /// Whether it only reads.
+    pub access: Access,
+    tool: Tool,
+    handler: Handler,
+}
+
+impl ToolDef {
+    fn new<P, R>(
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        access: Access,
+        f: fn(&mut Project, &P) -> Result<R, ReviewError>,
+    ) -> ToolDef
+    where
+        P: JsonSchema + DeserializeOwned + 'static,
+        R: JsonSchema + Serialize + 'static,
+    {
+        let annotations = ToolAnnotations::with_title(title).open_world(false);
+        let annotations = match access {
+            Access::ReadOnly => annotations.read_only(true),
+            Access::Write { destructive } => annotations
+                .read_only(false)
+                .destructive(destructive)
+                .idempotent(true),
+        };
+        let mut tool = Tool::new(name, description, JsonObject::new())
+            .with_title(title)
+            .with_input_schema::<P>()
+            .with_output_schema::<R>()
+            .with_annotations(annotations);
+        tool.input_schema = Arc::new(portable(tool.input_schema.as_ref().clone()));
+        tool.output_schema = tool
+            .output_schema
+            .map(|schema| Arc::new(portable(schema.as_ref().clone())));
+        let handler: Handler = Box::new(move |project, arguments| {
+            let params: P = decode(name, arguments)?;
+            let result = f(project, &params).map_err(|e| match e {
+                ReviewError::InvalidParams(message) => ErrorData::invalid_params(message, None),
+                ReviewError::Internal(message) => ErrorData::internal_error(message, None),
+            })?;
+            let value = serde_json::to_value(result).map_err(|e| {
+                ErrorData::internal_error(format!("{name}: cannot encode the result: {e}"), None)
+            })?;
+            Ok(CallToolResult::structured(value))
+        });
+        ToolDef {
+            name,
+            access,
+            tool,
+            handler,
+        }
+    }
+
+    /// The declaration served by `tools/list`.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+}
+
+fn clear_cache(
+    project: &mut Project,
+    _: &ClearCacheParams,
+) -> Result<review::CacheCleared, ReviewError> {
+    review::clear_cache(project)
+}
+
+/// The tools, in the order of a reconciliation pass: the one table the
+/// declarations, the dispatch and the line framing all read.
+pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
     vec![
-        declare::<review::ListAffectedSpecsParams, review::AffectedSpecs>(
+        ToolDef::new(
             "list_affected_specs",
             "List affected specs",
             "Start of a reconciliation pass: which specs govern the files changed on this branch. \
@@ -42,11 +123,10 @@ pub fn tools() -> Vec<Tool> {
              its intent, behaviors, constraints, invariants and the `matched_files` that made it \
              affected) and `invalid_specs` (spec files that failed to load, with the error). Next, \
              call `get_spec_diff` for each affected spec.",
-            ToolAnnotations::with_title("List affected specs")
-                .read_only(true)
-                .open_world(false),
+            Access::ReadOnly,
+            review::list_affected_specs,
         ),
-        declare::<review::GetSpecDiffParams, review::SpecDiff>(
+        ToolDef::new(
             "get_spec_diff",
             "Diff of one spec's changed files",
             "The changes one spec must be checked against: the unified diff of the changed files it \
@@ -56,131 +136,114 @@ pub fn tools() -> Vec<Tool> {
              invariants, propose updates to spec, code or docs, and after the human approves, call \
              `mark_reconciled` with the files reviewed. Use `exclude_patterns` for lock files and \
              generated output.",
-            ToolAnnotations::with_title("Diff of one spec's changed files")
-                .read_only(true)
-                .open_world(false),
+            Access::ReadOnly,
+            review::get_spec_diff,
         ),
-        declare::<review::GetChangedArtifactsParams, review::ChangedArtifacts>(
+        ToolDef::new(
             "get_changed_artifacts",
             "Changed artifacts of a spec",
             "The files a spec governs (optionally of one category such as `docs`) that exist now and \
              differ from the last reconciliation, whatever the branch. On a cold cache every governed \
              file is listed. Use it to find docs and other artifacts that need a look.",
-            ToolAnnotations::with_title("Changed artifacts of a spec")
-                .read_only(true)
-                .open_world(false),
+            Access::ReadOnly,
+            review::get_changed_artifacts,
         ),
-        declare::<review::MarkReconciledParams, review::MarkReconciled>(
+        ToolDef::new(
             "mark_reconciled",
             "Mark files reconciled",
             "End of a reconciliation pass: record the current content (BLAKE3) of the files reviewed, \
              so later `get_spec_diff` calls skip them until they change again. Paths are relative to \
              the repository root; a path that no longer exists is remembered as reconciled while \
              deleted. Returns `updated` (files hashed) and `deleted`.",
-            ToolAnnotations::with_title("Mark files reconciled")
-                .read_only(false)
-                .destructive(false)
-                .idempotent(true)
-                .open_world(false),
+            Access::Write { destructive: false },
+            review::mark_reconciled,
         ),
-        declare::<ClearCacheParams, review::CacheCleared>(
+        ToolDef::new(
             "clear_cache",
             "Clear the reconciliation cache",
             "Delete the reconciliation cache, so the next `get_spec_diff` shows every changed governed \
              file again. Prefer `bypass_cache: true` on `get_spec_diff` for a one-off full view. \
              Returns `cleared: true` when a cache existed.",
-            ToolAnnotations::with_title("Clear the reconciliation cache")
-                .read_only(false)
-                .destructive(true)
-                .idempotent(true)
-                .open_world(false),
+            Access::Write { destructive: true },
+            clear_cache,
         ),
     ]
+});
+
+/// `schema` with the `format` values schemars adds for Rust number types
+/// (`uint`, `int64`, `double`, ...) taken out, since JSON Schema does not
+/// define them and strict validators refuse them; an unsigned type says
+/// `minimum: 0` instead.
+pub fn portable(mut schema: JsonObject) -> JsonObject {
+    fn walk(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                let rust_format = map.get("format").and_then(|f| f.as_str()).filter(|f| {
+                    matches!(*f, "float" | "double")
+                        || f.strip_prefix("uint")
+                            .or_else(|| f.strip_prefix("int"))
+                            .is_some_and(|bits| {
+                                bits.is_empty() || bits.chars().all(|c| c.is_ascii_digit())
+                            })
+                });
+                if let Some(format) = rust_format.map(str::to_owned) {
+                    map.remove("format");
+                    if format.starts_with("uint") && !map.contains_key("minimum") {
+                        map.insert("minimum".into(), 0.into());
+                    }
+                }
+                map.values_mut().for_each(walk);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    schema.values_mut().for_each(walk);
+    schema
 }
 
-fn declare<P: JsonSchema + 'static, R: JsonSchema + 'static>(
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    annotations: ToolAnnotations,
-) -> Tool {
-    Tool::new(name, description, JsonObject::new())
-        .with_title(title)
-        .with_input_schema::<P>()
-        .with_output_schema::<R>()
-        .with_annotations(annotations)
+/// The tool named `name`, if this server has it.
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
 }
 
-/// Run the tool `name` with `arguments` against the project.
+/// The tool declarations served by `tools/list`.
+pub fn tools() -> Vec<Tool> {
+    TOOLS.iter().map(|t| t.tool.clone()).collect()
+}
+
+/// Run the tool `name` with `arguments` against the project, on the
+/// blocking pool.
 pub async fn call(
     project: Arc<Mutex<Project>>,
     name: &str,
     arguments: Option<JsonObject>,
 ) -> Result<CallToolResult, ErrorData> {
-    match name {
-        "list_affected_specs" => run(project, name, arguments, review::list_affected_specs).await,
-        "get_spec_diff" => run(project, name, arguments, review::get_spec_diff).await,
-        "get_changed_artifacts" => {
-            run(project, name, arguments, review::get_changed_artifacts).await
-        }
-        "mark_reconciled" => run(project, name, arguments, review::mark_reconciled).await,
-        "clear_cache" => {
-            run(project, name, arguments, |p, _: &ClearCacheParams| {
-                review::clear_cache(p)
-            })
-            .await
-        }
-        other => Err(ErrorData::invalid_params(
+    let Some(def) = find(name) else {
+        let names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+        return Err(ErrorData::invalid_params(
             format!(
                 "unknown tool `{}`; this server has: {}",
-                other.escape_debug(),
-                TOOL_NAMES.join(", ")
+                name.escape_debug(),
+                names.join(", ")
             ),
             None,
-        )),
-    }
-}
-
-/// Decode, run on the blocking pool, encode.
-async fn run<P, R, F>(
-    project: Arc<Mutex<Project>>,
-    tool: &str,
-    arguments: Option<JsonObject>,
-    f: F,
-) -> Result<CallToolResult, ErrorData>
-where
-    P: DeserializeOwned + Send + 'static,
-    R: Serialize + Send + 'static,
-    F: FnOnce(&mut Project, &P) -> Result<R, ReviewError> + Send + 'static,
-{
-    let params: P = decode(tool, arguments)?;
+        ));
+    };
     let outcome = tokio::task::spawn_blocking(move || {
         let mut project = project
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        f(&mut project, &params)
+        (def.handler)(&mut project, arguments)
     })
     .await;
-    let result = match outcome {
-        Ok(Ok(result)) => result,
-        Ok(Err(ReviewError::InvalidParams(message))) => {
-            return Err(ErrorData::invalid_params(message, None));
-        }
-        Ok(Err(ReviewError::Internal(message))) => {
-            return Err(ErrorData::internal_error(message, None));
-        }
-        Err(join) => {
-            tracing::error!("{tool} failed: {join}");
-            return Err(ErrorData::internal_error(
-                format!("{tool} failed unexpectedly: {join}"),
-                None,
-            ));
-        }
-    };
-    let value = serde_json::to_value(result).map_err(|e| {
-        ErrorData::internal_error(format!("{tool}: cannot encode the result: {e}"), None)
-    })?;
-    Ok(CallToolResult::structured(value))
+    outcome.unwrap_or_else(|join| {
+        tracing::error!("{} failed: {join}", def.name);
+        Err(ErrorData::internal_error(
+            format!("{} failed unexpectedly: {join}", def.name),
+            None,
+        ))
+    })
 }
 
 /// Decode tool arguments; the error names the parameter that is missing or wrong.
@@ -226,6 +289,26 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.message.contains("files[0]"), "{}", err.message);
+    }
+
+    #[test]
+    fn portable_schemas_drop_rust_number_formats() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "n": {"type": "integer", "format": "uint", "minimum": 0},
+            "m": {"type": ["integer", "null"], "format": "uint32"},
+            "i": {"type": "integer", "format": "int64"},
+            "f": {"type": "number", "format": "double"},
+            "d": {"type": "string", "format": "date-time"}}});
+        let out = serde_json::Value::Object(portable(schema.as_object().unwrap().clone()));
+        assert_eq!(
+            out["properties"],
+            serde_json::json!({
+                "n": {"type": "integer", "minimum": 0},
+                "m": {"type": ["integer", "null"], "minimum": 0},
+                "i": {"type": "integer"},
+                "f": {"type": "number"},
+                "d": {"type": "string", "format": "date-time"}})
+        );
     }
 
     #[test]

@@ -1,0 +1,89 @@
+//! The methods of the MCP surface, declared once.
+//!
+//! The line framing ([`super::stdio`]) asks this table which methods exist
+//! and which are notifications; the tools themselves are declared in
+//! [`super::tools::TOOLS`], which the framing asks whether a call only reads.
+//! Adding `resources/*`, `prompts/*` or `completion/complete` is one row here
+//! plus its handler in [`super::server`].
+
+use serde_json::Value;
+
+/// Whether a method is a request (answered) or a notification (never answered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Carries an `id` and gets an answer.
+    Request,
+    /// Carries no `id` and gets no answer.
+    Notification,
+}
+
+/// One method a client may send.
+#[derive(Debug)]
+pub struct Method {
+    /// The JSON-RPC method name.
+    pub name: &'static str,
+    /// Request or notification.
+    pub kind: Kind,
+    /// Whether it may be sent before `initialize`.
+    pub before_initialize: bool,
+}
+
+const fn request(name: &'static str) -> Method {
+    Method {
+        name,
+        kind: Kind::Request,
+        before_initialize: false,
+    }
+}
+
+const fn notification(name: &'static str) -> Method {
+    Method {
+        name,
+        kind: Kind::Notification,
+        before_initialize: false,
+    }
+}
+
+/// Every method this server understands.
+pub const METHODS: &[Method] = &[
+    Method {
+        before_initialize: true,
+        ..request("initialize")
+    },
+    Method {
+        before_initialize: true,
+        ..request("ping")
+    },
+    request("tools/list"),
+    request("tools/call"),
+    notification("notifications/initialized"),
+    notification("notifications/cancelled"),
+    notification("notifications/progress"),
+    notification("notifications/roots/list_changed"),
+];
+
+/// The method named `name`, if this server has it.
+pub fn method(name: &str) -> Option<&'static Method> {
+    METHODS.iter().find(|m| m.name == name)
+}
+
+/// Why `params` do not decode as the params of `method`, for the methods
+/// whose params have a type in rmcp.
+pub fn params_error(method: &str, params: Option<&Value>) -> Option<String> {
+    use rmcp::model::{CallToolRequestParams, InitializeRequestParams, PaginatedRequestParams};
+    fn check<T: serde::de::DeserializeOwned>(params: Option<&Value>) -> Option<String> {
+        let params = params.cloned().unwrap_or(Value::Null);
+        serde_path_to_error::deserialize::<_, T>(params)
+            .err()
+            .map(|e| match e.path().to_string().as_str() {
+                "." => e.into_inner().to_string(),
+                path => format!("`{path}`: {}", e.into_inner()),
+            })
+    }
+    match method {
+        "initialize" => check::<InitializeRequestParams>(params),
+        "tools/call" => check::<CallToolRequestParams>(params),
+        "tools/list" => check::<Option<PaginatedRequestParams>>(params),
+        _ => None,
+    }
+}
