@@ -11,6 +11,7 @@
 
 pub mod cache;
 pub mod changes;
+pub mod check;
 pub mod cli;
 pub mod governance;
 pub mod hashing;

@@ -19,6 +19,7 @@ use crate::hashing::{self, FileHash};
 use crate::project::{Project, Specs};
 use crate::repo_path::{Guard, RepoPath};
 use crate::spec::{self, Behavior};
+use crate::state::Reconciled;
 
 /// Why a question could not be answered.
 #[derive(Debug)]
@@ -151,7 +152,8 @@ pub struct SpecDiff {
     pub diff: String,
     /// Changed non-spec files governed by the spec that need review.
     pub files: Vec<String>,
-    /// Changed governed files whose content matches the hash cache (already reconciled).
+    /// Changed governed files whose content matches the hash cache or the
+    /// committed `.notarai/reconciliation_state.json` (already reconciled).
     pub skipped: Vec<String>,
     /// The `exclude_patterns` as given.
     pub excluded: Vec<String>,
@@ -193,8 +195,8 @@ pub struct SystemSpec {
 /// Result of `get_changed_artifacts`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ChangedArtifacts {
-    /// Governed files that exist now and differ from the hash cache (all of
-    /// them on a cold cache), sorted.
+    /// Governed files that exist now and differ from both the hash cache and
+    /// the committed state (all of them when neither has them), sorted.
     pub changed_artifacts: Vec<String>,
 }
 
@@ -311,13 +313,10 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         let hash = hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}")))?;
         now.insert(path, hash);
     }
-    let cached = if params.bypass_cache {
-        HashMap::new()
-    } else {
-        Cache::open_read(&root).lookup(paths.iter().copied())
-    };
-    let reconciled = |p: &str| match (now.get(p).and_then(FileHash::cache_value), cached.get(p)) {
-        (Some(current), Some(stored)) => current == stored,
+    // Reconciled per the local cache or the committed state.
+    let known = (!params.bypass_cache).then(|| Reconciled::lookup(&root, paths.iter().copied()));
+    let reconciled = |p: &str| match (now.get(p).and_then(FileHash::cache_value), &known) {
+        (Some(current), Some(known)) => known.matches(p, current),
         _ => false,
     };
 
@@ -427,12 +426,12 @@ pub fn get_changed_artifacts(
         .collect();
     let fs_paths: Vec<_> = governed.iter().map(|p| root.join(p)).collect();
     let hashes = hashing::hash_many(&fs_paths);
-    let cached = Cache::open_read(&root).lookup(governed.iter().map(String::as_str));
+    let known = Reconciled::lookup(&root, governed.iter().map(String::as_str));
     let mut changed_artifacts = Vec::new();
     for (path, hash) in governed.iter().zip(hashes) {
         let hash = hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}")))?;
         if let FileHash::Content(current) = hash
-            && cached.get(path) != Some(&current)
+            && !known.matches(path, &current)
         {
             changed_artifacts.push(path.clone());
         }

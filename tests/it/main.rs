@@ -23,6 +23,7 @@ mod snapshots;
 mod spec08;
 mod spec_loader;
 mod spec_set;
+mod state;
 mod tools;
 mod validate;
 
