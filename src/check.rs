@@ -321,6 +321,10 @@ pub enum FindingKind {
     /// A warning of `notarai validate`: an artifact glob matching no file,
     /// a behavior of a `full` 0.8 spec without `tested_by`, and the like.
     SpecWarning,
+    /// A behavior of a `full` 0.8 spec that names no test (`tested_by`).
+    Untested,
+    /// A `tested_by` file of a 0.8 spec that does not exist.
+    MissingTest,
     /// A changed file no spec governs and no `exclude` covers.
     Ungoverned,
     /// A changed file governed by more than one spec.
@@ -444,7 +448,14 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
             message: f.message.clone(),
         });
     }
-    for f in set.findings.iter().filter(|f| !f.is_error()) {
+    // The loader's warning for a missing `tested_by` file is an error here
+    // (MissingTest below), so it is not repeated as a spec warning.
+    let is_missing_test = |f: &&spec::Finding| f.message.contains("(`tested_by`) does not exist");
+    for f in set
+        .findings
+        .iter()
+        .filter(|f| !f.is_error() && !is_missing_test(f))
+    {
         findings.push(Finding {
             severity: Severity::Warning,
             kind: FindingKind::SpecWarning,
@@ -453,6 +464,44 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
             line: Some(f.line),
             message: f.message.clone(),
         });
+    }
+    for loaded in &set.specs {
+        let spec = &loaded.spec;
+        if spec.schema_version != "0.8" || spec.tier() != spec::Tier::Full || spec.cross_cutting {
+            continue;
+        }
+        for behavior in &spec.behaviors {
+            for test in &behavior.tested_by {
+                let exists = crate::repo_path::RepoPath::parse(&test.path)
+                    .is_ok_and(|p| std::fs::symlink_metadata(p.to_fs(root)).is_ok());
+                if !exists {
+                    findings.push(Finding {
+                        severity: Severity::Error,
+                        kind: FindingKind::MissingTest,
+                        spec: Some(loaded.path.clone()),
+                        file: Some(loaded.path.clone()),
+                        line: None,
+                        message: format!(
+                            "behavior `{}`: test file `{}` (`tested_by`) does not exist; fix the path or remove the entry",
+                            behavior.name, test.path
+                        ),
+                    });
+                }
+            }
+        }
+        for behavior in spec.behaviors.iter().filter(|b| b.tested_by.is_empty()) {
+            findings.push(Finding {
+                severity: Severity::Warning,
+                kind: FindingKind::Untested,
+                spec: Some(loaded.path.clone()),
+                file: Some(loaded.path.clone()),
+                line: None,
+                message: format!(
+                    "behavior `{}` names no test; add `tested_by` with the test files that verify it",
+                    behavior.name
+                ),
+            });
+        }
     }
     let spec_path = |g: usize| set.specs[g].path.clone();
     for file in &assessed {

@@ -367,3 +367,38 @@ fn the_existing_tools_format_reads() {
     );
     assert_eq!(rewritten["schema_version"], json!("1"));
 }
+
+/// For 0.8 specs: a `tested_by` file that does not exist is an error, a
+/// behavior of a `full` spec with no `tested_by` a warning; a file under two
+/// specs is a notice.
+#[test]
+fn check_reports_test_coverage_of_08_specs_and_double_governance() {
+    let repo = Repo::with_spec();
+    repo.write(
+        ".notarai/t.spec.yaml",
+        "schema_version: '0.8'\nintent: Tested part.\nbehaviors:\n  - name: covered\n    given: g\n    then: t\n    tested_by:\n      - path: tests/missing.rs\n  - name: bare\n    given: g\n    then: t\nartifacts:\n  code:\n    - path: 'src/a.rs'\n",
+    );
+    let (code, json_text, _) = check(&repo.root, &["--format", "json", "--base", "main"]);
+    assert_eq!(code, 1, "{json_text}");
+    let report: Value = serde_json::from_str(&json_text).unwrap();
+    let kinds: Vec<(&str, &str)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["spec"] == ".notarai/t.spec.yaml")
+        .map(|f| (f["kind"].as_str().unwrap(), f["severity"].as_str().unwrap()))
+        .collect();
+    assert!(kinds.contains(&("missing_test", "error")), "{json_text}");
+    assert!(!kinds.contains(&("spec_warning", "warning")), "{json_text}");
+    assert!(kinds.contains(&("untested", "warning")), "{json_text}");
+    assert!(
+        kinds.contains(&("spec_unreconciled", "error")),
+        "{json_text}"
+    );
+    repo.append("src/a.rs", "// both govern me\n");
+    let (_, text, _) = check(&repo.root, &["--base", "main"]);
+    assert!(
+        text.contains("notice   src/a.rs is governed by 2 specs"),
+        "{text}"
+    );
+}
