@@ -38,6 +38,13 @@ pub enum Command {
     },
     /// Remove the state file.
     Reset,
+    /// Per affected spec, the unreconciled files and the count of reconciled
+    /// ones since the base (JSON; what the MCP status tool answers).
+    Status {
+        /// The base (default: as `notarai check` chooses it).
+        #[arg(long, value_name = "REF")]
+        base: Option<String>,
+    },
     /// Merge driver for git: `notarai state merge %O %A %B` writes the merge
     /// of the three versions to %A (register it with `notarai init`).
     Merge {
@@ -136,6 +143,12 @@ fn execute(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
             } else {
                 writeln!(out, "No {} to remove", state::STATE_FILE)?;
             }
+        }
+        Command::Status { base } => {
+            let mut project = crate::project::Project::new(root);
+            let status = crate::check::status(&mut project, base.as_deref())?;
+            serde_json::to_writer_pretty(&mut out, &status).map_err(std::io::Error::from)?;
+            writeln!(out)?;
         }
         Command::Merge { .. } => unreachable!("handled above"),
     }

@@ -402,3 +402,41 @@ fn check_reports_test_coverage_of_08_specs_and_double_governance() {
         "{text}"
     );
 }
+
+/// `state status` (the domain of the MCP tool `get_reconciliation_status`):
+/// per spec what is left, and a malformed state file reported, not fatal.
+#[test]
+fn status_tells_per_spec_what_is_left() {
+    let repo = Repo::with_spec();
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.commit("ignore the cache");
+    repo.append("src/a.rs", "// 1\n");
+    repo.append("docs/a.md", "2\n");
+    mark(&repo, &["docs/a.md"]);
+    let out = notarai(&repo.root, &["state", "status"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let status: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(status["base"]["name"], json!("main"));
+    assert_eq!(status["base"]["source"], json!("default_branch"));
+    assert_eq!(
+        status["specs"][0]["spec_path"],
+        json!(".notarai/a.spec.yaml")
+    );
+    assert_eq!(status["specs"][0]["unreconciled"], json!(["src/a.rs"]));
+    assert_eq!(status["specs"][0]["reconciled"], json!(1));
+    assert_eq!(status["specs"][0]["all_reconciled"], json!(false));
+    assert_eq!(status["totals"]["unreconciled"], json!(1));
+    assert!(status.get("state_problem").is_none());
+
+    repo.write(STATE, "{ nope");
+    let out = notarai(&repo.root, &["state", "status", "--base", "main"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let status: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let problem = status["state_problem"].as_str().unwrap();
+    assert!(problem.contains(&format!("{STATE}:1:3")), "{problem}");
+    assert_eq!(
+        status["totals"]["reconciled"],
+        json!(1),
+        "the cache still counts"
+    );
+}
