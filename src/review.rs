@@ -96,6 +96,10 @@ pub struct MarkReconciledParams {
     /// Files reviewed in this pass, relative to the repository root. A path
     /// that no longer exists is remembered as reconciled while deleted.
     pub files: Vec<String>,
+    /// `true` to also write `.notarai/reconciliation_state.json` afterwards,
+    /// as the `snapshot_state` tool does.
+    #[serde(default)]
+    pub snapshot: bool,
 }
 
 // ------------------------------------------------------------------- results
@@ -207,6 +211,9 @@ pub struct MarkReconciled {
     pub updated: usize,
     /// Number of paths that do not exist, remembered as reconciled while deleted.
     pub deleted: usize,
+    /// What the snapshot wrote, when `snapshot` was `true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<crate::state::SnapshotSummary>,
 }
 
 /// Result of `clear_cache`.
@@ -481,7 +488,18 @@ pub fn mark_reconciled(
             .store(&entries)
             .map_err(|e| ReviewError::Internal(e.to_string()))?;
     }
-    Ok(MarkReconciled { updated, deleted })
+    let snapshot = match params.snapshot {
+        true => Some(
+            crate::state::snapshot(&root, project.git()?, false)
+                .map_err(|e| ReviewError::Internal(e.to_string()))?,
+        ),
+        false => None,
+    };
+    Ok(MarkReconciled {
+        updated,
+        deleted,
+        snapshot,
+    })
 }
 
 /// Delete the cache database.

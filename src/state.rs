@@ -821,3 +821,124 @@ mod tests {
         );
     }
 }
+
+// ------------------------------------------------------- merge driver set-up
+
+/// The `.gitattributes` line that routes the state file to the driver.
+pub const GITATTRIBUTES_LINE: &str = ".notarai/reconciliation_state.json merge=notarai";
+
+/// The git config key of the driver's command, and its value.
+pub const DRIVER_KEY: &str = "merge.notarai.driver";
+/// The command git runs to merge the state file.
+pub const DRIVER_COMMAND: &str = "notarai state merge %O %A %B";
+
+/// What [`register_merge_driver`] changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct MergeDriverSetup {
+    /// `true` when the `.gitattributes` line was added (false: it was there).
+    pub gitattributes_added: bool,
+    /// `true` when `merge.notarai.driver` was set in the repository's local
+    /// git config (false: it already had a value, left as it was).
+    pub driver_configured: bool,
+}
+
+/// Register `notarai state merge` as the merge driver of the state file:
+/// append [`GITATTRIBUTES_LINE`] to `.gitattributes` unless a line already
+/// gives the state file a `merge=` attribute (every other byte of the file
+/// stays as it was), and set [`DRIVER_KEY`] in the repository's local git
+/// config unless it is set (the user's other config untouched). For
+/// `notarai init`; `dry_run` reports without writing.
+pub fn register_merge_driver(
+    root: &Path,
+    git: &GitRepo,
+    dry_run: bool,
+) -> Result<MergeDriverSetup, StateError> {
+    let path = root.join(".gitattributes");
+    let io = |e: std::io::Error| StateError::Io {
+        path: path.clone(),
+        message: e.to_string(),
+    };
+    let existing = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(io(e)),
+    };
+    let has_line = String::from_utf8_lossy(&existing).lines().any(|l| {
+        let mut words = l.split_whitespace();
+        words
+            .next()
+            .is_some_and(|p| p.trim_start_matches('/') == STATE_FILE)
+            && words.any(|w| w.starts_with("merge="))
+    });
+    if !has_line && !dry_run {
+        let mut text = existing.clone();
+        if !text.is_empty() && !text.ends_with(b"\n") {
+            text.push(b'\n');
+        }
+        text.extend_from_slice(GITATTRIBUTES_LINE.as_bytes());
+        text.push(b'\n');
+        let mut tmp = tempfile::NamedTempFile::new_in(root).map_err(io)?;
+        tmp.write_all(&text).map_err(io)?;
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist(&path).map_err(|e| io(e.error))?;
+    }
+    let config_error = |e: git2::Error| StateError::Io {
+        path: git.raw().path().join("config"),
+        message: e.message().to_string(),
+    };
+    let mut config = git
+        .raw()
+        .config()
+        .and_then(|c| c.open_level(git2::ConfigLevel::Local))
+        .map_err(config_error)?;
+    let configured = config.get_string(DRIVER_KEY).is_ok();
+    if !configured && !dry_run {
+        config
+            .set_str(DRIVER_KEY, DRIVER_COMMAND)
+            .map_err(config_error)?;
+        config
+            .set_str("merge.notarai.name", "notarai reconciliation state")
+            .map_err(config_error)?;
+    }
+    Ok(MergeDriverSetup {
+        gitattributes_added: !has_line,
+        driver_configured: !configured,
+    })
+}
+
+#[cfg(test)]
+mod driver_tests {
+    use super::*;
+
+    #[test]
+    fn registers_once_and_keeps_the_users_attributes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        git2::Repository::init(&root).unwrap();
+        std::fs::write(root.join(".gitattributes"), "*.png binary").unwrap();
+        let git = GitRepo::open(&root).unwrap();
+        let first = register_merge_driver(&root, &git, false).unwrap();
+        assert_eq!(
+            first,
+            MergeDriverSetup {
+                gitattributes_added: true,
+                driver_configured: true
+            }
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join(".gitattributes")).unwrap(),
+            format!("*.png binary\n{GITATTRIBUTES_LINE}\n")
+        );
+        let config = git2::Config::open(&root.join(".git/config")).unwrap();
+        assert_eq!(config.get_string(DRIVER_KEY).unwrap(), DRIVER_COMMAND);
+        let again = register_merge_driver(&root, &git, false).unwrap();
+        assert!(!again.gitattributes_added && !again.driver_configured);
+        assert_eq!(
+            std::fs::read_to_string(root.join(".gitattributes"))
+                .unwrap()
+                .matches("merge=notarai")
+                .count(),
+            1
+        );
+    }
+}

@@ -440,3 +440,29 @@ fn status_tells_per_spec_what_is_left() {
         "the cache still counts"
     );
 }
+
+/// `mark_reconciled` with `snapshot: true` writes the state file too.
+#[test]
+fn mark_reconciled_can_snapshot() {
+    let repo = Repo::with_spec();
+    repo.append("src/a.rs", "// edited\n");
+    let mut server = repo.server();
+    let answer = server.call_ok(
+        1,
+        "mark_reconciled",
+        json!({"files": ["src/a.rs"], "snapshot": true}),
+    );
+    assert_eq!(answer["updated"], json!(1));
+    assert_eq!(answer["snapshot"]["entries"], json!(1));
+    assert_eq!(answer["snapshot"]["branch"], json!("feat"));
+    let without = server.call_ok(2, "mark_reconciled", json!({"files": ["docs/a.md"]}));
+    assert!(without.get("snapshot").is_none());
+    server.finish();
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.root.join(STATE)).unwrap()).unwrap();
+    assert_eq!(
+        state["file_fingerprints"]["src/a.rs"]["blake3"],
+        json!(blake3_of(&repo.root.join("src/a.rs")))
+    );
+    assert!(state["file_fingerprints"].get("docs/a.md").is_none());
+}
