@@ -325,6 +325,9 @@ pub enum FindingKind {
     Untested,
     /// A `tested_by` file of a 0.8 spec that does not exist.
     MissingTest,
+    /// A `tested_by` file unchanged since the base while code of its spec
+    /// changed: the test was last changed before the code it covers.
+    StaleTest,
     /// A changed file no spec governs and no `exclude` covers.
     Ungoverned,
     /// A changed file governed by more than one spec.
@@ -503,6 +506,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
             });
         }
     }
+    stale_tests(root, &set, &assessed, &mut findings);
     let spec_path = |g: usize| set.specs[g].path.clone();
     for file in &assessed {
         let path = &file.path;
@@ -602,6 +606,57 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         claims,
         summary,
     })
+}
+
+/// For 0.8 specs: each `tested_by` file that did not change since the base
+/// while files its spec governs did (the test is older than the code).
+fn stale_tests(root: &Path, set: &SpecSet, assessed: &[Assessed], findings: &mut Vec<Finding>) {
+    let changed: std::collections::HashSet<&str> =
+        assessed.iter().map(|a| a.path.as_str()).collect();
+    for (g, loaded) in set.specs.iter().enumerate() {
+        if loaded.spec.schema_version != "0.8" {
+            continue;
+        }
+        let tests: std::collections::BTreeSet<&str> = loaded
+            .spec
+            .behaviors
+            .iter()
+            .flat_map(|b| b.tested_by.iter().map(|t| t.path.as_str()))
+            .collect();
+        let code: Vec<&str> = assessed
+            .iter()
+            .filter(|a| {
+                a.governors.contains(&g)
+                    && !spec::is_spec_path(&a.path)
+                    && !tests.contains(a.path.as_str())
+            })
+            .map(|a| a.path.as_str())
+            .collect();
+        if code.is_empty() {
+            continue;
+        }
+        let mut shown = code.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+        if code.len() > 3 {
+            shown.push_str(&format!(" and {} more", code.len() - 3));
+        }
+        // A missing test file is reported as MissingTest already.
+        let exists = |t: &str| {
+            crate::repo_path::RepoPath::parse(t)
+                .is_ok_and(|p| std::fs::symlink_metadata(p.to_fs(root)).is_ok())
+        };
+        for test in tests.iter().filter(|t| !changed.contains(*t) && exists(t)) {
+            findings.push(Finding {
+                severity: Severity::Warning,
+                kind: FindingKind::StaleTest,
+                spec: Some(loaded.path.clone()),
+                file: Some(test.to_string()),
+                line: None,
+                message: format!(
+                    "{test} (`tested_by`) did not change since the base while code it covers did ({shown}); update the test or confirm it still covers the change"
+                ),
+            });
+        }
+    }
 }
 
 /// The entries of `state` (the work tree's) that the base's state file (at

@@ -398,6 +398,19 @@ fn check_reports_test_coverage_of_08_specs_and_double_governance() {
     repo.append("src/a.rs", "// both govern me\n");
     let (_, text, _) = check(&repo.root, &["--base", "main"]);
     assert!(
+        !text.contains("tests/missing.rs (`tested_by`) did not change"),
+        "{text}"
+    );
+    repo.write("tests/missing.rs", "#[test] fn t() {}\n");
+    repo.commit("the test and the spec");
+    repo.append("src/a.rs", "// newer than its test\n");
+    let (_, text, _) = check(&repo.root, &["--base", "HEAD"]);
+    assert!(
+        text.contains("warning  tests/missing.rs (`tested_by`) did not change since the base while code it covers did (src/a.rs)"),
+        "{text}"
+    );
+    let (_, text, _) = check(&repo.root, &["--base", "main"]);
+    assert!(
         text.contains("notice   src/a.rs is governed by 2 specs"),
         "{text}"
     );
