@@ -701,3 +701,90 @@ fn claims(
         })
         .collect()
 }
+
+// ----------------------------------------------------------- the MCP faces
+
+/// Parameters of the MCP tool `get_reconciliation_status`.
+#[derive(Debug, Clone, serde::Deserialize, JsonSchema)]
+pub struct StatusParams {
+    /// The branch (or tag, or commit) this branch merges into. When omitted:
+    /// on the default branch the committed state's last reconciliation when
+    /// reachable, else `main`, `origin/main`, `master`, `origin/master`.
+    /// The answer's `base` says which was used.
+    #[serde(default)]
+    pub base_branch: Option<String>,
+}
+
+impl From<CheckError> for crate::review::ReviewError {
+    fn from(e: CheckError) -> Self {
+        use crate::review::ReviewError;
+        match &e {
+            CheckError::NoBase => ReviewError::InvalidParams(format!("base_branch: {e}")),
+            CheckError::Git(g) if g.is_invalid_input() => ReviewError::InvalidParams(e.to_string()),
+            _ => ReviewError::Internal(e.to_string()),
+        }
+    }
+}
+
+/// The MCP tool `get_reconciliation_status`: [`status`] with the tools' error type.
+pub fn status_tool(
+    project: &mut Project,
+    params: &StatusParams,
+) -> Result<ReconciliationStatus, crate::review::ReviewError> {
+    Ok(status(project, params.base_branch.as_deref())?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::ReviewError;
+
+    /// A repository with one commit on branch `trunk` (no default branch).
+    fn repo() -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let repo = git2::Repository::init(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "a\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        repo.commit(Some("refs/heads/trunk"), &sig, &sig, "init", &tree, &[])
+            .unwrap();
+        repo.set_head("refs/heads/trunk").unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn the_tools_say_what_to_pass() {
+        let (_dir, root) = repo();
+        let mut project = Project::new(root.clone());
+        let none = status_tool(&mut project, &StatusParams { base_branch: None });
+        assert!(
+            matches!(&none, Err(ReviewError::InvalidParams(m)) if m.contains("--base")),
+            "{none:?}"
+        );
+        let given = status_tool(
+            &mut project,
+            &StatusParams {
+                base_branch: Some("trunk".into()),
+            },
+        )
+        .unwrap();
+        assert_eq!(given.base.source, BaseSource::Explicit);
+        assert_eq!(given.totals.changed_files, 0);
+
+        std::fs::create_dir_all(root.join(".notarai")).unwrap();
+        std::fs::write(root.join(STATE_FILE), "{").unwrap();
+        let refused = state::snapshot_tool(&mut project, &state::SnapshotParams { force: false });
+        assert!(
+            matches!(&refused, Err(ReviewError::InvalidParams(m)) if m.contains("force: true")),
+            "{refused:?}"
+        );
+        let forced =
+            state::snapshot_tool(&mut project, &state::SnapshotParams { force: true }).unwrap();
+        assert_eq!(forced.branch.as_deref(), Some("trunk"));
+        assert!(state::read(&root).unwrap().is_some());
+    }
+}

@@ -942,3 +942,30 @@ mod driver_tests {
         );
     }
 }
+
+// ------------------------------------------------------------ the MCP face
+
+/// Parameters of the MCP tool `snapshot_state`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SnapshotParams {
+    /// `true` to replace a malformed state file instead of refusing.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// The MCP tool `snapshot_state`: [`snapshot`] with the tools' error type
+/// (a malformed file without `force` is the caller's to decide).
+pub fn snapshot_tool(
+    project: &mut crate::project::Project,
+    params: &SnapshotParams,
+) -> Result<SnapshotSummary, crate::review::ReviewError> {
+    use crate::review::ReviewError;
+    let root = project.root().to_path_buf();
+    let git = project.git()?;
+    snapshot(&root, git, params.force).map_err(|e| match e {
+        StateError::WouldOverwrite(_) => {
+            ReviewError::InvalidParams(e.to_string().replace("pass --force", "pass `force: true`"))
+        }
+        other => ReviewError::Internal(other.to_string()),
+    })
+}
