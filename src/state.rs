@@ -491,6 +491,13 @@ pub fn compute_snapshot(
         .map_err(|e| io(e.to_string()))?;
     let mut keys: BTreeSet<String> = universe.into_iter().collect();
     keys.extend(existing.entries().keys().map(|k| k.to_string()));
+    // Files deleted on the branch are in no listing of the work tree; the
+    // changes since the base `check` would use name them.
+    if let Ok((base, _)) = crate::check::choose_base(git, existing, None)
+        && let Ok(changes) = git.changes(&base, &Scope::Everything, false)
+    {
+        keys.extend(changes.paths());
+    }
     keys.remove(STATE_FILE);
     let cached = Cache::open_read(root).lookup(keys.iter().map(String::as_str));
     // Only what one of the two sources names needs hashing.

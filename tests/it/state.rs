@@ -479,3 +479,26 @@ fn mark_reconciled_can_snapshot() {
     );
     assert!(state["file_fingerprints"].get("docs/a.md").is_none());
 }
+
+/// A file deleted on the branch and marked reconciled is in the snapshot
+/// (as `deleted`), so a clone without the cache passes.
+#[test]
+fn a_reconciled_deletion_is_committed_too() {
+    let repo = Repo::with_spec();
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.remove("docs/a.md");
+    assert_eq!(check(&repo.root, &[]).0, 1);
+    mark(&repo, &["docs/a.md"]);
+    let out = notarai(&repo.root, &["state", "snapshot"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.root.join(STATE)).unwrap()).unwrap();
+    assert_eq!(
+        state["file_fingerprints"]["docs/a.md"]["blake3"],
+        json!("deleted")
+    );
+    repo.commit("deleted docs");
+    std::fs::remove_dir_all(repo.root.join(".notarai/.cache")).unwrap();
+    let (code, text, err) = check(&repo.root, &[]);
+    assert_eq!(code, 0, "{text}\n{err}");
+}
