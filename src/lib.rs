@@ -5,8 +5,10 @@
 //! modules here answer it in layers: [`repo_path`] guards the repository
 //! boundary, [`spec`] loads the YAML specs, [`governance`] maps files to specs,
 //! [`changes`] asks git what changed, [`cache`] remembers what was reconciled,
-//! and [`mcp`] and [`cli`] are the two faces a user sees. [`init`] sets a
-//! repository up for an agent, and [`hook`] checks the specs it writes.
+//! [`state`] is the committed record of it the whole team shares, [`check`]
+//! the CI gate over both, and [`mcp`] and [`cli`] are the two faces a user
+//! sees. [`init`] sets a repository up for an agent, and [`hook`] checks the
+//! specs it writes.
 #![warn(missing_docs)]
 
 pub mod cache;

@@ -669,7 +669,10 @@ pub fn merge(
 
 /// The git merge driver: merge the files `base` (%O), `ours` (%A) and
 /// `theirs` (%B) and write the result to `ours`. Paths are hashed under
-/// `root` (the work tree being merged) to break ties.
+/// `root` (the work tree being merged) to break ties. Git's default merge
+/// (`ort`) writes the work tree after its drivers ran, so a tie is broken by
+/// the content checked out before the merge (ours), else by age; a
+/// `notarai state snapshot` after the merge drops whatever no longer matches.
 pub fn merge_files(
     root: &Path,
     base: &Path,
