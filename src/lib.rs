@@ -8,13 +8,15 @@
 //! walker) and [`safe_fs`] (the one safe writer and bounded reader), then
 //! [`spec`] loads the YAML specs it is given, [`governance`] maps files to
 //! specs, [`changes`] asks git what changed, [`cache`] remembers what was
-//! reconciled, [`project`] ties them together, and [`mcp`] and [`cli`] are
+//! reconciled on this machine and [`state`] what the team committed, [`check`]
+//! is the CI gate over both, [`project`] ties them together, and [`mcp`] and [`cli`] are
 //! the two faces a user sees. [`init`] sets a repository up for an agent,
 //! and [`hook`] checks the specs it writes.
 #![warn(missing_docs)]
 
 pub mod cache;
 pub mod changes;
+pub mod check;
 pub mod cli;
 pub mod glob;
 pub mod governance;
@@ -30,4 +32,5 @@ pub mod repo_path;
 pub mod review;
 pub mod safe_fs;
 pub mod spec;
+pub mod state;
 pub mod walk;

@@ -22,6 +22,7 @@ use crate::page::MaxTokens;
 use crate::project::{Project, Specs};
 use crate::repo_path::{Guard, RepoPath};
 use crate::spec::{self, Behavior};
+use crate::state::Reconciled;
 
 /// Why a question could not be answered.
 #[derive(Debug)]
@@ -116,6 +117,10 @@ pub struct MarkReconciledParams {
     /// Files reviewed in this pass, relative to the repository root. A path
     /// that no longer exists is remembered as reconciled while deleted.
     pub files: Vec<String>,
+    /// `true` to also write `.notarai/reconciliation_state.json` afterwards,
+    /// as the `snapshot_state` tool does.
+    #[serde(default)]
+    pub snapshot: bool,
 }
 
 // ------------------------------------------------------------------- results
@@ -231,7 +236,8 @@ pub struct SpecDiff {
     /// pages holding its diff. All on the first page when they fit, else
     /// continued on the next pages before any diff.
     pub plan: Vec<PlanEntry>,
-    /// Changed governed files whose content matches the hash cache (already reconciled).
+    /// Changed governed files whose content matches the hash cache or the
+    /// committed `.notarai/reconciliation_state.json` (already reconciled).
     pub skipped: Vec<String>,
     /// The `exclude_patterns` as given.
     pub excluded: Vec<String>,
@@ -307,8 +313,9 @@ pub struct SystemSpec {
 /// Result of `get_changed_artifacts`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ChangedArtifacts {
-    /// Governed files that exist now and differ from the hash cache (all of
-    /// them on a cold cache), sorted. Paged: each page holds the next part.
+    /// Governed files that exist now and differ from both the hash cache and
+    /// the committed state (all of them when neither has them), sorted.
+    /// Paged: each page holds the next part.
     pub changed_artifacts: Vec<String>,
     /// Set when the answer needs a word of explanation: an `artifact_type`
     /// the spec does not use (the list is then empty) names the spec's
@@ -334,6 +341,9 @@ pub struct MarkReconciled {
     pub updated: usize,
     /// Number of paths that do not exist, remembered as reconciled while deleted.
     pub deleted: usize,
+    /// What the snapshot wrote, when `snapshot` was `true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<crate::state::SnapshotSummary>,
 }
 
 /// Result of `clear_cache`.
@@ -453,13 +463,11 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
     for (path, hash) in paths.iter().zip(hash_now(&root, Some(git), &paths)) {
         now.insert(path, hash?);
     }
-    let cached = if params.bypass_cache {
-        HashMap::new()
-    } else {
-        trusted_cache(&root, git).map_or_else(HashMap::new, |c| c.lookup(paths.iter().copied()))
-    };
-    let reconciled = |p: &str| match (now.get(p).and_then(FileHash::cache_value), cached.get(p)) {
-        (Some(current), Some(stored)) => current == stored,
+    // Reconciled per the local cache (unless git tracks it) or the committed state.
+    let known = (!params.bypass_cache)
+        .then(|| Reconciled::from(trusted_cache(&root, git), &root, paths.iter().copied()));
+    let reconciled = |p: &str| match (now.get(p).and_then(FileHash::cache_value), &known) {
+        (Some(current), Some(known)) => known.matches(p, current),
         _ => false,
     };
 
@@ -615,14 +623,16 @@ pub fn get_changed_artifacts(
         })
         .collect();
     let hashes = hashing::hash_many_in(&root, &governed);
-    let cached = trusted_cache(&root, git).map_or_else(HashMap::new, |c| {
-        c.lookup(governed.iter().map(String::as_str))
-    });
+    let known = Reconciled::from(
+        trusted_cache(&root, git),
+        &root,
+        governed.iter().map(String::as_str),
+    );
     let mut changed_artifacts = Vec::new();
     for (path, hash) in governed.iter().zip(hashes) {
         let hash = hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}")))?;
         if let FileHash::Content(current) = hash
-            && cached.get(path) != Some(&current)
+            && !known.matches(path, &current)
         {
             changed_artifacts.push(path.clone());
         }
@@ -693,7 +703,18 @@ pub fn mark_reconciled(
             .store(&entries)
             .map_err(|e| ReviewError::Internal(e.to_string()))?;
     }
-    Ok(MarkReconciled { updated, deleted })
+    let snapshot = match params.snapshot {
+        true => Some(
+            crate::state::snapshot(&root, project.git()?, false)
+                .map_err(|e| ReviewError::Internal(e.to_string()))?,
+        ),
+        false => None,
+    };
+    Ok(MarkReconciled {
+        updated,
+        deleted,
+        snapshot,
+    })
 }
 
 /// Delete the cache database.
@@ -843,4 +864,28 @@ impl ExcludeMatcher {
             .any(|lit| governance::is_under(path, lit))
             || self.globs.is_match(path)
     }
+}
+
+/// Parameters of the MCP tool `snapshot_state`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SnapshotParams {
+    /// `true` to replace a malformed state file instead of refusing.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// The MCP tool `snapshot_state`: [`crate::state::snapshot`] with the tools' error type
+/// (a malformed file without `force` is the caller's to decide).
+pub fn snapshot_tool(
+    project: &mut Project,
+    params: &SnapshotParams,
+) -> Result<crate::state::SnapshotSummary> {
+    let root = project.root().to_path_buf();
+    let git = project.git()?;
+    crate::state::snapshot(&root, git, params.force).map_err(|e| match e {
+        crate::state::StateError::WouldOverwrite(_) => {
+            ReviewError::InvalidParams(e.to_string().replace("pass --force", "pass `force: true`"))
+        }
+        other => ReviewError::Internal(other.to_string()),
+    })
 }

@@ -9,10 +9,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod cache;
+pub mod check;
 pub mod hook;
 pub mod init;
 pub mod mcp;
 pub mod schema;
+pub mod state;
 pub mod validate;
 
 /// Command-line interface of notarai.
@@ -55,6 +57,11 @@ pub enum Command {
     /// Hooks called by Claude Code.
     #[command(subcommand)]
     Hook(hook::Command),
+    /// The committed reconciliation state (.notarai/reconciliation_state.json).
+    #[command(subcommand)]
+    State(state::Command),
+    /// The CI gate: fail when changes since the base are not reconciled.
+    Check(check::Args),
 }
 
 /// Parse the command line, set up logging on stderr, run the subcommand and
@@ -70,6 +77,8 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(root, args),
         Command::Schema(args) => schema::run(args),
         Command::Hook(cmd) => hook::run(root, cmd),
+        Command::State(cmd) => state::run(root, cmd),
+        Command::Check(args) => check::run(root, args),
     };
     match result {
         Ok(code) => code,

@@ -21,11 +21,13 @@ const LAYERS: &[(&str, u8)] = &[
     ("cache", 4),
     ("project", 5),
     ("page", 5),
+    ("state", 5),
     ("review", 6),
     ("hook", 6),
     ("init", 6),
-    ("mcp", 7),
-    ("cli", 8),
+    ("check", 7),
+    ("mcp", 8),
+    ("cli", 9),
 ];
 
 fn layer(module: &str) -> u8 {

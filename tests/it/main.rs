@@ -26,6 +26,7 @@ mod snapshots;
 mod spec08;
 mod spec_loader;
 mod spec_set;
+mod state;
 mod stdio_rules;
 mod tools;
 mod untrusted_git;

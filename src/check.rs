@@ -1,0 +1,723 @@
+//! The CI gate and the reconciliation status, as typed values.
+//!
+//! Both answer one question: of the files changed since a base, which does
+//! a spec govern, and is each reconciled (its content's BLAKE3 equals its
+//! entry in the local cache or in the committed state, see
+//! [`crate::state::Reconciled`])? [`status`] answers it per spec for an
+//! agent (the MCP tool `get_reconciliation_status`); [`check`] adds the
+//! spec checks and the claims a branch makes, for `notarai check`. Nothing
+//! here prints: `cli/check.rs` renders text, JSON and GitHub commands.
+//!
+//! The base, when not given: on the default branch, the committed state's
+//! `last_reconciliation.git_hash` when `HEAD` reaches it (what changed since
+//! the team last reconciled); else `main`, `origin/main`, `master`,
+//! `origin/master`, the first that resolves; else an error asking for one.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::changes::{Base, ChangeError, GitRepo};
+use crate::governance::{Governance, Scope, is_under};
+use crate::hashing;
+use crate::project::Project;
+use crate::spec::{self, CACHE_DIR, SpecSet};
+use crate::state::{
+    self, BaseError, Reconciled, STATE_FILE, State, StateError, UsedBase, choose_base,
+};
+
+/// Why a check or status could not be computed (exit code 2).
+#[derive(Debug)]
+pub enum CheckError {
+    /// No base given and none of the defaults exists.
+    NoBase,
+    /// The state file is malformed or unreadable.
+    State(StateError),
+    /// git failed, or the base does not resolve.
+    Git(ChangeError),
+    /// A file could not be read.
+    Io(String),
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::NoBase => write!(f, "{}", BaseError::NoBase),
+            CheckError::State(e) => write!(f, "{e}"),
+            CheckError::Git(e) => write!(f, "{e}"),
+            CheckError::Io(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+impl From<ChangeError> for CheckError {
+    fn from(e: ChangeError) -> Self {
+        CheckError::Git(e)
+    }
+}
+
+impl From<BaseError> for CheckError {
+    fn from(e: BaseError) -> Self {
+        match e {
+            BaseError::NoBase => CheckError::NoBase,
+            BaseError::Git(e) => CheckError::Git(e),
+        }
+    }
+}
+
+impl From<StateError> for CheckError {
+    fn from(e: StateError) -> Self {
+        CheckError::State(e)
+    }
+}
+
+// -------------------------------------------------------------------- status
+
+/// Reconciliation progress per affected spec: the answer of the MCP tool
+/// `get_reconciliation_status`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReconciliationStatus {
+    /// The base changes are counted from, and how it was chosen.
+    pub base: UsedBase,
+    /// Specs governing at least one changed file, sorted by path.
+    pub specs: Vec<SpecStatus>,
+    /// Counts over all affected specs (a file governed by two specs counts once).
+    pub totals: Totals,
+    /// What is wrong with `.notarai/reconciliation_state.json`, when it does
+    /// not read (it is then ignored: only the local cache counts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_problem: Option<String>,
+}
+
+/// One affected spec's progress.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecStatus {
+    /// Path of the spec file.
+    pub spec_path: String,
+    /// Changed files it governs that are not reconciled, sorted.
+    pub unreconciled: Vec<String>,
+    /// How many changed files it governs are reconciled.
+    pub reconciled: usize,
+    /// `true` when nothing of it is left to reconcile.
+    pub all_reconciled: bool,
+}
+
+/// Counts over the changed files.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct Totals {
+    /// Files changed since the base (deletions included).
+    pub changed_files: usize,
+    /// Changed files some spec governs.
+    pub governed_files: usize,
+    /// Governed files not reconciled.
+    pub unreconciled: usize,
+    /// Governed files reconciled.
+    pub reconciled: usize,
+}
+
+/// One changed file, judged.
+#[derive(Debug)]
+struct Assessed {
+    path: String,
+    governors: Vec<usize>,
+    reconciled: bool,
+}
+
+/// The changed files since `base` (the state file and the cache left out),
+/// with their governors and whether each is reconciled.
+fn assess(
+    root: &Path,
+    git: &GitRepo,
+    governance: &Governance,
+    state: State,
+    base: &Base,
+) -> Result<Vec<Assessed>, CheckError> {
+    let changes = git.changes(base, &Scope::Everything, false)?;
+    let paths: Vec<String> = changes
+        .paths()
+        .into_iter()
+        .filter(|p| p != STATE_FILE && !is_under(p, CACHE_DIR))
+        .collect();
+    let fs: Vec<_> = paths.iter().map(|p| root.join(p)).collect();
+    let known = Reconciled::with_state(root, paths.iter().map(String::as_str), state);
+    let mut out = Vec::with_capacity(paths.len());
+    for (path, hash) in paths.into_iter().zip(hashing::hash_many(&fs)) {
+        let hash = hash.map_err(|e| CheckError::Io(format!("cannot read {path}: {e}")))?;
+        let reconciled = hash
+            .cache_value()
+            .is_some_and(|current| known.matches(&path, current));
+        out.push(Assessed {
+            governors: governance.governors(&path),
+            path,
+            reconciled,
+        });
+    }
+    Ok(out)
+}
+
+fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>, Totals) {
+    let mut specs: BTreeMap<usize, SpecStatus> = BTreeMap::new();
+    let mut totals = Totals {
+        changed_files: assessed.len(),
+        ..Totals::default()
+    };
+    for file in assessed {
+        if file.governors.is_empty() {
+            continue;
+        }
+        totals.governed_files += 1;
+        if file.reconciled {
+            totals.reconciled += 1;
+        } else {
+            totals.unreconciled += 1;
+        }
+        for &g in &file.governors {
+            let entry = specs.entry(g).or_insert_with(|| SpecStatus {
+                spec_path: set.specs[g].path.clone(),
+                unreconciled: Vec::new(),
+                reconciled: 0,
+                all_reconciled: true,
+            });
+            if file.reconciled {
+                entry.reconciled += 1;
+            } else {
+                entry.unreconciled.push(file.path.clone());
+                entry.all_reconciled = false;
+            }
+        }
+    }
+    let mut specs: Vec<SpecStatus> = specs.into_values().collect();
+    specs.sort_by(|a, b| a.spec_path.cmp(&b.spec_path));
+    (specs, totals)
+}
+
+/// Per affected spec, the unreconciled files and the count of reconciled
+/// ones since `base_branch` (default: as `check` chooses it). A malformed
+/// state file does not fail the call: it is ignored and named in
+/// `state_problem`. Behind the MCP tool `get_reconciliation_status`, and the
+/// per-spec counts `list_affected_specs` can add.
+pub fn status(
+    project: &mut Project,
+    base_branch: Option<&str>,
+) -> Result<ReconciliationStatus, CheckError> {
+    let specs = project.specs();
+    let root = project.root().to_path_buf();
+    let state_problem = state::problem(&root);
+    let state = state::read_lenient(&root);
+    let git = project.git()?;
+    let (base, used) = choose_base(git, &state, base_branch)?;
+    let assessed = assess(&root, git, specs.governance(), state, &base)?;
+    let (specs, totals) = per_spec(&specs.set, &assessed);
+    Ok(ReconciliationStatus {
+        base: used,
+        specs,
+        totals,
+        state_problem,
+    })
+}
+
+// --------------------------------------------------------------------- check
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fails the check (exit 1).
+    Error,
+    /// Reported; fails the check under `--strict`.
+    Warning,
+    /// For information only.
+    Notice,
+}
+
+/// What a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// A spec file fails `notarai validate` (a missing `tested_by` file included).
+    InvalidSpec,
+    /// A governed file changed since the base and is not reconciled.
+    Unreconciled,
+    /// A spec file changed since the base and is not reconciled.
+    SpecUnreconciled,
+    /// A warning of `notarai validate`: an artifact glob matching no file,
+    /// a behavior of a `full` 0.8 spec without `tested_by`, and the like.
+    SpecWarning,
+    /// A behavior of a `full` 0.8 spec that names no test (`tested_by`).
+    Untested,
+    /// A `tested_by` file of a 0.8 spec that does not exist.
+    MissingTest,
+    /// A `tested_by` file unchanged since the base while code of its spec
+    /// changed: the test was last changed before the code it covers.
+    StaleTest,
+    /// A changed file no spec governs and no `exclude` covers.
+    Ungoverned,
+    /// A changed file governed by more than one spec.
+    MultipleSpecs,
+}
+
+/// One finding.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Finding {
+    /// Error, warning or notice (after `--strict`).
+    pub severity: Severity,
+    /// What it is about.
+    pub kind: FindingKind,
+    /// The spec it belongs to, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+    /// The file it is about (repository-relative).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// 1-based line in `file`, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+/// How a branch changed an entry of the committed state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ClaimChange {
+    /// Not in the base's state file.
+    Added,
+    /// In the base's state file with another fingerprint.
+    Changed,
+}
+
+/// A fingerprint the branch added or changed relative to the base's state
+/// file: "this file was marked reconciled on this branch", for reviewers.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Claim {
+    /// The file.
+    pub path: String,
+    /// Added or changed.
+    pub change: ClaimChange,
+    /// The fingerprint claimed.
+    pub fingerprint: String,
+    /// The specs governing the file (empty when none does).
+    pub specs: Vec<String>,
+}
+
+/// Counts of a check.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct Summary {
+    /// Findings of severity error.
+    pub errors: usize,
+    /// Findings of severity warning.
+    pub warnings: usize,
+    /// Findings of severity notice.
+    pub notices: usize,
+    /// The reconciliation counts.
+    pub totals: Totals,
+}
+
+/// The result of `notarai check` (its `--format json` output).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CheckReport {
+    /// The base changes are counted from, and how it was chosen.
+    pub base: UsedBase,
+    /// Whether warnings were made errors.
+    pub strict: bool,
+    /// Every finding: spec errors first, then per file, sorted.
+    pub findings: Vec<Finding>,
+    /// Fingerprints this branch added or changed in the state file.
+    pub claims: Vec<Claim>,
+    /// Counts.
+    pub summary: Summary,
+}
+
+impl CheckReport {
+    /// Whether the check fails (exit 1).
+    pub fn failed(&self) -> bool {
+        self.summary.errors > 0
+    }
+}
+
+/// Options of a check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// The base revision; `None` to choose as the module header says.
+    pub base: Option<String>,
+    /// Make warnings errors.
+    pub strict: bool,
+}
+
+/// Run the CI gate over the project at `root`.
+pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckError> {
+    let git = GitRepo::open(root)?;
+    let state = match state::read(root)? {
+        Some(loaded) => {
+            for w in &loaded.warnings {
+                tracing::warn!("{w}");
+            }
+            loaded.state
+        }
+        None => State::empty(),
+    };
+    let files = git.files(&Scope::Everything)?;
+    let set = SpecSet::load_with(root, Some(&files));
+    let governance = Governance::build(&set);
+    let (base, used) = choose_base(&git, &state, options.base.as_deref())?;
+    let assessed = assess(root, &git, &governance, state.clone(), &base)?;
+
+    let mut findings = Vec::new();
+    for f in set.errors() {
+        findings.push(Finding {
+            severity: Severity::Error,
+            kind: FindingKind::InvalidSpec,
+            spec: Some(f.path.clone()),
+            file: Some(f.path.clone()),
+            line: Some(f.line),
+            message: f.message.clone(),
+        });
+    }
+    // The loader's warning for a missing `tested_by` file is an error here
+    // (MissingTest below), so it is not repeated as a spec warning.
+    let is_missing_test = |f: &&spec::Finding| f.message.contains("(`tested_by`) does not exist");
+    for f in set
+        .findings
+        .iter()
+        .filter(|f| !f.is_error() && !is_missing_test(f))
+    {
+        findings.push(Finding {
+            severity: Severity::Warning,
+            kind: FindingKind::SpecWarning,
+            spec: Some(f.path.clone()),
+            file: Some(f.path.clone()),
+            line: Some(f.line),
+            message: f.message.clone(),
+        });
+    }
+    for loaded in &set.specs {
+        let spec = &loaded.spec;
+        if spec.schema_version != "0.8" || spec.tier() != spec::Tier::Full || spec.cross_cutting {
+            continue;
+        }
+        for behavior in &spec.behaviors {
+            for test in &behavior.tested_by {
+                let exists = crate::repo_path::RepoPath::parse(&test.path)
+                    .is_ok_and(|p| std::fs::symlink_metadata(p.to_fs(root)).is_ok());
+                if !exists {
+                    findings.push(Finding {
+                        severity: Severity::Error,
+                        kind: FindingKind::MissingTest,
+                        spec: Some(loaded.path.clone()),
+                        file: Some(loaded.path.clone()),
+                        line: None,
+                        message: format!(
+                            "behavior `{}`: test file `{}` (`tested_by`) does not exist; fix the path or remove the entry",
+                            behavior.name, test.path
+                        ),
+                    });
+                }
+            }
+        }
+        for behavior in spec.behaviors.iter().filter(|b| b.tested_by.is_empty()) {
+            findings.push(Finding {
+                severity: Severity::Warning,
+                kind: FindingKind::Untested,
+                spec: Some(loaded.path.clone()),
+                file: Some(loaded.path.clone()),
+                line: None,
+                message: format!(
+                    "behavior `{}` names no test; add `tested_by` with the test files that verify it",
+                    behavior.name
+                ),
+            });
+        }
+    }
+    stale_tests(root, &set, &assessed, &mut findings);
+    let spec_path = |g: usize| set.specs[g].path.clone();
+    for file in &assessed {
+        let path = &file.path;
+        if spec::is_spec_path(path) {
+            if !file.reconciled {
+                findings.push(Finding {
+                    severity: Severity::Error,
+                    kind: FindingKind::SpecUnreconciled,
+                    spec: Some(path.clone()),
+                    file: Some(path.clone()),
+                    line: None,
+                    message: format!("spec {path} changed and is not reconciled"),
+                });
+            }
+            continue;
+        }
+        if file.governors.is_empty() {
+            if !governance.is_excluded(path) {
+                findings.push(Finding {
+                    severity: Severity::Warning,
+                    kind: FindingKind::Ungoverned,
+                    spec: None,
+                    file: Some(path.clone()),
+                    line: None,
+                    message: format!(
+                        "{path} changed and no spec governs it; add it to a spec's artifacts or to the system spec's exclude"
+                    ),
+                });
+            }
+            continue;
+        }
+        if file.governors.len() > 1 {
+            let names: Vec<String> = file.governors.iter().map(|&g| spec_path(g)).collect();
+            findings.push(Finding {
+                severity: Severity::Notice,
+                kind: FindingKind::MultipleSpecs,
+                spec: None,
+                file: Some(path.clone()),
+                line: None,
+                message: format!(
+                    "{path} is governed by {} specs: {}",
+                    names.len(),
+                    names.join(", ")
+                ),
+            });
+        }
+        if !file.reconciled {
+            for &g in &file.governors {
+                findings.push(Finding {
+                    severity: Severity::Error,
+                    kind: FindingKind::Unreconciled,
+                    spec: Some(spec_path(g)),
+                    file: Some(path.clone()),
+                    line: None,
+                    message: format!("{path} changed and is not reconciled with {}", spec_path(g)),
+                });
+            }
+        }
+    }
+    if options.strict {
+        for f in &mut findings {
+            if f.severity == Severity::Warning {
+                f.severity = Severity::Error;
+            }
+        }
+    }
+    findings.sort_by(|a, b| {
+        (
+            a.kind != FindingKind::InvalidSpec,
+            &a.spec,
+            &a.file,
+            a.line,
+            a.severity,
+        )
+            .cmp(&(
+                b.kind != FindingKind::InvalidSpec,
+                &b.spec,
+                &b.file,
+                b.line,
+                b.severity,
+            ))
+    });
+
+    let claims = claims(&git, &base, &state, &governance, &set);
+    let (_, totals) = per_spec(&set, &assessed);
+    let count = |s| findings.iter().filter(|f| f.severity == s).count();
+    let summary = Summary {
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        notices: count(Severity::Notice),
+        totals,
+    };
+    Ok(CheckReport {
+        base: used,
+        strict: options.strict,
+        findings,
+        claims,
+        summary,
+    })
+}
+
+/// For 0.8 specs: each `tested_by` file that did not change since the base
+/// while files its spec governs did (the test is older than the code).
+fn stale_tests(root: &Path, set: &SpecSet, assessed: &[Assessed], findings: &mut Vec<Finding>) {
+    let changed: std::collections::HashSet<&str> =
+        assessed.iter().map(|a| a.path.as_str()).collect();
+    for (g, loaded) in set.specs.iter().enumerate() {
+        if loaded.spec.schema_version != "0.8" {
+            continue;
+        }
+        let tests: std::collections::BTreeSet<&str> = loaded
+            .spec
+            .behaviors
+            .iter()
+            .flat_map(|b| b.tested_by.iter().map(|t| t.path.as_str()))
+            .collect();
+        let code: Vec<&str> = assessed
+            .iter()
+            .filter(|a| {
+                a.governors.contains(&g)
+                    && !spec::is_spec_path(&a.path)
+                    && !tests.contains(a.path.as_str())
+            })
+            .map(|a| a.path.as_str())
+            .collect();
+        if code.is_empty() {
+            continue;
+        }
+        let mut shown = code.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+        if code.len() > 3 {
+            shown.push_str(&format!(" and {} more", code.len() - 3));
+        }
+        // A missing test file is reported as MissingTest already.
+        let exists = |t: &str| {
+            crate::repo_path::RepoPath::parse(t)
+                .is_ok_and(|p| std::fs::symlink_metadata(p.to_fs(root)).is_ok())
+        };
+        for test in tests.iter().filter(|t| !changed.contains(*t) && exists(t)) {
+            findings.push(Finding {
+                severity: Severity::Warning,
+                kind: FindingKind::StaleTest,
+                spec: Some(loaded.path.clone()),
+                file: Some(test.to_string()),
+                line: None,
+                message: format!(
+                    "{test} (`tested_by`) did not change since the base while code it covers did ({shown}); update the test or confirm it still covers the change"
+                ),
+            });
+        }
+    }
+}
+
+/// The entries of `state` (the work tree's) that the base's state file (at
+/// the merge base) lacks or has with another fingerprint.
+fn claims(
+    git: &GitRepo,
+    base: &Base,
+    state: &State,
+    governance: &Governance,
+    set: &SpecSet,
+) -> Vec<Claim> {
+    let before = match base.merge_base {
+        Some(oid) => match state::read_at(git, oid) {
+            Ok(loaded) => loaded.map(|l| l.state).unwrap_or_default(),
+            Err(e) => {
+                tracing::warn!("{e}; every entry of the state file counts as added on this branch");
+                State::default()
+            }
+        },
+        None => State::default(),
+    };
+    let before = before.entries();
+    state
+        .entries()
+        .into_iter()
+        .filter_map(|(path, fingerprint)| {
+            let change = match before.get(path) {
+                None => ClaimChange::Added,
+                Some(old) if *old != fingerprint => ClaimChange::Changed,
+                Some(_) => return None,
+            };
+            Some(Claim {
+                path: path.to_string(),
+                change,
+                fingerprint: fingerprint.to_string(),
+                specs: governance
+                    .governors(path)
+                    .into_iter()
+                    .map(|g| set.specs[g].path.clone())
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+// ----------------------------------------------------------- the MCP faces
+
+/// Parameters of the MCP tool `get_reconciliation_status`.
+#[derive(Debug, Clone, serde::Deserialize, JsonSchema)]
+pub struct StatusParams {
+    /// The branch (or tag, or commit) this branch merges into. When omitted:
+    /// on the default branch the committed state's last reconciliation when
+    /// reachable, else `main`, `origin/main`, `master`, `origin/master`.
+    /// The answer's `base` says which was used.
+    #[serde(default)]
+    pub base_branch: Option<String>,
+}
+
+impl From<CheckError> for crate::review::ReviewError {
+    fn from(e: CheckError) -> Self {
+        use crate::review::ReviewError;
+        match &e {
+            CheckError::NoBase => ReviewError::InvalidParams(format!("base_branch: {e}")),
+            CheckError::Git(g) if g.is_invalid_input() => ReviewError::InvalidParams(e.to_string()),
+            _ => ReviewError::Internal(e.to_string()),
+        }
+    }
+}
+
+/// The MCP tool `get_reconciliation_status`: [`status`] with the tools' error type.
+pub fn status_tool(
+    project: &mut Project,
+    params: &StatusParams,
+) -> Result<ReconciliationStatus, crate::review::ReviewError> {
+    Ok(status(project, params.base_branch.as_deref())?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::ReviewError;
+
+    /// A repository with one commit on branch `trunk` (no default branch).
+    fn repo() -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let repo = git2::Repository::init(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "a\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        repo.commit(Some("refs/heads/trunk"), &sig, &sig, "init", &tree, &[])
+            .unwrap();
+        repo.set_head("refs/heads/trunk").unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn the_tools_say_what_to_pass() {
+        let (_dir, root) = repo();
+        let mut project = Project::new(root.clone());
+        let none = status_tool(&mut project, &StatusParams { base_branch: None });
+        assert!(
+            matches!(&none, Err(ReviewError::InvalidParams(m)) if m.contains("--base")),
+            "{none:?}"
+        );
+        let given = status_tool(
+            &mut project,
+            &StatusParams {
+                base_branch: Some("trunk".into()),
+            },
+        )
+        .unwrap();
+        assert_eq!(given.base.source, crate::state::BaseSource::Explicit);
+        assert_eq!(given.totals.changed_files, 0);
+
+        std::fs::create_dir_all(root.join(".notarai")).unwrap();
+        std::fs::write(root.join(STATE_FILE), "{").unwrap();
+        let refused = crate::review::snapshot_tool(
+            &mut project,
+            &crate::review::SnapshotParams { force: false },
+        );
+        assert!(
+            matches!(&refused, Err(ReviewError::InvalidParams(m)) if m.contains("force: true")),
+            "{refused:?}"
+        );
+        let forced = crate::review::snapshot_tool(
+            &mut project,
+            &crate::review::SnapshotParams { force: true },
+        )
+        .unwrap();
+        assert_eq!(forced.branch.as_deref(), Some("trunk"));
+        assert!(state::read(&root).unwrap().is_some());
+    }
+}

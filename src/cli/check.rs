@@ -1,0 +1,241 @@
+//! `notarai check`: the CI gate. Calls [`crate::check::check`] and renders
+//! its typed report as text (people), JSON (tools) or GitHub workflow
+//! commands (annotations on the pull request's files).
+//!
+//! Exit codes: 0 clean, 1 something needs reconciling, 2 usage or internal
+//! errors (a bad ref, a malformed state file, an unreadable repository).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::check::{self, CheckOptions, CheckReport, ClaimChange, Finding, Severity};
+use crate::project::resolve_root;
+use crate::state::BaseSource;
+
+/// Output format of `notarai check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Grouped per spec, with a summary and what to do next.
+    #[default]
+    Text,
+    /// One JSON document (its shape is in the README).
+    Json,
+    /// GitHub Actions workflow commands (`::error file=PATH::message`).
+    Github,
+}
+
+/// Arguments of `notarai check`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The branch (or tag, or commit) this branch merges into. Default: on
+    /// the default branch the committed state's last reconciliation when
+    /// reachable, else main, origin/main, master, origin/master.
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Make warnings (ungoverned changes, spec warnings) errors.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Run `notarai check`.
+pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+    let report = resolve_root(root.as_deref())
+        .map_err(|e| e.to_string())
+        .and_then(|root| {
+            check::check(
+                &root,
+                &CheckOptions {
+                    base: args.base.clone(),
+                    strict: args.strict,
+                },
+            )
+            .map_err(|e| e.to_string())
+        });
+    let report = match report {
+        Ok(report) => report,
+        Err(e) => {
+            if args.format == Format::Github {
+                println!("::error::{}", escape_data(&e));
+            }
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        Format::Text => text(&mut out, &report)?,
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from)?;
+            writeln!(out)?;
+        }
+        Format::Github => github(&mut out, &report)?,
+    }
+    Ok(if report.failed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn base_line(report: &CheckReport) -> String {
+    let how = match report.base.source {
+        BaseSource::Explicit => "given with --base",
+        BaseSource::LastReconciliation => "the last reconciliation in the committed state",
+        BaseSource::DefaultBranch => "the default branch",
+    };
+    let merge_base = report
+        .base
+        .merge_base
+        .as_deref()
+        .map_or("none".to_string(), |m| m[..12.min(m.len())].to_string());
+    format!("base {} ({how}), merge base {merge_base}", report.base.name)
+}
+
+fn label(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Notice => "notice",
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+fn text(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
+    writeln!(out, "notarai check: {}", base_line(report))?;
+    let mut groups: BTreeMap<Option<&str>, Vec<&Finding>> = BTreeMap::new();
+    for f in &report.findings {
+        groups.entry(f.spec.as_deref()).or_default().push(f);
+    }
+    for (spec, findings) in &groups {
+        writeln!(out)?;
+        writeln!(out, "{}", spec.unwrap_or("(no single spec)"))?;
+        for f in findings {
+            let place = match (&f.file, f.line) {
+                (Some(file), Some(line)) => format!("{file}:{line}: "),
+                _ => String::new(),
+            };
+            writeln!(out, "  {:<8} {place}{}", label(f.severity), f.message)?;
+        }
+    }
+    if !report.claims.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Marked reconciled on this branch (claims in {}; review them next to the diff):",
+            crate::state::STATE_FILE
+        )?;
+        let mut by_spec: BTreeMap<String, Vec<&check::Claim>> = BTreeMap::new();
+        for c in &report.claims {
+            let key = if c.specs.is_empty() {
+                "(no spec)".to_string()
+            } else {
+                c.specs.join(", ")
+            };
+            by_spec.entry(key).or_default().push(c);
+        }
+        for (spec, claims) in by_spec {
+            writeln!(out, "  {spec}")?;
+            for c in claims {
+                let change = match c.change {
+                    ClaimChange::Added => "added",
+                    ClaimChange::Changed => "changed",
+                };
+                writeln!(out, "    {change:<8} {}", c.path)?;
+            }
+        }
+    }
+    let s = &report.summary;
+    let t = &s.totals;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}: {}, {}, {}; {} of {} changed governed files reconciled",
+        if report.failed() { "FAIL" } else { "PASS" },
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning"),
+        plural(s.notices, "notice"),
+        t.reconciled,
+        t.governed_files
+    )?;
+    if report.failed() {
+        writeln!(
+            out,
+            "Next: run the reconcile skill (review each file against its spec and mark it \
+             reconciled), then `notarai state snapshot` and commit {}.",
+            crate::state::STATE_FILE
+        )?;
+    }
+    Ok(())
+}
+
+/// GitHub's escaping of a workflow command's message.
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// GitHub's escaping of a workflow command's property value.
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn github(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
+    for f in &report.findings {
+        let mut props = Vec::new();
+        if let Some(file) = &f.file {
+            props.push(format!("file={}", escape_property(file)));
+        }
+        if let Some(line) = f.line {
+            props.push(format!("line={line}"));
+        }
+        let props = if props.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", props.join(","))
+        };
+        writeln!(
+            out,
+            "::{}{props}::{}",
+            label(f.severity),
+            escape_data(&f.message)
+        )?;
+    }
+    for c in &report.claims {
+        let change = match c.change {
+            ClaimChange::Added => "added",
+            ClaimChange::Changed => "changed",
+        };
+        let specs = if c.specs.is_empty() {
+            "no spec".to_string()
+        } else {
+            c.specs.join(", ")
+        };
+        writeln!(
+            out,
+            "::notice file={}::marked reconciled on this branch ({change}, {specs}): {}",
+            escape_property(&c.path),
+            escape_data(&c.path)
+        )?;
+    }
+    let s = &report.summary;
+    writeln!(
+        out,
+        "notarai check: {}; {}, {}, {}",
+        base_line(report),
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning"),
+        plural(s.notices, "notice")
+    )?;
+    Ok(())
+}

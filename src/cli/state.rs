@@ -1,0 +1,161 @@
+//! `notarai state ...`: the committed reconciliation state from the shell.
+//!
+//! Thin: parse, call one function of [`crate::state`], print. Errors exit 2.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::changes::GitRepo;
+use crate::project::resolve_root;
+use crate::state;
+
+/// Output format of `notarai state show`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// A summary and every entry, for people.
+    #[default]
+    Text,
+    /// The state file as notarai writes it.
+    Json,
+}
+
+/// The state subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Show `.notarai/reconciliation_state.json`.
+    Show {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Write the state file from the hash cache and the existing state: every
+    /// entry that still matches the work tree, with HEAD and the branch.
+    Snapshot {
+        /// Replace a malformed state file instead of refusing.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove the state file.
+    Reset,
+    /// Per affected spec, the unreconciled files and the count of reconciled
+    /// ones since the base (JSON; what the MCP status tool answers).
+    Status {
+        /// The base (default: as `notarai check` chooses it).
+        #[arg(long, value_name = "REF")]
+        base: Option<String>,
+    },
+    /// Merge driver for git: `notarai state merge %O %A %B` writes the merge
+    /// of the three versions to %A (register it with `notarai init`).
+    Merge {
+        /// The common ancestor's version (%O).
+        base: PathBuf,
+        /// Our version (%A); the result is written here.
+        ours: PathBuf,
+        /// Their version (%B).
+        theirs: PathBuf,
+    },
+}
+
+/// Run a state subcommand; failures print `error: ...` and exit 2.
+pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
+    match execute(root, cmd) {
+        Ok(code) => Ok(code),
+        Err(e) if is_broken_pipe(&e) => Err(e),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            Ok(ExitCode::from(2))
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|e| e.downcast_ref::<std::io::Error>())
+        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+fn execute(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    if let Command::Merge { base, ours, theirs } = &cmd {
+        // Run by git at the top of the work tree being merged.
+        let root = resolve_root(root.as_deref()).unwrap_or_else(|_| PathBuf::from("."));
+        state::merge_files(&root, base, ours, theirs)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let root = resolve_root(root.as_deref())?;
+    match cmd {
+        Command::Show { format } => {
+            let Some(loaded) = state::read(&root)? else {
+                writeln!(
+                    out,
+                    "no {} yet: reconcile, then run `notarai state snapshot`",
+                    state::STATE_FILE
+                )?;
+                return Ok(ExitCode::SUCCESS);
+            };
+            for w in &loaded.warnings {
+                eprintln!("warning: {w}");
+            }
+            let s = &loaded.state;
+            match format {
+                Format::Json => out.write_all(s.to_text().as_bytes())?,
+                Format::Text => {
+                    writeln!(out, "{} (schema {})", state::STATE_FILE, s.schema_version)?;
+                    if let Some(last) = &s.last_reconciliation {
+                        writeln!(
+                            out,
+                            "last reconciliation: {} on {} at {}",
+                            last.git_hash.as_deref().unwrap_or("(no commit)"),
+                            last.branch.as_deref().unwrap_or("(detached HEAD)"),
+                            last.timestamp
+                        )?;
+                    }
+                    writeln!(
+                        out,
+                        "{} spec(s), {} file(s) reconciled",
+                        s.spec_fingerprints.len(),
+                        s.file_fingerprints.len()
+                    )?;
+                    for (path, fingerprint) in s.entries() {
+                        writeln!(out, "  {path}  {}", short(fingerprint))?;
+                    }
+                }
+            }
+        }
+        Command::Snapshot { force } => {
+            let git = GitRepo::open(&root)?;
+            let summary = state::snapshot(&root, &git, force)?;
+            writeln!(
+                out,
+                "Wrote {}: {} entries ({} new, {} stale dropped) at {} on {}",
+                summary.path,
+                summary.entries,
+                summary.added,
+                summary.dropped,
+                summary.git_hash.as_deref().map_or("(no commit)", short),
+                summary.branch.as_deref().unwrap_or("(detached HEAD)")
+            )?;
+        }
+        Command::Reset => {
+            if state::reset(&root)? {
+                writeln!(out, "Removed {}", state::STATE_FILE)?;
+            } else {
+                writeln!(out, "No {} to remove", state::STATE_FILE)?;
+            }
+        }
+        Command::Status { base } => {
+            let mut project = crate::project::Project::new(root);
+            let status = crate::check::status(&mut project, base.as_deref())?;
+            serde_json::to_writer_pretty(&mut out, &status).map_err(std::io::Error::from)?;
+            writeln!(out)?;
+        }
+        Command::Merge { .. } => unreachable!("handled above"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The first 12 characters of a hash.
+fn short(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}
