@@ -23,7 +23,11 @@ fn reference_text() -> Option<String> {
     match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(_) => {
-            eprintln!(
+            // Written to the process's stderr directly: libtest captures
+            // `eprintln!`, and a user's fresh clone should see why it skipped.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
                 "skipped: reference schema {path} is absent (no ../shared beside the repository; set NOTARAI_SHARED)"
             );
             None
