@@ -457,6 +457,50 @@ impl Reconciled {
     }
 }
 
+impl Reconciled {
+    /// The cache for `paths` when it can be trusted (`None` when git tracks
+    /// it: a cache that came with the repository could mark the branch's own
+    /// changes as reviewed), and the committed state of `root` (leniently).
+    pub fn trusted<'k>(
+        root: &Path,
+        git: &GitRepo,
+        paths: impl IntoIterator<Item = &'k str>,
+    ) -> Reconciled {
+        let tracked = git.tracked_cache_files();
+        let cache = if tracked.is_empty() {
+            Some(Cache::open_read(root))
+        } else {
+            tracing::warn!("{}", crate::changes::tracked_cache_message(&tracked));
+            None
+        };
+        Reconciled::from(cache, root, paths)
+    }
+
+    /// Whether each of the changed files `paths` is reconciled in its
+    /// current content, in order: the one judgement behind
+    /// `list_affected_specs`' counts, `get_reconciliation_status` and
+    /// `notarai check`. A file is hashed as git sees it (never through a
+    /// symbolic link; a deleted file is `deleted`); what is not a file
+    /// (a folder where a file was) is not reconciled.
+    pub fn judge<S: AsRef<str> + Sync>(
+        &self,
+        root: &Path,
+        paths: &[S],
+    ) -> Result<Vec<bool>, String> {
+        paths
+            .iter()
+            .zip(hashing::hash_many_in(root, paths))
+            .map(|(path, hash)| {
+                let path = path.as_ref();
+                let hash = hash.map_err(|e| format!("cannot read {path}: {e}"))?;
+                Ok(hash
+                    .cache_value()
+                    .is_some_and(|current| self.matches(path, current)))
+            })
+            .collect()
+    }
+}
+
 // ------------------------------------------------------------------ snapshot
 
 /// What a snapshot changed.

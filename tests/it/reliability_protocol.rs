@@ -160,7 +160,7 @@ fn hostile_lines(rounds: usize) -> Vec<(Vec<u8>, Expect)> {
             Expect::Id(req, Some(-32602)),
         );
         for (tool, args) in [
-            ("list_affected_specs", json!({})),
+            ("get_reconciliation_status", json!({"max_tokens": "x"})),
             ("list_affected_specs", json!({"base_branch": i})),
             (
                 "get_spec_diff",
@@ -438,7 +438,11 @@ fn unknown_tools_and_wrong_argument_types_name_the_problem() {
     let table = [
         ("nope", json!({}), "unknown tool"),
         ("", json!({}), "unknown tool"),
-        ("list_affected_specs", json!({}), "base_branch"),
+        (
+            "get_reconciliation_status",
+            json!({"base_branch": 1}),
+            "base_branch",
+        ),
         (
             "list_affected_specs",
             json!({"base_branch": 1}),
@@ -585,6 +589,7 @@ fn arb_tool_params() -> impl Strategy<Value = Value> {
             "get_spec_diff",
             "get_changed_artifacts",
             "mark_reconciled",
+            "get_reconciliation_status",
             "clear_cache",
             "unknown",
         ]),
@@ -863,7 +868,7 @@ fn prop_argument_decoding() {
     let result = runner.run(&strategy, |((tool, param, base), wrong)| {
         // `null` is a valid "absent" for optional parameters with defaults,
         // and a boolean is the right type for `bypass_cache`.
-        let optional = matches!(param, "exclude_patterns" | "bypass_cache");
+        let optional = matches!(param, "exclude_patterns" | "bypass_cache" | "base_branch");
         if (optional && wrong.is_null()) || (param == "bypass_cache" && wrong.is_boolean()) {
             return Ok(());
         }
