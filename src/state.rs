@@ -928,12 +928,17 @@ pub fn register_merge_driver(
             && words.any(|w| w.starts_with("merge="))
     });
     if !has_line && !dry_run {
+        // In the file's line ending, after a newline when it lacks one.
+        let eol: &[u8] = match existing.windows(2).any(|w| w == b"\r\n") {
+            true => b"\r\n",
+            false => b"\n",
+        };
         let mut text = existing.clone();
         if !text.is_empty() && !text.ends_with(b"\n") {
-            text.push(b'\n');
+            text.extend_from_slice(eol);
         }
         text.extend_from_slice(GITATTRIBUTES_LINE.as_bytes());
-        text.push(b'\n');
+        text.extend_from_slice(eol);
         crate::safe_fs::write(root, &path, &text).map_err(fs_error)?;
     }
     let config_error = |e: git2::Error| StateError::Io {

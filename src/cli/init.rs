@@ -52,6 +52,10 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         .files
         .iter()
         .map(|f| f.status.describe(args.dry_run).len())
+        .chain(
+            matches!(plan.merge_driver, init::MergeDriver::Planned { .. })
+                .then(|| Status::Updated.describe(args.dry_run).len()),
+        )
         .max()
         .unwrap_or(0);
     println!(
@@ -69,16 +73,48 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             println!("  {:width$}    {note}", "");
         }
     }
-    let changed = plan
-        .files
-        .iter()
-        .filter(|f| {
-            matches!(
-                f.status,
-                Status::Created | Status::Updated | Status::Replaced
-            )
-        })
-        .count();
+    let driver_changes = match &plan.merge_driver {
+        init::MergeDriver::Planned {
+            attributes_existed,
+            setup,
+        } => {
+            let attributes = match (setup.gitattributes_added, attributes_existed) {
+                (false, _) => Status::Unchanged,
+                (true, false) => Status::Created,
+                (true, true) => Status::Updated,
+            };
+            let config = match setup.driver_configured {
+                true => Status::Created,
+                false => Status::Unchanged,
+            };
+            println!(
+                "  {:width$}  {}",
+                attributes.describe(args.dry_run),
+                init::GITATTRIBUTES
+            );
+            println!(
+                "  {:width$}  {} (local git config)",
+                config.describe(args.dry_run),
+                crate::state::DRIVER_KEY
+            );
+            usize::from(setup.gitattributes_added) + usize::from(setup.driver_configured)
+        }
+        init::MergeDriver::Skipped(why) => {
+            println!("  note: {why}");
+            0
+        }
+    };
+    let changed = driver_changes
+        + plan
+            .files
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f.status,
+                    Status::Created | Status::Updated | Status::Replaced
+                )
+            })
+            .count();
     let kept = plan
         .files
         .iter()
