@@ -73,7 +73,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             println!("  {:width$}    {note}", "");
         }
     }
-    let driver_changes = match &plan.merge_driver {
+    let (driver_changes, configures) = match &plan.merge_driver {
         init::MergeDriver::Planned {
             attributes_existed,
             setup,
@@ -97,11 +97,14 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
                 config.describe(args.dry_run),
                 crate::state::DRIVER_KEY
             );
-            usize::from(setup.gitattributes_added) + usize::from(setup.driver_configured)
+            (
+                usize::from(setup.gitattributes_added),
+                setup.driver_configured,
+            )
         }
         init::MergeDriver::Skipped(why) => {
             println!("  note: {why}");
-            0
+            (0, false)
         }
     };
     let changed = driver_changes
@@ -125,10 +128,18 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     } else if plan.is_noop() {
         println!("Already set up: nothing to write.");
     } else if args.dry_run {
-        println!("Dry run: {changed} file(s) would change; nothing was written.");
+        let config = match configures {
+            true => " and the local git config would name the merge driver",
+            false => "",
+        };
+        println!("Dry run: {changed} file(s) would change{config}; nothing was written.");
     } else {
+        let config = match configures {
+            true => " and registered the merge driver in the local git config",
+            false => "",
+        };
         println!(
-            "Wrote {changed} file(s). Open Claude Code here and approve the `notarai` MCP server."
+            "Wrote {changed} file(s){config}. Open Claude Code here and approve the `notarai` MCP server."
         );
     }
     Ok(ExitCode::SUCCESS)
