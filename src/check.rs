@@ -103,7 +103,9 @@ fn assess(
         .filter(|p| p != STATE_FILE && !is_under(p, CACHE_DIR))
         .collect();
     let known = Reconciled::with_state(root, paths.iter().map(String::as_str), state);
-    let judged = known.judge(root, &paths).map_err(CheckError::Io)?;
+    let judged = known
+        .judge(root, Some(git), &paths)
+        .map_err(CheckError::Io)?;
     let mut out = Vec::with_capacity(paths.len());
     for (path, reconciled) in paths.into_iter().zip(judged) {
         out.push(Assessed {

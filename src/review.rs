@@ -461,7 +461,7 @@ pub fn list_affected_specs(
         .collect();
     let governed_paths: Vec<&str> = governed.iter().map(|(p, _)| p.as_str()).collect();
     let judged = Reconciled::trusted(&root, git, governed_paths.iter().copied())
-        .judge(&root, &governed_paths)
+        .judge(&root, Some(git), &governed_paths)
         .map_err(ReviewError::Internal)?;
     for ((path, governors), reconciled) in governed.into_iter().zip(judged) {
         for spec in governors {

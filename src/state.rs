@@ -480,19 +480,27 @@ impl Reconciled {
     /// current content, in order: the one judgement behind
     /// `list_affected_specs`' counts, `get_reconciliation_status` and
     /// `notarai check`. A file is hashed as git sees it (never through a
-    /// symbolic link; a deleted file is `deleted`); what is not a file
+    /// symbolic link; a deleted file is `deleted`; with `git`, a file the
+    /// index marks skip-worktree is its staged content); what is not a file
     /// (a folder where a file was) is not reconciled.
     pub fn judge<S: AsRef<str> + Sync>(
         &self,
         root: &Path,
+        git: Option<&GitRepo>,
         paths: &[S],
     ) -> Result<Vec<bool>, String> {
-        paths
-            .iter()
-            .zip(hashing::hash_many_in(root, paths))
+        // A file outside a sparse checkout is its staged content, not deleted.
+        let rels: Vec<&str> = paths.iter().map(AsRef::as_ref).collect();
+        let mut staged = git
+            .map(|g| g.skip_worktree_hashes(&rels))
+            .unwrap_or_default();
+        rels.iter()
+            .zip(hashing::hash_many_in(root, &rels))
             .map(|(path, hash)| {
-                let path = path.as_ref();
-                let hash = hash.map_err(|e| format!("cannot read {path}: {e}"))?;
+                let hash = match staged.remove(*path) {
+                    Some(staged) => staged,
+                    None => hash.map_err(|e| format!("cannot read {path}: {e}"))?,
+                };
                 Ok(hash
                     .cache_value()
                     .is_some_and(|current| self.matches(path, current)))

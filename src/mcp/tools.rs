@@ -149,7 +149,8 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              spec for context. Compare the diff with the spec's behaviors, constraints and \
              invariants, propose updates to spec, code or docs, and after the human approves, call \
              `mark_reconciled` with the files reviewed. Use `exclude_patterns` for lock files and \
-             generated output.",
+             generated output. `base_branch` is optional (chosen as in `list_affected_specs`); \
+             `base` says which base was used.",
             Access::ReadOnly,
             review::get_spec_diff,
         ),
