@@ -726,6 +726,8 @@ pub fn merge(
 /// (`ort`) writes the work tree after its drivers ran, so a tie is broken by
 /// the content checked out before the merge (ours), else by age; a
 /// `notarai state snapshot` after the merge drops whatever no longer matches.
+/// An empty file (what git passes for a side without the file, such as the
+/// ancestor when both branches added it) is an empty state.
 pub fn merge_files(
     root: &Path,
     base: &Path,
@@ -733,6 +735,11 @@ pub fn merge_files(
     theirs: &Path,
 ) -> Result<State, StateError> {
     let load = |p: &Path| -> Result<State, StateError> {
+        // git passes an empty file for a side without the file (both
+        // branches added it: the ancestor is empty).
+        if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            return Ok(State::empty());
+        }
         Ok(read_file(root, p)?
             .map(|l| l.state)
             .unwrap_or_else(State::empty))

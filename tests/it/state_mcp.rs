@@ -265,3 +265,69 @@ fn a_malformed_state_file_is_named_in_instructions_and_status() {
     server.call_ok(3, "snapshot_state", json!({"force": true}));
     server.finish();
 }
+
+/// `notarai init` registers the driver that `git merge` then runs (found on
+/// `PATH`, as a user's install is): two branches that each snapshotted over
+/// MCP merge with both entries and no conflict.
+#[test]
+fn init_registers_the_driver_a_real_merge_uses() {
+    let repo = Repo::new();
+    repo.write(SPEC, crate::common::SPEC_A);
+    repo.write("src/a.rs", "a\n");
+    repo.write("src/b.rs", "b\n");
+    let out = crate::common::notarai(&repo.root, &["init"], b"");
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    assert!(
+        crate::common::stdout(&out).contains("created  merge.notarai.driver (local git config)"),
+        "{}",
+        crate::common::stdout(&out)
+    );
+    repo.commit("init");
+    let snapshot = |file: &str| {
+        repo.append(file, "more\n");
+        let mut server = repo.server();
+        server.call_ok(1, "mark_reconciled", json!({"files": [file]}));
+        server.call_ok(2, "snapshot_state", json!({}));
+        server.finish();
+        repo.commit(&format!("reconciled {file}"));
+    };
+    repo.git(&["checkout", "-q", "-b", "x"]);
+    snapshot("src/a.rs");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["checkout", "-q", "-b", "y"]);
+    snapshot("src/b.rs");
+
+    let bin_dir = std::path::Path::new(crate::common::BIN).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let merged = std::process::Command::new("git")
+        .args(["merge", "-q", "--no-edit", "x"])
+        .current_dir(&repo.root)
+        .env("PATH", path)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.root.join(STATE)).unwrap()).unwrap();
+    for file in ["src/a.rs", "src/b.rs"] {
+        let hash = blake3::hash(&std::fs::read(repo.root.join(file)).unwrap());
+        assert_eq!(
+            state["file_fingerprints"][file]["blake3"],
+            hash.to_hex().as_str(),
+            "{state}"
+        );
+    }
+}
