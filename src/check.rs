@@ -22,7 +22,6 @@ use serde::Serialize;
 
 use crate::changes::{Base, ChangeError, GitRepo};
 use crate::governance::{Governance, Scope, is_under};
-use crate::hashing;
 use crate::project::Project;
 use crate::spec::{self, CACHE_DIR, SpecSet};
 use crate::state::{
@@ -78,47 +77,7 @@ impl From<StateError> for CheckError {
 
 // -------------------------------------------------------------------- status
 
-/// Reconciliation progress per affected spec: the answer of the MCP tool
-/// `get_reconciliation_status`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ReconciliationStatus {
-    /// The base changes are counted from, and how it was chosen.
-    pub base: UsedBase,
-    /// Specs governing at least one changed file, sorted by path.
-    pub specs: Vec<SpecStatus>,
-    /// Counts over all affected specs (a file governed by two specs counts once).
-    pub totals: Totals,
-    /// What is wrong with `.notarai/reconciliation_state.json`, when it does
-    /// not read (it is then ignored: only the local cache counts).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub state_problem: Option<String>,
-}
-
-/// One affected spec's progress.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct SpecStatus {
-    /// Path of the spec file.
-    pub spec_path: String,
-    /// Changed files it governs that are not reconciled, sorted.
-    pub unreconciled: Vec<String>,
-    /// How many changed files it governs are reconciled.
-    pub reconciled: usize,
-    /// `true` when nothing of it is left to reconcile.
-    pub all_reconciled: bool,
-}
-
-/// Counts over the changed files.
-#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
-pub struct Totals {
-    /// Files changed since the base (deletions included).
-    pub changed_files: usize,
-    /// Changed files some spec governs.
-    pub governed_files: usize,
-    /// Governed files not reconciled.
-    pub unreconciled: usize,
-    /// Governed files reconciled.
-    pub reconciled: usize,
-}
+pub use crate::review::{ReconciliationStatus, SpecStatus, Totals};
 
 /// One changed file, judged.
 #[derive(Debug)]
@@ -143,14 +102,12 @@ fn assess(
         .into_iter()
         .filter(|p| p != STATE_FILE && !is_under(p, CACHE_DIR))
         .collect();
-    let fs: Vec<_> = paths.iter().map(|p| root.join(p)).collect();
     let known = Reconciled::with_state(root, paths.iter().map(String::as_str), state);
+    let judged = known
+        .judge(root, Some(git), &paths)
+        .map_err(CheckError::Io)?;
     let mut out = Vec::with_capacity(paths.len());
-    for (path, hash) in paths.into_iter().zip(hashing::hash_many(&fs)) {
-        let hash = hash.map_err(|e| CheckError::Io(format!("cannot read {path}: {e}")))?;
-        let reconciled = hash
-            .cache_value()
-            .is_some_and(|current| known.matches(&path, current));
+    for (path, reconciled) in paths.into_iter().zip(judged) {
         out.push(Assessed {
             governors: governance.governors(&path),
             path,
@@ -180,13 +137,16 @@ fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>, Totals) {
             let entry = specs.entry(g).or_insert_with(|| SpecStatus {
                 spec_path: set.specs[g].path.clone(),
                 unreconciled: Vec::new(),
+                unreconciled_count: 0,
                 reconciled: 0,
                 all_reconciled: true,
+                continued: false,
             });
             if file.reconciled {
                 entry.reconciled += 1;
             } else {
                 entry.unreconciled.push(file.path.clone());
+                entry.unreconciled_count += 1;
                 entry.all_reconciled = false;
             }
         }
@@ -218,6 +178,9 @@ pub fn status(
         specs,
         totals,
         state_problem,
+        page: 1,
+        pages: 1,
+        next_cursor: None,
     })
 }
 
@@ -640,6 +603,12 @@ pub struct StatusParams {
     /// The answer's `base` says which was used.
     #[serde(default)]
     pub base_branch: Option<String>,
+    /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
+    #[serde(default)]
+    pub max_tokens: Option<crate::page::MaxTokens>,
+    /// The `next_cursor` of the previous page, to get the next one; omit for the first page.
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 impl From<CheckError> for crate::review::ReviewError {
@@ -658,7 +627,9 @@ pub fn status_tool(
     project: &mut Project,
     params: &StatusParams,
 ) -> Result<ReconciliationStatus, crate::review::ReviewError> {
-    Ok(status(project, params.base_branch.as_deref())?)
+    let full = status(project, params.base_branch.as_deref())?;
+    let args = (&params.base_branch, params.max_tokens);
+    crate::review::status_page(full, &args, params.max_tokens, params.cursor.as_deref())
 }
 
 #[cfg(test)]
@@ -687,7 +658,14 @@ mod tests {
     fn the_tools_say_what_to_pass() {
         let (_dir, root) = repo();
         let mut project = Project::new(root.clone());
-        let none = status_tool(&mut project, &StatusParams { base_branch: None });
+        let none = status_tool(
+            &mut project,
+            &StatusParams {
+                base_branch: None,
+                max_tokens: None,
+                cursor: None,
+            },
+        );
         assert!(
             matches!(&none, Err(ReviewError::InvalidParams(m)) if m.contains("--base")),
             "{none:?}"
@@ -696,6 +674,8 @@ mod tests {
             &mut project,
             &StatusParams {
                 base_branch: Some("trunk".into()),
+                max_tokens: None,
+                cursor: None,
             },
         )
         .unwrap();

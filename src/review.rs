@@ -61,8 +61,12 @@ type Result<T> = std::result::Result<T, ReviewError>;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ListAffectedSpecsParams {
     /// The branch (or tag, or commit) this branch will merge into, e.g. `main`.
-    /// Changes are counted from the merge base with it.
-    pub base_branch: String,
+    /// Changes are counted from the merge base with it. When omitted: on the
+    /// default branch the committed state's last reconciliation when `HEAD`
+    /// reaches it, else `main`, `origin/main`, `master`, `origin/master`;
+    /// the answer's `base` says which.
+    #[serde(default)]
+    pub base_branch: Option<String>,
     /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
     #[serde(default)]
     pub max_tokens: Option<MaxTokens>,
@@ -76,8 +80,11 @@ pub struct ListAffectedSpecsParams {
 pub struct GetSpecDiffParams {
     /// Path of the spec file relative to the repository root, e.g. `.notarai/auth.spec.yaml`.
     pub spec_path: String,
-    /// The branch (or tag, or commit) to diff against, e.g. `main`.
-    pub base_branch: String,
+    /// The branch (or tag, or commit) to diff against, e.g. `main`. When
+    /// omitted, chosen as `list_affected_specs` chooses it; the answer's
+    /// `base` says which.
+    #[serde(default)]
+    pub base_branch: Option<String>,
     /// Patterns of files to leave out, with git's `:(exclude)` meaning: `*`
     /// also matches `/`, and a plain path excludes itself and everything
     /// below it. Example: `["Cargo.lock", "*.lock"]`.
@@ -128,6 +135,8 @@ pub struct MarkReconciledParams {
 /// Result of `list_affected_specs`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct AffectedSpecs {
+    /// The base changes are counted from, and how it was chosen.
+    pub base: crate::state::UsedBase,
     /// Every file changed on this branch since the merge base with the base
     /// branch, plus staged, unstaged and untracked work; deletions included;
     /// sorted. Paged: each page holds the next part of the list.
@@ -204,6 +213,12 @@ pub struct AffectedSpec {
     pub matched_files: Vec<String>,
     /// Number of matched files in the whole answer.
     pub matched_count: usize,
+    /// How many of the matched files are not reconciled yet (their current
+    /// content is in neither the local cache nor the committed state).
+    pub unreconciled_count: usize,
+    /// `true` when every matched file is reconciled: nothing of this spec
+    /// is left for this pass.
+    pub all_reconciled: bool,
     /// `true` when this entry only continues the `matched_files` of the same
     /// spec from an earlier entry (its texts are empty here).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -222,6 +237,8 @@ pub struct InvalidSpec {
 /// Result of `get_spec_diff`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SpecDiff {
+    /// The base the diff is taken from, and how it was chosen.
+    pub base: crate::state::UsedBase,
     /// This page's part of the unified diff (git's format) of the files in
     /// `files`: a whole file, or for a file larger than a page some of its
     /// hunks, or part of a hunk, under the file header and a recomputed hunk
@@ -353,6 +370,76 @@ pub struct CacheCleared {
     pub cleared: bool,
 }
 
+/// Reconciliation progress per affected spec: the answer of the MCP tool
+/// `get_reconciliation_status`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReconciliationStatus {
+    /// The base changes are counted from, and how it was chosen.
+    pub base: crate::state::UsedBase,
+    /// Specs governing at least one changed file, sorted by path.
+    pub specs: Vec<SpecStatus>,
+    /// Counts over all affected specs (a file governed by two specs counts once).
+    pub totals: Totals,
+    /// What is wrong with `.notarai/reconciliation_state.json`, when it does
+    /// not read (it is then ignored: only the local cache counts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_problem: Option<String>,
+    /// This page's number, from 1.
+    pub page: usize,
+    /// Number of pages of the whole answer.
+    pub pages: usize,
+    /// Pass it as `cursor` (with the same arguments) for the next page;
+    /// absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// One affected spec's progress.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecStatus {
+    /// Path of the spec file.
+    pub spec_path: String,
+    /// Changed files it governs that are not reconciled, sorted (on a
+    /// page, the part that fits; the rest follows in `continued` entries).
+    pub unreconciled: Vec<String>,
+    /// Number of unreconciled files in the whole answer.
+    pub unreconciled_count: usize,
+    /// How many changed files it governs are reconciled.
+    pub reconciled: usize,
+    /// `true` when nothing of it is left to reconcile.
+    pub all_reconciled: bool,
+    /// `true` when this entry only continues the `unreconciled` list of the
+    /// same spec from an earlier entry.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continued: bool,
+}
+
+/// Counts over the changed files.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct Totals {
+    /// Files changed since the base (deletions included).
+    pub changed_files: usize,
+    /// Changed files some spec governs.
+    pub governed_files: usize,
+    /// Governed files not reconciled.
+    pub unreconciled: usize,
+    /// Governed files reconciled.
+    pub reconciled: usize,
+}
+
+/// The page of a reconciliation status named by `cursor` (the first
+/// without): per-spec `unreconciled` lists cut across pages, `base` and
+/// `totals` on every page.
+pub fn status_page(
+    full: ReconciliationStatus,
+    args: &impl Serialize,
+    max_tokens: Option<MaxTokens>,
+    cursor: Option<&str>,
+) -> Result<ReconciliationStatus> {
+    pages::status(full, args, max_tokens, cursor)
+        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+}
+
 // ----------------------------------------------------------------- questions
 
 /// Which specs govern the files changed on this branch.
@@ -361,21 +448,38 @@ pub fn list_affected_specs(
     params: &ListAffectedSpecsParams,
 ) -> Result<AffectedSpecs> {
     let specs = project.specs();
+    let root = project.root().to_path_buf();
     let git = project.git()?;
-    let base = git.resolve_base(&params.base_branch)?;
+    let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let changed_files = changes.paths();
-    let mut matched: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for path in &changed_files {
-        for spec in specs.governance().governors(path) {
-            matched.entry(spec).or_default().push(path.clone());
+    let mut matched: BTreeMap<usize, Vec<(String, bool)>> = BTreeMap::new();
+    let governed: Vec<(&String, Vec<usize>)> = changed_files
+        .iter()
+        .map(|p| (p, specs.governance().governors(p)))
+        .filter(|(_, g)| !g.is_empty())
+        .collect();
+    let governed_paths: Vec<&str> = governed.iter().map(|(p, _)| p.as_str()).collect();
+    let judged = Reconciled::trusted(&root, git, governed_paths.iter().copied())
+        .judge(&root, Some(git), &governed_paths)
+        .map_err(ReviewError::Internal)?;
+    for ((path, governors), reconciled) in governed.into_iter().zip(judged) {
+        for spec in governors {
+            matched
+                .entry(spec)
+                .or_default()
+                .push((path.clone(), reconciled));
         }
     }
     let affected_specs = matched
         .into_iter()
-        .map(|(index, matched_files)| {
+        .map(|(index, judged)| {
             let loaded = &specs.set.specs[index];
+            let unreconciled_count = judged.iter().filter(|(_, r)| !r).count();
+            let matched_files: Vec<String> = judged.into_iter().map(|(p, _)| p).collect();
             AffectedSpec {
+                unreconciled_count,
+                all_reconciled: unreconciled_count == 0,
                 spec_path: loaded.path.clone(),
                 intent: loaded.spec.intent.clone(),
                 behaviors: loaded.spec.behaviors.clone(),
@@ -399,6 +503,7 @@ pub fn list_affected_specs(
     deleted_specs.sort();
     deleted_specs.dedup();
     let full = AffectedSpecs {
+        base: used,
         unreviewable: unreviewable(&changes, |_| true),
         deleted_specs,
         changed_count: changed_files.len(),
@@ -412,6 +517,27 @@ pub fn list_affected_specs(
     let args = (&params.base_branch, params.max_tokens);
     pages::affected_specs(full, &args, params.max_tokens, params.cursor.as_deref())
         .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+}
+
+/// The base of a tool call: `explicit` resolved as given, else chosen by
+/// [`crate::state::choose_base`] from the committed state (read leniently:
+/// a malformed state file only loses its last reconciliation).
+fn choose_base(
+    root: &std::path::Path,
+    git: &crate::changes::GitRepo,
+    explicit: Option<&str>,
+) -> Result<(crate::changes::Base, crate::state::UsedBase)> {
+    let state = match explicit {
+        Some(_) => crate::state::State::default(),
+        None => crate::state::read_lenient(root),
+    };
+    crate::state::choose_base(git, &state, explicit).map_err(|e| match e {
+        crate::state::BaseError::NoBase => ReviewError::InvalidParams(format!(
+            "base_branch: {}",
+            e.to_string().replace("with --base", "as `base_branch`")
+        )),
+        crate::state::BaseError::Git(e) => e.into(),
+    })
 }
 
 /// The errors of the specs that fail, for every answer that lists specs:
@@ -436,7 +562,7 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
     let exclude = ExcludeMatcher::new(&params.exclude_patterns)?;
     let root = project.root().to_path_buf();
     let git = project.git()?;
-    let base = git.resolve_base(&params.base_branch)?;
+    let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
     let changes = git.changes(&base, specs.governance().scope(index), true)?;
 
     // The changed files this spec governs, each with its governed paths.
@@ -464,8 +590,8 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         now.insert(path, hash?);
     }
     // Reconciled per the local cache (unless git tracks it) or the committed state.
-    let known = (!params.bypass_cache)
-        .then(|| Reconciled::from(trusted_cache(&root, git), &root, paths.iter().copied()));
+    let known =
+        (!params.bypass_cache).then(|| Reconciled::trusted(&root, git, paths.iter().copied()));
     let reconciled = |p: &str| match (now.get(p).and_then(FileHash::cache_value), &known) {
         (Some(current), Some(known)) => known.matches(p, current),
         _ => false,
@@ -473,6 +599,7 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
 
     let mut patches: Vec<pages::FilePatch> = Vec::new();
     let mut out = SpecDiff {
+        base: used,
         diff: String::new(),
         files: Vec::new(),
         plan: Vec::new(),
@@ -623,11 +750,7 @@ pub fn get_changed_artifacts(
         })
         .collect();
     let hashes = hashing::hash_many_in(&root, &governed);
-    let known = Reconciled::from(
-        trusted_cache(&root, git),
-        &root,
-        governed.iter().map(String::as_str),
-    );
+    let known = Reconciled::trusted(&root, git, governed.iter().map(String::as_str));
     let mut changed_artifacts = Vec::new();
     for (path, hash) in governed.iter().zip(hashes) {
         let hash = hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}")))?;
@@ -743,18 +866,6 @@ fn hash_now(
             None => hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}"))),
         })
         .collect()
-}
-
-/// The hash cache, unless git tracks it: a cache that came with the
-/// repository could mark the branch's own changes as reviewed, so it is
-/// ignored (a cold cache) with a warning.
-fn trusted_cache(root: &std::path::Path, git: &crate::changes::GitRepo) -> Option<Cache> {
-    let tracked = git.tracked_cache_files();
-    if !tracked.is_empty() {
-        tracing::warn!("{}", crate::changes::tracked_cache_message(&tracked));
-        return None;
-    }
-    Some(Cache::open_read(root))
 }
 
 /// A file's content as git sees it: a symbolic link is its target text,

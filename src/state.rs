@@ -457,6 +457,58 @@ impl Reconciled {
     }
 }
 
+impl Reconciled {
+    /// The cache for `paths` when it can be trusted (`None` when git tracks
+    /// it: a cache that came with the repository could mark the branch's own
+    /// changes as reviewed), and the committed state of `root` (leniently).
+    pub fn trusted<'k>(
+        root: &Path,
+        git: &GitRepo,
+        paths: impl IntoIterator<Item = &'k str>,
+    ) -> Reconciled {
+        let tracked = git.tracked_cache_files();
+        let cache = if tracked.is_empty() {
+            Some(Cache::open_read(root))
+        } else {
+            tracing::warn!("{}", crate::changes::tracked_cache_message(&tracked));
+            None
+        };
+        Reconciled::from(cache, root, paths)
+    }
+
+    /// Whether each of the changed files `paths` is reconciled in its
+    /// current content, in order: the one judgement behind
+    /// `list_affected_specs`' counts, `get_reconciliation_status` and
+    /// `notarai check`. A file is hashed as git sees it (never through a
+    /// symbolic link; a deleted file is `deleted`; with `git`, a file the
+    /// index marks skip-worktree is its staged content); what is not a file
+    /// (a folder where a file was) is not reconciled.
+    pub fn judge<S: AsRef<str> + Sync>(
+        &self,
+        root: &Path,
+        git: Option<&GitRepo>,
+        paths: &[S],
+    ) -> Result<Vec<bool>, String> {
+        // A file outside a sparse checkout is its staged content, not deleted.
+        let rels: Vec<&str> = paths.iter().map(AsRef::as_ref).collect();
+        let mut staged = git
+            .map(|g| g.skip_worktree_hashes(&rels))
+            .unwrap_or_default();
+        rels.iter()
+            .zip(hashing::hash_many_in(root, &rels))
+            .map(|(path, hash)| {
+                let hash = match staged.remove(*path) {
+                    Some(staged) => staged,
+                    None => hash.map_err(|e| format!("cannot read {path}: {e}"))?,
+                };
+                Ok(hash
+                    .cache_value()
+                    .is_some_and(|current| self.matches(path, current)))
+            })
+            .collect()
+    }
+}
+
 // ------------------------------------------------------------------ snapshot
 
 /// What a snapshot changed.
@@ -674,6 +726,8 @@ pub fn merge(
 /// (`ort`) writes the work tree after its drivers ran, so a tie is broken by
 /// the content checked out before the merge (ours), else by age; a
 /// `notarai state snapshot` after the merge drops whatever no longer matches.
+/// An empty file (what git passes for a side without the file, such as the
+/// ancestor when both branches added it) is an empty state.
 pub fn merge_files(
     root: &Path,
     base: &Path,
@@ -681,6 +735,11 @@ pub fn merge_files(
     theirs: &Path,
 ) -> Result<State, StateError> {
     let load = |p: &Path| -> Result<State, StateError> {
+        // git passes an empty file for a side without the file (both
+        // branches added it: the ancestor is empty).
+        if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            return Ok(State::empty());
+        }
         Ok(read_file(root, p)?
             .map(|l| l.state)
             .unwrap_or_else(State::empty))
@@ -884,12 +943,17 @@ pub fn register_merge_driver(
             && words.any(|w| w.starts_with("merge="))
     });
     if !has_line && !dry_run {
+        // In the file's line ending, after a newline when it lacks one.
+        let eol: &[u8] = match existing.windows(2).any(|w| w == b"\r\n") {
+            true => b"\r\n",
+            false => b"\n",
+        };
         let mut text = existing.clone();
         if !text.is_empty() && !text.ends_with(b"\n") {
-            text.push(b'\n');
+            text.extend_from_slice(eol);
         }
         text.extend_from_slice(GITATTRIBUTES_LINE.as_bytes());
-        text.push(b'\n');
+        text.extend_from_slice(eol);
         crate::safe_fs::write(root, &path, &text).map_err(fs_error)?;
     }
     let config_error = |e: git2::Error| StateError::Io {

@@ -52,6 +52,10 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         .files
         .iter()
         .map(|f| f.status.describe(args.dry_run).len())
+        .chain(
+            matches!(plan.merge_driver, init::MergeDriver::Planned { .. })
+                .then(|| Status::Updated.describe(args.dry_run).len()),
+        )
         .max()
         .unwrap_or(0);
     println!(
@@ -69,16 +73,51 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             println!("  {:width$}    {note}", "");
         }
     }
-    let changed = plan
-        .files
-        .iter()
-        .filter(|f| {
-            matches!(
-                f.status,
-                Status::Created | Status::Updated | Status::Replaced
+    let (driver_changes, configures) = match &plan.merge_driver {
+        init::MergeDriver::Planned {
+            attributes_existed,
+            setup,
+        } => {
+            let attributes = match (setup.gitattributes_added, attributes_existed) {
+                (false, _) => Status::Unchanged,
+                (true, false) => Status::Created,
+                (true, true) => Status::Updated,
+            };
+            let config = match setup.driver_configured {
+                true => Status::Created,
+                false => Status::Unchanged,
+            };
+            println!(
+                "  {:width$}  {}",
+                attributes.describe(args.dry_run),
+                init::GITATTRIBUTES
+            );
+            println!(
+                "  {:width$}  {} (local git config)",
+                config.describe(args.dry_run),
+                crate::state::DRIVER_KEY
+            );
+            (
+                usize::from(setup.gitattributes_added),
+                setup.driver_configured,
             )
-        })
-        .count();
+        }
+        init::MergeDriver::Skipped(why) => {
+            println!("  note: {why}");
+            (0, false)
+        }
+    };
+    let changed = driver_changes
+        + plan
+            .files
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f.status,
+                    Status::Created | Status::Updated | Status::Replaced
+                )
+            })
+            .count();
     let kept = plan
         .files
         .iter()
@@ -89,10 +128,18 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     } else if plan.is_noop() {
         println!("Already set up: nothing to write.");
     } else if args.dry_run {
-        println!("Dry run: {changed} file(s) would change; nothing was written.");
+        let config = match configures {
+            true => " and the local git config would name the merge driver",
+            false => "",
+        };
+        println!("Dry run: {changed} file(s) would change{config}; nothing was written.");
     } else {
+        let config = match configures {
+            true => " and registered the merge driver in the local git config",
+            false => "",
+        };
         println!(
-            "Wrote {changed} file(s). Open Claude Code here and approve the `notarai` MCP server."
+            "Wrote {changed} file(s){config}. Open Claude Code here and approve the `notarai` MCP server."
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -4,6 +4,12 @@
 //! would touch and computes its new content, failing as a whole (and writing
 //! nothing) when a file it must merge cannot be read or parsed; [`apply`]
 //! then writes the files that change, each atomically.
+//!
+//! In a git work tree, init also registers `notarai state merge` as the
+//! merge driver of the committed reconciliation state (a `.gitattributes`
+//! line and `merge.notarai.driver` in the local git config, see
+//! [`crate::state::register_merge_driver`]); outside git that is skipped
+//! with a note.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -24,6 +30,8 @@ pub mod starter;
 pub const MCP_JSON: &str = ".mcp.json";
 /// The git ignore file at the root.
 pub const GITIGNORE: &str = ".gitignore";
+/// The git attributes file at the root, where the state file's merge driver is named.
+pub const GITATTRIBUTES: &str = ".gitattributes";
 /// Claude Code's project settings, where the hook goes.
 pub const SETTINGS_JSON: &str = ".claude/settings.json";
 /// The reconciliation skill.
@@ -136,12 +144,60 @@ pub struct Plan {
     pub root: PathBuf,
     /// Each file, in report order.
     pub files: Vec<FileChange>,
+    /// The merge driver of the state file: what registering it would change.
+    pub merge_driver: MergeDriver,
+}
+
+/// The merge driver part of the plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeDriver {
+    /// The root is a git work tree's top: what would change (nothing when
+    /// both the attribute and the config are there).
+    Planned {
+        /// Whether `.gitattributes` existed before.
+        attributes_existed: bool,
+        /// What [`crate::state::register_merge_driver`] would change.
+        setup: crate::state::MergeDriverSetup,
+    },
+    /// Not registered, and why (not in git, not the work tree's top, git failed).
+    Skipped(String),
+}
+
+impl MergeDriver {
+    /// Whether registering writes anything.
+    pub fn changes(&self) -> bool {
+        matches!(self, MergeDriver::Planned { setup, .. }
+            if setup.gitattributes_added || setup.driver_configured)
+    }
 }
 
 impl Plan {
     /// Whether applying the plan writes nothing.
     pub fn is_noop(&self) -> bool {
-        self.files.iter().all(|f| f.contents.is_none())
+        self.files.iter().all(|f| f.contents.is_none()) && !self.merge_driver.changes()
+    }
+}
+
+/// What registering the merge driver at `root` would change.
+fn plan_merge_driver(root: &Path) -> MergeDriver {
+    let git = match crate::changes::GitRepo::open(root) {
+        Ok(git) => git,
+        Err(e) => {
+            return MergeDriver::Skipped(format!(
+                "merge driver of {} not registered: {e}",
+                crate::state::STATE_FILE
+            ));
+        }
+    };
+    match crate::state::register_merge_driver(root, &git, true) {
+        Ok(setup) => MergeDriver::Planned {
+            attributes_existed: root.join(GITATTRIBUTES).exists(),
+            setup,
+        },
+        Err(e) => MergeDriver::Skipped(format!(
+            "merge driver of {} not registered: {e}",
+            crate::state::STATE_FILE
+        )),
     }
 }
 
@@ -406,6 +462,7 @@ pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<Problem>> {
         Ok(Plan {
             root: root.to_path_buf(),
             files: p.files,
+            merge_driver: plan_merge_driver(root),
         })
     } else {
         Err(p.problems)
@@ -419,6 +476,10 @@ pub fn apply(plan: &Plan) -> anyhow::Result<()> {
             tracing::debug!(path = %file.rel, status = ?file.status, "writing");
             fsio::write_atomic(&plan.root, &file.rel, contents.as_bytes())?;
         }
+    }
+    if plan.merge_driver.changes() {
+        let git = crate::changes::GitRepo::open(&plan.root)?;
+        crate::state::register_merge_driver(&plan.root, &git, false)?;
     }
     Ok(())
 }

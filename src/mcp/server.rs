@@ -39,22 +39,25 @@ impl NotaraiServer {
     /// The `instructions` of the initialize answer: what the server is for,
     /// the order of a reconciliation pass, and the load status of the specs.
     pub fn instructions(&self) -> String {
-        let (status, tracked_cache) = {
+        let (status, tracked_cache, state_problem) = {
             let mut project = self.project.lock().unwrap_or_else(|p| p.into_inner());
+            let state_problem = crate::state::problem(project.root());
             let warning = project.git().ok().and_then(|git| {
                 let files = git.tracked_cache_files();
                 (!files.is_empty()).then(|| crate::changes::tracked_cache_message(&files))
             });
-            (project.load_status(), warning)
+            (project.load_status(), warning, state_problem)
         };
         let mut text = String::from(
             "notarai keeps this repository's specs (.notarai/*.spec.yaml), code and docs in step. \
-             A reconciliation pass: 1. list_affected_specs {base_branch} to see which specs govern \
-             what changed on this branch; 2. get_spec_diff {spec_path, base_branch} for each affected \
-             spec (exclude lock files with exclude_patterns); 3. compare the diff with the spec's \
-             behaviors, constraints and invariants and propose updates to spec, code or docs, \
+             A reconciliation pass: 0. get_reconciliation_status to see what is left (a pass may \
+             resume); 1. list_affected_specs {base_branch?} to see which specs govern what changed \
+             on this branch; 2. get_spec_diff {spec_path, base_branch?} for each affected spec not \
+             all_reconciled (exclude lock files with exclude_patterns); 3. compare the diff with the \
+             spec's behaviors, constraints and invariants and propose updates to spec, code or docs, \
              applying nothing without the user's approval; 4. mark_reconciled {files} with the files \
-             reviewed, so the next pass skips them until they change.\n",
+             reviewed, so the next pass skips them until they change; 5. snapshot_state and commit \
+             .notarai/reconciliation_state.json so the team sees the work.\n",
         );
         text.push_str(crate::page::FOLLOW_CURSOR);
         text.push_str(&format!("\nSpecs loaded: {}.", status.loaded));
@@ -69,7 +72,8 @@ impl NotaraiServer {
         }
         if !status.invalid.is_empty() {
             text.push_str(&format!(
-                " {} error(s) in spec files that failed to load; they govern nothing until fixed:",
+                " {} error(s) in spec files that fail `notarai validate` (a spec that failed to \
+                 load governs nothing until fixed):",
                 status.invalid.len()
             ));
             for failure in status.invalid.iter().take(10) {
@@ -81,6 +85,12 @@ impl NotaraiServer {
                     status.invalid.len() - 10
                 ));
             }
+        }
+        if let Some(problem) = state_problem {
+            tracing::warn!("{problem}");
+            text.push_str(&format!(
+                "\nWarning: the reconciliation state is ignored until fixed: {problem}."
+            ));
         }
         if let Some(warning) = tracked_cache {
             tracing::warn!("{warning}");

@@ -1,4 +1,4 @@
-//! The five tools of the contract: their declarations and their dispatch.
+//! The tools of the server: their declarations and their dispatch.
 //!
 //! Each tool's `inputSchema` and `outputSchema` are generated from the same
 //! parameter and result types that [`crate::review`] uses, so the schemas
@@ -115,14 +115,28 @@ fn clear_cache(
 pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
     vec![
         ToolDef::new(
+            "get_reconciliation_status",
+            "Reconciliation status",
+            "Where a reconciliation pass stands: per affected spec, the changed files it governs \
+             that are not reconciled yet (`unreconciled`) and how many are (`reconciled`, \
+             `all_reconciled`), plus `totals`. A file counts as reconciled when its current \
+             content matches the local cache or the committed `.notarai/reconciliation_state.json`, \
+             so a fresh clone sees what the team reconciled. `base_branch` is optional; `base` says \
+             which base was used and how it was chosen. `state_problem` names a malformed state \
+             file (then ignored). Call it first, to resume where a pass stopped.",
+            Access::ReadOnly,
+            crate::check::status_tool,
+        ),
+        ToolDef::new(
             "list_affected_specs",
             "List affected specs",
             "Start of a reconciliation pass: which specs govern the files changed on this branch. \
              Changes are counted from the merge base with `base_branch` and include staged, unstaged \
              and untracked work and deletions. Returns `changed_files`, `affected_specs` (each with \
              its intent, behaviors, constraints, invariants and the `matched_files` that made it \
-             affected) and `invalid_specs` (spec files that failed to load, with the error). Next, \
-             call `get_spec_diff` for each affected spec.",
+             affected, `unreconciled_count` of them and `all_reconciled`), `invalid_specs` (errors of \
+             spec files that fail `notarai validate`) and `base` (the base used: `base_branch` is \
+             optional). Next, call `get_spec_diff` for each affected spec not `all_reconciled`.",
             Access::ReadOnly,
             review::list_affected_specs,
         ),
@@ -135,7 +149,8 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              spec for context. Compare the diff with the spec's behaviors, constraints and \
              invariants, propose updates to spec, code or docs, and after the human approves, call \
              `mark_reconciled` with the files reviewed. Use `exclude_patterns` for lock files and \
-             generated output.",
+             generated output. `base_branch` is optional (chosen as in `list_affected_specs`); \
+             `base` says which base was used.",
             Access::ReadOnly,
             review::get_spec_diff,
         ),
@@ -157,6 +172,18 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              deleted. Returns `updated` (files hashed) and `deleted`.",
             Access::Write { destructive: false },
             review::mark_reconciled,
+        ),
+        ToolDef::new(
+            "snapshot_state",
+            "Snapshot the reconciliation state",
+            "Write `.notarai/reconciliation_state.json`, the committed record of what was \
+             reconciled, from the local cache and the existing state: entries that still match the \
+             work tree are kept, new reconciliations added, stale ones dropped, and \
+             `last_reconciliation` set from HEAD. Commit the file afterwards so teammates, CI and \
+             other clones see the work. A malformed state file is refused unless `force: true`. \
+             Returns the file's `path` and its `entries`, `added` and `dropped` counts.",
+            Access::Write { destructive: false },
+            review::snapshot_tool,
         ),
         ToolDef::new(
             "clear_cache",
@@ -273,10 +300,10 @@ mod tests {
         let args = |v: serde_json::Value| v.as_object().cloned();
         let err = decode::<review::GetSpecDiffParams>(
             "get_spec_diff",
-            args(serde_json::json!({"spec_path": "x"})),
+            args(serde_json::json!({"base_branch": "main"})),
         )
         .unwrap_err();
-        assert!(err.message.contains("base_branch"), "{}", err.message);
+        assert!(err.message.contains("spec_path"), "{}", err.message);
         let err = decode::<review::GetSpecDiffParams>(
             "get_spec_diff",
             args(serde_json::json!({"spec_path": 5, "base_branch": "main"})),

@@ -37,10 +37,11 @@ pub const FOLLOW_CURSOR: &str = "Answers are paged to fit a token budget (`max_t
      first page lists every file with the page that holds it (`plan`).";
 
 /// The tools whose answers are paged.
-pub const PAGED_TOOLS: [&str; 3] = [
+pub const PAGED_TOOLS: [&str; 4] = [
     "list_affected_specs",
     "get_spec_diff",
     "get_changed_artifacts",
+    "get_reconciliation_status",
 ];
 
 /// The tool declarations with [`FOLLOW_CURSOR`] appended to the description

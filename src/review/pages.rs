@@ -11,7 +11,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{AffectedSpec, AffectedSpecs, ChangedArtifacts, PlanEntry, SpecDiff, SpecFile};
+use super::{
+    AffectedSpec, AffectedSpecs, ChangedArtifacts, PlanEntry, ReconciliationStatus, SpecDiff,
+    SpecFile, SpecStatus,
+};
 use crate::changes::Status;
 use crate::page::{
     CURSOR_JSON_LEN, CursorError, Layout, MaxTokens, escaped_len, fingerprint, json_len,
@@ -21,6 +24,7 @@ use crate::page::{
 const LIST_AFFECTED_SPECS: u8 = 1;
 const GET_SPEC_DIFF: u8 = 2;
 const GET_CHANGED_ARTIFACTS: u8 = 3;
+const GET_RECONCILIATION_STATUS: u8 = 4;
 
 /// Bytes kept free on every page for what is not measured item by item
 /// (the `next_cursor` key, separators, page numbers' digits).
@@ -80,6 +84,8 @@ pub fn affected_specs(
                     invariants: Vec::new(),
                     matched_files: Vec::new(),
                     matched_count: current.1.matched_count,
+                    unreconciled_count: current.1.unreconciled_count,
+                    all_reconciled: current.1.all_reconciled,
                     continued: true,
                 };
                 spec_at.push(std::mem::replace(&mut current, (0, continued)));
@@ -109,6 +115,58 @@ pub fn affected_specs(
     full.page = page + 1;
     full.pages = pages;
     full.next_cursor = next_cursor(LIST_AFFECTED_SPECS, page, pages, fp);
+    Ok(full)
+}
+
+/// Page of `get_reconciliation_status` named by `cursor` (the first
+/// without): each spec's `unreconciled` files are cut across pages like
+/// `list_affected_specs`' `matched_files`; `base`, `totals` and
+/// `state_problem` are on every page.
+pub fn status(
+    mut full: ReconciliationStatus,
+    args: &impl Serialize,
+    max_tokens: Option<MaxTokens>,
+    cursor: Option<&str>,
+) -> Result<ReconciliationStatus, CursorError> {
+    let budget = MaxTokens::budget(max_tokens);
+    let fp = fingerprint(args, &full);
+    let specs = std::mem::take(&mut full.specs);
+    full.page = MAX_PAGE;
+    full.pages = MAX_PAGE;
+    let mut layout = Layout::new(capacity(budget, json_len(&full)));
+    let mut spec_at: Vec<(usize, SpecStatus)> = Vec::new();
+    for mut spec in specs {
+        let files = std::mem::take(&mut spec.unreconciled);
+        let page = layout.place(json_len(&spec) + 1);
+        let mut current = (page, spec);
+        for file in files {
+            let cost = json_len(&file) + 1;
+            if cost > layout.room() {
+                let continued = SpecStatus {
+                    unreconciled: Vec::new(),
+                    continued: true,
+                    ..current.1.clone()
+                };
+                spec_at.push(std::mem::replace(&mut current, (0, continued)));
+                layout.new_page();
+                layout.consume(json_len(&current.1) + 1);
+                current.0 = layout.current();
+            }
+            layout.consume(cost);
+            current.1.unreconciled.push(file);
+        }
+        spec_at.push(current);
+    }
+    let pages = layout.pages();
+    let page = requested_page(cursor, GET_RECONCILIATION_STATUS, fp, pages)?;
+    full.specs = spec_at
+        .into_iter()
+        .filter(|(p, _)| *p == page)
+        .map(|(_, s)| s)
+        .collect();
+    full.page = page + 1;
+    full.pages = pages;
+    full.next_cursor = next_cursor(GET_RECONCILIATION_STATUS, page, pages, fp);
     Ok(full)
 }
 

@@ -22,6 +22,9 @@ const ALL_FILES: [&str; 9] = [
     ".notarai/system.spec.yaml",
 ];
 
+/// How init reports the merge driver's git config line.
+const DRIVER_LINE: &str = "merge.notarai.driver (local git config)";
+
 /// A temporary git repository with a README and a `target/` folder.
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -72,6 +75,16 @@ fn fresh_repository_gets_everything() {
     for rel in ALL_FILES {
         assert_eq!(reported(&out, rel), "created", "{rel}");
     }
+    assert_eq!(reported(&out, ".gitattributes"), "created");
+    assert_eq!(reported(&out, DRIVER_LINE), "created");
+    assert_eq!(
+        read(root, ".gitattributes"),
+        ".notarai/reconciliation_state.json merge=notarai\n"
+    );
+    assert_eq!(
+        git(root, &["config", "--local", "merge.notarai.driver"]).trim(),
+        "notarai state merge %O %A %B"
+    );
 
     assert_eq!(
         read_json(root, ".mcp.json"),
@@ -135,6 +148,8 @@ fn second_run_is_byte_identical_and_reports_unchanged() {
     for rel in ALL_FILES {
         assert_eq!(reported(&out, rel), "unchanged", "{rel}");
     }
+    assert_eq!(reported(&out, ".gitattributes"), "unchanged");
+    assert_eq!(reported(&out, DRIVER_LINE), "unchanged");
     assert!(
         stdout(&out).contains("nothing to write"),
         "{}",
@@ -152,6 +167,18 @@ fn dry_run_writes_nothing() {
     for rel in ALL_FILES {
         assert_eq!(reported(&out, rel), "would create", "{rel}");
     }
+    assert_eq!(reported(&out, ".gitattributes"), "would create");
+    assert_eq!(reported(&out, DRIVER_LINE), "would create");
+    assert!(
+        std::process::Command::new("git")
+            .args(["config", "--local", "merge.notarai.driver"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+            .stdout
+            .is_empty(),
+        "a dry run configures nothing"
+    );
     // After a real run, a dry run reports a section written by someone else
     // as kept, with notarai's version beside it.
     assert_success(&notarai(dir.path(), &["init"], b""));
@@ -345,6 +372,13 @@ fn outside_git_it_scaffolds_and_warns() {
     for rel in ALL_FILES {
         assert!(dir.path().join(rel).is_file(), "{rel}");
     }
+    assert!(!dir.path().join(".gitattributes").exists());
+    assert!(
+        stdout(&out)
+            .contains("note: merge driver of .notarai/reconciliation_state.json not registered"),
+        "{}",
+        stdout(&out)
+    );
     let specs = notarai::project::load_specs(dir.path());
     assert!(specs.invalid.is_empty() && specs.findings.is_empty());
     assert!(
@@ -414,16 +448,50 @@ fn this_repository_is_set_up_and_its_specs_are_valid() {
             .as_ref()
             .is_some_and(|s| s.len() >= 7)
     );
-    // Every file init manages is current: a dry run changes nothing.
+    // Every file init manages is current: a dry run changes no file. (The
+    // merge driver's line in the local git config is per clone, so a fresh
+    // clone would still configure it.)
     let out = notarai(
         root,
         &["init", "--dry-run", "--root", root.to_str().unwrap()],
         b"",
     );
     assert_success(&out);
+    let text = stdout(&out);
+    let pending: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("would ") && !l.ends_with(DRIVER_LINE))
+        .collect();
     assert!(
-        stdout(&out).contains("nothing to write"),
-        "run `notarai init` in the repository:\n{}",
-        stdout(&out)
+        pending.is_empty(),
+        "run `notarai init` in the repository:\n{text}"
     );
+}
+
+#[test]
+fn the_merge_driver_is_added_beside_the_users_attributes_once() {
+    let dir = repo();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".gitattributes"),
+        "*.png binary\r\n*.sh text eol=lf",
+    )
+    .unwrap();
+    git(root, &["config", "--local", "user.name", "Someone"]);
+    let out = notarai(root, &["init"], b"");
+    assert_success(&out);
+    assert_eq!(reported(&out, ".gitattributes"), "updated");
+    assert_eq!(
+        read(root, ".gitattributes"),
+        "*.png binary\r\n*.sh text eol=lf\r\n.notarai/reconciliation_state.json merge=notarai\r\n"
+    );
+    assert_eq!(
+        git(root, &["config", "--local", "user.name"]).trim(),
+        "Someone"
+    );
+    let config = std::fs::read(root.join(".git/config")).unwrap();
+    let before = snapshot(root);
+    assert_success(&notarai(root, &["init"], b""));
+    assert_eq!(snapshot(root), before, "second run byte-identical");
+    assert_eq!(std::fs::read(root.join(".git/config")).unwrap(), config);
 }

@@ -493,13 +493,29 @@ fn the_reconcile_skill_matches_what_the_tools_answer() {
         ".notarai/broken.spec.yaml"
     );
     let skill = include_str!("../../src/init/templates/reconcile_skill.md");
-    for key in listed.as_object().unwrap().keys() {
+    let step = |needle: &str| skill.find(needle).unwrap_or_else(|| panic!("{needle}"));
+    let nested = [&listed["affected_specs"][0], &listed["base"]];
+    for key in listed
+        .as_object()
+        .unwrap()
+        .keys()
+        .chain(nested.iter().flat_map(|v| v.as_object().unwrap().keys()))
+    {
         assert!(
             skill.contains(&format!("`{key}`")),
             "the skill never mentions `{key}`"
         );
     }
-    let step = |needle: &str| skill.find(needle).unwrap_or_else(|| panic!("{needle}"));
+    let status = server.call_ok(5, "get_reconciliation_status", json!({}));
+    for key in status.as_object().unwrap().keys() {
+        assert!(
+            skill.contains(&format!("`{key}`")) || ["page", "pages"].contains(&key.as_str()),
+            "the skill never mentions the status' `{key}`"
+        );
+    }
+    assert!(step("get_reconciliation_status") < step("list_affected_specs"));
+    assert!(step("`mark_reconciled`") < step("`snapshot_state`"));
+    assert!(skill.contains("git add .notarai/reconciliation_state.json"));
     assert!(step("Invalid specs first") < step("For each affected spec"));
     assert!(skill.contains("do not\n   say that nothing is affected"));
 

@@ -27,6 +27,7 @@ mod spec08;
 mod spec_loader;
 mod spec_set;
 mod state;
+mod state_mcp;
 mod stdio_rules;
 mod tools;
 mod untrusted_git;

@@ -44,10 +44,12 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
     assert_eq!(
         names,
         [
+            "get_reconciliation_status",
             "list_affected_specs",
             "get_spec_diff",
             "get_changed_artifacts",
             "mark_reconciled",
+            "snapshot_state",
             "clear_cache"
         ]
     );
@@ -59,14 +61,14 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
         );
         let annotations = tool.annotations.as_ref().unwrap();
         assert_eq!(annotations.open_world_hint, Some(false));
-        let read_only = !matches!(tool.name.as_ref(), "mark_reconciled" | "clear_cache");
+        let read_only = !matches!(
+            tool.name.as_ref(),
+            "mark_reconciled" | "snapshot_state" | "clear_cache"
+        );
         assert_eq!(annotations.read_only_hint, Some(read_only), "{}", tool.name);
     }
     let diff_tool = tools.iter().find(|t| t.name == "get_spec_diff").unwrap();
-    assert_eq!(
-        diff_tool.input_schema["required"],
-        json!(["spec_path", "base_branch"])
-    );
+    assert_eq!(diff_tool.input_schema["required"], json!(["spec_path"]));
 
     let call = |name: &'static str, args: Value| {
         CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone())
@@ -92,7 +94,7 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
         .call_tool(call("get_spec_diff", json!({"spec_path": "nope"})))
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("base_branch"), "{err}");
+    assert!(err.to_string().contains("nope"), "{err}");
     client.cancel().await.unwrap();
 }
 
@@ -112,7 +114,7 @@ fn every_protocol_revision_completes_the_handshake() {
         server.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
         assert_eq!(server.request(2, "ping", json!({}))["result"], json!({}));
         let tools = server.request(3, "tools/list", json!({}));
-        assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 5);
+        assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 7);
         // Exit 0 when stdin closes.
         server.finish();
     }
@@ -284,7 +286,9 @@ fn every_answer_conforms_to_its_declared_output_schema() {
     assert!(!list.is_valid(&json!({})));
     let spec = ".notarai/auth.spec.yaml";
     let calls = [
+        ("get_reconciliation_status", json!({"base_branch": "main"})),
         ("list_affected_specs", json!({"base_branch": "main"})),
+        ("list_affected_specs", json!({})),
         (
             "get_spec_diff",
             json!({"spec_path": spec, "base_branch": "main"}),
@@ -305,6 +309,8 @@ fn every_answer_conforms_to_its_declared_output_schema() {
             "get_spec_diff",
             json!({"spec_path": spec, "base_branch": "main"}),
         ),
+        ("snapshot_state", json!({})),
+        ("get_reconciliation_status", json!({"max_tokens": 1000})),
         ("clear_cache", json!({})),
     ];
     for (id, (tool, arguments)) in calls.into_iter().enumerate() {

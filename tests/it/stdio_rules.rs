@@ -167,7 +167,10 @@ fn tools_list_with_a_cursor_never_issued_is_invalid_params() {
     assert_eq!(code, -32602, "{answer}");
     assert!(message.contains("cursor"), "{message}");
     let all = server.request(2, "tools/list", json!({}));
-    assert_eq!(all["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        all["result"]["tools"].as_array().unwrap().len(),
+        notarai::mcp::tools::TOOLS.len()
+    );
     assert!(all["result"].get("nextCursor").is_none());
     server.finish();
 }
@@ -206,7 +209,7 @@ fn batches_are_answered_with_one_array_under_2025_03_26() {
             .as_array()
             .unwrap()
             .len(),
-        5
+        notarai::mcp::tools::TOOLS.len()
     );
     assert_eq!(code_of(by_id(items, &json!(3))), -32601);
     assert_eq!(code_of(by_id(items, &Value::Null)), -32600);

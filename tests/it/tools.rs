@@ -450,7 +450,8 @@ fn errors_name_the_problem_and_the_server_keeps_serving() {
         message.contains("`nope`") && message.contains("feature") && message.contains("main"),
         "{message}"
     );
-    let (code, message) = Server::error_of(&server.call(2, "list_affected_specs", json!({})));
+    let (code, message) =
+        Server::error_of(&server.call(2, "list_affected_specs", json!({"base_branch": ["main"]})));
     assert_eq!(code, -32602);
     assert!(message.contains("base_branch"), "{message}");
     let (code, message) = Server::error_of(&server.call(
