@@ -19,6 +19,7 @@ use git2::{Delta, Diff, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository
 use crate::governance::{Scope, is_under};
 use crate::hashing::FileHash;
 use crate::spec::CACHE_DIR;
+use crate::watch::{Poll, Watch};
 
 /// A changed file larger than this is not loaded into memory for a diff;
 /// it is reported in a list of its own.
@@ -217,6 +218,9 @@ pub struct ChangeSet<'r> {
     conflicts: Option<Diff<'r>>,
     /// The work tree, to sniff files too large to diff.
     workdir: Option<PathBuf>,
+    /// For a change set served from the kept status (no `diffs`): how to
+    /// diff its files when a patch is asked for.
+    lazy: Option<LazyDiff<'r>>,
     /// Changed files, sorted by path.
     pub files: Vec<ChangedFile>,
     /// Changed files whose names are not UTF-8, sorted by lossy name.
@@ -228,6 +232,52 @@ impl fmt::Debug for ChangeSet<'_> {
         f.debug_struct("ChangeSet")
             .field("files", &self.files)
             .finish()
+    }
+}
+
+/// The diff of a kept change set's files, made on the first patch asked.
+struct LazyDiff<'r> {
+    repo: &'r Repository,
+    tree: Option<git2::Tree<'r>>,
+    renames: bool,
+    /// The diff over exactly the change set's paths, and each new path's delta.
+    made: std::cell::OnceCell<Result<(Diff<'r>, HashMap<String, usize>), git2::Error>>,
+}
+
+impl<'r> LazyDiff<'r> {
+    /// The diff over exactly `files`' paths (a path list: libgit2 visits
+    /// those paths only), renames paired as in the full diff: only added and
+    /// deleted files pair up, and all of them are in the list.
+    fn get(&self, files: &[ChangedFile]) -> Result<(&Diff<'r>, &HashMap<String, usize>), ChangeError> {
+        let made = self.made.get_or_init(|| {
+            let mut opts = work_tree_diff_options();
+            opts.disable_pathspec_match(true);
+            for file in files {
+                for path in file.paths() {
+                    opts.pathspec(path);
+                }
+            }
+            let mut diff = self
+                .repo
+                .diff_tree_to_workdir_with_index(self.tree.as_ref(), Some(&mut opts))?;
+            if self.renames {
+                find_renames(&mut diff, self.repo.workdir())
+                    .map_err(|e| git2::Error::from_str(&e.to_string()))?;
+            }
+            let by_path = diff
+                .deltas()
+                .enumerate()
+                .filter_map(|(i, d)| {
+                    let path = d.new_file().path().or(d.old_file().path())?.to_str()?;
+                    Some((path.trim_end_matches('/').to_string(), i))
+                })
+                .collect();
+            Ok((diff, by_path))
+        });
+        match made {
+            Ok((diff, by_path)) => Ok((diff, by_path)),
+            Err(e) => Err(ChangeError::Git(git2::Error::from_str(e.message()))),
+        }
     }
 }
 
@@ -246,6 +296,16 @@ impl ChangeSet<'_> {
 
     /// The unified diff of one changed file, in git's format.
     pub fn patch(&self, file: &ChangedFile) -> Result<Patch, ChangeError> {
+        if let Some(lazy) = &self.lazy {
+            let (diff, by_path) = lazy.get(&self.files)?;
+            let index = *by_path.get(&file.path).ok_or_else(|| {
+                ChangeError::Git(git2::Error::from_str(&format!(
+                    "{} changed again while being answered; ask again",
+                    file.path
+                )))
+            })?;
+            return self.patch_of(diff, index);
+        }
         let (diff, index) = match (&self.conflicts, file.conflict_delta) {
             (Some(conflicts), Some(index)) => (conflicts, index),
             _ => match self.diffs.get(file.diff) {
@@ -257,6 +317,11 @@ impl ChangeSet<'_> {
                 }
             },
         };
+        self.patch_of(diff, index)
+    }
+
+    /// The patch of delta `index` of `diff`.
+    fn patch_of(&self, diff: &Diff<'_>, index: usize) -> Result<Patch, ChangeError> {
         let delta = diff
             .get_delta(index)
             .ok_or_else(|| ChangeError::Git(git2::Error::from_str("delta index out of range")))?;
@@ -490,6 +555,34 @@ pub fn keep_trees_cached() {
 pub struct GitRepo {
     repo: Repository,
     root: PathBuf,
+    /// What the long-lived server keeps between questions; see [`Kept`].
+    kept: std::sync::Mutex<Kept>,
+}
+
+/// The kept status of a long-lived server: the changed files of the whole
+/// work tree against a merge base. While the [`Watch`] says nothing changed
+/// since they were computed (see `crate::watch` for why that is exact) they
+/// are served as they are; when it names the files that changed, only those
+/// are diffed again; otherwise (or when the index file's stamp moved) they
+/// are computed again.
+#[derive(Default)]
+struct Kept {
+    /// `None` until first needed; stays `None` where watching is impossible.
+    watch: Option<Watch>,
+    /// Whether opening the watch was tried.
+    tried: bool,
+    /// Answers by (merge-base tree, renames paired).
+    answers: Vec<KeptAnswer>,
+}
+
+struct KeptAnswer {
+    tree: Option<Oid>,
+    renames: bool,
+    index_stamp: Option<(i128, u64, u64)>,
+    /// Files changed on disk since `files` was computed: to diff again.
+    pending: std::collections::BTreeSet<String>,
+    files: Vec<ChangedFile>,
+    unnameable: Vec<Unnameable>,
 }
 
 impl fmt::Debug for GitRepo {
@@ -526,6 +619,7 @@ impl GitRepo {
         Ok(GitRepo {
             repo,
             root: root.to_path_buf(),
+            kept: std::sync::Mutex::new(Kept::default()),
         })
     }
 
@@ -635,6 +729,138 @@ impl GitRepo {
             Some(oid) => Some(self.repo.find_commit(oid)?.tree()?),
             None => None,
         };
+        if !matches!(scope, Scope::Everything) {
+            return self.compute_changes(tree, scope, renames);
+        }
+        // The whole work tree: serve the kept answer while nothing changed.
+        let tree_id = tree.as_ref().map(|t| t.id());
+        let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if !kept.tried {
+            kept.tried = true;
+            kept.watch = Watch::open(&self.repo);
+        }
+        match kept.watch.as_mut().map(|w| w.poll(&self.repo)) {
+            Some(Some(Poll::Unchanged)) => {}
+            Some(Some(Poll::Files(paths))) => {
+                for answer in &mut kept.answers {
+                    answer.pending.extend(paths.iter().cloned());
+                }
+            }
+            Some(Some(Poll::Everything)) => kept.answers.clear(),
+            Some(None) => {
+                // Watching broke down: from the disk from now on.
+                kept.watch = None;
+                kept.answers.clear();
+                return self.compute_changes(tree, scope, renames);
+            }
+            None => return self.compute_changes(tree, scope, renames),
+        }
+        kept.answers.retain(|a| a.index_stamp == index_stamp);
+        if let Some(at) = kept
+            .answers
+            .iter()
+            .position(|a| a.tree == tree_id && a.renames == renames)
+        {
+            let pending = kept.answers[at].pending.len();
+            if pending > 0 {
+                if self.diff_again(&mut kept.answers[at], tree.as_ref())? {
+                    tracing::debug!("kept status: {pending} changed files diffed again");
+                } else {
+                    kept.answers.remove(at);
+                }
+            }
+        }
+        if let Some(answer) = kept
+            .answers
+            .iter()
+            .find(|a| a.tree == tree_id && a.renames == renames)
+        {
+            tracing::debug!("kept status: served");
+            return Ok(ChangeSet {
+                diffs: Vec::new(),
+                conflicts: None,
+                workdir: self.repo.workdir().map(Path::to_path_buf),
+                lazy: Some(LazyDiff {
+                    repo: &self.repo,
+                    tree,
+                    renames,
+                    made: std::cell::OnceCell::new(),
+                }),
+                files: answer.files.clone(),
+                unnameable: answer.unnameable.clone(),
+            });
+        }
+        let computed = self.compute_changes(tree, scope, renames)?;
+        // Kept only when plain: conflicts and files not checked out take
+        // diffs of their own, which a lazy diff does not reproduce.
+        let plain = computed.conflicts.is_none() && computed.diffs.len() == 1;
+        if plain {
+            tracing::debug!("kept status: computed from the disk and kept");
+            kept.answers.push(KeptAnswer {
+                tree: tree_id,
+                renames,
+                index_stamp,
+                pending: Default::default(),
+                files: computed.files.clone(),
+                unnameable: computed.unnameable.clone(),
+            });
+        }
+        Ok(computed)
+    }
+
+    /// Bring a kept answer up to date by diffing again only its pending
+    /// files: with renames, every added, deleted or renamed file too, as
+    /// those are all the full diff pairs renames among. `false` when the
+    /// result holds what a kept answer cannot (a conflict): compute it all.
+    fn diff_again(
+        &self,
+        answer: &mut KeptAnswer,
+        tree: Option<&git2::Tree<'_>>,
+    ) -> Result<bool, ChangeError> {
+        let mut paths = std::mem::take(&mut answer.pending);
+        if answer.renames {
+            for file in &answer.files {
+                if matches!(
+                    file.status,
+                    Status::Added | Status::Deleted | Status::Renamed
+                ) {
+                    paths.extend(file.paths().map(str::to_string));
+                }
+            }
+        }
+        let mut opts = work_tree_diff_options();
+        opts.disable_pathspec_match(true);
+        for path in &paths {
+            opts.pathspec(path);
+        }
+        let mut diff = self
+            .repo
+            .diff_tree_to_workdir_with_index(tree, Some(&mut opts))?;
+        if answer.renames {
+            find_renames(&mut diff, self.repo.workdir())?;
+        }
+        let mut fresh = Vec::new();
+        let mut unnameable = Vec::new();
+        collect_files(&diff, 0, &mut fresh, &mut unnameable);
+        if !unnameable.is_empty() || fresh.iter().any(|f| f.status == Status::Conflicted) {
+            return Ok(false);
+        }
+        answer
+            .files
+            .retain(|f| !f.paths().any(|p| paths.contains(p)));
+        answer.files.extend(fresh);
+        answer.files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(true)
+    }
+
+    /// The changes within `scope` against `tree`, from the disk.
+    fn compute_changes<'r>(
+        &'r self,
+        tree: Option<git2::Tree<'r>>,
+        scope: &Scope,
+        renames: bool,
+    ) -> Result<ChangeSet<'r>, ChangeError> {
         let pathspecs = per_prefix(scope);
         let mut diffs = Vec::with_capacity(pathspecs.len());
         let mut files = Vec::new();
@@ -688,6 +914,7 @@ impl GitRepo {
             diffs,
             conflicts,
             workdir: self.repo.workdir().map(Path::to_path_buf),
+            lazy: None,
             files,
             unnameable,
         })

@@ -22,3 +22,4 @@ pub mod project;
 pub mod repo_path;
 pub mod review;
 pub mod spec;
+pub mod watch;

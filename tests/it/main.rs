@@ -26,6 +26,7 @@ mod spec_set;
 mod tools;
 mod untrusted_git;
 mod validate;
+mod warm_server;
 
 /// Every `.rs` file of `tests/it/` is declared as a module of this binary, and
 /// no other file sits directly in `tests/` (it would build as a binary of its own).
