@@ -248,7 +248,10 @@ impl<'r> LazyDiff<'r> {
     /// The diff over exactly `files`' paths (a path list: libgit2 visits
     /// those paths only), renames paired as in the full diff: only added and
     /// deleted files pair up, and all of them are in the list.
-    fn get(&self, files: &[ChangedFile]) -> Result<(&Diff<'r>, &HashMap<String, usize>), ChangeError> {
+    fn get(
+        &self,
+        files: &[ChangedFile],
+    ) -> Result<(&Diff<'r>, &HashMap<String, usize>), ChangeError> {
         let made = self.made.get_or_init(|| {
             let mut opts = work_tree_diff_options();
             opts.disable_pathspec_match(true);
@@ -535,7 +538,8 @@ pub fn tracked_cache_message(files: &[String]) -> String {
     )
 }
 
-/// Let libgit2 keep parsed trees in its object cache between questions.
+/// Let libgit2 keep parsed trees in its object cache between questions,
+/// and read objects as git does, without hashing them again.
 ///
 /// By default it caches no tree larger than 4 KiB, so a folder of a few
 /// hundred files is read and inflated again on every diff; a long-lived
@@ -549,6 +553,10 @@ pub fn keep_trees_cached() {
     if let Err(e) = result {
         tracing::debug!("cannot raise libgit2's tree cache limit: {e}");
     }
+    // libgit2 hashes every object it reads again to check its id, which
+    // git itself does not do on reads (only `git fsck` does): a third of
+    // the cost of reading the merge base's trees and the blobs of a diff.
+    git2::opts::strict_hash_verification(false);
 }
 
 /// A git repository opened at the project root.
@@ -729,14 +737,13 @@ impl GitRepo {
             Some(oid) => Some(self.repo.find_commit(oid)?.tree()?),
             None => None,
         };
-        if !matches!(scope, Scope::Everything) {
-            return self.compute_changes(tree, scope, renames);
-        }
-        // The whole work tree: serve the kept answer while nothing changed.
+        let everything = matches!(scope, Scope::Everything);
         let tree_id = tree.as_ref().map(|t| t.id());
         let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        if !kept.tried {
+        // The watch starts with the first whole-work-tree question; a
+        // narrower one alone is cheap enough from the disk.
+        if everything && !kept.tried {
             kept.tried = true;
             kept.watch = Watch::open(&self.repo);
         }
@@ -757,10 +764,13 @@ impl GitRepo {
             None => return self.compute_changes(tree, scope, renames),
         }
         kept.answers.retain(|a| a.index_stamp == index_stamp);
+        // A narrower question is answered from the kept list of changed
+        // files (renames not paired), when there is one.
+        let wanted = if everything { renames } else { false };
         if let Some(at) = kept
             .answers
             .iter()
-            .position(|a| a.tree == tree_id && a.renames == renames)
+            .position(|a| a.tree == tree_id && a.renames == wanted)
         {
             let pending = kept.answers[at].pending.len();
             if pending > 0 {
@@ -770,6 +780,30 @@ impl GitRepo {
                     kept.answers.remove(at);
                 }
             }
+        }
+        if !everything {
+            let Some(answer) = kept
+                .answers
+                .iter()
+                .find(|a| a.tree == tree_id && !a.renames)
+            else {
+                return self.compute_changes(tree, scope, renames);
+            };
+            let paths: Vec<String> = answer
+                .files
+                .iter()
+                .filter(|f| scope.contains(&f.path))
+                .map(|f| f.path.clone())
+                .collect();
+            let unnameable = answer
+                .unnameable
+                .iter()
+                .filter(|u| scope.contains(&u.lossy_path))
+                .cloned()
+                .collect();
+            drop(kept);
+            tracing::debug!("kept status: {} files of a narrower scope", paths.len());
+            return self.diff_paths(tree, &paths, renames, unnameable);
         }
         if let Some(answer) = kept
             .answers
@@ -807,6 +841,48 @@ impl GitRepo {
             });
         }
         Ok(computed)
+    }
+
+    /// The changes of exactly `paths` (the changed files within a scope,
+    /// from the kept status), renames among them paired when asked: the same
+    /// as diffing the scope, whose renames pair only its own added and
+    /// deleted files, all of which are in `paths`.
+    fn diff_paths<'r>(
+        &'r self,
+        tree: Option<git2::Tree<'r>>,
+        paths: &[String],
+        renames: bool,
+        unnameable: Vec<Unnameable>,
+    ) -> Result<ChangeSet<'r>, ChangeError> {
+        let mut diffs = Vec::new();
+        let mut files = Vec::new();
+        let mut unnameable = unnameable;
+        if !paths.is_empty() {
+            let mut opts = work_tree_diff_options();
+            opts.disable_pathspec_match(true);
+            for path in paths {
+                opts.pathspec(path);
+            }
+            let mut diff = self
+                .repo
+                .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
+            if renames {
+                find_renames(&mut diff, self.repo.workdir())?;
+            }
+            collect_files(&diff, 0, &mut files, &mut unnameable);
+            diffs.push(diff);
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        unnameable.sort_by(|a, b| a.lossy_path.cmp(&b.lossy_path));
+        unnameable.dedup();
+        Ok(ChangeSet {
+            diffs,
+            conflicts: None,
+            workdir: self.repo.workdir().map(Path::to_path_buf),
+            lazy: None,
+            files,
+            unnameable,
+        })
     }
 
     /// Bring a kept answer up to date by diffing again only its pending

@@ -434,7 +434,10 @@ mod linux {
                         // which folders hold tracked files now.
                         if name == b"info"
                             || name == b"config"
-                            || self.dirs.get(&event.wd).is_some_and(|d| d.ends_with("info"))
+                            || self
+                                .dirs
+                                .get(&event.wd)
+                                .is_some_and(|d| d.ends_with("info"))
                         {
                             rebuild = true;
                         }

@@ -13,6 +13,7 @@ use crate::common::{Repo, Server, strings};
 fn repo() -> Repo {
     let repo = Repo::new();
     repo.spec("rust", &["**/*.rs"]);
+    repo.spec("src", &["src/**/*.rs"]);
     repo.write("src/a.rs", "fn a() {}\n");
     repo.write("src/b.rs", "fn b() {}\n");
     repo.write(".gitignore", "build/\n.notarai/.cache/\n");
@@ -36,21 +37,28 @@ fn finish(server: Server, diffed_again: bool) {
     let log = server.finish();
     if cfg!(target_os = "linux") {
         assert!(log.contains("kept status: served"), "{log}");
+        assert!(log.contains("files of a narrower scope"), "{log}");
         if diffed_again {
             assert!(log.contains("changed files diffed again"), "{log}");
         }
     }
 }
 
-/// The two whole-work-tree answers of `server` against `base`.
+/// The whole-work-tree answers of `server` against `base` (the list, the
+/// `**/*.rs` diff), with the `src/**/*.rs` diff (a narrower scope, answered
+/// from the kept list) folded into the second.
 fn answers(server: &mut Server, base: &str) -> (Value, Value) {
     let list = server.call_ok(1, "list_affected_specs", json!({"base_branch": base}));
-    let diff = server.call_ok(
-        2,
-        "get_spec_diff",
-        json!({"spec_path": ".notarai/rust.spec.yaml", "base_branch": base, "bypass_cache": true}),
-    );
-    (list, diff)
+    let diff = |server: &mut Server, spec: &str| {
+        server.call_ok(
+            2,
+            "get_spec_diff",
+            json!({"spec_path": spec, "base_branch": base, "bypass_cache": true}),
+        )
+    };
+    let all = diff(server, ".notarai/rust.spec.yaml");
+    let src = diff(server, ".notarai/src.spec.yaml");
+    (list, json!({"diff": all["diff"], "all": all, "src": src}))
 }
 
 /// Ask the warm server, check it answers what a fresh server answers, and
@@ -115,7 +123,12 @@ fn a_new_untracked_file_is_seen_in_old_and_new_folders() {
     let (files, _) = ask(&repo, &mut server, "main");
     assert_eq!(
         files,
-        ["lib/deep/er/z.rs", "lib/deep/x.rs", "lib/deep/y.rs", "src/new.rs"]
+        [
+            "lib/deep/er/z.rs",
+            "lib/deep/x.rs",
+            "lib/deep/y.rs",
+            "src/new.rs"
+        ]
     );
     finish(server, true);
 }
@@ -213,5 +226,27 @@ fn a_change_of_gitignore_is_seen() {
     repo.write(".git/info/exclude", "src/tmp.rs\n");
     let (files, _) = ask(&repo, &mut server, "main");
     assert!(files.is_empty(), "{files:?}");
+    finish(server, true);
+}
+
+#[test]
+fn a_move_is_paired_as_a_rename() {
+    let repo = repo();
+    let mut server = warm(&repo);
+    ask(&repo, &mut server, "main");
+    std::fs::rename(repo.root.join("src/b.rs"), repo.root.join("src/moved.rs")).unwrap();
+    let (files, diff) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/b.rs", "src/moved.rs"]);
+    assert!(diff.contains("rename from src/b.rs"), "{diff}");
+    // Moved on within the narrower scope, then an edit of another file.
+    std::fs::rename(
+        repo.root.join("src/moved.rs"),
+        repo.root.join("src/again.rs"),
+    )
+    .unwrap();
+    repo.append("src/a.rs", "fn more() {}\n");
+    let (files, diff) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs", "src/again.rs", "src/b.rs"]);
+    assert!(diff.contains("rename to src/again.rs"), "{diff}");
     finish(server, true);
 }
