@@ -441,7 +441,8 @@ fn call_all_pages(server: &mut Server, name: &str, args: &Value) -> Result<ToolR
 /// answers the same questions, one git process per question
 /// ([`gitside::whole_pass`]). Peak memory is the highest of the runs.
 pub fn whole_pass(ctx: &Ctx, repo: &Path) -> Row {
-    let case = "whole pass: list_affected_specs, then every affected spec's full diff (fresh server)";
+    let case =
+        "whole pass: list_affected_specs, then every affected spec's full diff (fresh server)";
     let target = "<= 0.25x git; peak <= 64 MB";
     let mut specs: Vec<String> = Vec::new();
     let mut peak_kib = None;

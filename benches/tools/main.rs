@@ -249,9 +249,7 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>) -> Vec<Row> {
         ),
         (
             "hook validate, spec edit",
-            Box::new(|| {
-                cases::hook_validate(ctx, repo, ".notarai/m000.spec.yaml", "<= 20 ms")
-            }),
+            Box::new(|| cases::hook_validate(ctx, repo, ".notarai/m000.spec.yaml", "<= 20 ms")),
         ),
         (
             "list_affected_specs, fresh server",
