@@ -1143,6 +1143,9 @@ impl GitRepo {
     /// The paths below notarai's cache folder that git tracks (in the index):
     /// a cache database that came with the repository is not trusted.
     pub fn tracked_cache_files(&self) -> Vec<String> {
+        if !self.index_may_hold(CACHE_DIR.as_bytes()) {
+            return Vec::new();
+        }
         let Ok(index) = self.repo.index() else {
             return Vec::new();
         };
@@ -1155,6 +1158,47 @@ impl GitRepo {
             .map(|e| String::from_utf8_lossy(&e.path).into_owned())
             .take_while(|p| p.starts_with(&prefix))
             .collect()
+    }
+
+    /// Whether the index may hold a path containing `needle`, from its raw
+    /// bytes: versions 2 and 3 store every path whole, so when neither the
+    /// index file nor a shared index of a split index contains the bytes,
+    /// no entry does. Much cheaper than libgit2's full read, which checks
+    /// the SHA-1 of the whole file (git does not on reads): the server's
+    /// `initialize` asks this before anything else needs the index.
+    fn index_may_hold(&self, needle: &[u8]) -> bool {
+        let git_dir = self.repo.path();
+        let Ok(main) = std::fs::read(git_dir.join("index")) else {
+            return true;
+        };
+        // "DIRC", then the version, big-endian; version 4 compresses paths.
+        let version = main
+            .get(4..8)
+            .map(|v| u32::from_be_bytes([v[0], v[1], v[2], v[3]]));
+        if main.get(..4) != Some(b"DIRC".as_slice()) || !matches!(version, Some(2 | 3)) {
+            return true;
+        }
+        let finder = memchr::memmem::Finder::new(needle);
+        let holds = |bytes: &[u8]| finder.find(bytes).is_some();
+        if holds(&main) {
+            return true;
+        }
+        let Ok(entries) = std::fs::read_dir(git_dir) else {
+            return true;
+        };
+        for entry in entries.flatten() {
+            if entry
+                .file_name()
+                .as_encoded_bytes()
+                .starts_with(b"sharedindex.")
+            {
+                match std::fs::read(entry.path()) {
+                    Ok(shared) if !holds(&shared) => {}
+                    _ => return true,
+                }
+            }
+        }
+        false
     }
 
     /// A file moved from one prefix of the scope to another shows up as a
