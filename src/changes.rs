@@ -764,51 +764,24 @@ impl GitRepo {
             None => return self.compute_changes(tree, scope, renames),
         }
         kept.answers.retain(|a| a.index_stamp == index_stamp);
-        // A narrower question is answered from the kept list of changed
-        // files (renames not paired), when there is one.
-        let wanted = if everything { renames } else { false };
-        if let Some(at) = kept
-            .answers
-            .iter()
-            .position(|a| a.tree == tree_id && a.renames == wanted)
-        {
+        // Bring this merge base's kept answers up to date.
+        let mut at = 0;
+        while at < kept.answers.len() {
             let pending = kept.answers[at].pending.len();
-            if pending > 0 {
-                if self.diff_again(&mut kept.answers[at], tree.as_ref())? {
-                    tracing::debug!("kept status: {pending} changed files diffed again");
-                } else {
-                    kept.answers.remove(at);
-                }
+            if kept.answers[at].tree != tree_id || pending == 0 {
+                at += 1;
+            } else if self.diff_again(&mut kept.answers[at], tree.as_ref())? {
+                tracing::debug!("kept status: {pending} changed files diffed again");
+                at += 1;
+            } else {
+                kept.answers.remove(at);
             }
         }
-        if !everything {
-            let Some(answer) = kept
+        if everything
+            && let Some(answer) = kept
                 .answers
                 .iter()
-                .find(|a| a.tree == tree_id && !a.renames)
-            else {
-                return self.compute_changes(tree, scope, renames);
-            };
-            let paths: Vec<String> = answer
-                .files
-                .iter()
-                .filter(|f| scope.contains(&f.path))
-                .map(|f| f.path.clone())
-                .collect();
-            let unnameable = answer
-                .unnameable
-                .iter()
-                .filter(|u| scope.contains(&u.lossy_path))
-                .cloned()
-                .collect();
-            drop(kept);
-            tracing::debug!("kept status: {} files of a narrower scope", paths.len());
-            return self.diff_paths(tree, &paths, renames, unnameable);
-        }
-        if let Some(answer) = kept
-            .answers
-            .iter()
-            .find(|a| a.tree == tree_id && a.renames == renames)
+                .find(|a| a.tree == tree_id && a.renames == renames)
         {
             tracing::debug!("kept status: served");
             return Ok(ChangeSet {
@@ -824,6 +797,43 @@ impl GitRepo {
                 files: answer.files.clone(),
                 unnameable: answer.unnameable.clone(),
             });
+        }
+        // Any other question is answered from the kept list of changed
+        // files (renames not paired), when there is one: a diff over exactly
+        // the changed paths within the scope.
+        if let Some(answer) = kept
+            .answers
+            .iter()
+            .find(|a| a.tree == tree_id && !a.renames)
+        {
+            let paths: Vec<String> = answer
+                .files
+                .iter()
+                .filter(|f| scope.contains(&f.path))
+                .map(|f| f.path.clone())
+                .collect();
+            let unnameable = answer
+                .unnameable
+                .iter()
+                .filter(|u| scope.contains(&u.lossy_path))
+                .cloned()
+                .collect();
+            tracing::debug!("kept status: {} files of a narrower scope", paths.len());
+            let answer = self.diff_paths(tree, &paths, renames, unnameable)?;
+            if everything {
+                kept.answers.push(KeptAnswer {
+                    tree: tree_id,
+                    renames,
+                    index_stamp,
+                    pending: Default::default(),
+                    files: answer.files.clone(),
+                    unnameable: answer.unnameable.clone(),
+                });
+            }
+            return Ok(answer);
+        }
+        if !everything {
+            return self.compute_changes(tree, scope, renames);
         }
         let computed = self.compute_changes(tree, scope, renames)?;
         // Kept only when plain: conflicts and files not checked out take
