@@ -1263,11 +1263,31 @@ impl GitRepo {
     /// the universe of files that can be governed. Sorted, each once.
     pub fn files(&self, scope: &Scope) -> Result<Vec<String>, ChangeError> {
         let index = self.repo.index()?;
-        let mut files: Vec<String> = index
-            .iter()
-            .filter_map(|entry| String::from_utf8(entry.path).ok())
-            .filter(|p| scope.contains(p))
-            .collect();
+        let mut files: Vec<String> = Vec::new();
+        let mut take = |entry: git2::IndexEntry| {
+            if let Ok(path) = String::from_utf8(entry.path)
+                && scope.contains(&path)
+            {
+                files.push(path);
+            }
+        };
+        match scope {
+            Scope::Everything => index.iter().for_each(&mut take),
+            // Entries are sorted by path: read only the run below each prefix.
+            Scope::Prefixes(prefixes) => {
+                for prefix in prefixes {
+                    let Ok(start) = index.find_prefix(prefix.as_str()) else {
+                        continue;
+                    };
+                    for entry in (start..index.len()).map_while(|i| index.get(i)) {
+                        if !entry.path.starts_with(prefix.as_bytes()) {
+                            break;
+                        }
+                        take(entry);
+                    }
+                }
+            }
+        }
         for pathspec in per_prefix(scope) {
             let mut opts = DiffOptions::new();
             opts.include_untracked(true).recurse_untracked_dirs(true);
