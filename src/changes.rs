@@ -235,13 +235,16 @@ impl fmt::Debug for ChangeSet<'_> {
     }
 }
 
+/// A diff and the index of each new path's delta in it.
+type PathDiff<'r> = (Diff<'r>, HashMap<String, usize>);
+
 /// The diff of a kept change set's files, made on the first patch asked.
 struct LazyDiff<'r> {
     repo: &'r Repository,
     tree: Option<git2::Tree<'r>>,
     renames: bool,
     /// The diff over exactly the change set's paths, and each new path's delta.
-    made: std::cell::OnceCell<Result<(Diff<'r>, HashMap<String, usize>), git2::Error>>,
+    made: std::cell::OnceCell<Result<PathDiff<'r>, git2::Error>>,
 }
 
 impl<'r> LazyDiff<'r> {
@@ -586,7 +589,7 @@ struct Kept {
 struct KeptAnswer {
     tree: Option<Oid>,
     renames: bool,
-    index_stamp: Option<(i128, u64, u64)>,
+    index_stamp: Option<crate::watch::Stamp>,
     /// Files changed on disk since `files` was computed: to diff again.
     pending: std::collections::BTreeSet<String>,
     files: Vec<ChangedFile>,

@@ -43,8 +43,11 @@ fn global_files() -> Vec<PathBuf> {
     out
 }
 
-/// `(modified ns, length, inode)` of a file, `None` when absent.
-pub(crate) fn stamp(path: &Path) -> Option<(i128, u64, u64)> {
+/// `(modified ns, length, inode)` of a file.
+pub(crate) type Stamp = (i128, u64, u64);
+
+/// The [`Stamp`] of a file, `None` when absent.
+pub(crate) fn stamp(path: &Path) -> Option<Stamp> {
     let meta = std::fs::metadata(path).ok()?;
     let modified = meta
         .modified()
@@ -64,7 +67,7 @@ pub struct Watch {
     #[cfg(target_os = "linux")]
     inner: linux::Inotify,
     /// Stamps of [`global_files`] (and `core.excludesFile`) last seen.
-    globals: Vec<(PathBuf, Option<(i128, u64, u64)>)>,
+    globals: Vec<(PathBuf, Option<Stamp>)>,
     /// `core.excludesFile`, when the configuration names one.
     excludes_file: Option<PathBuf>,
 }
