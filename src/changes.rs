@@ -562,13 +562,73 @@ pub fn keep_trees_cached() {
     git2::opts::strict_hash_verification(false);
 }
 
+/// Whether the index (see [`GitRepo::index_may_hold`]) may hold `needle`,
+/// read in blocks: true unless it is of version 2 or 3 and neither it nor a
+/// shared index of a split index contains the bytes.
+fn scan_index(git_dir: &Path, needle: &[u8]) -> bool {
+    use std::io::Read;
+    let finder = memchr::memmem::Finder::new(needle);
+    // Blocks overlap by the needle's length less one, so no match is split.
+    let holds = |path: &Path, check_header: bool| -> Option<bool> {
+        let mut file = std::fs::File::open(path).ok()?;
+        let mut buf = vec![0u8; 1 << 20];
+        let mut kept = 0usize;
+        let mut first = true;
+        loop {
+            let n = file.read(&mut buf[kept..]).ok()?;
+            if n == 0 {
+                return Some(false);
+            }
+            let filled = kept + n;
+            if first && check_header {
+                first = false;
+                // "DIRC", then the version, big-endian; version 4 compresses paths.
+                if filled < 8 || &buf[..4] != b"DIRC" {
+                    return None;
+                }
+                let version = u32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]]);
+                if !matches!(version, 2 | 3) {
+                    return None;
+                }
+            }
+            if finder.find(&buf[..filled]).is_some() {
+                return Some(true);
+            }
+            kept = needle.len().saturating_sub(1).min(filled);
+            buf.copy_within(filled - kept..filled, 0);
+        }
+    };
+    if holds(&git_dir.join("index"), true) != Some(false) {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(git_dir) else {
+        return true;
+    };
+    for entry in entries.flatten() {
+        if entry
+            .file_name()
+            .as_encoded_bytes()
+            .starts_with(b"sharedindex.")
+            && holds(&entry.path(), false) != Some(false)
+        {
+            return true;
+        }
+    }
+    false
+}
+
 /// A git repository opened at the project root.
 pub struct GitRepo {
     repo: Repository,
     root: PathBuf,
     /// What the long-lived server keeps between questions; see [`Kept`].
     kept: std::sync::Mutex<Kept>,
+    /// The last raw scan of the index: its stamp, the bytes looked for, the result.
+    index_scan: std::sync::Mutex<Option<IndexScan>>,
 }
+
+/// See [`GitRepo::index_may_hold`].
+type IndexScan = (crate::watch::Stamp, Vec<u8>, bool);
 
 /// The kept status of a long-lived server: the changed files of the whole
 /// work tree against a merge base. While the [`Watch`] says nothing changed
@@ -631,6 +691,7 @@ impl GitRepo {
             repo,
             root: root.to_path_buf(),
             kept: std::sync::Mutex::new(Kept::default()),
+            index_scan: std::sync::Mutex::new(None),
         })
     }
 
@@ -1179,39 +1240,26 @@ impl GitRepo {
     /// no entry does. Much cheaper than libgit2's full read, which checks
     /// the SHA-1 of the whole file (git does not on reads): the server's
     /// `initialize` asks this before anything else needs the index.
+    /// The answer is kept with the index file's stamp, so a question asked
+    /// again costs one `stat` while the index is unchanged.
     fn index_may_hold(&self, needle: &[u8]) -> bool {
         let git_dir = self.repo.path();
-        let Ok(main) = std::fs::read(git_dir.join("index")) else {
+        let Some(stamp) = crate::watch::stamp(&git_dir.join("index")) else {
             return true;
         };
-        // "DIRC", then the version, big-endian; version 4 compresses paths.
-        let version = main
-            .get(4..8)
-            .map(|v| u32::from_be_bytes([v[0], v[1], v[2], v[3]]));
-        if main.get(..4) != Some(b"DIRC".as_slice()) || !matches!(version, Some(2 | 3)) {
-            return true;
+        let mut kept = self.index_scan.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, needle_at, holds)) = &*kept
+            && *at == stamp
+            && needle_at == needle
+        {
+            return *holds;
         }
-        let finder = memchr::memmem::Finder::new(needle);
-        let holds = |bytes: &[u8]| finder.find(bytes).is_some();
-        if holds(&main) {
-            return true;
+        let holds = scan_index(git_dir, needle);
+        // Kept only if the index did not change while it was read.
+        if crate::watch::stamp(&git_dir.join("index")) == Some(stamp) {
+            *kept = Some((stamp, needle.to_vec(), holds));
         }
-        let Ok(entries) = std::fs::read_dir(git_dir) else {
-            return true;
-        };
-        for entry in entries.flatten() {
-            if entry
-                .file_name()
-                .as_encoded_bytes()
-                .starts_with(b"sharedindex.")
-            {
-                match std::fs::read(entry.path()) {
-                    Ok(shared) if !holds(&shared) => {}
-                    _ => return true,
-                }
-            }
-        }
-        false
+        holds
     }
 
     /// A file moved from one prefix of the scope to another shows up as a
@@ -1310,5 +1358,40 @@ impl GitRepo {
         files.sort();
         files.dedup();
         Ok(files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_index;
+
+    /// An index file of `version` with `body` after its header.
+    fn index(dir: &std::path::Path, version: u32, body: &[u8]) {
+        let mut bytes = b"DIRC".to_vec();
+        bytes.extend_from_slice(&version.to_be_bytes());
+        bytes.extend_from_slice(body);
+        std::fs::write(dir.join("index"), bytes).unwrap();
+    }
+
+    #[test]
+    fn the_raw_index_scan_finds_a_path_anywhere_and_trusts_only_v2_and_v3() {
+        let dir = tempfile::tempdir().unwrap();
+        let needle = b".notarai/.cache";
+        index(dir.path(), 2, &vec![b'a'; 3 << 20]);
+        assert!(!scan_index(dir.path(), needle));
+        // Across the boundary of the 1 MiB blocks it is read in.
+        for at in [(1 << 20) - 8 - 7, (1 << 20) - 8, (2 << 20) - 3] {
+            let mut body = vec![b'a'; 3 << 20];
+            body[at..at + needle.len()].copy_from_slice(needle);
+            index(dir.path(), 3, &body);
+            assert!(scan_index(dir.path(), needle), "at {at}");
+        }
+        // Version 4 compresses paths: never trusted to lack it.
+        index(dir.path(), 4, b"nothing here");
+        assert!(scan_index(dir.path(), needle));
+        // A shared index of a split index is searched too.
+        index(dir.path(), 2, b"nothing here");
+        std::fs::write(dir.path().join("sharedindex.0123"), b"x/.notarai/.cache/db").unwrap();
+        assert!(scan_index(dir.path(), needle));
     }
 }
