@@ -243,6 +243,12 @@ struct LazyDiff<'r> {
     repo: &'r Repository,
     tree: Option<git2::Tree<'r>>,
     renames: bool,
+    /// Patches of the kept answer made by earlier questions, by path: a
+    /// file with no event since has the same patch.
+    known: HashMap<String, Patch>,
+    /// Where new patches are kept, for the answer numbered `serial`.
+    store: &'r std::sync::Mutex<Kept>,
+    serial: u64,
     /// The diff over exactly the change set's paths, and each new path's delta.
     made: std::cell::OnceCell<Result<PathDiff<'r>, git2::Error>>,
 }
@@ -258,7 +264,14 @@ impl<'r> LazyDiff<'r> {
         let made = self.made.get_or_init(|| {
             let mut opts = work_tree_diff_options();
             opts.disable_pathspec_match(true);
-            for file in files {
+            // The files whose patch is not known, with every file renames
+            // could pair, so that pairs are the full diff's.
+            let wanted = files.iter().filter(|f| {
+                !self.known.contains_key(&f.path)
+                    || (self.renames
+                        && matches!(f.status, Status::Added | Status::Deleted | Status::Renamed))
+            });
+            for file in wanted {
                 for path in file.paths() {
                     opts.pathspec(path);
                 }
@@ -285,6 +298,17 @@ impl<'r> LazyDiff<'r> {
             Err(e) => Err(ChangeError::Git(git2::Error::from_str(e.message()))),
         }
     }
+
+    /// Keep `patch` of `path` with the answer it was made for, if that
+    /// answer is still kept.
+    fn remember(&self, path: &str, patch: &Patch) {
+        let mut kept = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(answer) = kept.answers.iter_mut().find(|a| a.serial == self.serial)
+            && !answer.pending.contains(path)
+        {
+            answer.patches.insert(path.to_string(), patch.clone());
+        }
+    }
 }
 
 impl ChangeSet<'_> {
@@ -303,6 +327,9 @@ impl ChangeSet<'_> {
     /// The unified diff of one changed file, in git's format.
     pub fn patch(&self, file: &ChangedFile) -> Result<Patch, ChangeError> {
         if let Some(lazy) = &self.lazy {
+            if let Some(patch) = lazy.known.get(&file.path) {
+                return Ok(patch.clone());
+            }
             let (diff, by_path) = lazy.get(&self.files)?;
             let index = *by_path.get(&file.path).ok_or_else(|| {
                 ChangeError::Git(git2::Error::from_str(&format!(
@@ -310,7 +337,9 @@ impl ChangeSet<'_> {
                     file.path
                 )))
             })?;
-            return self.patch_of(diff, index);
+            let patch = self.patch_of(diff, index)?;
+            lazy.remember(&file.path, &patch);
+            return Ok(patch);
         }
         let (diff, index) = match (&self.conflicts, file.conflict_delta) {
             (Some(conflicts), Some(index)) => (conflicts, index),
@@ -644,9 +673,38 @@ struct Kept {
     tried: bool,
     /// Answers by (merge-base tree, renames paired).
     answers: Vec<KeptAnswer>,
+    /// The number of the next answer kept.
+    next_serial: u64,
+}
+
+impl Kept {
+    /// Keep an answer just computed.
+    fn keep(
+        &mut self,
+        tree: Option<Oid>,
+        renames: bool,
+        index_stamp: Option<crate::watch::Stamp>,
+        set: &ChangeSet<'_>,
+    ) {
+        self.next_serial += 1;
+        self.answers.push(KeptAnswer {
+            serial: self.next_serial,
+            tree,
+            renames,
+            index_stamp,
+            pending: Default::default(),
+            patches: HashMap::new(),
+            files: set.files.clone(),
+            unnameable: set.unnameable.clone(),
+        });
+    }
 }
 
 struct KeptAnswer {
+    /// Which answer this is, for patches made later.
+    serial: u64,
+    /// Patches made from this answer, by path; dropped when the path changes.
+    patches: HashMap<String, Patch>,
     tree: Option<Oid>,
     renames: bool,
     index_stamp: Option<crate::watch::Stamp>,
@@ -856,6 +914,9 @@ impl GitRepo {
                     repo: &self.repo,
                     tree,
                     renames,
+                    known: answer.patches.clone(),
+                    store: &self.kept,
+                    serial: answer.serial,
                     made: std::cell::OnceCell::new(),
                 }),
                 files: answer.files.clone(),
@@ -885,14 +946,7 @@ impl GitRepo {
             tracing::debug!("kept status: {} files of a narrower scope", paths.len());
             let answer = self.diff_paths(tree, &paths, renames, unnameable)?;
             if everything {
-                kept.answers.push(KeptAnswer {
-                    tree: tree_id,
-                    renames,
-                    index_stamp,
-                    pending: Default::default(),
-                    files: answer.files.clone(),
-                    unnameable: answer.unnameable.clone(),
-                });
+                kept.keep(tree_id, renames, index_stamp, &answer);
             }
             return Ok(answer);
         }
@@ -905,14 +959,7 @@ impl GitRepo {
         let plain = computed.conflicts.is_none() && computed.diffs.len() == 1;
         if plain {
             tracing::debug!("kept status: computed from the disk and kept");
-            kept.answers.push(KeptAnswer {
-                tree: tree_id,
-                renames,
-                index_stamp,
-                pending: Default::default(),
-                files: computed.files.clone(),
-                unnameable: computed.unnameable.clone(),
-            });
+            kept.keep(tree_id, renames, index_stamp, &computed);
         }
         Ok(computed)
     }
@@ -999,6 +1046,7 @@ impl GitRepo {
         answer
             .files
             .retain(|f| !f.paths().any(|p| paths.contains(p)));
+        answer.patches.retain(|p, _| !paths.contains(p));
         answer.files.extend(fresh);
         answer.files.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(true)
