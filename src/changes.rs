@@ -20,6 +20,7 @@ use crate::glob::is_under;
 use crate::governance::Scope;
 use crate::hashing::FileHash;
 use crate::layout::CACHE_DIR;
+use crate::watch::{Poll, Watch};
 
 /// A changed file larger than this is not loaded into memory for a diff;
 /// it is reported in a list of its own.
@@ -218,6 +219,9 @@ pub struct ChangeSet<'r> {
     conflicts: Option<Diff<'r>>,
     /// The work tree, to sniff files too large to diff.
     workdir: Option<PathBuf>,
+    /// For a change set served from the kept status (no `diffs`): how to
+    /// diff its files when a patch is asked for.
+    lazy: Option<LazyDiff<'r>>,
     /// Changed files, sorted by path.
     pub files: Vec<ChangedFile>,
     /// Changed files whose names are not UTF-8, sorted by lossy name.
@@ -229,6 +233,82 @@ impl fmt::Debug for ChangeSet<'_> {
         f.debug_struct("ChangeSet")
             .field("files", &self.files)
             .finish()
+    }
+}
+
+/// A diff and the index of each new path's delta in it.
+type PathDiff<'r> = (Diff<'r>, HashMap<String, usize>);
+
+/// The diff of a kept change set's files, made on the first patch asked.
+struct LazyDiff<'r> {
+    repo: &'r Repository,
+    tree: Option<git2::Tree<'r>>,
+    renames: bool,
+    /// Patches of the kept answer made by earlier questions, by path: a
+    /// file with no event since has the same patch.
+    known: HashMap<String, Patch>,
+    /// Where new patches are kept, for the answer numbered `serial`.
+    store: &'r std::sync::Mutex<Kept>,
+    serial: u64,
+    /// The diff over exactly the change set's paths, and each new path's delta.
+    made: std::cell::OnceCell<Result<PathDiff<'r>, git2::Error>>,
+}
+
+impl<'r> LazyDiff<'r> {
+    /// The diff over exactly `files`' paths (a path list: libgit2 visits
+    /// those paths only), renames paired as in the full diff: only added and
+    /// deleted files pair up, and all of them are in the list.
+    fn get(
+        &self,
+        files: &[ChangedFile],
+    ) -> Result<(&Diff<'r>, &HashMap<String, usize>), ChangeError> {
+        let made = self.made.get_or_init(|| {
+            let mut opts = work_tree_diff_options();
+            opts.disable_pathspec_match(true);
+            // The files whose patch is not known, with every file renames
+            // could pair, so that pairs are the full diff's.
+            let wanted = files.iter().filter(|f| {
+                !self.known.contains_key(&f.path)
+                    || (self.renames
+                        && matches!(f.status, Status::Added | Status::Deleted | Status::Renamed))
+            });
+            for file in wanted {
+                for path in file.paths() {
+                    opts.pathspec(path);
+                }
+            }
+            let mut diff = self
+                .repo
+                .diff_tree_to_workdir_with_index(self.tree.as_ref(), Some(&mut opts))?;
+            if self.renames {
+                find_renames(&mut diff, self.repo.workdir())
+                    .map_err(|e| git2::Error::from_str(&e.to_string()))?;
+            }
+            let by_path = diff
+                .deltas()
+                .enumerate()
+                .filter_map(|(i, d)| {
+                    let path = d.new_file().path().or(d.old_file().path())?.to_str()?;
+                    Some((path.trim_end_matches('/').to_string(), i))
+                })
+                .collect();
+            Ok((diff, by_path))
+        });
+        match made {
+            Ok((diff, by_path)) => Ok((diff, by_path)),
+            Err(e) => Err(ChangeError::Git(git2::Error::from_str(e.message()))),
+        }
+    }
+
+    /// Keep `patch` of `path` with the answer it was made for, if that
+    /// answer is still kept.
+    fn remember(&self, path: &str, patch: &Patch) {
+        let mut kept = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(answer) = kept.answers.iter_mut().find(|a| a.serial == self.serial)
+            && !answer.pending.contains(path)
+        {
+            answer.patches.insert(path.to_string(), patch.clone());
+        }
     }
 }
 
@@ -247,6 +327,21 @@ impl ChangeSet<'_> {
 
     /// The unified diff of one changed file, in git's format.
     pub fn patch(&self, file: &ChangedFile) -> Result<Patch, ChangeError> {
+        if let Some(lazy) = &self.lazy {
+            if let Some(patch) = lazy.known.get(&file.path) {
+                return Ok(patch.clone());
+            }
+            let (diff, by_path) = lazy.get(&self.files)?;
+            let index = *by_path.get(&file.path).ok_or_else(|| {
+                ChangeError::Git(git2::Error::from_str(&format!(
+                    "{} changed again while being answered; ask again",
+                    file.path
+                )))
+            })?;
+            let patch = self.patch_of(diff, index)?;
+            lazy.remember(&file.path, &patch);
+            return Ok(patch);
+        }
         let (diff, index) = match (&self.conflicts, file.conflict_delta) {
             (Some(conflicts), Some(index)) => (conflicts, index),
             _ => match self.diffs.get(file.diff) {
@@ -258,6 +353,11 @@ impl ChangeSet<'_> {
                 }
             },
         };
+        self.patch_of(diff, index)
+    }
+
+    /// The patch of delta `index` of `diff`.
+    fn patch_of(&self, diff: &Diff<'_>, index: usize) -> Result<Patch, ChangeError> {
         let delta = diff
             .get_delta(index)
             .ok_or_else(|| ChangeError::Git(git2::Error::from_str("delta index out of range")))?;
@@ -471,7 +571,8 @@ pub fn tracked_cache_message(files: &[String]) -> String {
     )
 }
 
-/// Let libgit2 keep parsed trees in its object cache between questions.
+/// Let libgit2 keep parsed trees in its object cache between questions,
+/// and read objects as git does, without hashing them again.
 ///
 /// By default it caches no tree larger than 4 KiB, so a folder of a few
 /// hundred files is read and inflated again on every diff; a long-lived
@@ -485,12 +586,133 @@ pub fn keep_trees_cached() {
     if let Err(e) = result {
         tracing::debug!("cannot raise libgit2's tree cache limit: {e}");
     }
+    // libgit2 hashes every object it reads again to check its id, which
+    // git itself does not do on reads (only `git fsck` does): a third of
+    // the cost of reading the merge base's trees and the blobs of a diff.
+    git2::opts::strict_hash_verification(false);
+}
+
+/// Whether the index (see [`GitRepo::index_may_hold`]) may hold `needle`,
+/// read in blocks: true unless it is of version 2 or 3 and neither it nor a
+/// shared index of a split index contains the bytes.
+fn scan_index(git_dir: &Path, needle: &[u8]) -> bool {
+    use std::io::Read;
+    let finder = memchr::memmem::Finder::new(needle);
+    // Blocks overlap by the needle's length less one, so no match is split.
+    let holds = |path: &Path, check_header: bool| -> Option<bool> {
+        let mut file = std::fs::File::open(path).ok()?;
+        let mut buf = vec![0u8; 1 << 20];
+        let mut kept = 0usize;
+        let mut first = true;
+        loop {
+            let n = file.read(&mut buf[kept..]).ok()?;
+            if n == 0 {
+                return Some(false);
+            }
+            let filled = kept + n;
+            if first && check_header {
+                first = false;
+                // "DIRC", then the version, big-endian; version 4 compresses paths.
+                if filled < 8 || &buf[..4] != b"DIRC" {
+                    return None;
+                }
+                let version = u32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]]);
+                if !matches!(version, 2 | 3) {
+                    return None;
+                }
+            }
+            if finder.find(&buf[..filled]).is_some() {
+                return Some(true);
+            }
+            kept = needle.len().saturating_sub(1).min(filled);
+            buf.copy_within(filled - kept..filled, 0);
+        }
+    };
+    if holds(&git_dir.join("index"), true) != Some(false) {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(git_dir) else {
+        return true;
+    };
+    for entry in entries.flatten() {
+        if entry
+            .file_name()
+            .as_encoded_bytes()
+            .starts_with(b"sharedindex.")
+            && holds(&entry.path(), false) != Some(false)
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// A git repository opened at the project root.
 pub struct GitRepo {
     repo: Repository,
     root: PathBuf,
+    /// What the long-lived server keeps between questions; see [`Kept`].
+    kept: std::sync::Mutex<Kept>,
+    /// The last raw scan of the index: its stamp, the bytes looked for, the result.
+    index_scan: std::sync::Mutex<Option<IndexScan>>,
+}
+
+/// See [`GitRepo::index_may_hold`].
+type IndexScan = (crate::watch::Stamp, Vec<u8>, bool);
+
+/// The kept status of a long-lived server: the changed files of the whole
+/// work tree against a merge base. While the [`Watch`] says nothing changed
+/// since they were computed (see `crate::watch` for why that is exact) they
+/// are served as they are; when it names the files that changed, only those
+/// are diffed again; otherwise (or when the index file's stamp moved) they
+/// are computed again.
+#[derive(Default)]
+struct Kept {
+    /// `None` until first needed; stays `None` where watching is impossible.
+    watch: Option<Watch>,
+    /// Whether opening the watch was tried.
+    tried: bool,
+    /// Answers by (merge-base tree, renames paired).
+    answers: Vec<KeptAnswer>,
+    /// The number of the next answer kept.
+    next_serial: u64,
+}
+
+impl Kept {
+    /// Keep an answer just computed.
+    fn keep(
+        &mut self,
+        tree: Option<Oid>,
+        renames: bool,
+        index_stamp: Option<crate::watch::Stamp>,
+        set: &ChangeSet<'_>,
+    ) {
+        self.next_serial += 1;
+        self.answers.push(KeptAnswer {
+            serial: self.next_serial,
+            tree,
+            renames,
+            index_stamp,
+            pending: Default::default(),
+            patches: HashMap::new(),
+            files: set.files.clone(),
+            unnameable: set.unnameable.clone(),
+        });
+    }
+}
+
+struct KeptAnswer {
+    /// Which answer this is, for patches made later.
+    serial: u64,
+    /// Patches made from this answer, by path; dropped when the path changes.
+    patches: HashMap<String, Patch>,
+    tree: Option<Oid>,
+    renames: bool,
+    index_stamp: Option<crate::watch::Stamp>,
+    /// Files changed on disk since `files` was computed: to diff again.
+    pending: std::collections::BTreeSet<String>,
+    files: Vec<ChangedFile>,
+    unnameable: Vec<Unnameable>,
 }
 
 impl fmt::Debug for GitRepo {
@@ -527,6 +749,8 @@ impl GitRepo {
         Ok(GitRepo {
             repo,
             root: root.to_path_buf(),
+            kept: std::sync::Mutex::new(Kept::default()),
+            index_scan: std::sync::Mutex::new(None),
         })
     }
 
@@ -636,6 +860,206 @@ impl GitRepo {
             Some(oid) => Some(self.repo.find_commit(oid)?.tree()?),
             None => None,
         };
+        let everything = matches!(scope, Scope::Everything);
+        let tree_id = tree.as_ref().map(|t| t.id());
+        let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        // The watch starts with the first whole-work-tree question; a
+        // narrower one alone is cheap enough from the disk.
+        if everything && !kept.tried {
+            kept.tried = true;
+            kept.watch = Watch::open(&self.repo);
+        }
+        match kept.watch.as_mut().map(|w| w.poll(&self.repo)) {
+            Some(Some(Poll::Unchanged)) => {}
+            Some(Some(Poll::Files(paths))) => {
+                for answer in &mut kept.answers {
+                    answer.pending.extend(paths.iter().cloned());
+                }
+            }
+            Some(Some(Poll::Everything)) => kept.answers.clear(),
+            Some(None) => {
+                // Watching broke down: from the disk from now on.
+                kept.watch = None;
+                kept.answers.clear();
+                return self.compute_changes(tree, scope, renames);
+            }
+            None => return self.compute_changes(tree, scope, renames),
+        }
+        kept.answers.retain(|a| a.index_stamp == index_stamp);
+        // Bring this merge base's kept answers up to date.
+        let mut at = 0;
+        while at < kept.answers.len() {
+            let pending = kept.answers[at].pending.len();
+            if kept.answers[at].tree != tree_id || pending == 0 {
+                at += 1;
+            } else if self.diff_again(&mut kept.answers[at], tree.as_ref())? {
+                tracing::debug!("kept status: {pending} changed files diffed again");
+                at += 1;
+            } else {
+                kept.answers.remove(at);
+            }
+        }
+        if everything
+            && let Some(answer) = kept
+                .answers
+                .iter()
+                .find(|a| a.tree == tree_id && a.renames == renames)
+        {
+            tracing::debug!("kept status: served");
+            return Ok(ChangeSet {
+                diffs: Vec::new(),
+                conflicts: None,
+                workdir: self.repo.workdir().map(Path::to_path_buf),
+                lazy: Some(LazyDiff {
+                    repo: &self.repo,
+                    tree,
+                    renames,
+                    known: answer.patches.clone(),
+                    store: &self.kept,
+                    serial: answer.serial,
+                    made: std::cell::OnceCell::new(),
+                }),
+                files: answer.files.clone(),
+                unnameable: answer.unnameable.clone(),
+            });
+        }
+        // Any other question is answered from the kept list of changed
+        // files (renames not paired), when there is one: a diff over exactly
+        // the changed paths within the scope.
+        if let Some(answer) = kept
+            .answers
+            .iter()
+            .find(|a| a.tree == tree_id && !a.renames)
+        {
+            let paths: Vec<String> = answer
+                .files
+                .iter()
+                .filter(|f| scope.contains(&f.path))
+                .map(|f| f.path.clone())
+                .collect();
+            let unnameable = answer
+                .unnameable
+                .iter()
+                .filter(|u| scope.contains(&u.lossy_path))
+                .cloned()
+                .collect();
+            tracing::debug!("kept status: {} files of a narrower scope", paths.len());
+            let answer = self.diff_paths(tree, &paths, renames, unnameable)?;
+            if everything {
+                kept.keep(tree_id, renames, index_stamp, &answer);
+            }
+            return Ok(answer);
+        }
+        if !everything {
+            return self.compute_changes(tree, scope, renames);
+        }
+        let computed = self.compute_changes(tree, scope, renames)?;
+        // Kept only when plain: conflicts and files not checked out take
+        // diffs of their own, which a lazy diff does not reproduce.
+        let plain = computed.conflicts.is_none() && computed.diffs.len() == 1;
+        if plain {
+            tracing::debug!("kept status: computed from the disk and kept");
+            kept.keep(tree_id, renames, index_stamp, &computed);
+        }
+        Ok(computed)
+    }
+
+    /// The changes of exactly `paths` (the changed files within a scope,
+    /// from the kept status), renames among them paired when asked: the same
+    /// as diffing the scope, whose renames pair only its own added and
+    /// deleted files, all of which are in `paths`.
+    fn diff_paths<'r>(
+        &'r self,
+        tree: Option<git2::Tree<'r>>,
+        paths: &[String],
+        renames: bool,
+        unnameable: Vec<Unnameable>,
+    ) -> Result<ChangeSet<'r>, ChangeError> {
+        let mut diffs = Vec::new();
+        let mut files = Vec::new();
+        let mut unnameable = unnameable;
+        if !paths.is_empty() {
+            let mut opts = work_tree_diff_options();
+            opts.disable_pathspec_match(true);
+            for path in paths {
+                opts.pathspec(path);
+            }
+            let mut diff = self
+                .repo
+                .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
+            if renames {
+                find_renames(&mut diff, self.repo.workdir())?;
+            }
+            collect_files(&diff, 0, &mut files, &mut unnameable);
+            diffs.push(diff);
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        unnameable.sort_by(|a, b| a.lossy_path.cmp(&b.lossy_path));
+        unnameable.dedup();
+        Ok(ChangeSet {
+            diffs,
+            conflicts: None,
+            workdir: self.repo.workdir().map(Path::to_path_buf),
+            lazy: None,
+            files,
+            unnameable,
+        })
+    }
+
+    /// Bring a kept answer up to date by diffing again only its pending
+    /// files: with renames, every added, deleted or renamed file too, as
+    /// those are all the full diff pairs renames among. `false` when the
+    /// result holds what a kept answer cannot (a conflict): compute it all.
+    fn diff_again(
+        &self,
+        answer: &mut KeptAnswer,
+        tree: Option<&git2::Tree<'_>>,
+    ) -> Result<bool, ChangeError> {
+        let mut paths = std::mem::take(&mut answer.pending);
+        if answer.renames {
+            for file in &answer.files {
+                if matches!(
+                    file.status,
+                    Status::Added | Status::Deleted | Status::Renamed
+                ) {
+                    paths.extend(file.paths().map(str::to_string));
+                }
+            }
+        }
+        let mut opts = work_tree_diff_options();
+        opts.disable_pathspec_match(true);
+        for path in &paths {
+            opts.pathspec(path);
+        }
+        let mut diff = self
+            .repo
+            .diff_tree_to_workdir_with_index(tree, Some(&mut opts))?;
+        if answer.renames {
+            find_renames(&mut diff, self.repo.workdir())?;
+        }
+        let mut fresh = Vec::new();
+        let mut unnameable = Vec::new();
+        collect_files(&diff, 0, &mut fresh, &mut unnameable);
+        if !unnameable.is_empty() || fresh.iter().any(|f| f.status == Status::Conflicted) {
+            return Ok(false);
+        }
+        answer
+            .files
+            .retain(|f| !f.paths().any(|p| paths.contains(p)));
+        answer.patches.retain(|p, _| !paths.contains(p));
+        answer.files.extend(fresh);
+        answer.files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(true)
+    }
+
+    /// The changes within `scope` against `tree`, from the disk.
+    fn compute_changes<'r>(
+        &'r self,
+        tree: Option<git2::Tree<'r>>,
+        scope: &Scope,
+        renames: bool,
+    ) -> Result<ChangeSet<'r>, ChangeError> {
         let pathspecs = per_prefix(scope);
         let mut diffs = Vec::with_capacity(pathspecs.len());
         let mut files = Vec::new();
@@ -689,6 +1113,7 @@ impl GitRepo {
             diffs,
             conflicts,
             workdir: self.repo.workdir().map(Path::to_path_buf),
+            lazy: None,
             files,
             unnameable,
         })
@@ -841,6 +1266,9 @@ impl GitRepo {
     /// The paths below notarai's cache folder that git tracks (in the index):
     /// a cache database that came with the repository is not trusted.
     pub fn tracked_cache_files(&self) -> Vec<String> {
+        if !self.index_may_hold(CACHE_DIR.as_bytes()) {
+            return Vec::new();
+        }
         let Ok(index) = self.repo.index() else {
             return Vec::new();
         };
@@ -853,6 +1281,34 @@ impl GitRepo {
             .map(|e| String::from_utf8_lossy(&e.path).into_owned())
             .take_while(|p| p.starts_with(&prefix))
             .collect()
+    }
+
+    /// Whether the index may hold a path containing `needle`, from its raw
+    /// bytes: versions 2 and 3 store every path whole, so when neither the
+    /// index file nor a shared index of a split index contains the bytes,
+    /// no entry does. Much cheaper than libgit2's full read, which checks
+    /// the SHA-1 of the whole file (git does not on reads): the server's
+    /// `initialize` asks this before anything else needs the index.
+    /// The answer is kept with the index file's stamp, so a question asked
+    /// again costs one `stat` while the index is unchanged.
+    fn index_may_hold(&self, needle: &[u8]) -> bool {
+        let git_dir = self.repo.path();
+        let Some(stamp) = crate::watch::stamp(&git_dir.join("index")) else {
+            return true;
+        };
+        let mut kept = self.index_scan.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, needle_at, holds)) = &*kept
+            && *at == stamp
+            && needle_at == needle
+        {
+            return *holds;
+        }
+        let holds = scan_index(git_dir, needle);
+        // Kept only if the index did not change while it was read.
+        if crate::watch::stamp(&git_dir.join("index")) == Some(stamp) {
+            *kept = Some((stamp, needle.to_vec(), holds));
+        }
+        holds
     }
 
     /// A file moved from one prefix of the scope to another shows up as a
@@ -907,11 +1363,31 @@ impl GitRepo {
     /// the universe of files that can be governed. Sorted, each once.
     pub fn files(&self, scope: &Scope) -> Result<Vec<String>, ChangeError> {
         let index = self.repo.index()?;
-        let mut files: Vec<String> = index
-            .iter()
-            .filter_map(|entry| String::from_utf8(entry.path).ok())
-            .filter(|p| scope.contains(p))
-            .collect();
+        let mut files: Vec<String> = Vec::new();
+        let mut take = |entry: git2::IndexEntry| {
+            if let Ok(path) = String::from_utf8(entry.path)
+                && scope.contains(&path)
+            {
+                files.push(path);
+            }
+        };
+        match scope {
+            Scope::Everything => index.iter().for_each(&mut take),
+            // Entries are sorted by path: read only the run below each prefix.
+            Scope::Prefixes(prefixes) => {
+                for prefix in prefixes {
+                    let Ok(start) = index.find_prefix(prefix.as_str()) else {
+                        continue;
+                    };
+                    for entry in (start..index.len()).map_while(|i| index.get(i)) {
+                        if !entry.path.starts_with(prefix.as_bytes()) {
+                            break;
+                        }
+                        take(entry);
+                    }
+                }
+            }
+        }
         for pathspec in per_prefix(scope) {
             let mut opts = DiffOptions::new();
             opts.include_untracked(true).recurse_untracked_dirs(true);
@@ -931,5 +1407,40 @@ impl GitRepo {
         files.sort();
         files.dedup();
         Ok(files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_index;
+
+    /// An index file of `version` with `body` after its header.
+    fn index(dir: &std::path::Path, version: u32, body: &[u8]) {
+        let mut bytes = b"DIRC".to_vec();
+        bytes.extend_from_slice(&version.to_be_bytes());
+        bytes.extend_from_slice(body);
+        std::fs::write(dir.join("index"), bytes).unwrap();
+    }
+
+    #[test]
+    fn the_raw_index_scan_finds_a_path_anywhere_and_trusts_only_v2_and_v3() {
+        let dir = tempfile::tempdir().unwrap();
+        let needle = b".notarai/.cache";
+        index(dir.path(), 2, &vec![b'a'; 3 << 20]);
+        assert!(!scan_index(dir.path(), needle));
+        // Across the boundary of the 1 MiB blocks it is read in.
+        for at in [(1 << 20) - 8 - 7, (1 << 20) - 8, (2 << 20) - 3] {
+            let mut body = vec![b'a'; 3 << 20];
+            body[at..at + needle.len()].copy_from_slice(needle);
+            index(dir.path(), 3, &body);
+            assert!(scan_index(dir.path(), needle), "at {at}");
+        }
+        // Version 4 compresses paths: never trusted to lack it.
+        index(dir.path(), 4, b"nothing here");
+        assert!(scan_index(dir.path(), needle));
+        // A shared index of a split index is searched too.
+        index(dir.path(), 2, b"nothing here");
+        std::fs::write(dir.path().join("sharedindex.0123"), b"x/.notarai/.cache/db").unwrap();
+        assert!(scan_index(dir.path(), needle));
     }
 }

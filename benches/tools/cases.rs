@@ -67,7 +67,7 @@ impl SpecQuestion {
     fn module() -> Self {
         SpecQuestion {
             spec: MODULE_SPEC,
-            artifacts: vec![pathspec("src/m000/**/*.rs"), pathspec("docs/m000.md")],
+            artifacts: vec![pathspec("src/m000/**/*.rs"), "docs/m000.md".to_owned()],
         }
     }
 
@@ -82,7 +82,7 @@ impl SpecQuestion {
     /// Artifacts plus the spec file itself (its own edits are changes too).
     fn with_spec(&self) -> Vec<String> {
         let mut all = self.artifacts.clone();
-        all.push(pathspec(self.spec));
+        all.push(self.spec.to_owned());
         all
     }
 
@@ -115,7 +115,9 @@ fn tool_case(
     baseline: impl FnMut() -> Result<(Duration, usize)>,
     check: impl FnOnce(&Value) -> Vec<String>,
 ) -> Row {
-    let mut server = start(ctx, repo).and_then(|mut s| setup(&mut s).map(|()| s));
+    let mut server = gitside::fresh_index(repo)
+        .and_then(|()| start(ctx, repo))
+        .and_then(|mut s| setup(&mut s).map(|()| s));
     let initial = match &server {
         Ok(_) => Series::default(),
         Err(err) => Series::failed(format!("{err:#}")),
@@ -411,4 +413,264 @@ fn compare(repo: &Path, pathspecs: &[String], listed: BTreeSet<String>) -> Vec<S
         notes.push(format!("not changed per git: {}", extra.join(", ")));
     }
     notes
+}
+
+/// The file the after-edit rows rewrite: it already carries an uncommitted
+/// edit, so toggling one more line leaves every answer's file list as it was.
+const EDITED: &str = "src/m000/f2.rs";
+
+/// Call tool `name`, following `next_cursor` until the answer is complete;
+/// the time and bytes are the sum over the pages.
+fn call_all_pages(server: &mut Server, name: &str, args: &Value) -> Result<ToolReply> {
+    let mut reply = server.call_tool(name, args.clone())?;
+    let mut payload = reply.payload.clone();
+    while let Some(cursor) = payload["next_cursor"].as_str().map(str::to_owned) {
+        let mut next_args = args.clone();
+        next_args["cursor"] = json!(cursor);
+        let page = server.call_tool(name, next_args)?;
+        reply.elapsed += page.elapsed;
+        reply.bytes += page.bytes;
+        payload = page.payload;
+    }
+    Ok(reply)
+}
+
+/// The agent's whole pass on a fresh server (spawned and initialized
+/// untimed for every run): `list_affected_specs`, then every affected spec's
+/// full `get_spec_diff` (all pages), cache cleared first (untimed). git
+/// answers the same questions, one git process per question
+/// ([`gitside::whole_pass`]). Peak memory is the highest of the runs.
+pub fn whole_pass(ctx: &Ctx, repo: &Path) -> Row {
+    let case =
+        "whole pass: list_affected_specs, then every affected spec's full diff (fresh server)";
+    let target = "<= 0.25x git; peak <= 64 MB";
+    let mut specs: Vec<String> = Vec::new();
+    let mut peak_kib = None;
+    let mut notes = Vec::new();
+    if let Err(err) = gitside::fresh_index(repo) {
+        notes.push(format!("fresh index: {err:#}"));
+    }
+    let pass = |server: &mut Server, specs: &mut Vec<String>| -> Result<(Duration, usize)> {
+        let started = std::time::Instant::now();
+        let list = server.call_tool("list_affected_specs", json!({"base_branch": BASE}))?;
+        let mut bytes = list.bytes;
+        let affected: Vec<String> = list.payload["affected_specs"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s["spec_path"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for spec in &affected {
+            let args = json!({"spec_path": spec, "base_branch": BASE});
+            bytes += call_all_pages(server, "get_spec_diff", &args)?.bytes;
+        }
+        let elapsed = started.elapsed();
+        *specs = affected;
+        Ok((elapsed, bytes))
+    };
+    // The list of questions git is asked: what notarai found affected.
+    let (notarai, baseline) = {
+        let specs_cell = std::cell::RefCell::new(&mut specs);
+        interleave(
+            ctx.runs,
+            Series::default(),
+            || {
+                let mut server = start(ctx, repo)?;
+                server.call_tool("clear_cache", json!({}))?;
+                let result = pass(&mut server, &mut specs_cell.borrow_mut());
+                peak_kib = peak_kib.max(server.peak_rss_kib());
+                server.shutdown()?;
+                result
+            },
+            || {
+                let specs = specs_cell.borrow().clone();
+                timed(|| gitside::whole_pass(repo, BASE, &specs))
+            },
+        )
+    };
+    notes.push(format!("{} affected specs diffed", specs.len()));
+    Row {
+        case: case.into(),
+        notarai,
+        baseline,
+        peak_kib,
+        target,
+        notes,
+    }
+}
+
+/// A tool question asked three ways, each against the same git commands:
+/// on a fresh server (spawned untimed; its first call is timed), and on one
+/// long-lived server after one file was edited since its last answer.
+pub struct WarmQuestion {
+    /// Row label.
+    pub label: &'static str,
+    /// Tool name.
+    pub tool: &'static str,
+    /// Tool arguments.
+    pub args: Value,
+    /// git's side.
+    pub git: fn(&Path) -> Result<usize>,
+}
+
+/// `list_affected_specs` as a [`WarmQuestion`].
+pub fn list_question() -> WarmQuestion {
+    WarmQuestion {
+        label: "list_affected_specs",
+        tool: "list_affected_specs",
+        args: json!({"base_branch": BASE}),
+        git: |repo| gitside::changed_files(repo, BASE),
+    }
+}
+
+/// `get_spec_diff` of the `**/*.rs` spec (hash cache left cold) as a [`WarmQuestion`].
+pub fn allrs_question() -> WarmQuestion {
+    WarmQuestion {
+        label: "get_spec_diff **/*.rs",
+        tool: "get_spec_diff",
+        args: SpecQuestion::allrs().diff_args(),
+        git: |repo| gitside::spec_diff(repo, BASE, &SpecQuestion::allrs().with_spec()),
+    }
+}
+
+/// The first call of a fresh server (spawned and initialized untimed).
+pub fn first_call(ctx: &Ctx, repo: &Path, q: &WarmQuestion) -> Row {
+    let mut peak_kib = None;
+    let mut notes = Vec::new();
+    if let Err(err) = gitside::fresh_index(repo) {
+        notes.push(format!("fresh index: {err:#}"));
+    }
+    let (notarai, baseline) = interleave(
+        ctx.runs,
+        Series::default(),
+        || {
+            let mut server = start(ctx, repo)?;
+            server.call_tool("clear_cache", json!({}))?;
+            let reply = server.call_tool(q.tool, q.args.clone())?;
+            peak_kib = peak_kib.max(server.peak_rss_kib());
+            server.shutdown()?;
+            Ok(sample(&reply))
+        },
+        || timed(|| (q.git)(repo)),
+    );
+    Row {
+        case: format!("{}, first call of a fresh server", q.label),
+        notarai,
+        baseline,
+        peak_kib,
+        target: "<= 1.0x git",
+        notes,
+    }
+}
+
+/// One long-lived server; before every call (untimed) one tracked file,
+/// [`EDITED`], gets one line more or one line less, then the call is timed.
+/// git runs after the same kind of edit. The file is restored afterwards.
+pub fn after_one_edit(ctx: &Ctx, repo: &Path, q: &WarmQuestion) -> Row {
+    let path = repo.join(EDITED);
+    let original = std::fs::read(&path);
+    let mut notes = Vec::new();
+    let mut peak_kib = None;
+    let Ok(original) = original else {
+        let failed = || Series::failed(format!("cannot read {EDITED}"));
+        return Row {
+            case: format!("{}, same server, after one file edit", q.label),
+            notarai: failed(),
+            baseline: failed(),
+            peak_kib,
+            target: "<= 0.5x git",
+            notes,
+        };
+    };
+    let mut toggle = 0usize;
+    let mut edit = || -> Result<()> {
+        toggle += 1;
+        let mut text = original.clone();
+        if toggle % 2 == 1 {
+            text.extend_from_slice(b"// bench edit\n");
+        }
+        std::fs::write(&path, text).with_context(|| format!("writing {EDITED}"))
+    };
+    let server = gitside::fresh_index(repo).and_then(|()| start(ctx, repo));
+    let (notarai, baseline) = match server {
+        Err(err) => (Series::failed(format!("{err:#}")), Series::default()),
+        Ok(mut server) => {
+            let edit = std::cell::RefCell::new(&mut edit);
+            let result = interleave(
+                ctx.runs,
+                Series::default(),
+                || {
+                    (edit.borrow_mut())()?;
+                    Ok(sample(&server.call_tool(q.tool, q.args.clone())?))
+                },
+                || {
+                    (edit.borrow_mut())()?;
+                    timed(|| (q.git)(repo))
+                },
+            );
+            peak_kib = server.peak_rss_kib();
+            if let Err(err) = server.shutdown() {
+                notes.push(format!("shutdown: {err:#}"));
+            }
+            result
+        }
+    };
+    if let Err(err) = std::fs::write(&path, &original) {
+        notes.push(format!("restoring {EDITED}: {err}"));
+    }
+    Row {
+        case: format!("{}, same server, after one file edit", q.label),
+        notarai,
+        baseline,
+        peak_kib,
+        target: "<= 0.5x git",
+        notes,
+    }
+}
+
+/// `notarai hook validate` on a PostToolUse event naming `file`, a fresh
+/// process per run, to its exit; git's counterpart is one git start.
+pub fn hook_validate(ctx: &Ctx, repo: &Path, file: &str, target: &'static str) -> Row {
+    let event = json!({
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "cwd": repo,
+        "tool_input": {"file_path": file},
+    })
+    .to_string();
+    let run = || -> Result<(Duration, usize)> {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        let started = std::time::Instant::now();
+        let mut child = Command::new(&ctx.bin)
+            .args(["hook", "validate"])
+            .current_dir(repo)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("spawning notarai hook validate")?;
+        child
+            .stdin
+            .take()
+            .context("no stdin")?
+            .write_all(event.as_bytes())?;
+        let status = child.wait()?;
+        let elapsed = started.elapsed();
+        anyhow::ensure!(status.success(), "hook validate exited with {status}");
+        Ok((elapsed, 0))
+    };
+    let (notarai, baseline) = interleave(ctx.runs, Series::default(), run, || {
+        timed(|| Ok(gitside::git(repo, &["rev-parse", "HEAD"])?.len()))
+    });
+    Row {
+        case: format!("notarai hook validate, event naming {file} (git: git rev-parse HEAD)"),
+        notarai,
+        baseline,
+        peak_kib: None,
+        target,
+        notes: Vec::new(),
+    }
 }

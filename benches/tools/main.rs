@@ -244,8 +244,24 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>) -> Vec<Row> {
     let steps: Vec<(&str, Step<'_>)> = vec![
         ("spawn", Box::new(|| cases::spawn_to_initialize(ctx, repo))),
         (
+            "hook validate, non-spec file",
+            Box::new(|| cases::hook_validate(ctx, repo, "src/m000/f2.rs", "<= 5 ms")),
+        ),
+        (
+            "hook validate, spec edit",
+            Box::new(|| cases::hook_validate(ctx, repo, ".notarai/m000.spec.yaml", "<= 20 ms")),
+        ),
+        (
+            "list_affected_specs, fresh server",
+            Box::new(|| cases::first_call(ctx, repo, &cases::list_question())),
+        ),
+        (
             "list_affected_specs",
             Box::new(|| cases::list_affected_specs(ctx, repo)),
+        ),
+        (
+            "list_affected_specs, after one edit",
+            Box::new(|| cases::after_one_edit(ctx, repo, &cases::list_question())),
         ),
         (
             "get_spec_diff m000",
@@ -254,6 +270,14 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>) -> Vec<Row> {
         (
             "get_spec_diff **/*.rs",
             Box::new(|| cases::allrs_diff_cold(ctx, repo)),
+        ),
+        (
+            "get_spec_diff **/*.rs, fresh server",
+            Box::new(|| cases::first_call(ctx, repo, &cases::allrs_question())),
+        ),
+        (
+            "get_spec_diff **/*.rs, after one edit",
+            Box::new(|| cases::after_one_edit(ctx, repo, &cases::allrs_question())),
         ),
         (
             "get_spec_diff **/*.rs warm",
@@ -267,6 +291,7 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>) -> Vec<Row> {
             "mark_reconciled",
             Box::new(|| cases::mark_reconciled(ctx, repo)),
         ),
+        ("whole pass", Box::new(|| cases::whole_pass(ctx, repo))),
     ];
     let mut rows = Vec::new();
     for (name, step) in steps {

@@ -568,11 +568,14 @@ impl<'s> Checker<'s> {
                 if node.get(key).is_some() {
                     continue;
                 }
-                // A misspelt key is reported once, as unknown with a suggestion.
-                let misspelt = node.entries().iter().any(|(k, _)| {
-                    !props.contains_key(&k.text) && closest(&k.text, [key]).is_some()
-                });
-                if misspelt && !self.probe {
+                // A misspelt key is reported once, as unknown with a suggestion
+                // (a probe of an alternative only needs to know it fails).
+                let misspelt = || {
+                    node.entries().iter().any(|(k, _)| {
+                        !props.contains_key(&k.text) && closest(&k.text, [key]).is_some()
+                    })
+                };
+                if !self.probe && misspelt() {
                     continue;
                 }
                 let hint = if key == "behaviors" && path.is_empty() {

@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("walk", 1),
     ("safe_fs", 1),
     ("hashing", 1),
+    ("watch", 1),
     ("spec", 2),
     ("governance", 3),
     ("changes", 4),

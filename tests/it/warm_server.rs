@@ -1,0 +1,252 @@
+//! The long-lived server keeps the status of the work tree between questions
+//! (`src/watch.rs`): these tests change the repository between two calls on
+//! the same server and check that the second answer sees the change, and
+//! that it is exactly what a fresh server answers from the disk.
+
+use serde_json::{Value, json};
+
+use crate::common::{Repo, Server, strings};
+
+/// A repository with a spec over `**/*.rs` (the whole-work-tree question,
+/// the one the kept status serves), `src/a.rs`, `src/b.rs`, `.gitignore`
+/// ignoring `build/`, committed on `main`; branch `feat` checked out.
+fn repo() -> Repo {
+    let repo = Repo::new();
+    repo.spec("rust", &["**/*.rs"]);
+    repo.spec("src", &["src/**/*.rs"]);
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.write("src/b.rs", "fn b() {}\n");
+    repo.write(".gitignore", "build/\n.notarai/.cache/\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo
+}
+
+/// The long-lived server under test, logging how it answered.
+fn warm(repo: &Repo) -> Server {
+    let mut server = Server::spawn_with(&repo.root, |cmd| {
+        cmd.env("NOTARAI_LOG", "notarai=debug");
+    });
+    server.initialize();
+    server
+}
+
+/// Close the warm server; on Linux its log must show it served kept
+/// answers (so the tests above exercised the warm path, not only the disk).
+fn finish(server: Server, diffed_again: bool) {
+    let log = server.finish();
+    if cfg!(target_os = "linux") {
+        assert!(log.contains("kept status: served"), "{log}");
+        assert!(log.contains("files of a narrower scope"), "{log}");
+        if diffed_again {
+            assert!(log.contains("changed files diffed again"), "{log}");
+        }
+    }
+}
+
+/// The whole-work-tree answers of `server` against `base` (the list, the
+/// `**/*.rs` diff), with the `src/**/*.rs` diff (a narrower scope, answered
+/// from the kept list) folded into the second.
+fn answers(server: &mut Server, base: &str) -> (Value, Value) {
+    let list = server.call_ok(1, "list_affected_specs", json!({"base_branch": base}));
+    let diff = |server: &mut Server, spec: &str| {
+        server.call_ok(
+            2,
+            "get_spec_diff",
+            json!({"spec_path": spec, "base_branch": base, "bypass_cache": true}),
+        )
+    };
+    let all = diff(server, ".notarai/rust.spec.yaml");
+    let src = diff(server, ".notarai/src.spec.yaml");
+    (list, json!({"diff": all["diff"], "all": all, "src": src}))
+}
+
+/// Ask the warm server, check it answers what a fresh server answers, and
+/// return the changed files and the diff text.
+fn ask(repo: &Repo, warm: &mut Server, base: &str) -> (Vec<String>, String) {
+    let (list, diff) = answers(warm, base);
+    let mut fresh = repo.server();
+    let (fresh_list, fresh_diff) = answers(&mut fresh, base);
+    fresh.finish();
+    assert_eq!(list, fresh_list, "warm list_affected_specs is stale");
+    assert_eq!(diff, fresh_diff, "warm get_spec_diff is stale");
+    (
+        strings(&list["changed_files"]),
+        diff["diff"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+#[test]
+fn an_edit_between_two_calls_is_seen() {
+    let repo = repo();
+    let mut server = warm(&repo);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    // Served twice from the kept status, then an edit.
+    ask(&repo, &mut server, "main");
+    repo.append("src/a.rs", "fn first() {}\n");
+    let (files, diff) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs"]);
+    assert!(diff.contains("+fn first() {}"), "{diff}");
+    // The same file again: the list is the same, the diff is not.
+    repo.append("src/a.rs", "fn second() {}\n");
+    let (files, diff) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs"]);
+    assert!(diff.contains("+fn second() {}"), "{diff}");
+    // A change of mode only.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let path = repo.root.join("src/b.rs");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (files, _) = ask(&repo, &mut server, "main");
+        assert_eq!(files, ["src/a.rs", "src/b.rs"]);
+    }
+    finish(server, true);
+}
+
+#[test]
+fn a_new_untracked_file_is_seen_in_old_and_new_folders() {
+    let repo = repo();
+    let mut server = warm(&repo);
+    ask(&repo, &mut server, "main");
+    repo.write("src/new.rs", "fn new() {}\n");
+    let (files, diff) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/new.rs"]);
+    assert!(diff.contains("+fn new() {}"), "{diff}");
+    // A new folder tree, then a file inside it once the folder is known.
+    repo.write("lib/deep/x.rs", "fn x() {}\n");
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["lib/deep/x.rs", "src/new.rs"]);
+    repo.write("lib/deep/y.rs", "fn y() {}\n");
+    repo.write("lib/deep/er/z.rs", "fn z() {}\n");
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(
+        files,
+        [
+            "lib/deep/er/z.rs",
+            "lib/deep/x.rs",
+            "lib/deep/y.rs",
+            "src/new.rs"
+        ]
+    );
+    finish(server, true);
+}
+
+#[test]
+fn a_deletion_is_seen() {
+    let repo = repo();
+    let mut server = warm(&repo);
+    ask(&repo, &mut server, "main");
+    repo.remove("src/b.rs");
+    let (files, diff) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/b.rs"]);
+    assert!(diff.contains("-fn b() {}"), "{diff}");
+    // A whole folder goes.
+    std::fs::remove_dir_all(repo.root.join("src")).unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs", "src/b.rs"]);
+    finish(server, true);
+}
+
+#[test]
+fn a_git_commit_is_seen() {
+    let repo = repo();
+    let mut server = warm(&repo);
+    repo.append("src/a.rs", "fn edit() {}\n");
+    // Against the branch itself: what is not committed yet.
+    let (files, _) = ask(&repo, &mut server, "feat");
+    assert_eq!(files, ["src/a.rs"]);
+    repo.commit("edit");
+    let (files, _) = ask(&repo, &mut server, "feat");
+    assert!(files.is_empty(), "{files:?}");
+    // Against main the committed edit stays a change of the branch.
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs"]);
+    // Only the index changes: the file leaves it and stays on disk.
+    repo.git(&["rm", "-q", "--cached", "src/b.rs"]);
+    let (files, _) = ask(&repo, &mut server, "feat");
+    assert_eq!(files, ["src/b.rs"]);
+    // Nothing changed since: the kept answer, still right.
+    let (files, _) = ask(&repo, &mut server, "feat");
+    assert_eq!(files, ["src/b.rs"]);
+    finish(server, false);
+}
+
+#[test]
+fn a_git_checkout_is_seen() {
+    let repo = repo();
+    let mut server = warm(&repo);
+    repo.append("src/a.rs", "fn edit() {}\n");
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs"]);
+    repo.git(&["checkout", "-q", "--", "src/a.rs"]);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    // A commit on the branch, then back to main: nothing is the branch's.
+    repo.write("src/c.rs", "fn c() {}\n");
+    repo.commit("c");
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/c.rs"]);
+    repo.git(&["checkout", "-q", "main"]);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    repo.git(&["checkout", "-q", "feat"]);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/c.rs"]);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/c.rs"]);
+    finish(server, false);
+}
+
+#[test]
+fn a_change_of_gitignore_is_seen() {
+    let repo = repo();
+    repo.write("build/out.rs", "fn out() {}\n");
+    let mut server = warm(&repo);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "ignored: {files:?}");
+    // No longer ignored: its files are new, and so are later ones there.
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, [".gitignore", "build/out.rs"]);
+    repo.write("build/later.rs", "fn later() {}\n");
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, [".gitignore", "build/later.rs", "build/out.rs"]);
+    // Ignored again, through a nested ignore file this time.
+    repo.write("build/.gitignore", "*\n");
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, [".gitignore"]);
+    // And through the repository's own exclude file.
+    repo.write(".gitignore", "build/\n.notarai/.cache/\n");
+    std::fs::remove_file(repo.root.join("build/.gitignore")).unwrap();
+    repo.write("src/tmp.rs", "fn tmp() {}\n");
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/tmp.rs"]);
+    repo.write(".git/info/exclude", "src/tmp.rs\n");
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    finish(server, true);
+}
+
+#[test]
+fn a_move_is_paired_as_a_rename() {
+    let repo = repo();
+    let mut server = warm(&repo);
+    ask(&repo, &mut server, "main");
+    std::fs::rename(repo.root.join("src/b.rs"), repo.root.join("src/moved.rs")).unwrap();
+    let (files, diff) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/b.rs", "src/moved.rs"]);
+    assert!(diff.contains("rename from src/b.rs"), "{diff}");
+    // Moved on within the narrower scope, then an edit of another file.
+    std::fs::rename(
+        repo.root.join("src/moved.rs"),
+        repo.root.join("src/again.rs"),
+    )
+    .unwrap();
+    repo.append("src/a.rs", "fn more() {}\n");
+    let (files, diff) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs", "src/again.rs", "src/b.rs"]);
+    assert!(diff.contains("rename to src/again.rs"), "{diff}");
+    finish(server, true);
+}
