@@ -34,3 +34,4 @@ pub mod safe_fs;
 pub mod spec;
 pub mod state;
 pub mod walk;
+pub mod workflow;

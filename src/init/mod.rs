@@ -277,7 +277,7 @@ impl Planner<'_> {
         }
     }
 
-    /// Plan a whole generated Markdown file (a skill) from its template.
+    /// Plan a whole generated Markdown file (a skill) from its text.
     fn generated_markdown(&mut self, rel: &str, template: &str) {
         let Ok(existing) = self.read(rel) else { return };
         let new = generated::stamp_markdown(template);
@@ -378,14 +378,8 @@ pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<Problem>> {
     p.merge_json(MCP_JSON, json_merge::merge_mcp);
     p.derive(GITIGNORE, |old| Some(gitignore::ensure_cache_ignored(old)));
     p.merge_json(SETTINGS_JSON, json_merge::merge_settings);
-    p.generated_markdown(
-        RECONCILE_SKILL,
-        include_str!("templates/reconcile_skill.md"),
-    );
-    p.generated_markdown(
-        BOOTSTRAP_SKILL,
-        include_str!("templates/bootstrap_skill.md"),
-    );
+    p.generated_markdown(RECONCILE_SKILL, &crate::workflow::RECONCILE.skill());
+    p.generated_markdown(BOOTSTRAP_SKILL, &crate::workflow::BOOTSTRAP.skill());
     if let Ok(existing) = p.read(CLAUDE_MD) {
         let up = claude_md::upsert(existing.as_deref());
         p.generated(CLAUDE_MD, existing.as_deref(), up.text, up.replaces);

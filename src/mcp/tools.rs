@@ -69,6 +69,10 @@ impl ToolDef {
                 .destructive(destructive)
                 .idempotent(true),
         };
+        let description = match crate::workflow::RECONCILE.tool_note(name) {
+            Some(note) => format!("{description} {note}"),
+            None => description.to_string(),
+        };
         let mut tool = Tool::new(name, description, JsonObject::new())
             .with_title(title)
             .with_input_schema::<P>()
@@ -117,12 +121,11 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
         ToolDef::new(
             "list_affected_specs",
             "List affected specs",
-            "Start of a reconciliation pass: which specs govern the files changed on this branch. \
+            "Which specs govern the files changed on this branch. \
              Changes are counted from the merge base with `base_branch` and include staged, unstaged \
              and untracked work and deletions. Returns `changed_files`, `affected_specs` (each with \
              its intent, behaviors, constraints, invariants and the `matched_files` that made it \
-             affected) and `invalid_specs` (spec files that failed to load, with the error). Next, \
-             call `get_spec_diff` for each affected spec.",
+             affected) and `invalid_specs` (spec files that failed to load, with the error).",
             Access::ReadOnly,
             review::list_affected_specs,
         ),
@@ -132,10 +135,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             "The changes one spec must be checked against: the unified diff of the changed files it \
              governs, leaving out files whose content was already reconciled (listed in `skipped`). \
              `spec_changes` holds the full text of changed spec files, `system_spec` the system \
-             spec for context. Compare the diff with the spec's behaviors, constraints and \
-             invariants, propose updates to spec, code or docs, and after the human approves, call \
-             `mark_reconciled` with the files reviewed. Use `exclude_patterns` for lock files and \
-             generated output.",
+             spec for context. Use `exclude_patterns` for lock files and generated output.",
             Access::ReadOnly,
             review::get_spec_diff,
         ),
@@ -151,7 +151,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
         ToolDef::new(
             "mark_reconciled",
             "Mark files reconciled",
-            "End of a reconciliation pass: record the current content (BLAKE3) of the files reviewed, \
+            "Record the current content (BLAKE3) of the files reviewed, \
              so later `get_spec_diff` calls skip them until they change again. Paths are relative to \
              the repository root; a path that no longer exists is remembered as reconciled while \
              deleted. Returns `updated` (files hashed) and `deleted`.",

@@ -33,6 +33,7 @@ mod untrusted_git;
 mod untrusted_reads;
 mod untrusted_writes;
 mod validate;
+mod workflow;
 
 /// Every `.rs` file of `tests/it/` is declared as a module of this binary, and
 /// no other file sits directly in `tests/` (it would build as a binary of its own).

@@ -1,0 +1,194 @@
+//! The reconciliation pass: checking a branch's changes against its specs.
+
+use super::{Call, Step, Workflow};
+
+/// The reconciliation pass, from the status of the branch to the committed
+/// state.
+pub const RECONCILE: Workflow = Workflow {
+    name: "notarai-reconcile",
+    description: "Reconcile this branch's changes with the project's NotarAI specs \
+                  (.notarai/*.spec.yaml). Use after editing code, docs or specs, before calling \
+                  a task done, or when the user asks to check for spec drift or to reconcile.",
+    pass_name: "A reconciliation pass",
+    heading: "Reconcile changes with the specs",
+    intro: "Goal: every spec touched by this branch still tells the truth about the files it
+governs, and every governed file still does what its spec says. You propose;
+the user decides. Never apply an edit to a spec, code or docs without approval.
+",
+    steps: &[
+        Step {
+            id: "status",
+            title: "Check the status.",
+            tool: Some(Call {
+                name: "get_reconciliation_status",
+                args: "{base_branch?}",
+            }),
+            brief: Some("to see, per spec, the changed files not yet reconciled"),
+            text: "Call `get_reconciliation_status` (with `{base_branch}`
+when you know it; without it notarai picks the base). It lists, per spec, the
+changed files not yet reconciled. When no spec has any, say the branch is
+reconciled and stop; otherwise go on with the specs it names.",
+        },
+        Step {
+            id: "base",
+            title: "Pick the base branch.",
+            tool: None,
+            brief: None,
+            text: "Use the branch the work will merge into (usually
+`main`; check `git symbolic-ref refs/remotes/origin/HEAD` or ask). Changes
+are counted from the merge base, plus uncommitted and untracked files.",
+        },
+        Step {
+            id: "take_stock",
+            title: "Take stock.",
+            tool: Some(Call {
+                name: "list_affected_specs",
+                args: "{base_branch}",
+            }),
+            brief: Some("to see which specs govern what changed on this branch"),
+            text: "Call `list_affected_specs` with `{base_branch}`. Begin your
+answer with the status of the pass, in one line:
+`base <branch>: N changed files, N affected specs, N invalid specs, N deleted specs`.
+The answer has `changed_files` (`changed_count` of them in all),
+`affected_specs` (each with its `spec_path`, `behaviors`, `constraints`,
+`invariants` and `matched_files`), `invalid_specs` and `deleted_specs`.
+Answers are paged to fit your context: `page` of `pages`; while the answer
+has a `next_cursor`, call the tool again with the same arguments plus
+`cursor: <next_cursor>` until it has none (an entry marked `continued`
+carries on the `matched_files` of the spec above it). If a cursor is
+refused because the changes moved, start again without one.",
+        },
+        Step {
+            id: "invalid_specs",
+            title: "Invalid specs first.",
+            tool: None,
+            brief: None,
+            text: "Each entry of `invalid_specs` is a spec notarai
+could not load (`spec_path` and `error`, as `path:line:col: message`):
+notarai cannot tell which files it governs, so nothing about it can be
+checked until it loads. Report each one before anything else, open the file
+at that line, propose the fix (run `notarai validate` for every message),
+and after the user approves it call `list_affected_specs` again. Never fix a
+spec by lowering its `schema_version`. While any spec fails to load, do not
+say that nothing is affected: say which specs could not be checked.",
+        },
+        Step {
+            id: "deleted_specs",
+            title: "Deleted specs.",
+            tool: None,
+            brief: None,
+            text: "Each path of `deleted_specs` is a spec removed on this
+branch. Confirm with the user that the files it governed are gone too or are
+now governed by another spec (moved there on purpose); list any that are
+governed by no spec any more. Each entry of `unreviewable` is a changed
+file whose name notarai cannot show (not UTF-8): tell the user its lossy
+`path` and `reason`; it must be reviewed by hand or renamed.",
+        },
+        Step {
+            id: "nothing_affected",
+            title: "Nothing affected?",
+            tool: None,
+            brief: None,
+            text: "Only when `affected_specs`, `invalid_specs` and
+`deleted_specs` are all empty, say so and stop. A changed file governed by
+no spec is worth mentioning: it may need a spec or an `exclude` entry.",
+        },
+        Step {
+            id: "spec_diff",
+            title: "For each affected spec.",
+            tool: Some(Call {
+                name: "get_spec_diff",
+                args: "{spec_path, base_branch}",
+            }),
+            brief: Some("for each affected spec (exclude lock files with exclude_patterns)"),
+            text: r#"Call `get_spec_diff` with `{spec_path,
+base_branch, exclude_patterns}`. Always exclude lock files and generated
+output, e.g. `["*.lock", "Cargo.lock", "package-lock.json", "yarn.lock",
+"pnpm-lock.yaml", "poetry.lock"]`. Read the answer:
+- `plan` (first page): every changed file with its status, lines added and
+  removed, and the pages that hold its diff; follow `next_cursor` as in
+  {step:take_stock} until you have read every page.
+- `diff`: unified diff of the governed non-spec files that changed.
+- `files`: those files. `skipped`: files already reconciled and unchanged
+  since (their hash is cached); do not review them again.
+- `file_categories`: the artifact category (`code`, `docs`, ...) of each file.
+- `spec_changes`: full text of changed spec files. A changed spec is a
+  statement of new intent: check the code against it, not the other way round.
+- `system_spec`: the system spec's text (or only its `path` when it is
+  already in `spec_changes`), for project-wide constraints.
+Pass `bypass_cache: true` only when the user wants everything re-checked."#,
+        },
+        Step {
+            id: "docs",
+            title: "Check docs, where the spec has them.",
+            tool: Some(Call {
+                name: "get_changed_artifacts",
+                args: "{spec_path, artifact_type}",
+            }),
+            brief: Some("for the governed docs that changed, when the spec has a docs category"),
+            text: r#"Only when the spec lists a `docs`
+category under `artifacts` (see `spec_changes` or the spec file), call
+`get_changed_artifacts` with `{spec_path, artifact_type: "docs"}` to list
+governed docs that changed; also ask whether unchanged docs now describe old
+behavior. Ask only for categories the spec has; an answer with a `note` and
+an empty list means the spec has no such category."#,
+        },
+        Step {
+            id: "compare",
+            title: "Compare.",
+            tool: None,
+            brief: Some("compare the diff with the spec's behaviors, constraints and invariants"),
+            text: "For every behavior (given/then), constraint and invariant of
+the spec, decide from the diff: still true, now violated, or newly added
+behavior the spec does not mention. Quote the line of the diff that shows it.",
+        },
+        Step {
+            id: "propose",
+            title: "Propose.",
+            tool: None,
+            brief: Some(
+                "propose updates to spec, code or docs, applying nothing without the user's \
+                 approval",
+            ),
+            text: "Report per spec: what drifted, and one concrete fix each:
+edit the spec (intent changed on purpose), edit the code (a regression), or
+edit the docs. Show the exact YAML or text you would write. Wait for the
+user's answer; apply only what they approve. After editing a spec, make sure
+the validation hook reported no errors (or run `notarai validate`).",
+        },
+        Step {
+            id: "record",
+            title: "Record.",
+            tool: Some(Call {
+                name: "mark_reconciled",
+                args: "{files}",
+            }),
+            brief: Some("with the files reviewed, so the next pass skips them until they change"),
+            text: "When the user has accepted the result, call `mark_reconciled`
+with `{files}`: every file you reviewed (the `files` of each diff and the
+spec files in `spec_changes`), as repository-relative paths. The next pass
+then skips them until they change again. Do not record files of a spec that
+could not be checked.",
+        },
+        Step {
+            id: "snapshot",
+            title: "Snapshot the state.",
+            tool: Some(Call {
+                name: "snapshot_state",
+                args: "",
+            }),
+            brief: Some("to write .notarai/reconciliation_state.json, to commit with the work"),
+            text: "Call `snapshot_state` to write
+`.notarai/reconciliation_state.json`: what this pass reconciled, for the
+team's clones and for `notarai check` in CI. Ask the user to commit it with
+the work.",
+        },
+    ],
+    notes: &[
+        "`clear_cache` forgets every reconciled hash; use it only when asked, or when
+the cache is clearly wrong.",
+        "Keep the answer short: one line per finding that is fine, detail only for drift.",
+        "Do not read whole files the diff already shows; open a file only when the
+diff lacks the context to judge a behavior.",
+    ],
+};
