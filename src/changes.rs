@@ -62,6 +62,19 @@ impl ChangeError {
             ChangeError::BaseNotFound { .. } | ChangeError::BadBase(_)
         )
     }
+
+    /// What to do about it, when the message does not already say.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ChangeError::BaseNotFound { .. } => Some(
+                "pass the branch this work will merge into (`git branch -a` lists them); \
+                 a remote one is written `origin/<name>`"
+                    .into(),
+            ),
+            ChangeError::BadBase(_) => Some("pass a branch name such as `main`".into()),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for ChangeError {

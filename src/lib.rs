@@ -18,6 +18,7 @@ pub mod cache;
 pub mod changes;
 pub mod check;
 pub mod cli;
+pub mod error;
 pub mod glob;
 pub mod governance;
 pub mod hashing;

@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::error::ErrorKind;
 use crate::project::Project;
 use crate::review::{self, ReviewError};
 
@@ -84,10 +85,7 @@ impl ToolDef {
             .map(|schema| Arc::new(portable(schema.as_ref().clone())));
         let handler: Handler = Box::new(move |project, arguments| {
             let params: P = decode(name, arguments)?;
-            let result = f(project, &params).map_err(|e| match e {
-                ReviewError::InvalidParams(message) => ErrorData::invalid_params(message, None),
-                ReviewError::Internal(message) => ErrorData::internal_error(message, None),
-            })?;
+            let result = f(project, &params).map_err(|e| rpc_error(&e))?;
             let value = serde_json::to_value(result).map_err(|e| {
                 ErrorData::internal_error(format!("{name}: cannot encode the result: {e}"), None)
             })?;
@@ -104,6 +102,18 @@ impl ToolDef {
     /// The declaration served by `tools/list`.
     pub fn tool(&self) -> &Tool {
         &self.tool
+    }
+}
+
+/// A domain error as a JSON-RPC error: `-32602` for the caller's mistakes,
+/// `-32603` for internal failures; the hint on its own line of the message
+/// and as `data.hint`.
+pub fn rpc_error(e: &ReviewError) -> ErrorData {
+    let message = crate::error::rpc_message(e.message(), e.hint());
+    let data = e.hint().map(|hint| serde_json::json!({ "hint": hint }));
+    match e.kind() {
+        ErrorKind::InvalidInput => ErrorData::invalid_params(message, data),
+        ErrorKind::Internal => ErrorData::internal_error(message, data),
     }
 }
 

@@ -10,6 +10,7 @@ use std::path::Path;
 const LAYERS: &[(&str, u8)] = &[
     ("layout", 0),
     ("glob", 0),
+    ("error", 0),
     ("parallel", 0),
     ("repo_path", 0),
     ("workflow", 0),
