@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cache::Cache;
-use crate::changes::{ChangeError, Patch, Status};
+use crate::changes::{ChangeError, ChangeKind, Patch};
 use crate::error::ErrorKind;
 use crate::governance::{self, Scope};
 use crate::hashing::{self, FileHash};
@@ -323,7 +323,7 @@ pub struct PlanEntry {
     /// Path of the file.
     pub path: String,
     /// How it changed.
-    pub status: Status,
+    pub status: ChangeKind,
     /// Lines added by its diff.
     pub added: u64,
     /// Lines removed by its diff.
@@ -442,7 +442,7 @@ pub fn list_affected_specs(
     let mut deleted_specs: Vec<String> = changes
         .files
         .iter()
-        .filter(|f| f.status == crate::changes::Status::Deleted)
+        .filter(|f| f.status == crate::changes::ChangeKind::Deleted)
         .map(|f| f.path.clone())
         .chain(changes.files.iter().filter_map(|f| f.old_path.clone()))
         .filter(|p| spec::is_spec_path(p))

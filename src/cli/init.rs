@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::init::{self, Options, Status};
+use crate::init::{self, Options, Outcome};
 use crate::project;
 
 /// Arguments of `notarai init`.
@@ -75,14 +75,14 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         .filter(|f| {
             matches!(
                 f.status,
-                Status::Created | Status::Updated | Status::Replaced
+                Outcome::Created | Outcome::Updated | Outcome::Replaced
             )
         })
         .count();
     let kept = plan
         .files
         .iter()
-        .filter(|f| f.status == Status::Kept)
+        .filter(|f| f.status == Outcome::Kept)
         .count();
     if plan.is_noop() && kept > 0 {
         println!("Nothing to write; {kept} file(s) kept as they are (see above).");

@@ -41,7 +41,7 @@ pub const STARTER_SPEC: &str = ".notarai/system.spec.yaml";
 
 /// What `notarai init` does to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub enum Outcome {
     /// The file does not exist and is written.
     Created,
     /// The file exists and its content changes.
@@ -56,19 +56,19 @@ pub enum Status {
     Replaced,
 }
 
-impl Status {
+impl Outcome {
     /// The word for the report, `would` form for a dry run.
     pub fn describe(self, dry_run: bool) -> &'static str {
         match (self, dry_run) {
-            (Status::Created, false) => "created",
-            (Status::Updated, false) => "updated",
-            (Status::Created, true) => "would create",
-            (Status::Updated, true) => "would update",
-            (Status::Replaced, false) => "replaced",
-            (Status::Replaced, true) => "would replace",
-            (Status::Kept, false) => "kept",
-            (Status::Kept, true) => "would keep",
-            (Status::Unchanged, _) => "unchanged",
+            (Outcome::Created, false) => "created",
+            (Outcome::Updated, false) => "updated",
+            (Outcome::Created, true) => "would create",
+            (Outcome::Updated, true) => "would update",
+            (Outcome::Replaced, false) => "replaced",
+            (Outcome::Replaced, true) => "would replace",
+            (Outcome::Kept, false) => "kept",
+            (Outcome::Kept, true) => "would keep",
+            (Outcome::Unchanged, _) => "unchanged",
         }
     }
 }
@@ -79,7 +79,7 @@ pub struct FileChange {
     /// Path relative to the root, with forward slashes.
     pub rel: String,
     /// What happens to it.
-    pub status: Status,
+    pub status: Outcome,
     /// Why, when the status alone does not say it (a kept or replaced file).
     pub note: Option<String>,
     /// The new content, when the file is written.
@@ -190,16 +190,16 @@ impl Planner<'_> {
     /// Plan `rel` to hold `new` (`None`: keep it as it is).
     fn record(&mut self, rel: &str, existing: Option<&str>, new: Option<String>) {
         let (status, contents) = match (existing, new) {
-            (_, None) => (Status::Unchanged, None),
-            (Some(old), Some(new)) if old == new => (Status::Unchanged, None),
-            (None, Some(new)) => (Status::Created, Some(new)),
-            (Some(_), Some(new)) => (Status::Updated, Some(new)),
+            (_, None) => (Outcome::Unchanged, None),
+            (Some(old), Some(new)) if old == new => (Outcome::Unchanged, None),
+            (None, Some(new)) => (Outcome::Created, Some(new)),
+            (Some(_), Some(new)) => (Outcome::Updated, Some(new)),
         };
         self.push(rel, status, contents, None);
     }
 
     /// Add one file to the plan.
-    fn push(&mut self, rel: &str, status: Status, contents: Option<String>, note: Option<String>) {
+    fn push(&mut self, rel: &str, status: Outcome, contents: Option<String>, note: Option<String>) {
         self.files.push(FileChange {
             rel: rel.to_string(),
             status,
@@ -227,10 +227,10 @@ impl Planner<'_> {
     /// Replace `rel` (holding `old`) with `new` after saving `old` beside it.
     fn replace_with_backup(&mut self, rel: &str, old: &str, new: String, why: &str) {
         let bak = self.backup_name(rel);
-        self.push(&bak, Status::Created, Some(old.to_string()), None);
+        self.push(&bak, Outcome::Created, Some(old.to_string()), None);
         self.push(
             rel,
-            Status::Replaced,
+            Outcome::Replaced,
             Some(new),
             Some(format!("{why}; its text is saved in {bak}")),
         );
@@ -264,7 +264,7 @@ impl Planner<'_> {
         let beside = format!("{rel}{}", generated::NEW_SUFFIX);
         self.push(
             rel,
-            Status::Kept,
+            Outcome::Kept,
             None,
             Some(format!(
                 "{why}, so it is kept; notarai's version is in {beside}. \
@@ -303,7 +303,7 @@ impl Planner<'_> {
         match (theirs, ours) {
             (Some(theirs), Some(ours)) if theirs > ours => self.push(
                 rel,
-                Status::Kept,
+                Outcome::Kept,
                 None,
                 Some(format!(
                     "it is the schema of spec format {}, newer than notarai's {}: kept \
@@ -452,7 +452,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("README.md"), "# x\n").unwrap();
         let first = plan(dir.path(), Options::default()).unwrap();
-        assert!(first.files.iter().all(|f| f.status == Status::Created));
+        assert!(first.files.iter().all(|f| f.status == Outcome::Created));
         assert_eq!(first.files.len(), 9);
         apply(&first).unwrap();
         let second = plan(dir.path(), Options::default()).unwrap();

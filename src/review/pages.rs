@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{AffectedSpec, AffectedSpecs, ChangedArtifacts, PlanEntry, SpecDiff, SpecFile};
-use crate::changes::Status;
+use crate::changes::ChangeKind;
 use crate::page::{
     CURSOR_JSON_LEN, CursorError, Layout, MaxTokens, escaped_len, fingerprint, json_len,
     next_cursor, requested_page, split_patch, split_text,
@@ -35,7 +35,7 @@ pub struct FilePatch {
     /// The governed paths it covers (both paths of a rename when both are governed).
     pub paths: Vec<String>,
     /// How it changed.
-    pub status: Status,
+    pub status: ChangeKind,
     /// Its unified diff; `None` when binary or too large to load.
     pub patch: Option<String>,
 }
