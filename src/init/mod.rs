@@ -88,7 +88,7 @@ pub struct FileChange {
 
 /// A file that stops `notarai init`: it could not be read or merged.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub struct InitError {
     /// Path relative to the root.
     pub path: String,
     /// 1-based line and column of a JSON parse error.
@@ -97,21 +97,21 @@ pub struct Problem {
     pub message: String,
 }
 
-impl Problem {
+impl InitError {
     /// The problem of a JSON file that cannot be merged.
-    fn from_merge(path: &str, error: json_merge::MergeError) -> Problem {
+    fn from_merge(path: &str, error: json_merge::MergeError) -> InitError {
         let path = path.to_string();
         match error {
             json_merge::MergeError::Parse {
                 line,
                 column,
                 message,
-            } => Problem {
+            } => InitError {
                 path,
                 position: Some((line, column)),
                 message: format!("not valid JSON: {message}"),
             },
-            json_merge::MergeError::Shape(message) => Problem {
+            json_merge::MergeError::Shape(message) => InitError {
                 path,
                 position: None,
                 message: format!("unexpected shape: {message}"),
@@ -120,7 +120,7 @@ impl Problem {
     }
 }
 
-impl fmt::Display for Problem {
+impl fmt::Display for InitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.position {
             Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.path, self.message),
@@ -158,7 +158,7 @@ struct Planner<'a> {
     root: &'a Path,
     options: Options,
     files: Vec<FileChange>,
-    problems: Vec<Problem>,
+    problems: Vec<InitError>,
 }
 
 impl Planner<'_> {
@@ -171,7 +171,7 @@ impl Planner<'_> {
             .canonicalize()
             .unwrap_or_else(|_| self.root.to_path_buf());
         if let Err(e) = crate::repo_path::RepoPath::resolve(&root, rel) {
-            self.problems.push(Problem {
+            self.problems.push(InitError {
                 path: rel.to_string(),
                 position: None,
                 message: format!("{e}; notarai init writes only inside the project"),
@@ -179,7 +179,7 @@ impl Planner<'_> {
             return Err(());
         }
         fsio::read_text(self.root, rel).map_err(|e| {
-            self.problems.push(Problem {
+            self.problems.push(InitError {
                 path: rel.to_string(),
                 position: None,
                 message: format!("{e:#}"),
@@ -360,7 +360,7 @@ impl Planner<'_> {
         let Ok(existing) = self.read(rel) else { return };
         match merge(existing.as_deref()) {
             Ok(new) => self.record(rel, existing.as_deref(), new),
-            Err(e) => self.problems.push(Problem::from_merge(rel, e)),
+            Err(e) => self.problems.push(InitError::from_merge(rel, e)),
         }
     }
 }
@@ -368,7 +368,7 @@ impl Planner<'_> {
 /// Work out what `notarai init` would write at `root`, reading but never
 /// writing. `Err` lists every file that cannot be merged; then nothing may be
 /// written at all.
-pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<Problem>> {
+pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<InitError>> {
     let mut p = Planner {
         root,
         options,
@@ -428,7 +428,7 @@ mod tests {
 
     #[test]
     fn problem_display_puts_the_position_after_the_path() {
-        let parse = Problem::from_merge(
+        let parse = InitError::from_merge(
             MCP_JSON,
             json_merge::MergeError::Parse {
                 line: 2,
@@ -440,7 +440,7 @@ mod tests {
             parse.to_string(),
             ".mcp.json:2:18: not valid JSON: key must be a string"
         );
-        let shape = Problem::from_merge(SETTINGS_JSON, json_merge::MergeError::Shape("x".into()));
+        let shape = InitError::from_merge(SETTINGS_JSON, json_merge::MergeError::Shape("x".into()));
         assert_eq!(
             shape.to_string(),
             ".claude/settings.json: unexpected shape: x"
