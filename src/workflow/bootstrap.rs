@@ -25,6 +25,7 @@ tour of the implementation. Propose the drafts; write them once the user agrees.
 manifest (`Cargo.toml`, `package.json`, `pyproject.toml`, ...), and the
 entry points. Note generated or vendored folders (`target/`, `dist/`,
 `node_modules/`, `build/`): they belong in the system spec's `exclude`.",
+            optional: false,
         },
         Step {
             id: "choose_components",
@@ -34,6 +35,7 @@ entry points. Note generated or vendored folders (`target/`, `dist/`,
             text: "One spec per component a person would name: a
 module, a service, a command, a document set. Aim for 3 to 10 specs; a spec
 should govern files that change together. Agree on the list with the user.",
+            optional: false,
         },
         Step {
             id: "write_specs",
@@ -66,6 +68,7 @@ Take behaviors from tests, docs and public entry points; mark guesses as
 questions under `open_questions` instead of stating them as fact. A part
 with no behaviors worth stating can use `tier: registered` and omit
 `behaviors`."#,
+            optional: false,
         },
         Step {
             id: "check_globs",
@@ -76,6 +79,7 @@ with no behaviors worth stating can use `tier: registered` and omit
 `**` crosses folders, `*` stays in one. Check each glob matches what you
 mean (e.g. `git ls-files 'src/component/**'`). Every source file should be
 governed by a spec or excluded.",
+            optional: false,
         },
         Step {
             id: "system_spec",
@@ -86,6 +90,7 @@ governed by a spec or excluded.",
 with the project's purpose, list each component spec under `subsystems` as
 `- $ref: ./<component>.spec.yaml`, keep the `exclude` list accurate, and
 move project-wide rules into its `constraints`.",
+            optional: false,
         },
         Step {
             id: "validate",
@@ -95,6 +100,7 @@ move project-wide rules into its `constraints`.",
             text: "Run `notarai validate` and fix every `path:line:col` error
 (unknown keys, wrong enum values, refs that point nowhere). Warnings about
 globs that match nothing usually mean a wrong path.",
+            optional: false,
         },
         Step {
             id: "seed_cache",
@@ -107,6 +113,7 @@ globs that match nothing usually mean a wrong path.",
             text: "once the user accepts the specs: call the
 `mark_reconciled` MCP tool with the governed files, so the first
 reconciliation only looks at later changes.",
+            optional: false,
         },
     ],
     notes: &[],

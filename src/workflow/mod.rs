@@ -33,6 +33,9 @@ pub struct Step {
     /// The full text an agent follows (Markdown, lines unindented; the
     /// renderer indents them under the number).
     pub text: &'static str,
+    /// Taken only in some passes (the docs step, when a spec has docs): a
+    /// tool's note then names what comes after it too.
+    pub optional: bool,
 }
 
 /// A tool call made by a step.
@@ -135,7 +138,9 @@ impl Workflow {
             match step.tool {
                 Some(call) => {
                     next.push(format!("`{}` {brief}", call.name));
-                    break;
+                    if !step.optional {
+                        break;
+                    }
                 }
                 None => next.push(brief.to_string()),
             }

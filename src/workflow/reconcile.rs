@@ -28,6 +28,7 @@ the user decides. Never apply an edit to a spec, code or docs without approval.
 when you know it; without it notarai picks the base). It lists, per spec, the
 changed files not yet reconciled. When no spec has any, say the branch is
 reconciled and stop; otherwise go on with the specs it names.",
+            optional: false,
         },
         Step {
             id: "base",
@@ -37,6 +38,7 @@ reconciled and stop; otherwise go on with the specs it names.",
             text: "Use the branch the work will merge into (usually
 `main`; check `git symbolic-ref refs/remotes/origin/HEAD` or ask). Changes
 are counted from the merge base, plus uncommitted and untracked files.",
+            optional: false,
         },
         Step {
             id: "take_stock",
@@ -57,6 +59,7 @@ has a `next_cursor`, call the tool again with the same arguments plus
 `cursor: <next_cursor>` until it has none (an entry marked `continued`
 carries on the `matched_files` of the spec above it). If a cursor is
 refused because the changes moved, start again without one.",
+            optional: false,
         },
         Step {
             id: "invalid_specs",
@@ -71,6 +74,7 @@ at that line, propose the fix (run `notarai validate` for every message),
 and after the user approves it call `list_affected_specs` again. Never fix a
 spec by lowering its `schema_version`. While any spec fails to load, do not
 say that nothing is affected: say which specs could not be checked.",
+            optional: false,
         },
         Step {
             id: "deleted_specs",
@@ -83,6 +87,7 @@ now governed by another spec (moved there on purpose); list any that are
 governed by no spec any more. Each entry of `unreviewable` is a changed
 file whose name notarai cannot show (not UTF-8): tell the user its lossy
 `path` and `reason`; it must be reviewed by hand or renamed.",
+            optional: false,
         },
         Step {
             id: "nothing_affected",
@@ -92,6 +97,7 @@ file whose name notarai cannot show (not UTF-8): tell the user its lossy
             text: "Only when `affected_specs`, `invalid_specs` and
 `deleted_specs` are all empty, say so and stop. A changed file governed by
 no spec is worth mentioning: it may need a spec or an `exclude` entry.",
+            optional: false,
         },
         Step {
             id: "spec_diff",
@@ -117,6 +123,7 @@ output, e.g. `["*.lock", "Cargo.lock", "package-lock.json", "yarn.lock",
 - `system_spec`: the system spec's text (or only its `path` when it is
   already in `spec_changes`), for project-wide constraints.
 Pass `bypass_cache: true` only when the user wants everything re-checked."#,
+            optional: false,
         },
         Step {
             id: "docs",
@@ -132,6 +139,7 @@ category under `artifacts` (see `spec_changes` or the spec file), call
 governed docs that changed; also ask whether unchanged docs now describe old
 behavior. Ask only for categories the spec has; an answer with a `note` and
 an empty list means the spec has no such category."#,
+            optional: true,
         },
         Step {
             id: "compare",
@@ -141,6 +149,7 @@ an empty list means the spec has no such category."#,
             text: "For every behavior (given/then), constraint and invariant of
 the spec, decide from the diff: still true, now violated, or newly added
 behavior the spec does not mention. Quote the line of the diff that shows it.",
+            optional: false,
         },
         Step {
             id: "propose",
@@ -155,6 +164,7 @@ edit the spec (intent changed on purpose), edit the code (a regression), or
 edit the docs. Show the exact YAML or text you would write. Wait for the
 user's answer; apply only what they approve. After editing a spec, make sure
 the validation hook reported no errors (or run `notarai validate`).",
+            optional: false,
         },
         Step {
             id: "record",
@@ -169,6 +179,7 @@ with `{files}`: every file you reviewed (the `files` of each diff and the
 spec files in `spec_changes`), as repository-relative paths. The next pass
 then skips them until they change again. Do not record files of a spec that
 could not be checked.",
+            optional: false,
         },
         Step {
             id: "snapshot",
@@ -182,6 +193,7 @@ could not be checked.",
 `.notarai/reconciliation_state.json`: what this pass reconciled, for the
 team's clones and for `notarai check` in CI. Ask the user to commit it with
 the work.",
+            optional: false,
         },
     ],
     notes: &[
