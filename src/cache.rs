@@ -58,7 +58,7 @@ pub struct Cache {
 
 /// What `cache status` reports.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Status {
+pub struct CacheStats {
     /// Path of the database file.
     pub db: PathBuf,
     /// Whether the file exists.
@@ -320,7 +320,7 @@ impl Cache {
     }
 
     /// Entry count and newest entry time.
-    pub fn status(root: &Path) -> Result<Status, CacheError> {
+    pub fn status(root: &Path) -> Result<CacheStats, CacheError> {
         let db = db_path(root);
         check_location(root).map_err(|cause| CacheError {
             db: db.clone(),
@@ -331,7 +331,7 @@ impl Cache {
             tracing::warn!("{why}; treating the cache as cold");
         }
         if irregular.is_some() || !db.exists() {
-            return Ok(Status {
+            return Ok(CacheStats {
                 db,
                 exists: false,
                 entries: 0,
@@ -344,7 +344,7 @@ impl Cache {
         };
         let conn = open(&db, false).map_err(err)?;
         if matches!(check_schema(&conn).map_err(err)?, SchemaState::Empty) {
-            return Ok(Status {
+            return Ok(CacheStats {
                 db: db.clone(),
                 exists: true,
                 entries: 0,
@@ -358,7 +358,7 @@ impl Cache {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .map_err(err)?;
-        Ok(Status {
+        Ok(CacheStats {
             db: db.clone(),
             exists: true,
             entries: entries as u64,

@@ -63,6 +63,19 @@ impl ChangeError {
             ChangeError::BaseNotFound { .. } | ChangeError::BadBase(_)
         )
     }
+
+    /// What to do about it, when the message does not already say.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ChangeError::BaseNotFound { .. } => Some(
+                "pass the branch this work will merge into (`git branch -a` lists them); \
+                 a remote one is written `origin/<name>`"
+                    .into(),
+            ),
+            ChangeError::BadBase(_) => Some("pass a branch name such as `main`".into()),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for ChangeError {
@@ -127,7 +140,7 @@ pub struct Base {
 /// How a file changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub enum ChangeKind {
     /// New (committed, staged or untracked).
     Added,
     /// Content or mode changed.
@@ -142,16 +155,16 @@ pub enum Status {
     Conflicted,
 }
 
-impl Status {
+impl ChangeKind {
     /// The status as it is serialized (`added`, `modified`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
-            Status::Added => "added",
-            Status::Modified => "modified",
-            Status::Deleted => "deleted",
-            Status::Renamed => "renamed",
-            Status::Typechange => "typechange",
-            Status::Conflicted => "conflicted",
+            ChangeKind::Added => "added",
+            ChangeKind::Modified => "modified",
+            ChangeKind::Deleted => "deleted",
+            ChangeKind::Renamed => "renamed",
+            ChangeKind::Typechange => "typechange",
+            ChangeKind::Conflicted => "conflicted",
         }
     }
 }
@@ -164,7 +177,7 @@ pub struct ChangedFile {
     /// The old path of a rename.
     pub old_path: Option<String>,
     /// How it changed.
-    pub status: Status,
+    pub status: ChangeKind,
     /// Index of the diff (one per scope prefix) holding this file.
     diff: usize,
     /// Index of the delta in that diff.
@@ -200,7 +213,7 @@ pub struct Unnameable {
     /// The name with every invalid byte replaced by U+FFFD.
     pub lossy_path: String,
     /// How it changed.
-    pub status: Status,
+    pub status: ChangeKind,
 }
 
 /// The bit of an index entry's extended flags that marks it skip-worktree
@@ -270,7 +283,10 @@ impl<'r> LazyDiff<'r> {
             let wanted = files.iter().filter(|f| {
                 !self.known.contains_key(&f.path)
                     || (self.renames
-                        && matches!(f.status, Status::Added | Status::Deleted | Status::Renamed))
+                        && matches!(
+                            f.status,
+                            ChangeKind::Added | ChangeKind::Deleted | ChangeKind::Renamed
+                        ))
             });
             for file in wanted {
                 for path in file.paths() {
@@ -490,12 +506,12 @@ fn collect_files(
 ) {
     for (index, delta) in diff.deltas().enumerate() {
         let status = match delta.status() {
-            Delta::Added | Delta::Untracked | Delta::Copied => Status::Added,
-            Delta::Modified => Status::Modified,
-            Delta::Deleted => Status::Deleted,
-            Delta::Renamed => Status::Renamed,
-            Delta::Typechange => Status::Typechange,
-            Delta::Conflicted => Status::Conflicted,
+            Delta::Added | Delta::Untracked | Delta::Copied => ChangeKind::Added,
+            Delta::Modified => ChangeKind::Modified,
+            Delta::Deleted => ChangeKind::Deleted,
+            Delta::Renamed => ChangeKind::Renamed,
+            Delta::Typechange => ChangeKind::Typechange,
+            Delta::Conflicted => ChangeKind::Conflicted,
             Delta::Unmodified | Delta::Ignored | Delta::Unreadable => continue,
         };
         if [delta.new_file().path(), delta.old_file().path()]
@@ -524,7 +540,7 @@ fn collect_files(
             continue;
         }
         let old_path = match (status, old) {
-            (Status::Renamed, Some(old)) if old != path => Some(old.to_string()),
+            (ChangeKind::Renamed, Some(old)) if old != path => Some(old.to_string()),
             _ => None,
         };
         files.push(ChangedFile {
@@ -1021,7 +1037,7 @@ impl GitRepo {
             for file in &answer.files {
                 if matches!(
                     file.status,
-                    Status::Added | Status::Deleted | Status::Renamed
+                    ChangeKind::Added | ChangeKind::Deleted | ChangeKind::Renamed
                 ) {
                     paths.extend(file.paths().map(str::to_string));
                 }
@@ -1041,7 +1057,7 @@ impl GitRepo {
         let mut fresh = Vec::new();
         let mut unnameable = Vec::new();
         collect_files(&diff, 0, &mut fresh, &mut unnameable);
-        if !unnameable.is_empty() || fresh.iter().any(|f| f.status == Status::Conflicted) {
+        if !unnameable.is_empty() || fresh.iter().any(|f| f.status == ChangeKind::Conflicted) {
             return Ok(false);
         }
         answer
@@ -1085,7 +1101,7 @@ impl GitRepo {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let conflicted: Vec<&str> = files
             .iter()
-            .filter(|f| f.status == Status::Conflicted)
+            .filter(|f| f.status == ChangeKind::Conflicted)
             .map(|f| f.path.as_str())
             .collect();
         let conflicts = if conflicted.is_empty() {
@@ -1326,13 +1342,14 @@ impl GitRepo {
                 .iter()
                 .filter(move |f: &&ChangedFile| f.status == status)
         };
-        let cross = of(Status::Deleted).any(|d| of(Status::Added).any(|a| a.diff != d.diff));
+        let cross =
+            of(ChangeKind::Deleted).any(|d| of(ChangeKind::Added).any(|a| a.diff != d.diff));
         if !cross {
             return Ok(());
         }
         let mut opts = work_tree_diff_options();
         opts.disable_pathspec_match(true);
-        for file in of(Status::Deleted).chain(of(Status::Added)) {
+        for file in of(ChangeKind::Deleted).chain(of(ChangeKind::Added)) {
             opts.pathspec(&file.path);
         }
         let mut combined = self
@@ -1343,15 +1360,15 @@ impl GitRepo {
         collect_files(&combined, diffs.len(), &mut paired, &mut Vec::new());
         let paired: Vec<ChangedFile> = paired
             .into_iter()
-            .filter(|f| f.status == Status::Renamed)
+            .filter(|f| f.status == ChangeKind::Renamed)
             .collect();
         if paired.is_empty() {
             return Ok(());
         }
         files.retain(|f| {
             !paired.iter().any(|r| {
-                (f.status == Status::Deleted && r.old_path.as_deref() == Some(f.path.as_str()))
-                    || (f.status == Status::Added && r.path == f.path)
+                (f.status == ChangeKind::Deleted && r.old_path.as_deref() == Some(f.path.as_str()))
+                    || (f.status == ChangeKind::Added && r.path == f.path)
             })
         });
         files.extend(paired);

@@ -15,7 +15,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cache::Cache;
-use crate::changes::{ChangeError, Patch, Status};
+use crate::changes::{ChangeError, ChangeKind, Patch};
+use crate::error::ErrorKind;
 use crate::governance::{self, Scope};
 use crate::hashing::{self, FileHash};
 use crate::page::MaxTokens;
@@ -24,20 +25,65 @@ use crate::repo_path::{Guard, RepoPath};
 use crate::spec::{self, Behavior};
 use crate::state::Reconciled;
 
-/// Why a question could not be answered.
+/// Why a question could not be answered: its kind (see [`ReviewError::kind`])
+/// and, through [`ReviewError::hinted`], what to do about it.
 #[derive(Debug)]
 pub enum ReviewError {
     /// The caller passed something wrong; the message says what and how to fix it.
     InvalidParams(String),
     /// git, the file system or the cache failed.
     Internal(String),
+    /// One of the above with a hint: what to do about it.
+    Hinted {
+        /// The error.
+        error: Box<ReviewError>,
+        /// What to do about it.
+        hint: String,
+    },
+}
+
+impl ReviewError {
+    /// The same error with `hint` (a later hint replaces an earlier one).
+    pub fn hinted(self, hint: impl Into<String>) -> ReviewError {
+        let error = match self {
+            ReviewError::Hinted { error, .. } => error,
+            other => Box::new(other),
+        };
+        ReviewError::Hinted {
+            error,
+            hint: hint.into(),
+        }
+    }
+
+    /// Whose move it is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ReviewError::InvalidParams(_) => ErrorKind::InvalidInput,
+            ReviewError::Internal(_) => ErrorKind::Internal,
+            ReviewError::Hinted { error, .. } => error.kind(),
+        }
+    }
+
+    /// What went wrong, without the hint.
+    pub fn message(&self) -> &str {
+        match self {
+            ReviewError::InvalidParams(m) | ReviewError::Internal(m) => m,
+            ReviewError::Hinted { error, .. } => error.message(),
+        }
+    }
+
+    /// What to do about it, when known.
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            ReviewError::Hinted { hint, .. } => Some(hint),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for ReviewError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReviewError::InvalidParams(m) | ReviewError::Internal(m) => f.write_str(m),
-        }
+        f.write_str(self.message())
     }
 }
 
@@ -45,10 +91,15 @@ impl std::error::Error for ReviewError {}
 
 impl From<ChangeError> for ReviewError {
     fn from(e: ChangeError) -> Self {
-        if e.is_invalid_input() {
+        let hint = e.hint();
+        let error = if e.is_invalid_input() {
             ReviewError::InvalidParams(e.to_string())
         } else {
             ReviewError::Internal(e.to_string())
+        };
+        match hint {
+            Some(hint) => error.hinted(hint),
+            None => error,
         }
     }
 }
@@ -289,7 +340,7 @@ pub struct PlanEntry {
     /// Path of the file.
     pub path: String,
     /// How it changed.
-    pub status: Status,
+    pub status: ChangeKind,
     /// Lines added by its diff.
     pub added: u64,
     /// Lines removed by its diff.
@@ -495,7 +546,7 @@ pub fn list_affected_specs(
     let mut deleted_specs: Vec<String> = changes
         .files
         .iter()
-        .filter(|f| f.status == crate::changes::Status::Deleted)
+        .filter(|f| f.status == crate::changes::ChangeKind::Deleted)
         .map(|f| f.path.clone())
         .chain(changes.files.iter().filter_map(|f| f.old_path.clone()))
         .filter(|p| spec::is_spec_path(p))
@@ -894,9 +945,13 @@ fn spec_index(project: &Project, specs: &Specs, spec_path: &str) -> Result<usize
         return Ok(index);
     }
     if let Some(failure) = specs.set.invalid.iter().find(|f| f.path == path.as_str()) {
-        return Err(ReviewError::InvalidParams(format!(
+        let error = ReviewError::InvalidParams(format!(
             "spec_path: {path} failed to load and cannot be diffed until fixed: {failure}"
-        )));
+        ));
+        return Err(match &failure.hint {
+            Some(hint) => error.hinted(format!("{hint} (`notarai validate` lists every error)")),
+            None => error.hinted("fix the spec at that line; `notarai validate` lists every error"),
+        });
     }
     const SHOWN: usize = 20;
     let known: Vec<&str> = specs.set.specs.iter().map(|s| s.path.as_str()).collect();

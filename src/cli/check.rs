@@ -47,7 +47,7 @@ pub struct Args {
 /// Run `notarai check`.
 pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     let report = resolve_root(root.as_deref())
-        .map_err(|e| e.to_string())
+        .map_err(|e| (e.to_string(), None))
         .and_then(|root| {
             check::check(
                 &root,
@@ -56,15 +56,21 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
                     strict: args.strict,
                 },
             )
-            .map_err(|e| e.to_string())
+            .map_err(|e| {
+                let hint = match &e {
+                    check::CheckError::Git(git) => git.hint(),
+                    _ => None,
+                };
+                (e.to_string(), hint)
+            })
         });
     let report = match report {
         Ok(report) => report,
-        Err(e) => {
+        Err((e, hint)) => {
             if args.format == Format::Github {
                 println!("::error::{}", escape_data(&e));
             }
-            eprintln!("error: {e}");
+            eprintln!("{}", crate::error::cli_message(&e, hint.as_deref()));
             return Ok(ExitCode::from(2));
         }
     };

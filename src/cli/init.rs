@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::init::{self, Options, Status};
+use crate::init::{self, Options, Outcome};
 use crate::project;
 
 /// Arguments of `notarai init`.
@@ -54,7 +54,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         .map(|f| f.status.describe(args.dry_run).len())
         .chain(
             matches!(plan.merge_driver, init::MergeDriver::Planned { .. })
-                .then(|| Status::Updated.describe(args.dry_run).len()),
+                .then(|| Outcome::Updated.describe(args.dry_run).len()),
         )
         .max()
         .unwrap_or(0);
@@ -79,13 +79,13 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             setup,
         } => {
             let attributes = match (setup.gitattributes_added, attributes_existed) {
-                (false, _) => Status::Unchanged,
-                (true, false) => Status::Created,
-                (true, true) => Status::Updated,
+                (false, _) => Outcome::Unchanged,
+                (true, false) => Outcome::Created,
+                (true, true) => Outcome::Updated,
             };
             let config = match setup.driver_configured {
-                true => Status::Created,
-                false => Status::Unchanged,
+                true => Outcome::Created,
+                false => Outcome::Unchanged,
             };
             println!(
                 "  {:width$}  {}",
@@ -114,14 +114,14 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             .filter(|f| {
                 matches!(
                     f.status,
-                    Status::Created | Status::Updated | Status::Replaced
+                    Outcome::Created | Outcome::Updated | Outcome::Replaced
                 )
             })
             .count();
     let kept = plan
         .files
         .iter()
-        .filter(|f| f.status == Status::Kept)
+        .filter(|f| f.status == Outcome::Kept)
         .count();
     if plan.is_noop() && kept > 0 {
         println!("Nothing to write; {kept} file(s) kept as they are (see above).");

@@ -92,7 +92,10 @@ pub fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!(
+                "{}",
+                crate::error::cli_message(&format!("{err:#}"), hint(&err).as_deref())
+            );
             ExitCode::FAILURE
         }
     }
@@ -117,4 +120,22 @@ fn init_tracing(verbose: u8) {
         .with_ansi(false)
         .with_target(false)
         .try_init();
+}
+
+/// The hint of the first error in `err`'s chain that has one.
+fn hint(err: &anyhow::Error) -> Option<String> {
+    err.chain().find_map(|cause| {
+        if let Some(e) = cause.downcast_ref::<crate::error::Hinted>() {
+            return e.hint.clone();
+        }
+        if let Some(e) = cause.downcast_ref::<crate::changes::ChangeError>() {
+            return e.hint();
+        }
+        if let Some(crate::check::CheckError::Git(e)) = cause.downcast_ref() {
+            return e.hint();
+        }
+        cause
+            .downcast_ref::<crate::review::ReviewError>()
+            .and_then(|e| e.hint().map(str::to_string))
+    })
 }

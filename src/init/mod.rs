@@ -49,7 +49,7 @@ pub const STARTER_SPEC: &str = ".notarai/system.spec.yaml";
 
 /// What `notarai init` does to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub enum Outcome {
     /// The file does not exist and is written.
     Created,
     /// The file exists and its content changes.
@@ -64,19 +64,19 @@ pub enum Status {
     Replaced,
 }
 
-impl Status {
+impl Outcome {
     /// The word for the report, `would` form for a dry run.
     pub fn describe(self, dry_run: bool) -> &'static str {
         match (self, dry_run) {
-            (Status::Created, false) => "created",
-            (Status::Updated, false) => "updated",
-            (Status::Created, true) => "would create",
-            (Status::Updated, true) => "would update",
-            (Status::Replaced, false) => "replaced",
-            (Status::Replaced, true) => "would replace",
-            (Status::Kept, false) => "kept",
-            (Status::Kept, true) => "would keep",
-            (Status::Unchanged, _) => "unchanged",
+            (Outcome::Created, false) => "created",
+            (Outcome::Updated, false) => "updated",
+            (Outcome::Created, true) => "would create",
+            (Outcome::Updated, true) => "would update",
+            (Outcome::Replaced, false) => "replaced",
+            (Outcome::Replaced, true) => "would replace",
+            (Outcome::Kept, false) => "kept",
+            (Outcome::Kept, true) => "would keep",
+            (Outcome::Unchanged, _) => "unchanged",
         }
     }
 }
@@ -87,7 +87,7 @@ pub struct FileChange {
     /// Path relative to the root, with forward slashes.
     pub rel: String,
     /// What happens to it.
-    pub status: Status,
+    pub status: Outcome,
     /// Why, when the status alone does not say it (a kept or replaced file).
     pub note: Option<String>,
     /// The new content, when the file is written.
@@ -96,7 +96,7 @@ pub struct FileChange {
 
 /// A file that stops `notarai init`: it could not be read or merged.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub struct InitError {
     /// Path relative to the root.
     pub path: String,
     /// 1-based line and column of a JSON parse error.
@@ -105,21 +105,21 @@ pub struct Problem {
     pub message: String,
 }
 
-impl Problem {
+impl InitError {
     /// The problem of a JSON file that cannot be merged.
-    fn from_merge(path: &str, error: json_merge::MergeError) -> Problem {
+    fn from_merge(path: &str, error: json_merge::MergeError) -> InitError {
         let path = path.to_string();
         match error {
             json_merge::MergeError::Parse {
                 line,
                 column,
                 message,
-            } => Problem {
+            } => InitError {
                 path,
                 position: Some((line, column)),
                 message: format!("not valid JSON: {message}"),
             },
-            json_merge::MergeError::Shape(message) => Problem {
+            json_merge::MergeError::Shape(message) => InitError {
                 path,
                 position: None,
                 message: format!("unexpected shape: {message}"),
@@ -128,7 +128,7 @@ impl Problem {
     }
 }
 
-impl fmt::Display for Problem {
+impl fmt::Display for InitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.position {
             Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.path, self.message),
@@ -214,7 +214,7 @@ struct Planner<'a> {
     root: &'a Path,
     options: Options,
     files: Vec<FileChange>,
-    problems: Vec<Problem>,
+    problems: Vec<InitError>,
 }
 
 impl Planner<'_> {
@@ -227,7 +227,7 @@ impl Planner<'_> {
             .canonicalize()
             .unwrap_or_else(|_| self.root.to_path_buf());
         if let Err(e) = crate::repo_path::RepoPath::resolve(&root, rel) {
-            self.problems.push(Problem {
+            self.problems.push(InitError {
                 path: rel.to_string(),
                 position: None,
                 message: format!("{e}; notarai init writes only inside the project"),
@@ -235,7 +235,7 @@ impl Planner<'_> {
             return Err(());
         }
         fsio::read_text(self.root, rel).map_err(|e| {
-            self.problems.push(Problem {
+            self.problems.push(InitError {
                 path: rel.to_string(),
                 position: None,
                 message: format!("{e:#}"),
@@ -246,16 +246,16 @@ impl Planner<'_> {
     /// Plan `rel` to hold `new` (`None`: keep it as it is).
     fn record(&mut self, rel: &str, existing: Option<&str>, new: Option<String>) {
         let (status, contents) = match (existing, new) {
-            (_, None) => (Status::Unchanged, None),
-            (Some(old), Some(new)) if old == new => (Status::Unchanged, None),
-            (None, Some(new)) => (Status::Created, Some(new)),
-            (Some(_), Some(new)) => (Status::Updated, Some(new)),
+            (_, None) => (Outcome::Unchanged, None),
+            (Some(old), Some(new)) if old == new => (Outcome::Unchanged, None),
+            (None, Some(new)) => (Outcome::Created, Some(new)),
+            (Some(_), Some(new)) => (Outcome::Updated, Some(new)),
         };
         self.push(rel, status, contents, None);
     }
 
     /// Add one file to the plan.
-    fn push(&mut self, rel: &str, status: Status, contents: Option<String>, note: Option<String>) {
+    fn push(&mut self, rel: &str, status: Outcome, contents: Option<String>, note: Option<String>) {
         self.files.push(FileChange {
             rel: rel.to_string(),
             status,
@@ -283,10 +283,10 @@ impl Planner<'_> {
     /// Replace `rel` (holding `old`) with `new` after saving `old` beside it.
     fn replace_with_backup(&mut self, rel: &str, old: &str, new: String, why: &str) {
         let bak = self.backup_name(rel);
-        self.push(&bak, Status::Created, Some(old.to_string()), None);
+        self.push(&bak, Outcome::Created, Some(old.to_string()), None);
         self.push(
             rel,
-            Status::Replaced,
+            Outcome::Replaced,
             Some(new),
             Some(format!("{why}; its text is saved in {bak}")),
         );
@@ -320,7 +320,7 @@ impl Planner<'_> {
         let beside = format!("{rel}{}", generated::NEW_SUFFIX);
         self.push(
             rel,
-            Status::Kept,
+            Outcome::Kept,
             None,
             Some(format!(
                 "{why}, so it is kept; notarai's version is in {beside}. \
@@ -333,7 +333,7 @@ impl Planner<'_> {
         }
     }
 
-    /// Plan a whole generated Markdown file (a skill) from its template.
+    /// Plan a whole generated Markdown file (a skill) from its text.
     fn generated_markdown(&mut self, rel: &str, template: &str) {
         let Ok(existing) = self.read(rel) else { return };
         let new = generated::stamp_markdown(template);
@@ -359,7 +359,7 @@ impl Planner<'_> {
         match (theirs, ours) {
             (Some(theirs), Some(ours)) if theirs > ours => self.push(
                 rel,
-                Status::Kept,
+                Outcome::Kept,
                 None,
                 Some(format!(
                     "it is the schema of spec format {}, newer than notarai's {}: kept \
@@ -416,7 +416,7 @@ impl Planner<'_> {
         let Ok(existing) = self.read(rel) else { return };
         match merge(existing.as_deref()) {
             Ok(new) => self.record(rel, existing.as_deref(), new),
-            Err(e) => self.problems.push(Problem::from_merge(rel, e)),
+            Err(e) => self.problems.push(InitError::from_merge(rel, e)),
         }
     }
 }
@@ -424,7 +424,7 @@ impl Planner<'_> {
 /// Work out what `notarai init` would write at `root`, reading but never
 /// writing. `Err` lists every file that cannot be merged; then nothing may be
 /// written at all.
-pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<Problem>> {
+pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<InitError>> {
     let mut p = Planner {
         root,
         options,
@@ -434,14 +434,8 @@ pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<Problem>> {
     p.merge_json(MCP_JSON, json_merge::merge_mcp);
     p.derive(GITIGNORE, |old| Some(gitignore::ensure_cache_ignored(old)));
     p.merge_json(SETTINGS_JSON, json_merge::merge_settings);
-    p.generated_markdown(
-        RECONCILE_SKILL,
-        include_str!("templates/reconcile_skill.md"),
-    );
-    p.generated_markdown(
-        BOOTSTRAP_SKILL,
-        include_str!("templates/bootstrap_skill.md"),
-    );
+    p.generated_markdown(RECONCILE_SKILL, &crate::workflow::RECONCILE.skill());
+    p.generated_markdown(BOOTSTRAP_SKILL, &crate::workflow::BOOTSTRAP.skill());
     if let Ok(existing) = p.read(CLAUDE_MD) {
         let up = claude_md::upsert(existing.as_deref());
         p.generated(CLAUDE_MD, existing.as_deref(), up.text, up.replaces);
@@ -495,7 +489,7 @@ mod tests {
 
     #[test]
     fn problem_display_puts_the_position_after_the_path() {
-        let parse = Problem::from_merge(
+        let parse = InitError::from_merge(
             MCP_JSON,
             json_merge::MergeError::Parse {
                 line: 2,
@@ -507,7 +501,7 @@ mod tests {
             parse.to_string(),
             ".mcp.json:2:18: not valid JSON: key must be a string"
         );
-        let shape = Problem::from_merge(SETTINGS_JSON, json_merge::MergeError::Shape("x".into()));
+        let shape = InitError::from_merge(SETTINGS_JSON, json_merge::MergeError::Shape("x".into()));
         assert_eq!(
             shape.to_string(),
             ".claude/settings.json: unexpected shape: x"
@@ -519,7 +513,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("README.md"), "# x\n").unwrap();
         let first = plan(dir.path(), Options::default()).unwrap();
-        assert!(first.files.iter().all(|f| f.status == Status::Created));
+        assert!(first.files.iter().all(|f| f.status == Outcome::Created));
         assert_eq!(first.files.len(), 9);
         apply(&first).unwrap();
         let second = plan(dir.path(), Options::default()).unwrap();

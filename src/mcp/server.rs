@@ -49,16 +49,10 @@ impl NotaraiServer {
             (project.load_status(), warning, state_problem)
         };
         let mut text = String::from(
-            "notarai keeps this repository's specs (.notarai/*.spec.yaml), code and docs in step. \
-             A reconciliation pass: 0. get_reconciliation_status to see what is left (a pass may \
-             resume); 1. list_affected_specs {base_branch?} to see which specs govern what changed \
-             on this branch; 2. get_spec_diff {spec_path, base_branch?} for each affected spec not \
-             all_reconciled (exclude lock files with exclude_patterns); 3. compare the diff with the \
-             spec's behaviors, constraints and invariants and propose updates to spec, code or docs, \
-             applying nothing without the user's approval; 4. mark_reconciled {files} with the files \
-             reviewed, so the next pass skips them until they change; 5. snapshot_state and commit \
-             .notarai/reconciliation_state.json so the team sees the work.\n",
+            "notarai keeps this repository's specs (.notarai/*.spec.yaml), code and docs in step. ",
         );
+        text.push_str(&crate::workflow::RECONCILE.pass());
+        text.push('\n');
         text.push_str(crate::page::FOLLOW_CURSOR);
         text.push_str(&format!("\nSpecs loaded: {}.", status.loaded));
         match &status.system {

@@ -24,15 +24,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, Notify, mpsc};
 
+mod classify;
+
+use self::classify::{Forward, Verdict, classify, classify_value};
 use super::lines::{Line, read_bounded_line};
 use super::server::NotaraiServer;
-use super::surface::{self, Kind};
-use super::tools::{self, Access};
 
 /// The longest message accepted on one line. A longer line is discarded as
 /// it streams in (memory stays bounded) and answered with an error.
@@ -298,32 +298,6 @@ impl<W: AsyncWrite + Unpin> Shared<W> {
     }
 }
 
-/// A message for rmcp, in the order read.
-#[derive(Debug)]
-struct Forward {
-    bytes: Vec<u8>,
-    /// Its request id, if a request.
-    id: Option<Value>,
-    /// A call of a write tool: ordered against every other tool call.
-    write: bool,
-    /// The request id a `notifications/cancelled` cancels.
-    cancels: Option<Value>,
-}
-
-/// What one message is, and what to do with it.
-#[derive(Debug)]
-enum Verdict {
-    /// Nothing to answer (a blank line, a client's response, a notification
-    /// that cannot be served).
-    Ignore,
-    /// Answer here with this error.
-    Reply(Value),
-    /// Hand it to rmcp.
-    Forward(Forward, Option<&'static str>),
-    /// A JSON-RPC batch of these messages.
-    Batch(Vec<Value>),
-}
-
 /// Serve `server` on `input`/`output` until `input` ends and every request
 /// read is answered.
 pub async fn serve<R, W>(server: NotaraiServer, input: R, output: W) -> anyhow::Result<()>
@@ -457,199 +431,6 @@ fn admit(state: &mut State, forward: &Forward, method: Option<&str>, batch: Opti
     }
 }
 
-/// What one line is: parsed, and a batch only where the negotiated revision
-/// has them.
-fn classify(line: &[u8], state: &State) -> Verdict {
-    let Ok(text) = std::str::from_utf8(line) else {
-        let message = "parse error: the message is not valid UTF-8";
-        return Verdict::Reply(error(Value::Null, code::PARSE_ERROR, message));
-    };
-    let text = text.trim();
-    if text.is_empty() {
-        return Verdict::Ignore;
-    }
-    let value: Value = match serde_json::from_str(text) {
-        Ok(value) => value,
-        Err(e) => {
-            let message = format!("parse error: {e}");
-            return Verdict::Reply(error(Value::Null, code::PARSE_ERROR, &message));
-        }
-    };
-    match value {
-        Value::Array(items) if items.is_empty() => Verdict::Reply(error(
-            Value::Null,
-            code::INVALID_REQUEST,
-            "invalid request: an empty batch",
-        )),
-        Value::Array(items) if state.batches_allowed => Verdict::Batch(items),
-        Value::Array(_) => Verdict::Reply(error(
-            Value::Null,
-            code::INVALID_REQUEST,
-            &format!(
-                "invalid request: batches (JSON arrays) are only supported under protocol \
-                 {BATCH_REVISION}; send one message per line"
-            ),
-        )),
-        value => classify_value(value, state),
-    }
-}
-
-/// What one JSON message is.
-fn classify_value(value: Value, state: &State) -> Verdict {
-    let Value::Object(object) = &value else {
-        let message = "invalid request: not a JSON-RPC object";
-        return Verdict::Reply(error(Value::Null, code::INVALID_REQUEST, message));
-    };
-    match envelope(object) {
-        Err(Some(reply)) => Verdict::Reply(reply),
-        Err(None) => Verdict::Ignore,
-        Ok((None, method)) => classify_notification(&value, method, state),
-        Ok((Some(id), method)) => classify_request(&value, id, method, state),
-    }
-}
-
-/// The `id` and `method` of a message, checked; or the error to answer
-/// instead (`None`: nothing to answer, a client's response).
-fn envelope(
-    object: &serde_json::Map<String, Value>,
-) -> Result<(Option<Value>, &str), Option<Value>> {
-    let reply = |id: &Value, code: i32, message: &str| Err(Some(error(id.clone(), code, message)));
-    // An id that is present must be a string or an integer.
-    let id = match object.get("id") {
-        None => None,
-        Some(id @ Value::String(_)) => Some(id.clone()),
-        Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => Some(id.clone()),
-        Some(_) => {
-            let message = "invalid request: `id` must be a string or an integer";
-            return reply(&Value::Null, code::INVALID_REQUEST, message);
-        }
-    };
-    let reply_id = id.clone().unwrap_or(Value::Null);
-    let is_response = object.contains_key("result") || object.contains_key("error");
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        // JSON-RPC 2.0 answers every invalid request, `{}` included, with
-        // `-32600`; only what looks like a response (`result` or `error`)
-        // from the client is left unanswered, so two peers never trade
-        // errors about each other's errors.
-        if is_response {
-            return Err(None);
-        }
-        return reply(
-            &reply_id,
-            code::INVALID_REQUEST,
-            "invalid request: `jsonrpc` must be \"2.0\"",
-        );
-    }
-    let method = match object.get("method") {
-        Some(Value::String(m)) => m.as_str(),
-        Some(_) => {
-            return reply(
-                &reply_id,
-                code::INVALID_REQUEST,
-                "invalid request: `method` must be a string",
-            );
-        }
-        // A response from the client: rmcp only wants those for its own
-        // requests, which this server never sends. Anything else is invalid.
-        None if id.is_some() && is_response => {
-            tracing::debug!("ignoring a response from the client");
-            return Err(None);
-        }
-        None => {
-            return reply(
-                &reply_id,
-                code::INVALID_REQUEST,
-                "invalid request: no `method`",
-            );
-        }
-    };
-    Ok((id, method))
-}
-
-/// A notification: forwarded when rmcp decodes it and the session exists,
-/// else dropped; never answered.
-fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict {
-    let known = surface::method(method);
-    let decodes = serde_json::from_value::<ClientJsonRpcMessage>(value.clone()).is_ok();
-    if decodes && known.is_some() && state.initialized {
-        let cancels = (method == "notifications/cancelled")
-            .then(|| {
-                value
-                    .get("params")
-                    .and_then(|p| p.get("requestId"))
-                    .cloned()
-            })
-            .flatten();
-        let forward = Forward {
-            bytes: value.to_string().into_bytes(),
-            id: None,
-            write: false,
-            cancels,
-        };
-        return Verdict::Forward(forward, known.map(|m| m.name));
-    }
-    tracing::debug!("dropping notification `{method}`");
-    Verdict::Ignore
-}
-
-/// A request: answered here when its id is in flight, its method unknown,
-/// its params malformed or it comes before `initialize`; else forwarded.
-fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Verdict {
-    let reply =
-        |id: &Value, code: i32, message: &str| Verdict::Reply(error(id.clone(), code, message));
-    let known = surface::method(method);
-    if state.in_flight.contains_key(&key(&id)) {
-        let message = format!(
-            "invalid request: request id {id} is already in flight; use a new id for each request"
-        );
-        return reply(&id, code::INVALID_REQUEST, &message);
-    }
-    let Some(known) = known else {
-        let message = format!("method not found: `{}`", method.escape_debug());
-        return reply(&id, code::METHOD_NOT_FOUND, &message);
-    };
-    if known.kind == Kind::Notification {
-        let message = format!("`{method}` is a notification and must not carry an `id`");
-        return reply(&id, code::INVALID_REQUEST, &message);
-    }
-    match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
-        Err(e) => {
-            let message = format!("invalid params for `{method}`: {e}");
-            return reply(&id, code::INVALID_PARAMS, &message);
-        }
-        // rmcp reads a known method whose params do not fit its type as a
-        // custom request, then answers `-32601` with the bare method name.
-        // Say what is wrong with the params instead.
-        Ok(ClientJsonRpcMessage::Request(request))
-            if matches!(request.request, ClientRequest::CustomRequest(_)) =>
-        {
-            let why = surface::params_error(method, value.get("params"))
-                .unwrap_or_else(|| "the params do not fit this method".into());
-            let message = format!("invalid params for `{method}`: {why}");
-            return reply(&id, code::INVALID_PARAMS, &message);
-        }
-        Ok(_) => {}
-    }
-    if !state.initialized && !known.before_initialize {
-        let message = format!("`{method}` before `initialize`: send `initialize` first");
-        return reply(&id, code::INVALID_REQUEST, &message);
-    }
-    let write = method == "tools/call"
-        && value
-            .get("params")
-            .and_then(|p| p.get("name"))
-            .and_then(Value::as_str)
-            .and_then(tools::find)
-            .is_some_and(|t| t.access != Access::ReadOnly);
-    let forward = Forward {
-        bytes: value.to_string().into_bytes(),
-        id: Some(id),
-        write,
-        cancels: None,
-    };
-    Verdict::Forward(forward, Some(known.name))
-}
-
 fn is_tool_call(p: &Pending) -> bool {
     p.tool_call
 }
@@ -752,67 +533,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn error_code(verdict: &Verdict) -> Option<i64> {
-        match verdict {
-            Verdict::Reply(reply) => reply["error"]["code"].as_i64(),
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn classify_answers_what_rmcp_must_not_see() {
-        let mut state = State::default();
-        let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-        assert!(matches!(classify(ping, &state), Verdict::Forward(..)));
-        let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
-        assert_eq!(error_code(&classify(list, &state)), Some(-32600));
-        state.initialized = true;
-        assert!(matches!(classify(list, &state), Verdict::Forward(..)));
-        // An id already in flight.
-        state.in_flight.insert(
-            key(&json!(2)),
-            Pending {
-                tool_call: false,
-                batch: None,
-                initialize: false,
-                forwarded: true,
-            },
-        );
-        assert_eq!(error_code(&classify(list, &state)), Some(-32600));
-        // `"2"` is another id than `2`.
-        let list_s = br#"{"jsonrpc":"2.0","id":"2","method":"tools/list"}"#;
-        assert!(matches!(classify(list_s, &state), Verdict::Forward(..)));
-        // Batches only where negotiated; an empty one never.
-        let batch = br#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#;
-        assert_eq!(error_code(&classify(batch, &state)), Some(-32600));
-        state.batches_allowed = true;
-        assert!(matches!(classify(batch, &state), Verdict::Batch(items) if items.len() == 1));
-        assert_eq!(error_code(&classify(b"[]", &state)), Some(-32600));
-        assert_eq!(error_code(&classify(b"\xff", &state)), Some(-32700));
-        assert!(matches!(classify(b"  ", &state), Verdict::Ignore));
-    }
-
-    #[test]
-    fn only_write_tools_are_ordered() {
-        let state = State {
-            initialized: true,
-            ..State::default()
-        };
-        let call = |tool: &str| {
-            let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": tool, "arguments": {}}})
-            .to_string();
-            match classify(line.as_bytes(), &state) {
-                Verdict::Forward(forward, _) => forward.write,
-                other => panic!("{other:?}"),
-            }
-        };
-        assert!(call("mark_reconciled"));
-        assert!(call("clear_cache"));
-        assert!(!call("get_spec_diff"));
-        assert!(!call("no_such_tool"));
-    }
 
     #[tokio::test]
     async fn the_pump_never_writes_a_partial_line() {

@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::error::ErrorKind;
 use crate::project::Project;
 use crate::review::{self, ReviewError};
 
@@ -69,6 +70,10 @@ impl ToolDef {
                 .destructive(destructive)
                 .idempotent(true),
         };
+        let description = match crate::workflow::RECONCILE.tool_note(name) {
+            Some(note) => format!("{description} {note}"),
+            None => description.to_string(),
+        };
         let mut tool = Tool::new(name, description, JsonObject::new())
             .with_title(title)
             .with_input_schema::<P>()
@@ -80,10 +85,7 @@ impl ToolDef {
             .map(|schema| Arc::new(portable(schema.as_ref().clone())));
         let handler: Handler = Box::new(move |project, arguments| {
             let params: P = decode(name, arguments)?;
-            let result = f(project, &params).map_err(|e| match e {
-                ReviewError::InvalidParams(message) => ErrorData::invalid_params(message, None),
-                ReviewError::Internal(message) => ErrorData::internal_error(message, None),
-            })?;
+            let result = f(project, &params).map_err(|e| rpc_error(&e))?;
             let value = serde_json::to_value(result).map_err(|e| {
                 ErrorData::internal_error(format!("{name}: cannot encode the result: {e}"), None)
             })?;
@@ -100,6 +102,18 @@ impl ToolDef {
     /// The declaration served by `tools/list`.
     pub fn tool(&self) -> &Tool {
         &self.tool
+    }
+}
+
+/// A domain error as a JSON-RPC error: `-32602` for the caller's mistakes,
+/// `-32603` for internal failures; the hint on its own line of the message
+/// and as `data.hint`.
+pub fn rpc_error(e: &ReviewError) -> ErrorData {
+    let message = crate::error::rpc_message(e.message(), e.hint());
+    let data = e.hint().map(|hint| serde_json::json!({ "hint": hint }));
+    match e.kind() {
+        ErrorKind::InvalidInput => ErrorData::invalid_params(message, data),
+        ErrorKind::Internal => ErrorData::internal_error(message, data),
     }
 }
 
@@ -130,13 +144,13 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
         ToolDef::new(
             "list_affected_specs",
             "List affected specs",
-            "Start of a reconciliation pass: which specs govern the files changed on this branch. \
+            "Which specs govern the files changed on this branch. \
              Changes are counted from the merge base with `base_branch` and include staged, unstaged \
              and untracked work and deletions. Returns `changed_files`, `affected_specs` (each with \
              its intent, behaviors, constraints, invariants and the `matched_files` that made it \
              affected, `unreconciled_count` of them and `all_reconciled`), `invalid_specs` (errors of \
              spec files that fail `notarai validate`) and `base` (the base used: `base_branch` is \
-             optional). Next, call `get_spec_diff` for each affected spec not `all_reconciled`.",
+             optional).",
             Access::ReadOnly,
             review::list_affected_specs,
         ),
@@ -146,9 +160,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             "The changes one spec must be checked against: the unified diff of the changed files it \
              governs, leaving out files whose content was already reconciled (listed in `skipped`). \
              `spec_changes` holds the full text of changed spec files, `system_spec` the system \
-             spec for context. Compare the diff with the spec's behaviors, constraints and \
-             invariants, propose updates to spec, code or docs, and after the human approves, call \
-             `mark_reconciled` with the files reviewed. Use `exclude_patterns` for lock files and \
+             spec for context. Use `exclude_patterns` for lock files and \
              generated output. `base_branch` is optional (chosen as in `list_affected_specs`); \
              `base` says which base was used.",
             Access::ReadOnly,
@@ -166,7 +178,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
         ToolDef::new(
             "mark_reconciled",
             "Mark files reconciled",
-            "End of a reconciliation pass: record the current content (BLAKE3) of the files reviewed, \
+            "Record the current content (BLAKE3) of the files reviewed, \
              so later `get_spec_diff` calls skip them until they change again. Paths are relative to \
              the repository root; a path that no longer exists is remembered as reconciled while \
              deleted. Returns `updated` (files hashed) and `deleted`.",

@@ -15,7 +15,7 @@ use super::{
     AffectedSpec, AffectedSpecs, ChangedArtifacts, PlanEntry, ReconciliationStatus, SpecDiff,
     SpecFile, SpecStatus,
 };
-use crate::changes::Status;
+use crate::changes::ChangeKind;
 use crate::page::{
     CURSOR_JSON_LEN, CursorError, Layout, MaxTokens, escaped_len, fingerprint, json_len,
     next_cursor, requested_page, split_patch, split_text,
@@ -39,7 +39,7 @@ pub struct FilePatch {
     /// The governed paths it covers (both paths of a rename when both are governed).
     pub paths: Vec<String>,
     /// How it changed.
-    pub status: Status,
+    pub status: ChangeKind,
     /// Its unified diff; `None` when binary or too large to load.
     pub patch: Option<String>,
 }

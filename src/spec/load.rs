@@ -111,22 +111,11 @@ pub fn parse_text(path: &str, text: &str) -> Result<(Spec, Node), Vec<Finding>> 
                 ),
             ]);
         }
-        Err(e) => {
-            let mut f = Finding::error(path, e.pos.line, e.pos.column, e.message);
-            f.hint = e.hint;
-            return Err(vec![f]);
-        }
+        Err(e) => return Err(vec![e.in_file(path)]),
     };
-    let violations = schema_check::check(&tree, json_schema_value());
-    if !violations.is_empty() {
-        let mut out: Vec<Finding> = violations
-            .into_iter()
-            .map(|v| {
-                let mut f = Finding::error(path, v.pos.line, v.pos.column, v.message);
-                f.hint = v.hint;
-                f
-            })
-            .collect();
+    let raw = schema_check::check(&tree, json_schema_value());
+    if !raw.is_empty() {
+        let mut out: Vec<Finding> = raw.into_iter().map(|r| r.in_file(path)).collect();
         sort_findings(&mut out);
         if out.len() > MAX_FINDINGS_PER_FILE {
             let more = out.len() - MAX_FINDINGS_PER_FILE;

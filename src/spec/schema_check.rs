@@ -1,5 +1,5 @@
 //! Checks a positioned YAML tree against the JSON Schema generated from the
-//! model, and words each violation for a person, with a hint.
+//! model, and words each finding for a person, with a hint.
 //!
 //! Only the keywords schemars emits for the model are interpreted: `$ref`,
 //! `type`, `enum`, `const`, `oneOf`/`anyOf`, `properties`, `required`,
@@ -9,24 +9,13 @@
 
 use serde_json::Value;
 
-use super::yaml::{Kind, Node, Pos, Scalar};
-
-/// One violation, positioned.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Violation {
-    /// Where: the offending key or value.
-    pub pos: Pos,
-    /// What is wrong.
-    pub message: String,
-    /// What to write instead, when known.
-    pub hint: Option<String>,
-}
+use super::yaml::{Kind, Node, RawFinding, Scalar};
 
 /// Check `node` against the root `schema` (whose `$defs` resolve `$ref`s).
-/// A `schema_version` that names no supported version is the one violation
+/// A `schema_version` that names no supported version is the one finding
 /// reported: the rest of such a file follows another format, and "fixing"
 /// it key by key would be wrong.
-pub fn check(node: &Node, schema: &Value) -> Vec<Violation> {
+pub fn check(node: &Node, schema: &Value) -> Vec<RawFinding> {
     if let Some(v) = unsupported_version(node, schema) {
         return vec![v];
     }
@@ -39,9 +28,9 @@ pub fn check(node: &Node, schema: &Value) -> Vec<Violation> {
     out
 }
 
-/// The violation of a `schema_version` written as text that is not one of
+/// The finding on a `schema_version` written as text that is not one of
 /// the versions the root schema lists (a 0.3 or 0.4 file, or a typo).
-fn unsupported_version(node: &Node, schema: &Value) -> Option<Violation> {
+fn unsupported_version(node: &Node, schema: &Value) -> Option<RawFinding> {
     let value = node.get("schema_version")?;
     let Kind::Scalar(Scalar::Str(version), _) = &value.kind else {
         return None;
@@ -56,7 +45,7 @@ fn unsupported_version(node: &Node, schema: &Value) -> Option<Violation> {
         return None;
     }
     let newest = supported.first()?;
-    Some(Violation {
+    Some(RawFinding {
         pos: value.pos,
         message: format!("unsupported spec format version `{version}`"),
         hint: Some(format!(
@@ -156,11 +145,11 @@ impl<'s> Checker<'s> {
         self.root.pointer(reference.strip_prefix('#')?)
     }
 
-    fn check(&self, node: &Node, schema: &'s Value, path: &str, out: &mut Vec<Violation>) {
+    fn check(&self, node: &Node, schema: &'s Value, path: &str, out: &mut Vec<RawFinding>) {
         let obj = match schema {
             Value::Bool(true) => return,
             Value::Bool(false) => {
-                out.push(Violation {
+                out.push(RawFinding {
                     pos: node.pos,
                     message: format!("{} is not allowed here", subject(path)),
                     hint: None,
@@ -206,7 +195,7 @@ impl<'s> Checker<'s> {
                 if let Some(min) = obj.get("minItems").and_then(Value::as_u64)
                     && (items.len() as u64) < min
                 {
-                    out.push(Violation {
+                    out.push(RawFinding {
                         pos: node.pos,
                         message: format!(
                             "{} needs at least {min} item(s), found {}",
@@ -259,7 +248,7 @@ impl<'s> Checker<'s> {
         forbidden: &'s Value,
         description: Option<&Value>,
         path: &str,
-        out: &mut Vec<Violation>,
+        out: &mut Vec<RawFinding>,
     ) {
         let mut probe = Vec::new();
         Checker {
@@ -288,7 +277,7 @@ impl<'s> Checker<'s> {
                 } else {
                     format!(" in `{path}`")
                 };
-                out.push(Violation {
+                out.push(RawFinding {
                     pos: key.pos,
                     message: format!("`{}` is not allowed here{place}", key.text),
                     hint: hint.clone(),
@@ -297,7 +286,7 @@ impl<'s> Checker<'s> {
             }
         }
         if !reported {
-            out.push(Violation {
+            out.push(RawFinding {
                 pos: node.pos,
                 message: format!("{} is not allowed here", subject(path)),
                 hint,
@@ -312,7 +301,7 @@ impl<'s> Checker<'s> {
         node: &Node,
         branches: &'s [Value],
         path: &str,
-        out: &mut Vec<Violation>,
+        out: &mut Vec<RawFinding>,
     ) -> bool {
         let consts: Option<Vec<Value>> = branches
             .iter()
@@ -329,7 +318,7 @@ impl<'s> Checker<'s> {
         if let Some(values) = consts {
             return self.enumeration(node, &values, path, out);
         }
-        let mut best: Option<Vec<Violation>> = None;
+        let mut best: Option<Vec<RawFinding>> = None;
         for branch in branches {
             let mut errs = Vec::new();
             self.check(node, branch, path, &mut errs);
@@ -354,7 +343,7 @@ impl<'s> Checker<'s> {
         ty: &Value,
         path: &str,
         obj: &serde_json::Map<String, Value>,
-        out: &mut Vec<Violation>,
+        out: &mut Vec<RawFinding>,
     ) -> bool {
         let types: Vec<&str> = match ty {
             Value::String(t) => vec![t.as_str()],
@@ -375,7 +364,7 @@ impl<'s> Checker<'s> {
             _ => found_name(node),
         };
         let hint = self.type_hint(node, &types, obj);
-        out.push(Violation {
+        out.push(RawFinding {
             pos: node.pos,
             message: format!("{} must be {expected}, found {found}", subject(path)),
             hint,
@@ -445,7 +434,7 @@ impl<'s> Checker<'s> {
         node: &Node,
         allowed: &[Value],
         path: &str,
-        out: &mut Vec<Violation>,
+        out: &mut Vec<RawFinding>,
     ) -> bool {
         let value = scalar_json(node);
         if value.as_ref().is_some_and(|v| allowed.contains(v)) {
@@ -460,7 +449,7 @@ impl<'s> Checker<'s> {
         if let Some(close) = closest(&written, names.iter().map(String::as_str)) {
             hint = format!("did you mean `{close}`? {hint}");
         }
-        out.push(Violation {
+        out.push(RawFinding {
             pos: node.pos,
             message: format!("{} has an unknown value `{written}`", subject(path)),
             hint: Some(hint),
@@ -473,7 +462,7 @@ impl<'s> Checker<'s> {
         node: &Node,
         obj: &serde_json::Map<String, Value>,
         path: &str,
-        out: &mut Vec<Violation>,
+        out: &mut Vec<RawFinding>,
     ) {
         let n = match &node.kind {
             Kind::Scalar(Scalar::Int(i), _) => *i as f64,
@@ -502,7 +491,7 @@ impl<'s> Checker<'s> {
                 (None, Some(b)) => format!("at most {b}"),
                 (None, None) => unreachable!("checked above"),
             };
-            out.push(Violation {
+            out.push(RawFinding {
                 pos: node.pos,
                 message: format!("{} is {n}, out of range", subject(path)),
                 hint: Some(format!("use a value {range}")),
@@ -515,7 +504,7 @@ impl<'s> Checker<'s> {
         node: &Node,
         obj: &'s serde_json::Map<String, Value>,
         path: &str,
-        out: &mut Vec<Violation>,
+        out: &mut Vec<RawFinding>,
     ) {
         let empty = serde_json::Map::new();
         let props = obj
@@ -553,7 +542,7 @@ impl<'s> Checker<'s> {
                     } else {
                         format!(" in `{path}`")
                     };
-                    out.push(Violation {
+                    out.push(RawFinding {
                         pos: key.pos,
                         message: format!("unknown key `{}`{place}", key.text),
                         hint: Some(hint),
@@ -590,7 +579,7 @@ impl<'s> Checker<'s> {
                 } else {
                     format!(" in `{path}`")
                 };
-                out.push(Violation {
+                out.push(RawFinding {
                     pos: node.pos,
                     message: format!("missing required key `{key}`{place}"),
                     hint: Some(hint),

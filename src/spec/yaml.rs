@@ -10,6 +10,8 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
 
+use super::Finding;
+
 /// Largest spec file accepted, in bytes.
 pub const MAX_BYTES: usize = 1024 * 1024;
 /// Deepest nesting of lists and mappings accepted.
@@ -149,9 +151,11 @@ impl Node {
     }
 }
 
-/// Why a text is not a usable YAML document.
+/// A finding inside one text, before its file is known: why a text is not
+/// a usable YAML document, or where it breaks the schema. [`RawFinding::in_file`]
+/// makes it a [`Finding`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct YamlError {
+pub struct RawFinding {
     /// Where.
     pub pos: Pos,
     /// What, for a person.
@@ -160,18 +164,27 @@ pub struct YamlError {
     pub hint: Option<String>,
 }
 
-impl YamlError {
-    fn new(pos: Pos, message: impl Into<String>) -> YamlError {
-        YamlError {
+impl RawFinding {
+    /// An error at `pos`.
+    pub(super) fn new(pos: Pos, message: impl Into<String>) -> RawFinding {
+        RawFinding {
             pos,
             message: message.into(),
             hint: None,
         }
     }
 
-    fn hint(mut self, hint: impl Into<String>) -> YamlError {
+    /// The same finding with a hint.
+    pub(super) fn with_hint(mut self, hint: impl Into<String>) -> RawFinding {
         self.hint = Some(hint.into());
         self
+    }
+
+    /// The error [`Finding`] this is in the file `path`.
+    pub fn in_file(self, path: &str) -> Finding {
+        let mut f = Finding::error(path, self.pos.line, self.pos.column, self.message);
+        f.hint = self.hint;
+        f
     }
 }
 
@@ -193,9 +206,9 @@ enum Frame {
 
 /// Parse one YAML document into a positioned tree. `Ok(None)` for a file
 /// with no document at all (empty or only comments).
-pub fn parse(text: &str) -> Result<Option<Node>, YamlError> {
+pub fn parse(text: &str) -> Result<Option<Node>, RawFinding> {
     if text.len() > MAX_BYTES {
-        return Err(YamlError::new(
+        return Err(RawFinding::new(
             Pos { line: 1, column: 1 },
             format!(
                 "the file is {} bytes; a spec may be at most {} bytes",
@@ -203,7 +216,7 @@ pub fn parse(text: &str) -> Result<Option<Node>, YamlError> {
                 MAX_BYTES
             ),
         )
-        .hint("split it into several specs and list them under `subsystems`"));
+        .with_hint("split it into several specs and list them under `subsystems`"));
     }
     Builder::default().run(text)
 }
@@ -218,10 +231,10 @@ struct Builder {
 }
 
 impl Builder {
-    fn run(mut self, text: &str) -> Result<Option<Node>, YamlError> {
+    fn run(mut self, text: &str) -> Result<Option<Node>, RawFinding> {
         for item in Parser::new_from_str(text) {
             let (event, span) = item.map_err(|e| {
-                YamlError::new(
+                RawFinding::new(
                     Pos {
                         line: e.marker().line().max(1),
                         column: e.marker().col() + 1,
@@ -234,11 +247,11 @@ impl Builder {
                 Event::DocumentStart(_) => {
                     self.documents += 1;
                     if self.documents > 1 {
-                        return Err(YamlError::new(
+                        return Err(RawFinding::new(
                             pos,
                             "a spec file holds one YAML document; this is a second one",
                         )
-                        .hint(
+                        .with_hint(
                             "remove the `---` line, or move the second document to its own file",
                         ));
                     }
@@ -255,7 +268,7 @@ impl Builder {
                 }
                 Event::Alias(id) => {
                     let Some(node) = self.anchors.get(&id) else {
-                        return Err(YamlError::new(pos, "alias to an unknown anchor"));
+                        return Err(RawFinding::new(pos, "alias to an unknown anchor"));
                     };
                     let size = node.size;
                     self.nodes = self.nodes.saturating_add(size);
@@ -313,7 +326,7 @@ impl Builder {
                             },
                             anchor,
                         ),
-                        None => return Err(YamlError::new(pos, "unbalanced YAML structure")),
+                        None => return Err(RawFinding::new(pos, "unbalanced YAML structure")),
                     };
                     self.value(node, anchor)?;
                 }
@@ -323,7 +336,7 @@ impl Builder {
         Ok(self.root)
     }
 
-    fn open(&mut self, pos: Pos, tag: Option<&Tag>, expected: &str) -> Result<(), YamlError> {
+    fn open(&mut self, pos: Pos, tag: Option<&Tag>, expected: &str) -> Result<(), RawFinding> {
         if let Some(tag) = tag
             && !(tag.is_yaml_core_schema() && tag.suffix == expected)
             && !(tag.handle == "!" && tag.suffix.is_empty())
@@ -331,7 +344,7 @@ impl Builder {
             return Err(unsupported_tag(pos, tag));
         }
         if self.stack.len() >= MAX_DEPTH {
-            return Err(YamlError::new(
+            return Err(RawFinding::new(
                 pos,
                 format!("nesting deeper than {MAX_DEPTH} levels"),
             ));
@@ -340,7 +353,7 @@ impl Builder {
     }
 
     /// Account for `n` more nodes; an error past [`MAX_NODES`].
-    fn count(&mut self, n: usize, pos: Pos) -> Result<(), YamlError> {
+    fn count(&mut self, n: usize, pos: Pos) -> Result<(), RawFinding> {
         self.nodes = self.nodes.saturating_add(n);
         if self.nodes > MAX_NODES {
             return Err(too_many_nodes(pos));
@@ -349,7 +362,7 @@ impl Builder {
     }
 
     /// Attach a finished node to the open container (or make it the root).
-    fn value(&mut self, node: Node, anchor: usize) -> Result<(), YamlError> {
+    fn value(&mut self, node: Node, anchor: usize) -> Result<(), RawFinding> {
         if anchor != 0 {
             self.anchors.insert(anchor, node.clone());
         }
@@ -365,19 +378,21 @@ impl Builder {
                 None => {
                     let text = match node.kind {
                         Kind::Scalar(Scalar::Null, ref raw) if raw.is_empty() => {
-                            return Err(YamlError::new(node.pos, "a key is missing before `:`"));
+                            return Err(RawFinding::new(node.pos, "a key is missing before `:`"));
                         }
                         Kind::Scalar(_, raw) => raw,
                         _ => {
-                            return Err(YamlError::new(
+                            return Err(RawFinding::new(
                                 node.pos,
                                 "a mapping key must be plain text, not a list or mapping",
                             ));
                         }
                     };
                     if entries.iter().any(|(k, _)| k.text == text) {
-                        return Err(YamlError::new(node.pos, format!("duplicate key `{text}`"))
-                            .hint("each key may appear once per mapping; merge the two entries"));
+                        return Err(RawFinding::new(node.pos, format!("duplicate key `{text}`"))
+                            .with_hint(
+                                "each key may appear once per mapping; merge the two entries",
+                            ));
                     }
                     *key = Some(Key {
                         text,
@@ -394,17 +409,17 @@ impl Builder {
     }
 }
 
-fn too_many_nodes(pos: Pos) -> YamlError {
-    YamlError::new(
+fn too_many_nodes(pos: Pos) -> RawFinding {
+    RawFinding::new(
         pos,
         format!("the document expands to more than {MAX_NODES} values (aliases included)"),
     )
-    .hint("a spec this large is likely an alias bomb; write the values out or split the spec")
+    .with_hint("a spec this large is likely an alias bomb; write the values out or split the spec")
 }
 
-fn unsupported_tag(pos: Pos, tag: &Tag) -> YamlError {
-    YamlError::new(pos, format!("unsupported YAML tag `{tag}`"))
-        .hint("remove the tag; specs use plain YAML values")
+fn unsupported_tag(pos: Pos, tag: &Tag) -> RawFinding {
+    RawFinding::new(pos, format!("unsupported YAML tag `{tag}`"))
+        .with_hint("remove the tag; specs use plain YAML values")
 }
 
 /// Resolve a scalar: quoted and block scalars are text; plain ones follow
@@ -414,7 +429,7 @@ fn resolve(
     style: ScalarStyle,
     tag: Option<&Tag>,
     pos: Pos,
-) -> Result<Scalar, YamlError> {
+) -> Result<Scalar, RawFinding> {
     if let Some(tag) = tag {
         if tag.handle == "!" && tag.suffix.is_empty() {
             return Ok(Scalar::Str(value.to_string()));
@@ -422,7 +437,7 @@ fn resolve(
         if !tag.is_yaml_core_schema() {
             return Err(unsupported_tag(pos, tag));
         }
-        let bad = || YamlError::new(pos, format!("`{value}` is not a valid !!{}", tag.suffix));
+        let bad = || RawFinding::new(pos, format!("`{value}` is not a valid !!{}", tag.suffix));
         return match tag.suffix.as_str() {
             "str" => Ok(Scalar::Str(value.to_string())),
             "null" => matches!(plain(value), Scalar::Null)

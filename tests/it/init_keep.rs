@@ -492,7 +492,7 @@ fn the_reconcile_skill_matches_what_the_tools_answer() {
         listed["invalid_specs"][0]["spec_path"],
         ".notarai/broken.spec.yaml"
     );
-    let skill = include_str!("../../src/init/templates/reconcile_skill.md");
+    let skill = notarai::workflow::RECONCILE.skill();
     let step = |needle: &str| skill.find(needle).unwrap_or_else(|| panic!("{needle}"));
     let nested = [&listed["affected_specs"][0], &listed["base"]];
     for key in listed

@@ -10,8 +10,10 @@ use std::path::Path;
 const LAYERS: &[(&str, u8)] = &[
     ("layout", 0),
     ("glob", 0),
+    ("error", 0),
     ("parallel", 0),
     ("repo_path", 0),
+    ("workflow", 0),
     ("walk", 1),
     ("safe_fs", 1),
     ("hashing", 1),

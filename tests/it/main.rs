@@ -10,6 +10,7 @@ mod corpus;
 
 mod cache_cli;
 mod containment;
+mod errors;
 mod hook;
 mod init;
 mod init_keep;
@@ -35,6 +36,7 @@ mod untrusted_reads;
 mod untrusted_writes;
 mod validate;
 mod warm_server;
+mod workflow;
 
 /// Every `.rs` file of `tests/it/` is declared as a module of this binary, and
 /// no other file sits directly in `tests/` (it would build as a binary of its own).

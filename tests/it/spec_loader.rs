@@ -207,7 +207,7 @@ fn typed_fields_carry_the_content() {
     assert_eq!(system.exclude, vec!["target/**"]);
     assert_eq!(
         system.coverage.as_ref().unwrap().policy,
-        Some(spec::CoveragePolicy::Warn)
+        Some(spec::model::CoveragePolicy::Warn)
     );
     assert!(
         system
@@ -227,7 +227,7 @@ fn typed_fields_carry_the_content() {
     );
     assert_eq!(
         dataset.output.unwrap().kind,
-        Some(spec::OutputType::Dataset)
+        Some(spec::model::OutputType::Dataset)
     );
 
     let slides = parse_spec("p", corpus::SLIDES_07).unwrap();
@@ -250,7 +250,7 @@ fn typed_fields_carry_the_content() {
     );
     assert_eq!(feature.behaviors[1].tested_by[0].assertion, None);
     let decision = &feature.decisions[0];
-    assert_eq!(decision.status, Some(spec::DecisionStatus::Accepted));
+    assert_eq!(decision.status, Some(spec::model::DecisionStatus::Accepted));
     assert_eq!(decision.origin.as_deref(), Some("design-review"));
     assert_eq!(decision.related_files, vec!["src/auth/jwt.rs"]);
     let cross = parse_spec("c", corpus::CROSS_08).unwrap();

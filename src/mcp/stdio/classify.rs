@@ -1,0 +1,300 @@
+//! The classifier: what one line read from stdin is, and what to do with
+//! it. A line that rmcp must not see (not JSON, not a valid request, an
+//! unknown method, malformed parameters, a request before `initialize`, an
+//! id already in flight, a batch where the revision has none) is answered
+//! here; anything else is forwarded, marked when it calls a write tool.
+
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use serde_json::Value;
+
+use super::{BATCH_REVISION, State, code, error, key};
+use crate::mcp::surface::{self, Kind};
+use crate::mcp::tools::{self, Access};
+
+/// A message for rmcp, in the order read.
+#[derive(Debug)]
+pub(super) struct Forward {
+    pub(super) bytes: Vec<u8>,
+    /// Its request id, if a request.
+    pub(super) id: Option<Value>,
+    /// A call of a write tool: ordered against every other tool call.
+    pub(super) write: bool,
+    /// The request id a `notifications/cancelled` cancels.
+    pub(super) cancels: Option<Value>,
+}
+
+/// What one message is, and what to do with it.
+#[derive(Debug)]
+pub(super) enum Verdict {
+    /// Nothing to answer (a blank line, a client's response, a notification
+    /// that cannot be served).
+    Ignore,
+    /// Answer here with this error.
+    Reply(Value),
+    /// Hand it to rmcp.
+    Forward(Forward, Option<&'static str>),
+    /// A JSON-RPC batch of these messages.
+    Batch(Vec<Value>),
+}
+
+/// What one line is: parsed, and a batch only where the negotiated revision
+/// has them.
+pub(super) fn classify(line: &[u8], state: &State) -> Verdict {
+    let Ok(text) = std::str::from_utf8(line) else {
+        let message = "parse error: the message is not valid UTF-8";
+        return Verdict::Reply(error(Value::Null, code::PARSE_ERROR, message));
+    };
+    let text = text.trim();
+    if text.is_empty() {
+        return Verdict::Ignore;
+    }
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => {
+            let message = format!("parse error: {e}");
+            return Verdict::Reply(error(Value::Null, code::PARSE_ERROR, &message));
+        }
+    };
+    match value {
+        Value::Array(items) if items.is_empty() => Verdict::Reply(error(
+            Value::Null,
+            code::INVALID_REQUEST,
+            "invalid request: an empty batch",
+        )),
+        Value::Array(items) if state.batches_allowed => Verdict::Batch(items),
+        Value::Array(_) => Verdict::Reply(error(
+            Value::Null,
+            code::INVALID_REQUEST,
+            &format!(
+                "invalid request: batches (JSON arrays) are only supported under protocol \
+                 {BATCH_REVISION}; send one message per line"
+            ),
+        )),
+        value => classify_value(value, state),
+    }
+}
+
+/// What one JSON message is.
+pub(super) fn classify_value(value: Value, state: &State) -> Verdict {
+    let Value::Object(object) = &value else {
+        let message = "invalid request: not a JSON-RPC object";
+        return Verdict::Reply(error(Value::Null, code::INVALID_REQUEST, message));
+    };
+    match envelope(object) {
+        Err(Some(reply)) => Verdict::Reply(reply),
+        Err(None) => Verdict::Ignore,
+        Ok((None, method)) => classify_notification(&value, method, state),
+        Ok((Some(id), method)) => classify_request(&value, id, method, state),
+    }
+}
+
+/// The `id` and `method` of a message, checked; or the error to answer
+/// instead (`None`: nothing to answer, a client's response).
+fn envelope(
+    object: &serde_json::Map<String, Value>,
+) -> Result<(Option<Value>, &str), Option<Value>> {
+    let reply = |id: &Value, code: i32, message: &str| Err(Some(error(id.clone(), code, message)));
+    // An id that is present must be a string or an integer.
+    let id = match object.get("id") {
+        None => None,
+        Some(id @ Value::String(_)) => Some(id.clone()),
+        Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => Some(id.clone()),
+        Some(_) => {
+            let message = "invalid request: `id` must be a string or an integer";
+            return reply(&Value::Null, code::INVALID_REQUEST, message);
+        }
+    };
+    let reply_id = id.clone().unwrap_or(Value::Null);
+    let is_response = object.contains_key("result") || object.contains_key("error");
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        // JSON-RPC 2.0 answers every invalid request, `{}` included, with
+        // `-32600`; only what looks like a response (`result` or `error`)
+        // from the client is left unanswered, so two peers never trade
+        // errors about each other's errors.
+        if is_response {
+            return Err(None);
+        }
+        return reply(
+            &reply_id,
+            code::INVALID_REQUEST,
+            "invalid request: `jsonrpc` must be \"2.0\"",
+        );
+    }
+    let method = match object.get("method") {
+        Some(Value::String(m)) => m.as_str(),
+        Some(_) => {
+            return reply(
+                &reply_id,
+                code::INVALID_REQUEST,
+                "invalid request: `method` must be a string",
+            );
+        }
+        // A response from the client: rmcp only wants those for its own
+        // requests, which this server never sends. Anything else is invalid.
+        None if id.is_some() && is_response => {
+            tracing::debug!("ignoring a response from the client");
+            return Err(None);
+        }
+        None => {
+            return reply(
+                &reply_id,
+                code::INVALID_REQUEST,
+                "invalid request: no `method`",
+            );
+        }
+    };
+    Ok((id, method))
+}
+
+/// A notification: forwarded when rmcp decodes it and the session exists,
+/// else dropped; never answered.
+fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict {
+    let known = surface::method(method);
+    let decodes = serde_json::from_value::<ClientJsonRpcMessage>(value.clone()).is_ok();
+    if decodes && known.is_some() && state.initialized {
+        let cancels = (method == "notifications/cancelled")
+            .then(|| {
+                value
+                    .get("params")
+                    .and_then(|p| p.get("requestId"))
+                    .cloned()
+            })
+            .flatten();
+        let forward = Forward {
+            bytes: value.to_string().into_bytes(),
+            id: None,
+            write: false,
+            cancels,
+        };
+        return Verdict::Forward(forward, known.map(|m| m.name));
+    }
+    tracing::debug!("dropping notification `{method}`");
+    Verdict::Ignore
+}
+
+/// A request: answered here when its id is in flight, its method unknown,
+/// its params malformed or it comes before `initialize`; else forwarded.
+fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Verdict {
+    let reply =
+        |id: &Value, code: i32, message: &str| Verdict::Reply(error(id.clone(), code, message));
+    let known = surface::method(method);
+    if state.in_flight.contains_key(&key(&id)) {
+        let message = format!(
+            "invalid request: request id {id} is already in flight; use a new id for each request"
+        );
+        return reply(&id, code::INVALID_REQUEST, &message);
+    }
+    let Some(known) = known else {
+        let message = format!("method not found: `{}`", method.escape_debug());
+        return reply(&id, code::METHOD_NOT_FOUND, &message);
+    };
+    if known.kind == Kind::Notification {
+        let message = format!("`{method}` is a notification and must not carry an `id`");
+        return reply(&id, code::INVALID_REQUEST, &message);
+    }
+    match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
+        Err(e) => {
+            let message = format!("invalid params for `{method}`: {e}");
+            return reply(&id, code::INVALID_PARAMS, &message);
+        }
+        // rmcp reads a known method whose params do not fit its type as a
+        // custom request, then answers `-32601` with the bare method name.
+        // Say what is wrong with the params instead.
+        Ok(ClientJsonRpcMessage::Request(request))
+            if matches!(request.request, ClientRequest::CustomRequest(_)) =>
+        {
+            let why = surface::params_error(method, value.get("params"))
+                .unwrap_or_else(|| "the params do not fit this method".into());
+            let message = format!("invalid params for `{method}`: {why}");
+            return reply(&id, code::INVALID_PARAMS, &message);
+        }
+        Ok(_) => {}
+    }
+    if !state.initialized && !known.before_initialize {
+        let message = format!("`{method}` before `initialize`: send `initialize` first");
+        return reply(&id, code::INVALID_REQUEST, &message);
+    }
+    let write = method == "tools/call"
+        && value
+            .get("params")
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .and_then(tools::find)
+            .is_some_and(|t| t.access != Access::ReadOnly);
+    let forward = Forward {
+        bytes: value.to_string().into_bytes(),
+        id: Some(id),
+        write,
+        cancels: None,
+    };
+    Verdict::Forward(forward, Some(known.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::Pending;
+    use super::*;
+
+    fn error_code(verdict: &Verdict) -> Option<i64> {
+        match verdict {
+            Verdict::Reply(reply) => reply["error"]["code"].as_i64(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn classify_answers_what_rmcp_must_not_see() {
+        let mut state = State::default();
+        let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        assert!(matches!(classify(ping, &state), Verdict::Forward(..)));
+        let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        assert_eq!(error_code(&classify(list, &state)), Some(-32600));
+        state.initialized = true;
+        assert!(matches!(classify(list, &state), Verdict::Forward(..)));
+        // An id already in flight.
+        state.in_flight.insert(
+            key(&json!(2)),
+            Pending {
+                tool_call: false,
+                batch: None,
+                initialize: false,
+                forwarded: true,
+            },
+        );
+        assert_eq!(error_code(&classify(list, &state)), Some(-32600));
+        // `"2"` is another id than `2`.
+        let list_s = br#"{"jsonrpc":"2.0","id":"2","method":"tools/list"}"#;
+        assert!(matches!(classify(list_s, &state), Verdict::Forward(..)));
+        // Batches only where negotiated; an empty one never.
+        let batch = br#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#;
+        assert_eq!(error_code(&classify(batch, &state)), Some(-32600));
+        state.batches_allowed = true;
+        assert!(matches!(classify(batch, &state), Verdict::Batch(items) if items.len() == 1));
+        assert_eq!(error_code(&classify(b"[]", &state)), Some(-32600));
+        assert_eq!(error_code(&classify(b"\xff", &state)), Some(-32700));
+        assert!(matches!(classify(b"  ", &state), Verdict::Ignore));
+    }
+
+    #[test]
+    fn only_write_tools_are_ordered() {
+        let state = State {
+            initialized: true,
+            ..State::default()
+        };
+        let call = |tool: &str| {
+            let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": tool, "arguments": {}}})
+            .to_string();
+            match classify(line.as_bytes(), &state) {
+                Verdict::Forward(forward, _) => forward.write,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert!(call("mark_reconciled"));
+        assert!(call("clear_cache"));
+        assert!(!call("get_spec_diff"));
+        assert!(!call("no_such_tool"));
+    }
+}

@@ -1,0 +1,224 @@
+//! The reconciliation pass: checking a branch's changes against its specs.
+
+use super::{Call, Step, Workflow};
+
+/// The reconciliation pass, from the status of the branch to the committed
+/// state.
+pub const RECONCILE: Workflow = Workflow {
+    name: "notarai-reconcile",
+    description: "Reconcile this branch's changes with the project's NotarAI specs \
+                  (.notarai/*.spec.yaml). Use after editing code, docs or specs, before calling \
+                  a task done, or when the user asks to check for spec drift or to reconcile.",
+    pass_name: "A reconciliation pass",
+    heading: "Reconcile changes with the specs",
+    intro: "Goal: every spec touched by this branch still tells the truth about the files it
+governs, and every governed file still does what its spec says. You propose;
+the user decides. Never apply an edit to a spec, code or docs without approval.
+",
+    steps: &[
+        Step {
+            id: "status",
+            title: "Where does the pass stand?",
+            tool: Some(Call {
+                name: "get_reconciliation_status",
+                args: "{base_branch?}",
+            }),
+            brief: Some("to see, per spec, the changed files not yet reconciled"),
+            text: "Call `get_reconciliation_status` first (no arguments, or
+`{base_branch}` when the work merges into a branch you know). Its `base` says
+which base it used: `name`, `source` (`explicit`, `last_reconciliation` or
+`default_branch`) and `merge_base`. `specs` lists per affected spec the
+`unreconciled` files and how many are `reconciled`; `totals` sums them. A file
+counts as reconciled when its content matches this clone's cache or the
+committed `.notarai/reconciliation_state.json`, so a pass that stopped (or a
+teammate's pass) is not redone. If `state_problem` is set, the committed state
+file is malformed and ignored: report it before anything else.",
+            optional: false,
+        },
+        Step {
+            id: "base",
+            title: "Pick the base branch.",
+            tool: None,
+            brief: None,
+            text: "Omit `base_branch` to let notarai choose the base (on the
+default branch, the last reconciliation in the committed state; elsewhere
+`main` or `master`); pass it when the work merges into another branch (check
+`git symbolic-ref refs/remotes/origin/HEAD` or ask), and use the same base for
+every call of the pass. Changes are counted from the merge base, plus
+uncommitted and untracked files.",
+            optional: false,
+        },
+        Step {
+            id: "take_stock",
+            title: "Take stock.",
+            tool: Some(Call {
+                name: "list_affected_specs",
+                args: "{base_branch?}",
+            }),
+            brief: Some("to see which specs govern what changed on this branch"),
+            text: "Call `list_affected_specs`. Begin your answer with the status
+of the pass, in one line:
+`base <name> (<source>): N changed files, N affected specs (N left), N invalid specs, N deleted specs`.
+The answer has `base`, `changed_files` (`changed_count` of them in all),
+`affected_specs` (each with its `spec_path`, `intent`, `behaviors`,
+`constraints`, `invariants`, `matched_files` (`matched_count` in all), and
+`unreconciled_count` of them still to review; `all_reconciled` when none is),
+`invalid_specs` and `deleted_specs`. Skip a spec that is `all_reconciled`:
+nothing of it changed since it was reconciled.
+Answers are paged to fit your context: `page` of `pages`; while the answer
+has a `next_cursor`, call the tool again with the same arguments plus
+`cursor: <next_cursor>` until it has none (an entry marked `continued`
+carries on the `matched_files` of the spec above it). If a cursor is
+refused because the changes moved, start again without one.",
+            optional: false,
+        },
+        Step {
+            id: "invalid_specs",
+            title: "Invalid specs first.",
+            tool: None,
+            brief: None,
+            text: "Each entry of `invalid_specs` is an error of a spec that
+fails `notarai validate` (`spec_path` and `error`, as `path:line:col:
+message`). A spec that failed to load governs nothing: notarai cannot tell
+which files it governs, so nothing about it can be checked until it loads
+(one that loaded but has an error across specs, such as a `$ref` to a missing
+file, still governs its files). Report each one before anything else, open the file
+at that line, propose the fix (run `notarai validate` for every message),
+and after the user approves it call `list_affected_specs` again. Never fix a
+spec by lowering its `schema_version`. While any spec fails to load, do not
+say that nothing is affected: say which specs could not be checked.",
+            optional: false,
+        },
+        Step {
+            id: "deleted_specs",
+            title: "Deleted specs.",
+            tool: None,
+            brief: None,
+            text: "Each path of `deleted_specs` is a spec removed on this
+branch. Confirm with the user that the files it governed are gone too or are
+now governed by another spec (moved there on purpose); list any that are
+governed by no spec any more. Each entry of `unreviewable` is a changed
+file whose name notarai cannot show (not UTF-8): tell the user its lossy
+`path` and `reason`; it must be reviewed by hand or renamed.",
+            optional: false,
+        },
+        Step {
+            id: "nothing_affected",
+            title: "Nothing affected?",
+            tool: None,
+            brief: None,
+            text: "Only when `affected_specs`, `invalid_specs` and
+`deleted_specs` are all empty, say so and stop. A changed file governed by
+no spec is worth mentioning: it may need a spec or an `exclude` entry.",
+            optional: false,
+        },
+        Step {
+            id: "spec_diff",
+            title: "For each affected spec.",
+            tool: Some(Call {
+                name: "get_spec_diff",
+                args: "{spec_path, base_branch?}",
+            }),
+            brief: Some("for each affected spec (exclude lock files with exclude_patterns)"),
+            text: r#"For each affected spec not `all_reconciled`, call
+`get_spec_diff` with `{spec_path, exclude_patterns}` (and `base_branch` if you
+passed one). Always exclude lock files and generated
+output, e.g. `["*.lock", "Cargo.lock", "package-lock.json", "yarn.lock",
+"pnpm-lock.yaml", "poetry.lock"]`. Read the answer:
+- `plan` (first page): every changed file with its status, lines added and
+  removed, and the pages that hold its diff; follow `next_cursor` as in
+  {step:take_stock} until you have read every page.
+- `diff`: unified diff of the governed non-spec files that changed.
+- `files`: those files. `skipped`: files already reconciled and unchanged
+  since (in the cache or the committed state); do not review them again.
+- `file_categories`: the artifact category (`code`, `docs`, ...) of each file.
+- `spec_changes`: full text of changed spec files. A changed spec is a
+  statement of new intent: check the code against it, not the other way round.
+- `system_spec`: the system spec's text (or only its `path` when it is
+  already in `spec_changes`), for project-wide constraints.
+Pass `bypass_cache: true` only when the user wants everything re-checked."#,
+            optional: false,
+        },
+        Step {
+            id: "docs",
+            title: "Check docs, where the spec has them.",
+            tool: Some(Call {
+                name: "get_changed_artifacts",
+                args: "{spec_path, artifact_type}",
+            }),
+            brief: Some("for the governed docs that changed, when the spec has a docs category"),
+            text: r#"Only when the spec lists a `docs`
+category under `artifacts` (see `spec_changes` or the spec file), call
+`get_changed_artifacts` with `{spec_path, artifact_type: "docs"}` to list
+governed docs that changed; also ask whether unchanged docs now describe old
+behavior. Ask only for categories the spec has; an answer with a `note` and
+an empty list means the spec has no such category."#,
+            optional: true,
+        },
+        Step {
+            id: "compare",
+            title: "Compare.",
+            tool: None,
+            brief: Some("compare the diff with the spec's behaviors, constraints and invariants"),
+            text: "For every behavior (given/then), constraint and invariant of
+the spec, decide from the diff: still true, now violated, or newly added
+behavior the spec does not mention. Quote the line of the diff that shows it.",
+            optional: false,
+        },
+        Step {
+            id: "propose",
+            title: "Propose.",
+            tool: None,
+            brief: Some(
+                "propose updates to spec, code or docs, applying nothing without the user's \
+                 approval",
+            ),
+            text: "Report per spec: what drifted, and one concrete fix each:
+edit the spec (intent changed on purpose), edit the code (a regression), or
+edit the docs. Show the exact YAML or text you would write. Wait for the
+user's answer; apply only what they approve. After editing a spec, make sure
+the validation hook reported no errors (or run `notarai validate`).",
+            optional: false,
+        },
+        Step {
+            id: "record",
+            title: "Record.",
+            tool: Some(Call {
+                name: "mark_reconciled",
+                args: "{files}",
+            }),
+            brief: Some("with the files reviewed, so the next pass skips them until they change"),
+            text: "When the user has accepted the result, call `mark_reconciled`
+with `{files}`: every file you reviewed (the `files` of each diff and the
+spec files in `spec_changes`), as repository-relative paths. The next pass
+then skips them until they change again. Do not record files of a spec that
+could not be checked. Call `get_reconciliation_status` again: what it still
+lists as `unreconciled` is left for this pass.",
+            optional: false,
+        },
+        Step {
+            id: "snapshot",
+            title: "Share.",
+            tool: Some(Call {
+                name: "snapshot_state",
+                args: "{force?}",
+            }),
+            brief: Some("to write .notarai/reconciliation_state.json, to commit with the work"),
+            text: "Call `snapshot_state` (or pass `snapshot: true` to
+`mark_reconciled`) to write `.notarai/reconciliation_state.json` from what was
+reconciled, then, with the user's approval, commit it:
+`git add .notarai/reconciliation_state.json && git commit -m \"Reconcile specs\"`.
+Teammates, other clones and CI (`notarai check`) then see the pass. If it
+refuses a malformed state file, tell the user; pass `force: true` only if they
+agree to replace it.",
+            optional: false,
+        },
+    ],
+    notes: &[
+        "`clear_cache` forgets every reconciled hash; use it only when asked, or when
+the cache is clearly wrong.",
+        "Keep the answer short: one line per finding that is fine, detail only for drift.",
+        "Do not read whole files the diff already shows; open a file only when the
+diff lacks the context to judge a behavior.",
+    ],
+};

@@ -1,0 +1,133 @@
+//! One source for the workflow: the server's `instructions`, the tools'
+//! descriptions and the installed skills are rendered from
+//! `notarai::workflow`, so they name the same steps and tools in the same
+//! order. These tests read each rendering as a user or agent gets it.
+
+use notarai::workflow::{BOOTSTRAP, RECONCILE};
+use serde_json::{Value, json};
+
+use crate::common::{Repo, notarai};
+
+/// The names of `universe` that `text` mentions (as whole words), in the
+/// order of their first mention.
+fn named_in_order(text: &str, universe: &[String]) -> Vec<String> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut found: Vec<(usize, String)> = universe
+        .iter()
+        .filter_map(|name| {
+            text.match_indices(name.as_str())
+                .find(|(at, _)| {
+                    let before = text[..*at].chars().next_back();
+                    let after = text[at + name.len()..].chars().next();
+                    !before.is_some_and(word) && !after.is_some_and(word)
+                })
+                .map(|(at, _)| (at, name.clone()))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().map(|(_, name)| name).collect()
+}
+
+/// The part of a skill between `## Steps` and the next heading.
+fn steps_section(skill: &str) -> &str {
+    let start = skill.find("## Steps").expect("a Steps section");
+    let rest = &skill[start..];
+    let end = rest.find("\n## Notes").unwrap_or(rest.len());
+    &rest[..end]
+}
+
+#[test]
+fn every_rendering_names_the_same_tools_in_the_same_order() {
+    let repo = Repo::with_spec();
+    let mut server = repo.server();
+    let info = server.initialize();
+    let listed = server.request(2, "tools/list", json!({}));
+    server.finish();
+    let instructions = info["instructions"].as_str().unwrap().to_string();
+    let served: Vec<(String, String)> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t: &Value| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["description"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let universe: Vec<String> = served.iter().map(|(name, _)| name.clone()).collect();
+    let order: Vec<String> = RECONCILE.tools().iter().map(|s| s.to_string()).collect();
+    for tool in &order {
+        assert!(
+            universe.contains(tool),
+            "the workflow calls `{tool}`, which the server does not have"
+        );
+    }
+
+    // The instructions' pass, the installed skill's steps: the same tools, in order.
+    let pass_start = instructions.find(RECONCILE.pass_name).unwrap();
+    let pass_end = pass_start + instructions[pass_start..].find('\n').unwrap();
+    assert_eq!(
+        named_in_order(&instructions[pass_start..pass_end], &universe),
+        order,
+        "{instructions}"
+    );
+    notarai(&repo.root, &["init"], b"");
+    let installed =
+        std::fs::read_to_string(repo.root.join(".claude/skills/notarai-reconcile/SKILL.md"))
+            .unwrap();
+    assert_eq!(named_in_order(steps_section(&installed), &universe), order);
+
+    // Each tool's description places it in the pass: the tool before it and
+    // the tools after it, up to the next step every pass takes.
+    for (at, tool) in order.iter().enumerate() {
+        let Some((_, description)) = served.iter().find(|(name, _)| name == tool) else {
+            continue;
+        };
+        let mut expected = Vec::new();
+        if at > 0 {
+            expected.push(order[at - 1].clone());
+        }
+        let optional: Vec<&str> = RECONCILE
+            .steps
+            .iter()
+            .filter(|s| s.optional)
+            .filter_map(|s| s.tool.map(|c| c.name))
+            .collect();
+        for next in &order[at + 1..] {
+            expected.push(next.clone());
+            if !optional.contains(&next.as_str()) {
+                break;
+            }
+        }
+        let note = &description[description
+            .find(RECONCILE.pass_name)
+            .unwrap_or_else(|| panic!("{tool} is not placed in the pass: {description}"))..];
+        let note = &note[..note.find('\n').unwrap_or(note.len())];
+        let named: Vec<String> = named_in_order(note, &universe)
+            .into_iter()
+            .filter(|name| name != tool && order.contains(name))
+            .collect();
+        assert_eq!(named, expected, "{tool}: {description}");
+    }
+
+    // The bootstrap skill ends by seeding the cache with the reconcile tool.
+    let bootstrap =
+        std::fs::read_to_string(repo.root.join(".claude/skills/notarai-bootstrap/SKILL.md"))
+            .unwrap();
+    assert_eq!(
+        named_in_order(steps_section(&bootstrap), &universe),
+        BOOTSTRAP.tools()
+    );
+}
+
+#[test]
+fn a_step_reference_follows_the_numbering() {
+    let skill = RECONCILE.skill();
+    let n = RECONCILE.number("take_stock").unwrap();
+    assert!(
+        skill.contains(&format!("follow `next_cursor` as in\n     step {n} ")),
+        "{skill}"
+    );
+    assert!(skill.starts_with("---\nname: notarai-reconcile\ndescription: "));
+}
