@@ -674,3 +674,43 @@ pub fn hook_validate(ctx: &Ctx, repo: &Path, file: &str, target: &'static str) -
         notes: Vec::new(),
     }
 }
+
+/// `notarai check --base main --format json`, a fresh process per run to its
+/// exit (the CI gate runs once per job, so no server is warm); git's
+/// counterpart is what the gate needs from git: merge-base, `diff
+/// --name-only` and `ls-files --others`, on a fresh index.
+pub fn check(ctx: &Ctx, repo: &Path) -> Row {
+    let mut notes = Vec::new();
+    if let Err(err) = gitside::fresh_index(repo) {
+        notes.push(format!("fresh index: {err:#}"));
+    }
+    let run = || -> Result<(Duration, usize)> {
+        let started = std::time::Instant::now();
+        let out = std::process::Command::new(&ctx.bin)
+            .args(["check", "--base", BASE, "--format", "json"])
+            .current_dir(repo)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .context("spawning notarai check")?;
+        let elapsed = started.elapsed();
+        // 0: clean, 1: something to reconcile; 2 is a failure of the row.
+        anyhow::ensure!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "notarai check exited with {}",
+            out.status
+        );
+        Ok((elapsed, out.stdout.len()))
+    };
+    let (notarai, baseline) = interleave(ctx.runs, Series::default(), run, || {
+        timed(|| gitside::changed_files(repo, BASE))
+    });
+    Row {
+        case: format!("notarai check --base {BASE} --format json, fresh process"),
+        notarai,
+        baseline,
+        peak_kib: None,
+        target: "<= 1.5x git",
+        notes,
+    }
+}

@@ -292,6 +292,7 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>) -> Vec<Row> {
             Box::new(|| cases::mark_reconciled(ctx, repo)),
         ),
         ("whole pass", Box::new(|| cases::whole_pass(ctx, repo))),
+        ("check", Box::new(|| cases::check(ctx, repo))),
     ];
     let mut rows = Vec::new();
     for (name, step) in steps {
