@@ -102,7 +102,7 @@ fn assess(
         .into_iter()
         .filter(|p| p != STATE_FILE && !is_under(p, CACHE_DIR))
         .collect();
-    let known = Reconciled::with_state(root, paths.iter().map(String::as_str), state);
+    let known = Reconciled::with_state(root, git, paths.iter().map(String::as_str), state);
     let judged = known
         .judge(root, Some(git), &paths)
         .map_err(CheckError::Io)?;
@@ -222,6 +222,9 @@ pub enum FindingKind {
     Ungoverned,
     /// A changed file governed by more than one spec.
     MultipleSpecs,
+    /// git tracks the local hash cache (`.notarai/.cache/`): it is ignored,
+    /// since a branch could pre-mark its own changes as reconciled.
+    TrackedCache,
 }
 
 /// One finding.
@@ -339,6 +342,17 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
             file: Some(f.path.clone()),
             line: Some(f.line),
             message: f.message.clone(),
+        });
+    }
+    let tracked = git.tracked_cache_files();
+    if !tracked.is_empty() {
+        findings.push(Finding {
+            severity: Severity::Warning,
+            kind: FindingKind::TrackedCache,
+            spec: None,
+            file: tracked.first().cloned(),
+            line: None,
+            message: crate::changes::tracked_cache_message(&tracked),
         });
     }
     // The loader's warning for a missing `tested_by` file is an error here

@@ -448,14 +448,16 @@ impl Reconciled {
         }
     }
 
-    /// Sources for `paths` with this state instead of the file on disk.
+    /// Sources for `paths` with this state instead of the file on disk; the
+    /// cache only when git does not track it (as [`Reconciled::trusted`]).
     pub fn with_state<'k>(
         root: &Path,
+        git: &GitRepo,
         paths: impl IntoIterator<Item = &'k str>,
         state: State,
     ) -> Reconciled {
         Reconciled {
-            cache: Cache::open_read(root).lookup(paths),
+            cache: trusted_cache(root, git).map_or_else(Default::default, |c| c.lookup(paths)),
             state,
         }
     }
@@ -477,13 +479,7 @@ impl Reconciled {
         git: &GitRepo,
         paths: impl IntoIterator<Item = &'k str>,
     ) -> Reconciled {
-        let tracked = git.tracked_cache_files();
-        let cache = if tracked.is_empty() {
-            Some(Cache::open_read(root))
-        } else {
-            tracing::warn!("{}", crate::changes::tracked_cache_message(&tracked));
-            None
-        };
+        let cache = trusted_cache(root, git);
         Reconciled::from(cache, root, paths)
     }
 
@@ -543,6 +539,19 @@ pub fn read_at(git: &GitRepo, commit: git2::Oid) -> Result<Option<Loaded>, State
     let blob = repo.find_blob(entry.id()).map_err(io)?;
     let text = String::from_utf8_lossy(blob.content());
     State::parse(&text, Path::new(&name)).map(Some)
+}
+
+/// The local cache, unless git tracks it: a cache that came with the
+/// repository could mark the branch's own changes as reconciled, so it is
+/// ignored (with a warning) and the answer is as on a cold cache.
+fn trusted_cache(root: &Path, git: &GitRepo) -> Option<Cache> {
+    let tracked = git.tracked_cache_files();
+    if tracked.is_empty() {
+        Some(Cache::open_read(root))
+    } else {
+        tracing::warn!("{}", crate::changes::tracked_cache_message(&tracked));
+        None
+    }
 }
 
 #[cfg(test)]

@@ -151,6 +151,35 @@ fn committed_cache_database_is_not_trusted() {
         db_before,
         "the tracked database is not written"
     );
+    // The CI gate says so too, and still counts src/a.rs as unreconciled.
+    let out = common::notarai(
+        &clone.root,
+        &["check", "--base", "main", "--format", "json"],
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        common::stdout(&out),
+        common::stderr(&out)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"tracked_cache"), "{report}");
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["kind"] == "unreconciled" && f["file"] == "src/a.rs"),
+        "{report}"
+    );
 }
 
 /// A tracked folder replaced on the branch by a link to outside the
