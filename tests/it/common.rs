@@ -28,7 +28,7 @@ pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 pub const SPEC_A: &str = "schema_version: \"0.7\"\nintent: Module A\nbehaviors:\n  - name: b\n    given: g\n    then: t\nartifacts:\n  code:\n    - path: \"src/**\"\n  docs:\n    - path: \"docs/**\"\n";
 
 /// `git` in `dir` with a fixed identity and no user or system configuration.
-fn git_cmd(dir: &Path) -> Command {
+pub fn git_cmd(dir: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -67,6 +67,23 @@ pub fn git_status(dir: &Path, args: &[&str]) -> bool {
         .expect("git runs")
         .status
         .success()
+}
+
+/// A `git clone` of `origin` in a fresh temp folder: the folder (kept alive
+/// by the caller) and the clone's canonical path.
+pub fn clone_of(origin: &Path) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path().canonicalize().unwrap().join("clone");
+    git(
+        dir.path(),
+        &[
+            "clone",
+            "-q",
+            origin.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
+    );
+    (dir, clone)
 }
 
 /// Write a file at `rel` below `root`, creating its folders.

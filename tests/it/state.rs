@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::common::{self, BIN, Repo, git, notarai, stderr, stdout};
+use crate::common::{self, BIN, Repo, notarai, stderr, stdout};
 
 const STATE: &str = ".notarai/reconciliation_state.json";
 
@@ -57,17 +57,7 @@ fn a_pass_in_one_clone_is_seen_by_a_fresh_clone() {
     assert_eq!(state["last_reconciliation"]["branch"], json!("feat"));
     repo.commit("reconciled");
 
-    let dir = tempfile::tempdir().unwrap();
-    let clone = dir.path().canonicalize().unwrap().join("clone");
-    git(
-        dir.path(),
-        &[
-            "clone",
-            "-q",
-            repo.root.to_str().unwrap(),
-            clone.to_str().unwrap(),
-        ],
-    );
+    let (_dir, clone) = crate::common::clone_of(&repo.root);
     assert!(!clone.join(".notarai/.cache/notarai.db").exists());
 
     let (code, text, err) = check(&clone, &[]);

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Repo, Server, git, strings};
+use crate::common::{Repo, Server, strings};
 
 const STATE: &str = ".notarai/reconciliation_state.json";
 const SPEC: &str = ".notarai/a.spec.yaml";
@@ -56,17 +56,7 @@ fn a_fresh_clone_sees_the_state_snapshotted_over_mcp() {
     );
     repo.commit("reconciled");
 
-    let dir = tempfile::tempdir().unwrap();
-    let clone = dir.path().canonicalize().unwrap().join("clone");
-    git(
-        dir.path(),
-        &[
-            "clone",
-            "-q",
-            repo.root.to_str().unwrap(),
-            clone.to_str().unwrap(),
-        ],
-    );
+    let (_dir, clone) = crate::common::clone_of(&repo.root);
     assert!(!clone.join(".notarai/.cache").exists());
     let mut server = Server::start(&clone);
     let status = server.call_ok(1, "get_reconciliation_status", json!({}));
@@ -303,16 +293,9 @@ fn init_registers_the_driver_a_real_merge_uses() {
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let merged = std::process::Command::new("git")
+    let merged = crate::common::git_cmd(&repo.root)
         .args(["merge", "-q", "--no-edit", "x"])
-        .current_dir(&repo.root)
         .env("PATH", path)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
         .output()
         .unwrap();
     assert!(
