@@ -156,7 +156,7 @@ fn choose_base(
 }
 
 /// The errors of the specs that fail, for every answer that lists specs:
-/// the same verdict as `notarai validate` ([`spec::SpecSet::errors`]).
+/// the same verdict as `notarai validate` ([`crate::spec::SpecSet::errors`]).
 pub fn invalid_specs(specs: &Specs) -> Vec<InvalidSpec> {
     specs
         .set
