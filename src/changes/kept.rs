@@ -1,0 +1,157 @@
+//! The long-lived server's kept status: the changed files of the whole work
+//! tree, served again while [`crate::watch`] reports nothing changed, and
+//! brought up to date file by file when it names what changed.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use git2::Oid;
+
+use super::diff::{collect_files, find_renames, work_tree_diff_options};
+use super::{ChangeError, ChangeKind, ChangeSet, ChangedFile, GitRepo, Patch, Unnameable};
+use crate::watch::Watch;
+
+/// The kept status of a long-lived server: the changed files of the whole
+/// work tree against a merge base. While the [`Watch`] says nothing changed
+/// since they were computed (see `crate::watch` for why that is exact) they
+/// are served as they are; when it names the files that changed, only those
+/// are diffed again; otherwise (or when the index file's stamp moved) they
+/// are computed again.
+#[derive(Default)]
+pub(super) struct Kept {
+    /// `None` until first needed; stays `None` where watching is impossible.
+    pub(super) watch: Option<Watch>,
+    /// Whether opening the watch was tried.
+    pub(super) tried: bool,
+    /// Answers by (merge-base tree, renames paired).
+    pub(super) answers: Vec<KeptAnswer>,
+    /// The number of the next answer kept.
+    pub(super) next_serial: u64,
+}
+
+impl Kept {
+    /// Keep an answer just computed.
+    pub(super) fn keep(
+        &mut self,
+        tree: Option<Oid>,
+        renames: bool,
+        index_stamp: Option<crate::watch::Stamp>,
+        set: &ChangeSet<'_>,
+    ) {
+        self.next_serial += 1;
+        self.answers.push(KeptAnswer {
+            serial: self.next_serial,
+            tree,
+            renames,
+            index_stamp,
+            pending: Default::default(),
+            patches: HashMap::new(),
+            files: set.files.clone(),
+            unnameable: set.unnameable.clone(),
+        });
+    }
+}
+
+pub(super) struct KeptAnswer {
+    /// Which answer this is, for patches made later.
+    pub(super) serial: u64,
+    /// Patches made from this answer, by path; dropped when the path changes.
+    pub(super) patches: HashMap<String, Patch>,
+    pub(super) tree: Option<Oid>,
+    pub(super) renames: bool,
+    pub(super) index_stamp: Option<crate::watch::Stamp>,
+    /// Files changed on disk since `files` was computed: to diff again.
+    pub(super) pending: std::collections::BTreeSet<String>,
+    pub(super) files: Vec<ChangedFile>,
+    pub(super) unnameable: Vec<Unnameable>,
+}
+
+impl GitRepo {
+    /// The changes of exactly `paths` (the changed files within a scope,
+    /// from the kept status), renames among them paired when asked: the same
+    /// as diffing the scope, whose renames pair only its own added and
+    /// deleted files, all of which are in `paths`.
+    pub(super) fn diff_paths<'r>(
+        &'r self,
+        tree: Option<git2::Tree<'r>>,
+        paths: &[String],
+        renames: bool,
+        unnameable: Vec<Unnameable>,
+    ) -> Result<ChangeSet<'r>, ChangeError> {
+        let mut diffs = Vec::new();
+        let mut files = Vec::new();
+        let mut unnameable = unnameable;
+        if !paths.is_empty() {
+            let mut opts = work_tree_diff_options();
+            opts.disable_pathspec_match(true);
+            for path in paths {
+                opts.pathspec(path);
+            }
+            let mut diff = self
+                .repo
+                .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
+            if renames {
+                find_renames(&mut diff, self.repo.workdir())?;
+            }
+            collect_files(&diff, 0, &mut files, &mut unnameable);
+            diffs.push(diff);
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        unnameable.sort_by(|a, b| a.lossy_path.cmp(&b.lossy_path));
+        unnameable.dedup();
+        Ok(ChangeSet {
+            diffs,
+            conflicts: None,
+            workdir: self.repo.workdir().map(Path::to_path_buf),
+            lazy: None,
+            files,
+            unnameable,
+        })
+    }
+
+    /// Bring a kept answer up to date by diffing again only its pending
+    /// files: with renames, every added, deleted or renamed file too, as
+    /// those are all the full diff pairs renames among. `false` when the
+    /// result holds what a kept answer cannot (a conflict): compute it all.
+    pub(super) fn diff_again(
+        &self,
+        answer: &mut KeptAnswer,
+        tree: Option<&git2::Tree<'_>>,
+    ) -> Result<bool, ChangeError> {
+        let mut paths = std::mem::take(&mut answer.pending);
+        if answer.renames {
+            for file in &answer.files {
+                if matches!(
+                    file.status,
+                    ChangeKind::Added | ChangeKind::Deleted | ChangeKind::Renamed
+                ) {
+                    paths.extend(file.paths().map(str::to_string));
+                }
+            }
+        }
+        let mut opts = work_tree_diff_options();
+        opts.disable_pathspec_match(true);
+        for path in &paths {
+            opts.pathspec(path);
+        }
+        let mut diff = self
+            .repo
+            .diff_tree_to_workdir_with_index(tree, Some(&mut opts))?;
+        if answer.renames {
+            find_renames(&mut diff, self.repo.workdir())?;
+        }
+        let mut fresh = Vec::new();
+        let mut unnameable = Vec::new();
+        collect_files(&diff, 0, &mut fresh, &mut unnameable);
+        if !unnameable.is_empty() || fresh.iter().any(|f| f.status == ChangeKind::Conflicted) {
+            return Ok(false);
+        }
+        answer
+            .files
+            .retain(|f| !f.paths().any(|p| paths.contains(p)));
+        answer.patches.retain(|p, _| !paths.contains(p));
+        answer.files.extend(fresh);
+        answer.files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(true)
+    }
+}

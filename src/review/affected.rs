@@ -1,0 +1,108 @@
+//! Which specs the branch affects (`list_affected_specs`) and the
+//! reconciliation status, page by page.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{
+    AffectedSpec, AffectedSpecs, ListAffectedSpecsParams, ReconciliationStatus, Result,
+    ReviewError, choose_base, invalid_specs, pages, unreviewable,
+};
+use crate::governance::Scope;
+use crate::page::MaxTokens;
+use crate::project::Project;
+use crate::spec;
+use crate::state::Reconciled;
+
+/// The page of a reconciliation status named by `cursor` (the first
+/// without): per-spec `unreconciled` lists cut across pages, `base` and
+/// `totals` on every page.
+pub fn status_page(
+    full: ReconciliationStatus,
+    args: &impl Serialize,
+    max_tokens: Option<MaxTokens>,
+    cursor: Option<&str>,
+) -> Result<ReconciliationStatus> {
+    pages::status(full, args, max_tokens, cursor)
+        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+}
+
+// ----------------------------------------------------------------- questions
+
+/// Which specs govern the files changed on this branch.
+pub fn list_affected_specs(
+    project: &mut Project,
+    params: &ListAffectedSpecsParams,
+) -> Result<AffectedSpecs> {
+    let specs = project.specs();
+    let root = project.root().to_path_buf();
+    let git = project.git()?;
+    let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
+    let changes = git.changes(&base, &Scope::Everything, false)?;
+    let changed_files = changes.paths();
+    let mut matched: BTreeMap<usize, Vec<(String, bool)>> = BTreeMap::new();
+    let governed: Vec<(&String, Vec<usize>)> = changed_files
+        .iter()
+        .map(|p| (p, specs.governance().governors(p)))
+        .filter(|(_, g)| !g.is_empty())
+        .collect();
+    let governed_paths: Vec<&str> = governed.iter().map(|(p, _)| p.as_str()).collect();
+    let judged = Reconciled::trusted(&root, git, governed_paths.iter().copied())
+        .judge(&root, Some(git), &governed_paths)
+        .map_err(ReviewError::Internal)?;
+    for ((path, governors), reconciled) in governed.into_iter().zip(judged) {
+        for spec in governors {
+            matched
+                .entry(spec)
+                .or_default()
+                .push((path.clone(), reconciled));
+        }
+    }
+    let affected_specs = matched
+        .into_iter()
+        .map(|(index, judged)| {
+            let loaded = &specs.set.specs[index];
+            let unreconciled_count = judged.iter().filter(|(_, r)| !r).count();
+            let matched_files: Vec<String> = judged.into_iter().map(|(p, _)| p).collect();
+            AffectedSpec {
+                unreconciled_count,
+                all_reconciled: unreconciled_count == 0,
+                spec_path: loaded.path.clone(),
+                intent: loaded.spec.intent.clone(),
+                behaviors: loaded.spec.behaviors.clone(),
+                constraints: loaded.spec.constraints.clone(),
+                invariants: loaded.spec.invariants.clone(),
+                matched_count: matched_files.len(),
+                matched_files,
+                continued: false,
+            }
+        })
+        .collect();
+    // Deleted as git sees it: a spec not checked out (sparse) is not deleted.
+    let mut deleted_specs: Vec<String> = changes
+        .files
+        .iter()
+        .filter(|f| f.status == crate::changes::ChangeKind::Deleted)
+        .map(|f| f.path.clone())
+        .chain(changes.files.iter().filter_map(|f| f.old_path.clone()))
+        .filter(|p| spec::is_spec_path(p))
+        .collect();
+    deleted_specs.sort();
+    deleted_specs.dedup();
+    let full = AffectedSpecs {
+        base: used,
+        unreviewable: unreviewable(&changes, |_| true),
+        deleted_specs,
+        changed_count: changed_files.len(),
+        changed_files,
+        affected_specs,
+        invalid_specs: invalid_specs(&specs),
+        page: 1,
+        pages: 1,
+        next_cursor: None,
+    };
+    let args = (&params.base_branch, params.max_tokens);
+    pages::affected_specs(full, &args, params.max_tokens, params.cursor.as_deref())
+        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+}

@@ -1,0 +1,243 @@
+//! One spec's changed files and their diff (`get_spec_diff`).
+
+use std::collections::{BTreeMap, HashMap};
+
+use globset::GlobSetBuilder;
+
+use super::{
+    GetSpecDiffParams, Result, ReviewError, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now,
+    pages, spec_index, unreviewable,
+};
+use crate::changes::Patch;
+use crate::governance;
+use crate::hashing::{self, FileHash};
+use crate::project::Project;
+use crate::spec;
+use crate::state::Reconciled;
+
+/// The changed files one spec governs, minus what the cache says was
+/// already reconciled, with their diff.
+pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Result<SpecDiff> {
+    let specs = project.specs();
+    let index = spec_index(project, &specs, &params.spec_path)?;
+    let exclude = ExcludeMatcher::new(&params.exclude_patterns)?;
+    let root = project.root().to_path_buf();
+    let git = project.git()?;
+    let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
+    let changes = git.changes(&base, specs.governance().scope(index), true)?;
+
+    // The changed files this spec governs, each with its governed paths.
+    let candidates: Vec<(&crate::changes::ChangedFile, Vec<&str>)> = changes
+        .files
+        .iter()
+        .filter_map(|file| {
+            let governed: Vec<&str> = file
+                .paths()
+                .filter(|p| specs.governance().category(index, p).is_some() && !exclude.is_match(p))
+                .collect();
+            (!governed.is_empty()).then_some((file, governed))
+        })
+        .collect();
+
+    // Hash what is there now, once per path, in parallel.
+    let mut paths: Vec<&str> = candidates
+        .iter()
+        .flat_map(|(_, g)| g.iter().copied())
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let mut now: HashMap<&str, FileHash> = HashMap::with_capacity(paths.len());
+    for (path, hash) in paths.iter().zip(hash_now(&root, Some(git), &paths)) {
+        now.insert(path, hash?);
+    }
+    // Reconciled per the local cache (unless git tracks it) or the committed state.
+    let known =
+        (!params.bypass_cache).then(|| Reconciled::trusted(&root, git, paths.iter().copied()));
+    let reconciled = |p: &str| match (now.get(p).and_then(FileHash::cache_value), &known) {
+        (Some(current), Some(known)) => known.matches(p, current),
+        _ => false,
+    };
+
+    let mut patches: Vec<pages::FilePatch> = Vec::new();
+    let mut out = SpecDiff {
+        base: used,
+        diff: String::new(),
+        files: Vec::new(),
+        plan: Vec::new(),
+        page: 1,
+        pages: 1,
+        next_cursor: None,
+        skipped: Vec::new(),
+        excluded: params.exclude_patterns.clone(),
+        spec_changes: Vec::new(),
+        system_spec: None,
+        binary_changes: Vec::new(),
+        large_changes: Vec::new(),
+        file_categories: BTreeMap::new(),
+        unreviewable: unreviewable(&changes, |p| {
+            specs.governance().category(index, p).is_some() && !exclude.is_match(p)
+        }),
+    };
+    for (file, governed) in candidates {
+        if governed.iter().all(|p| reconciled(p)) {
+            out.skipped.extend(governed.iter().map(|p| p.to_string()));
+            continue;
+        }
+        let (spec_paths, other): (Vec<&str>, Vec<&str>) =
+            governed.iter().partition(|p| spec::is_spec_path(p));
+        for path in spec_paths {
+            let bytes = git
+                .skip_worktree_content(path)
+                .or_else(|| read_unfollowed(&root, path));
+            let (content, deleted) = match bytes {
+                Some(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), false),
+                None => (String::new(), true),
+            };
+            out.spec_changes.push(SpecFile {
+                path: path.to_string(),
+                content,
+                deleted,
+            });
+        }
+        if other.is_empty() {
+            continue;
+        }
+        for path in &other {
+            out.files.push(path.to_string());
+            if let Some(category) = specs.governance().category(index, path) {
+                out.file_categories
+                    .insert(path.to_string(), category.to_string());
+            }
+        }
+        let patch = match changes.patch(file)? {
+            Patch::Text(text) => Some(text),
+            Patch::Binary => {
+                out.binary_changes
+                    .extend(other.iter().map(|p| p.to_string()));
+                None
+            }
+            Patch::TooLarge => {
+                out.large_changes
+                    .extend(other.iter().map(|p| p.to_string()));
+                None
+            }
+        };
+        patches.push(pages::FilePatch {
+            paths: other.iter().map(|p| p.to_string()).collect(),
+            status: file.status,
+            patch,
+        });
+    }
+    for list in [
+        &mut out.files,
+        &mut out.skipped,
+        &mut out.binary_changes,
+        &mut out.large_changes,
+    ] {
+        list.sort();
+        list.dedup();
+    }
+    out.spec_changes.sort_by(|a, b| a.path.cmp(&b.path));
+    out.spec_changes.dedup_by(|a, b| a.path == b.path);
+    if !out.spec_changes.is_empty()
+        && let Some(system) = specs.set.system_spec()
+    {
+        let included = out.spec_changes.iter().any(|s| s.path == system.path);
+        out.system_spec = Some(SystemSpec {
+            path: system.path.clone(),
+            content: (!included).then(|| system.raw.clone()),
+        });
+    }
+    let args = (
+        &params.spec_path,
+        &params.base_branch,
+        &params.exclude_patterns,
+        params.bypass_cache,
+        params.max_tokens,
+    );
+    pages::spec_diff(
+        out,
+        patches,
+        &args,
+        params.max_tokens,
+        params.cursor.as_deref(),
+    )
+    .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+}
+
+/// A file's content as git sees it: a symbolic link is its target text,
+/// never what it points to (which may lie outside the repository), and a
+/// path through a linked folder is not there. `None` when nothing is there.
+fn read_unfollowed(root: &std::path::Path, rel: &str) -> Option<Vec<u8>> {
+    if hashing::crosses_link(root, rel) {
+        return None;
+    }
+    let path = &root.join(rel);
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.file_type().is_symlink() {
+        return std::fs::read_link(path)
+            .ok()
+            .map(|t| t.as_os_str().as_encoded_bytes().to_vec());
+    }
+    std::fs::read(path).ok()
+}
+
+/// `exclude_patterns` with git's `:(exclude)` pathspec meaning.
+///
+/// As git matches a pathspec item: a pattern that equals the path, or names a
+/// folder above it, matches literally (so `src/x[1].rs` and `app/{id}` need no
+/// escaping); otherwise it is a wildcard match over the whole path where `*`
+/// and `?` also match `/`, `[...]` is a class, and braces are plain text.
+struct ExcludeMatcher {
+    literals: Vec<String>,
+    globs: globset::GlobSet,
+}
+
+impl ExcludeMatcher {
+    fn new(patterns: &[String]) -> Result<ExcludeMatcher> {
+        let mut literals = Vec::new();
+        let mut set = GlobSetBuilder::new();
+        for given in patterns {
+            let mut pattern = given
+                .strip_prefix(":(exclude)")
+                .or_else(|| given.strip_prefix(":!"))
+                .unwrap_or(given);
+            while let Some(rest) = pattern.strip_prefix("./") {
+                pattern = rest;
+            }
+            if pattern.is_empty() {
+                return Err(ReviewError::InvalidParams(format!(
+                    "exclude_patterns: `{}` is empty and would exclude everything",
+                    given.escape_debug()
+                )));
+            }
+            literals.push(pattern.to_string());
+            if pattern.contains(['*', '?', '[']) {
+                let escaped = pattern.replace('{', "\\{").replace('}', "\\}");
+                let glob = globset::GlobBuilder::new(&escaped)
+                    .literal_separator(false)
+                    .backslash_escape(true)
+                    .build()
+                    .map_err(|e| {
+                        ReviewError::InvalidParams(format!(
+                            "exclude_patterns: `{}`: {}",
+                            given.escape_debug(),
+                            e.kind()
+                        ))
+                    })?;
+                set.add(glob);
+            }
+        }
+        let globs = set
+            .build()
+            .map_err(|e| ReviewError::InvalidParams(format!("exclude_patterns: {e}")))?;
+        Ok(ExcludeMatcher { literals, globs })
+    }
+
+    fn is_match(&self, path: &str) -> bool {
+        self.literals
+            .iter()
+            .any(|lit| governance::is_under(path, lit))
+            || self.globs.is_match(path)
+    }
+}

@@ -1,0 +1,228 @@
+//! What each spec needs to review: the domain behind the MCP tools.
+//!
+//! One function per question, each taking typed parameters and returning a
+//! typed result. The same structs are the tools' input and output schemas
+//! (they derive `JsonSchema`), so what the code returns and what the server
+//! declares cannot drift apart. Nothing here knows about JSON-RPC.
+
+mod affected;
+mod diff;
+mod pages;
+mod params;
+mod record;
+mod results;
+
+use std::fmt;
+
+use crate::changes::ChangeError;
+use crate::error::ErrorKind;
+use crate::hashing::{self, FileHash};
+use crate::project::{Project, Specs};
+use crate::repo_path::RepoPath;
+
+pub use affected::{list_affected_specs, status_page};
+pub use diff::get_spec_diff;
+pub use params::{
+    GetChangedArtifactsParams, GetSpecDiffParams, ListAffectedSpecsParams, MarkReconciledParams,
+    SnapshotParams,
+};
+pub use record::{clear_cache, get_changed_artifacts, mark_reconciled, snapshot_tool};
+pub use results::{
+    AffectedSpec, AffectedSpecs, CacheCleared, ChangedArtifacts, InvalidSpec, MarkReconciled,
+    PlanEntry, ReconciliationStatus, SpecDiff, SpecFile, SpecStatus, SystemSpec, Totals,
+    Unreviewable,
+};
+
+/// Why a question could not be answered: its kind (see [`ReviewError::kind`])
+/// and, through [`ReviewError::hinted`], what to do about it.
+#[derive(Debug)]
+pub enum ReviewError {
+    /// The caller passed something wrong; the message says what and how to fix it.
+    InvalidParams(String),
+    /// git, the file system or the cache failed.
+    Internal(String),
+    /// One of the above with a hint: what to do about it.
+    Hinted {
+        /// The error.
+        error: Box<ReviewError>,
+        /// What to do about it.
+        hint: String,
+    },
+}
+
+impl ReviewError {
+    /// The same error with `hint` (a later hint replaces an earlier one).
+    pub fn hinted(self, hint: impl Into<String>) -> ReviewError {
+        let error = match self {
+            ReviewError::Hinted { error, .. } => error,
+            other => Box::new(other),
+        };
+        ReviewError::Hinted {
+            error,
+            hint: hint.into(),
+        }
+    }
+
+    /// Whose move it is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ReviewError::InvalidParams(_) => ErrorKind::InvalidInput,
+            ReviewError::Internal(_) => ErrorKind::Internal,
+            ReviewError::Hinted { error, .. } => error.kind(),
+        }
+    }
+
+    /// What went wrong, without the hint.
+    pub fn message(&self) -> &str {
+        match self {
+            ReviewError::InvalidParams(m) | ReviewError::Internal(m) => m,
+            ReviewError::Hinted { error, .. } => error.message(),
+        }
+    }
+
+    /// What to do about it, when known.
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            ReviewError::Hinted { hint, .. } => Some(hint),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ReviewError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl std::error::Error for ReviewError {}
+
+impl From<ChangeError> for ReviewError {
+    fn from(e: ChangeError) -> Self {
+        let hint = e.hint();
+        let error = if e.is_invalid_input() {
+            ReviewError::InvalidParams(e.to_string())
+        } else {
+            ReviewError::Internal(e.to_string())
+        };
+        match hint {
+            Some(hint) => error.hinted(hint),
+            None => error,
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, ReviewError>;
+
+/// The unreviewable files of a change set, for which `keep` holds.
+fn unreviewable(
+    changes: &crate::changes::ChangeSet<'_>,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<Unreviewable> {
+    changes
+        .unnameable
+        .iter()
+        .filter(|u| keep(&u.lossy_path))
+        .map(|u| Unreviewable {
+            path: u.lossy_path.clone(),
+            reason: format!(
+                "{} file whose name is not valid UTF-8: it cannot be named in an answer, matched \
+                 against a spec's globs or passed to mark_reconciled; rename it to review it",
+                u.status.as_str()
+            ),
+        })
+        .collect()
+}
+
+/// The base of a tool call: `explicit` resolved as given, else chosen by
+/// [`crate::state::choose_base`] from the committed state (read leniently:
+/// a malformed state file only loses its last reconciliation).
+fn choose_base(
+    root: &std::path::Path,
+    git: &crate::changes::GitRepo,
+    explicit: Option<&str>,
+) -> Result<(crate::changes::Base, crate::state::UsedBase)> {
+    let state = match explicit {
+        Some(_) => crate::state::State::default(),
+        None => crate::state::read_lenient(root),
+    };
+    crate::state::choose_base(git, &state, explicit).map_err(|e| match e {
+        crate::state::BaseError::NoBase => ReviewError::InvalidParams(format!(
+            "base_branch: {}",
+            e.to_string().replace("with --base", "as `base_branch`")
+        )),
+        crate::state::BaseError::Git(e) => e.into(),
+    })
+}
+
+/// The errors of the specs that fail, for every answer that lists specs:
+/// the same verdict as `notarai validate` ([`crate::spec::SpecSet::errors`]).
+pub fn invalid_specs(specs: &Specs) -> Vec<InvalidSpec> {
+    specs
+        .set
+        .errors()
+        .into_iter()
+        .map(|f| InvalidSpec {
+            spec_path: f.path.clone(),
+            error: f.to_string(),
+        })
+        .collect()
+}
+
+/// What each of `paths` holds now, as git sees it, in order: the work-tree
+/// file (never through a symbolic link, see [`hashing::hash_many_in`]),
+/// except that a file the index marks skip-worktree (outside a sparse
+/// checkout) is its staged content, never "deleted".
+fn hash_now(
+    root: &std::path::Path,
+    git: Option<&crate::changes::GitRepo>,
+    paths: &[&str],
+) -> Vec<Result<FileHash>> {
+    let mut staged = git
+        .map(|g| g.skip_worktree_hashes(paths))
+        .unwrap_or_default();
+    paths
+        .iter()
+        .zip(hashing::hash_many_in(root, paths))
+        .map(|(path, hash)| match staged.remove(*path) {
+            Some(staged) => Ok(staged),
+            None => hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}"))),
+        })
+        .collect()
+}
+
+/// Resolve `spec_path` to a loaded spec, or say precisely why not.
+fn spec_index(project: &Project, specs: &Specs, spec_path: &str) -> Result<usize> {
+    let path = RepoPath::resolve(project.root(), spec_path).map_err(|e| {
+        ReviewError::InvalidParams(format!("spec_path: `{}`: {e}", spec_path.escape_debug()))
+    })?;
+    if let Some(index) = specs.governance().spec_index(path.as_str()) {
+        return Ok(index);
+    }
+    if let Some(failure) = specs.set.invalid.iter().find(|f| f.path == path.as_str()) {
+        let error = ReviewError::InvalidParams(format!(
+            "spec_path: {path} failed to load and cannot be diffed until fixed: {failure}"
+        ));
+        return Err(match &failure.hint {
+            Some(hint) => error.hinted(format!("{hint} (`notarai validate` lists every error)")),
+            None => error.hinted("fix the spec at that line; `notarai validate` lists every error"),
+        });
+    }
+    const SHOWN: usize = 20;
+    let known: Vec<&str> = specs.set.specs.iter().map(|s| s.path.as_str()).collect();
+    let mut list = known
+        .iter()
+        .take(SHOWN)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if known.len() > SHOWN {
+        list.push_str(&format!(" and {} more", known.len() - SHOWN));
+    }
+    if known.is_empty() {
+        list = "none (create .notarai/*.spec.yaml files, or run `notarai init`)".into();
+    }
+    Err(ReviewError::InvalidParams(format!(
+        "spec_path: `{path}` is not a spec of this repository; known specs: {list}"
+    )))
+}

@@ -1,0 +1,87 @@
+//! The typed parameters of the tools: their input schemas.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::page::MaxTokens;
+
+/// Parameters of `list_affected_specs`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct ListAffectedSpecsParams {
+    /// The branch (or tag, or commit) this branch will merge into, e.g. `main`.
+    /// Changes are counted from the merge base with it. When omitted: on the
+    /// default branch the committed state's last reconciliation when `HEAD`
+    /// reaches it, else `main`, `origin/main`, `master`, `origin/master`;
+    /// the answer's `base` says which.
+    #[serde(default)]
+    pub base_branch: Option<String>,
+    /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
+    #[serde(default)]
+    pub max_tokens: Option<MaxTokens>,
+    /// The `next_cursor` of the previous page, to get the next one; omit for the first page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// Parameters of `get_spec_diff`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct GetSpecDiffParams {
+    /// Path of the spec file relative to the repository root, e.g. `.notarai/auth.spec.yaml`.
+    pub spec_path: String,
+    /// The branch (or tag, or commit) to diff against, e.g. `main`. When
+    /// omitted, chosen as `list_affected_specs` chooses it; the answer's
+    /// `base` says which.
+    #[serde(default)]
+    pub base_branch: Option<String>,
+    /// Patterns of files to leave out, with git's `:(exclude)` meaning: `*`
+    /// also matches `/`, and a plain path excludes itself and everything
+    /// below it. Example: `["Cargo.lock", "*.lock"]`.
+    #[serde(default)]
+    pub exclude_patterns: Vec<String>,
+    /// `true` to ignore the hash cache for this call (it is left untouched)
+    /// and show every changed governed file.
+    #[serde(default)]
+    pub bypass_cache: bool,
+    /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
+    #[serde(default)]
+    pub max_tokens: Option<MaxTokens>,
+    /// The `next_cursor` of the previous page, to get the next one; omit for the first page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// Parameters of `get_changed_artifacts`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct GetChangedArtifactsParams {
+    /// Path of the spec file relative to the repository root.
+    pub spec_path: String,
+    /// Only this artifact category of the spec (e.g. `docs`, `code`, `configs`).
+    #[serde(default)]
+    pub artifact_type: Option<String>,
+    /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
+    #[serde(default)]
+    pub max_tokens: Option<MaxTokens>,
+    /// The `next_cursor` of the previous page, to get the next one; omit for the first page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// Parameters of `mark_reconciled`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct MarkReconciledParams {
+    /// Files reviewed in this pass, relative to the repository root. A path
+    /// that no longer exists is remembered as reconciled while deleted.
+    pub files: Vec<String>,
+    /// `true` to also write `.notarai/reconciliation_state.json` afterwards,
+    /// as the `snapshot_state` tool does.
+    #[serde(default)]
+    pub snapshot: bool,
+}
+
+/// Parameters of the MCP tool `snapshot_state`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct SnapshotParams {
+    /// `true` to replace a malformed state file instead of refusing.
+    #[serde(default)]
+    pub force: bool,
+}

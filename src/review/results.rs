@@ -1,0 +1,284 @@
+//! The typed results of the tools: their output schemas.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::changes::ChangeKind;
+use crate::spec::Behavior;
+
+/// Result of `list_affected_specs`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AffectedSpecs {
+    /// The base changes are counted from, and how it was chosen.
+    pub base: crate::state::UsedBase,
+    /// Every file changed on this branch since the merge base with the base
+    /// branch, plus staged, unstaged and untracked work; deletions included;
+    /// sorted. Paged: each page holds the next part of the list.
+    pub changed_files: Vec<String>,
+    /// Number of changed files in the whole answer (all pages).
+    pub changed_count: usize,
+    /// Specs governing at least one changed file, sorted by path.
+    pub affected_specs: Vec<AffectedSpec>,
+    /// Every error of the spec files that fail `notarai validate`, in its
+    /// order: a file that failed to load governs nothing until fixed; one that
+    /// loaded but has an error across specs (a `$ref` to a missing file)
+    /// still governs its artifacts.
+    pub invalid_specs: Vec<InvalidSpec>,
+    /// Spec files deleted on this branch: what they governed is now governed
+    /// by no spec of theirs; review whether that is intended.
+    pub deleted_specs: Vec<String>,
+    /// Changed files notarai cannot review (a name that is not UTF-8), with
+    /// why: they are in no other list; rename them to review them.
+    pub unreviewable: Vec<Unreviewable>,
+    /// This page's number, from 1.
+    pub page: usize,
+    /// Number of pages of the whole answer.
+    pub pages: usize,
+    /// Pass it as `cursor` (with the same arguments) for the next page;
+    /// absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// A changed file notarai cannot review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Unreviewable {
+    /// The file's name, invalid bytes replaced by U+FFFD (not a usable path).
+    pub path: String,
+    /// Why it cannot be reviewed, and what to do.
+    pub reason: String,
+}
+
+/// A spec governing changed files, with the context needed to review them.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AffectedSpec {
+    /// Path of the spec file.
+    pub spec_path: String,
+    /// The spec's intent.
+    pub intent: String,
+    /// The spec's behaviors as written.
+    pub behaviors: Vec<Behavior>,
+    /// The spec's constraints.
+    pub constraints: Vec<String>,
+    /// The spec's invariants.
+    pub invariants: Vec<String>,
+    /// The changed files that made this spec affected (on a page, the part
+    /// of them that fits; the rest follows in `continued` entries).
+    pub matched_files: Vec<String>,
+    /// Number of matched files in the whole answer.
+    pub matched_count: usize,
+    /// How many of the matched files are not reconciled yet (their current
+    /// content is in neither the local cache nor the committed state).
+    pub unreconciled_count: usize,
+    /// `true` when every matched file is reconciled: nothing of this spec
+    /// is left for this pass.
+    pub all_reconciled: bool,
+    /// `true` when this entry only continues the `matched_files` of the same
+    /// spec from an earlier entry (its texts are empty here).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continued: bool,
+}
+
+/// An error of a spec file that fails `notarai validate`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct InvalidSpec {
+    /// Path of the spec file.
+    pub spec_path: String,
+    /// What is wrong, as `path:line:col: message`.
+    pub error: String,
+}
+
+/// Result of `get_spec_diff`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecDiff {
+    /// The base the diff is taken from, and how it was chosen.
+    pub base: crate::state::UsedBase,
+    /// This page's part of the unified diff (git's format) of the files in
+    /// `files`: a whole file, or for a file larger than a page some of its
+    /// hunks, or part of a hunk, under the file header and a recomputed hunk
+    /// header. Binary and over-limit files are listed in `binary_changes`
+    /// and `large_changes` instead.
+    pub diff: String,
+    /// Changed non-spec files governed by the spec that need review: all of
+    /// them on every page (when that list alone exceeds a quarter of the
+    /// budget, the files of this page's `plan`).
+    pub files: Vec<String>,
+    /// Per file: its status, lines added and removed, diff bytes, and the
+    /// pages holding its diff. All on the first page when they fit, else
+    /// continued on the next pages before any diff.
+    pub plan: Vec<PlanEntry>,
+    /// Changed governed files whose content matches the hash cache or the
+    /// committed `.notarai/reconciliation_state.json` (already reconciled).
+    pub skipped: Vec<String>,
+    /// The `exclude_patterns` as given.
+    pub excluded: Vec<String>,
+    /// Full content of each changed governed spec file (the spec itself included).
+    pub spec_changes: Vec<SpecFile>,
+    /// The system spec: full content, only `path` when it is in `spec_changes`,
+    /// `null` when `spec_changes` is empty.
+    pub system_spec: Option<SystemSpec>,
+    /// Files of `files` whose content is binary (not in `diff`), large ones included.
+    pub binary_changes: Vec<String>,
+    /// Text files of `files` not in `diff`: larger than 8 MiB, or with one
+    /// line longer than a page (raise `max_tokens` to see it).
+    pub large_changes: Vec<String>,
+    /// For each file of this page's `plan`, the artifact category that governs it.
+    pub file_categories: BTreeMap<String, String>,
+    /// Changed files the spec may govern that notarai cannot review (a name
+    /// that is not UTF-8), with why; rename them to review them.
+    pub unreviewable: Vec<Unreviewable>,
+    /// This page's number, from 1.
+    pub page: usize,
+    /// Number of pages of the whole answer.
+    pub pages: usize,
+    /// Pass it as `cursor` (with the same arguments) for the next page;
+    /// absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// One file of a `get_spec_diff` answer: how it changed and where its diff is.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct PlanEntry {
+    /// Path of the file.
+    pub path: String,
+    /// How it changed.
+    pub status: ChangeKind,
+    /// Lines added by its diff.
+    pub added: u64,
+    /// Lines removed by its diff.
+    pub removed: u64,
+    /// Bytes of its diff text (0 when not shown).
+    pub bytes: u64,
+    /// First page (from 1) holding its diff; `null` when not in `diff`
+    /// (see `binary_changes`, `large_changes`).
+    pub first_page: Option<usize>,
+    /// Last page holding its diff.
+    pub last_page: Option<usize>,
+}
+
+/// A spec file and its full content.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecFile {
+    /// Path of the spec file. A spec longer than a page comes in consecutive
+    /// entries with the same path: join their `content`.
+    pub path: String,
+    /// Full text of the file (empty when deleted).
+    pub content: String,
+    /// `true` when the spec file was deleted on this branch.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deleted: bool,
+}
+
+/// The system spec as returned by `get_spec_diff`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SystemSpec {
+    /// Path of the system spec.
+    pub path: String,
+    /// Full text; absent when the same content is already in `spec_changes`.
+    /// A system spec longer than a page comes on consecutive pages: join them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+/// Result of `get_changed_artifacts`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ChangedArtifacts {
+    /// Governed files that exist now and differ from both the hash cache and
+    /// the committed state (all of them when neither has them), sorted.
+    /// Paged: each page holds the next part.
+    pub changed_artifacts: Vec<String>,
+    /// Set when the answer needs a word of explanation: an `artifact_type`
+    /// the spec does not use (the list is then empty) names the spec's
+    /// categories.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Number of changed artifacts in the whole answer (all pages).
+    pub changed_count: usize,
+    /// This page's number, from 1.
+    pub page: usize,
+    /// Number of pages of the whole answer.
+    pub pages: usize,
+    /// Pass it as `cursor` (with the same arguments) for the next page;
+    /// absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// Result of `mark_reconciled`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct MarkReconciled {
+    /// Number of files hashed and stored.
+    pub updated: usize,
+    /// Number of paths that do not exist, remembered as reconciled while deleted.
+    pub deleted: usize,
+    /// What the snapshot wrote, when `snapshot` was `true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<crate::state::SnapshotSummary>,
+}
+
+/// Result of `clear_cache`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CacheCleared {
+    /// `true` when a cache database existed and was removed.
+    pub cleared: bool,
+}
+
+/// Reconciliation progress per affected spec: the answer of the MCP tool
+/// `get_reconciliation_status`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReconciliationStatus {
+    /// The base changes are counted from, and how it was chosen.
+    pub base: crate::state::UsedBase,
+    /// Specs governing at least one changed file, sorted by path.
+    pub specs: Vec<SpecStatus>,
+    /// Counts over all affected specs (a file governed by two specs counts once).
+    pub totals: Totals,
+    /// What is wrong with `.notarai/reconciliation_state.json`, when it does
+    /// not read (it is then ignored: only the local cache counts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_problem: Option<String>,
+    /// This page's number, from 1.
+    pub page: usize,
+    /// Number of pages of the whole answer.
+    pub pages: usize,
+    /// Pass it as `cursor` (with the same arguments) for the next page;
+    /// absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// One affected spec's progress.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecStatus {
+    /// Path of the spec file.
+    pub spec_path: String,
+    /// Changed files it governs that are not reconciled, sorted (on a
+    /// page, the part that fits; the rest follows in `continued` entries).
+    pub unreconciled: Vec<String>,
+    /// Number of unreconciled files in the whole answer.
+    pub unreconciled_count: usize,
+    /// How many changed files it governs are reconciled.
+    pub reconciled: usize,
+    /// `true` when nothing of it is left to reconcile.
+    pub all_reconciled: bool,
+    /// `true` when this entry only continues the `unreconciled` list of the
+    /// same spec from an earlier entry.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continued: bool,
+}
+
+/// Counts over the changed files.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct Totals {
+    /// Files changed since the base (deletions included).
+    pub changed_files: usize,
+    /// Changed files some spec governs.
+    pub governed_files: usize,
+    /// Governed files not reconciled.
+    pub unreconciled: usize,
+    /// Governed files reconciled.
+    pub reconciled: usize,
+}
