@@ -480,6 +480,11 @@ impl Server {
         peak_rss_kib(self.child.id())
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Bytes the server read through `read` calls so far (`rchar` of
     /// `/proc/<pid>/io`): holes of sparse files count, so this proves how
     /// much of a large file was read.
@@ -544,12 +549,17 @@ impl Drop for Server {
 
 /// Peak resident memory of process `pid` in KiB, from `/proc/<pid>/status`.
 pub fn peak_rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    try_peak_rss_kib(pid).expect("VmHWM in /proc/<pid>/status")
+}
+
+/// [`peak_rss_kib`], or `None` when the process has exited (a zombie's
+/// status has no memory lines) or is gone.
+pub fn try_peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM in /proc status")
 }
 
 /// Limit the size of any file the command writes to `bytes` (a full disk
