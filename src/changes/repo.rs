@@ -455,22 +455,7 @@ impl GitRepo {
                 out.push(path);
             }
         };
-        match scope {
-            Scope::Everything => index.iter().for_each(&mut take),
-            Scope::Prefixes(prefixes) => {
-                for prefix in prefixes {
-                    let Ok(start) = index.find_prefix(prefix.as_str()) else {
-                        continue;
-                    };
-                    for entry in (start..index.len()).map_while(|i| index.get(i)) {
-                        if !entry.path.starts_with(prefix.as_bytes()) {
-                            break;
-                        }
-                        take(entry);
-                    }
-                }
-            }
-        }
+        index_entries_in(&index, scope, &mut take);
         out.sort();
         out.dedup();
         Ok(out)
@@ -691,23 +676,7 @@ impl GitRepo {
                 files.push(path);
             }
         };
-        match scope {
-            Scope::Everything => index.iter().for_each(&mut take),
-            // Entries are sorted by path: read only the run below each prefix.
-            Scope::Prefixes(prefixes) => {
-                for prefix in prefixes {
-                    let Ok(start) = index.find_prefix(prefix.as_str()) else {
-                        continue;
-                    };
-                    for entry in (start..index.len()).map_while(|i| index.get(i)) {
-                        if !entry.path.starts_with(prefix.as_bytes()) {
-                            break;
-                        }
-                        take(entry);
-                    }
-                }
-            }
-        }
+        index_entries_in(&index, scope, &mut take);
         for pathspec in per_prefix(scope) {
             let mut opts = DiffOptions::new();
             opts.include_untracked(true).recurse_untracked_dirs(true);
@@ -727,6 +696,28 @@ impl GitRepo {
         files.sort();
         files.dedup();
         Ok(files)
+    }
+}
+
+/// Every index entry within `scope`, in index order: all of them for
+/// [`Scope::Everything`], else only the run below each prefix (entries are
+/// sorted by path, so a prefix's entries are found without a full scan).
+fn index_entries_in(index: &git2::Index, scope: &Scope, take: &mut impl FnMut(git2::IndexEntry)) {
+    match scope {
+        Scope::Everything => index.iter().for_each(take),
+        Scope::Prefixes(prefixes) => {
+            for prefix in prefixes {
+                let Ok(start) = index.find_prefix(prefix.as_str()) else {
+                    continue;
+                };
+                for entry in (start..index.len()).map_while(|i| index.get(i)) {
+                    if !entry.path.starts_with(prefix.as_bytes()) {
+                        break;
+                    }
+                    take(entry);
+                }
+            }
+        }
     }
 }
 
