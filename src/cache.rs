@@ -11,6 +11,12 @@
 //! (a FIFO would block the opener forever), is a cold cache (a corrupt file is
 //! set aside under a new name, with a warning). Writing fails with a
 //! [`CacheError`] that says what to do.
+//!
+//! In a read-only process ([`crate::safe_fs::writes_forbidden`], `notarai mcp
+//! --read-only`) nothing of the cache is written: writing and clearing fail,
+//! a corrupt database is left where it is, and the database is opened
+//! read-only; without SQLite's side files (no writer at work) it is opened
+//! `immutable`, so SQLite creates no `-wal` or `-shm` file either.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -139,7 +145,13 @@ impl Cache {
         if !db.exists() {
             return Cache { db, conn: None };
         }
-        match open(&db, false) {
+        let read_only = crate::safe_fs::writes_forbidden();
+        let opened = if read_only {
+            open_unwritten(&db)
+        } else {
+            open(&db, false)
+        };
+        match opened {
             Ok(conn) => match check_schema(&conn) {
                 Ok(SchemaState::Current) | Ok(SchemaState::Empty) => Cache {
                     db,
@@ -154,12 +166,12 @@ impl Cache {
                 }
                 Err(e) => {
                     drop(conn);
-                    handle_unusable(&db, &e);
+                    handle_unusable(&db, &e, read_only);
                     Cache { db, conn: None }
                 }
             },
             Err(e) => {
-                handle_unusable(&db, &e);
+                handle_unusable(&db, &e, read_only);
                 Cache { db, conn: None }
             }
         }
@@ -172,6 +184,9 @@ impl Cache {
             db: db.clone(),
             cause,
         };
+        if crate::safe_fs::writes_forbidden() {
+            return Err(err(READ_ONLY.into()));
+        }
         check_location(root).map_err(err)?;
         if let Some(why) = check_regular(root) {
             return Err(err(why));
@@ -370,6 +385,12 @@ impl Cache {
     /// database existed.
     pub fn clear(root: &Path) -> Result<bool, CacheError> {
         let db = db_path(root);
+        if crate::safe_fs::writes_forbidden() {
+            return Err(CacheError {
+                db,
+                cause: READ_ONLY.into(),
+            });
+        }
         check_location(root).map_err(|cause| CacheError {
             db: db.clone(),
             cause,
@@ -400,6 +421,42 @@ enum SchemaState {
     Empty,
     Current,
     Future(i64),
+}
+
+/// Why a read-only process does not write the cache.
+const READ_ONLY: &str =
+    "this notarai process is read-only (`notarai mcp --read-only`) and does not write the cache";
+
+/// Open the database without writing anything: read-only, and `immutable`
+/// (no locks, no side files created) unless a writer's `-wal` or `-shm` is
+/// there, whose pages must then be read through them.
+fn open_unwritten(db: &Path) -> rusqlite::Result<Connection> {
+    let side_files = ["-wal", "-shm"]
+        .iter()
+        .any(|suffix| std::fs::symlink_metadata(format!("{}{suffix}", db.display())).is_ok());
+    let mut uri = String::from("file:");
+    for byte in db.as_os_str().as_encoded_bytes() {
+        match byte {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'/' | b'-' | b'.' | b'_' | b'~' => {
+                uri.push(*byte as char)
+            }
+            other => uri.push_str(&format!("%{other:02X}")),
+        }
+    }
+    uri.push_str(if side_files {
+        "?mode=ro"
+    } else {
+        "?immutable=1"
+    });
+    let conn = Connection::open_with_flags(
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW,
+    )?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    Ok(conn)
 }
 
 fn open(db: &Path, write: bool) -> rusqlite::Result<Connection> {
@@ -511,8 +568,8 @@ fn describe(e: &rusqlite::Error) -> String {
 
 /// A database that cannot be read: set it aside when it is corrupt, warn
 /// either way; the caller goes on with a cold cache.
-fn handle_unusable(db: &Path, e: &rusqlite::Error) {
-    if is_corruption(e) {
+fn handle_unusable(db: &Path, e: &rusqlite::Error, read_only: bool) {
+    if is_corruption(e) && !read_only {
         set_aside(db);
     } else {
         tracing::warn!(

@@ -199,8 +199,12 @@ impl Project {
     }
 
     /// Keep the status for the next server; best effort (a missing or
-    /// read-only cache folder only costs the next start a full load).
+    /// read-only cache folder only costs the next start a full load). A
+    /// read-only process (`notarai mcp --read-only`) keeps nothing.
     fn store_status(&self, stamps: &[SpecStamp], status: LoadStatus) {
+        if crate::safe_fs::writes_forbidden() {
+            return;
+        }
         let stored = StoredStatus {
             version: env!("CARGO_PKG_VERSION").into(),
             stamps: stamps.to_vec(),

@@ -23,12 +23,45 @@
 //!   `fstat`, so swapping it for a FIFO between the look and the open cannot
 //!   hang the reader.
 //!
+//! - **Read-only processes** ([`forbid_writes`]): `notarai mcp --read-only`
+//!   turns every write of this module into an error for the rest of the
+//!   process, and the cache ([`crate::cache`]) and the load-status stamp
+//!   ask [`writes_forbidden`] before touching a file.
+//!
 //! A leaf module: it imports nothing of notarai.
 
 use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set once by a read-only process; never cleared.
+static WRITES_FORBIDDEN: AtomicBool = AtomicBool::new(false);
+
+/// Forbid every write of this process from now on (`notarai mcp
+/// --read-only`): [`write`] and [`rename_aside`] fail, and the modules that
+/// write their own files (the SQLite cache, the load-status stamp) check
+/// [`writes_forbidden`] first. There is no way back.
+pub fn forbid_writes() {
+    WRITES_FORBIDDEN.store(true, Ordering::SeqCst);
+}
+
+/// Whether this process is read-only ([`forbid_writes`]).
+pub fn writes_forbidden() -> bool {
+    WRITES_FORBIDDEN.load(Ordering::SeqCst)
+}
+
+/// The error of a write refused because the process is read-only.
+fn read_only_error(path: &Path) -> FsError {
+    FsError::Io {
+        path: path.to_path_buf(),
+        source: io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "this notarai process is read-only (`notarai mcp --read-only`) and writes no file",
+        ),
+    }
+}
 
 /// Why a file could not be read or written safely.
 #[derive(Debug)]
@@ -205,6 +238,9 @@ fn resolve_inside(root_canonical: &Path, path: &Path) -> Result<PathBuf, FsError
 /// temporary file synced and renamed over the target. The permissions of a
 /// replaced file are kept.
 pub fn write(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsError> {
+    if writes_forbidden() {
+        return Err(read_only_error(path));
+    }
     let root_canonical = canonical_root(root)?;
     let rel = relative_to(root, &root_canonical, path)?;
     let name = rel.file_name().expect("a relative path with a component");
@@ -298,6 +334,9 @@ pub fn write(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsError> {
 /// aside). `rename` never follows a link at `to`: a planted link there is
 /// replaced, not written through, so no byte outside the folder changes.
 pub fn rename_aside(from: &Path, to: &Path) -> Result<(), FsError> {
+    if writes_forbidden() {
+        return Err(read_only_error(from));
+    }
     if from.parent() != to.parent() {
         return Err(FsError::OutsideRoot {
             path: to.to_path_buf(),

@@ -243,6 +243,27 @@ impl GitRepo {
         })
     }
 
+    /// Every branch a base may name: the local ones, then the
+    /// remote-tracking ones (`origin/main`; a remote's `HEAD` left out),
+    /// each list sorted.
+    pub fn branch_names(&self) -> Vec<String> {
+        let names = |kind| -> Vec<String> {
+            let Ok(branches) = self.repo.branches(Some(kind)) else {
+                return Vec::new();
+            };
+            let mut out: Vec<String> = branches
+                .flatten()
+                .filter_map(|(b, _)| b.name().ok().flatten().map(str::to_string))
+                .filter(|name| !name.ends_with("/HEAD"))
+                .collect();
+            out.sort();
+            out
+        };
+        let mut out = names(git2::BranchType::Local);
+        out.extend(names(git2::BranchType::Remote));
+        out
+    }
+
     fn local_branches(&self, limit: usize) -> Vec<String> {
         let Ok(branches) = self.repo.branches(Some(git2::BranchType::Local)) else {
             return Vec::new();

@@ -7,12 +7,27 @@ use crate::project::resolve_root;
 
 /// Arguments of `notarai mcp`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Serve only the tools that read: `mark_reconciled`, `snapshot_state`
+    /// and `clear_cache` are not offered, and nothing under `.notarai/` is
+    /// written (no cache, no load-status stamp).
+    #[arg(long)]
+    pub read_only: bool,
+}
 
 /// Run the server until stdin closes; stdout carries only protocol messages.
-pub fn run(root: Option<PathBuf>, _args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     let root = resolve_root(root.as_deref())?;
-    tracing::info!("serving {}", root.display());
-    crate::mcp::serve(root)?;
+    tracing::info!(
+        "serving {}{}",
+        root.display(),
+        if args.read_only { " (read-only)" } else { "" }
+    );
+    crate::mcp::serve(
+        root,
+        crate::mcp::Options {
+            read_only: args.read_only,
+        },
+    )?;
     Ok(ExitCode::SUCCESS)
 }

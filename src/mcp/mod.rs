@@ -1,28 +1,67 @@
-//! The MCP surface: an rmcp server on stdio serving the five tools.
+//! The MCP surface: an rmcp server on stdio serving the tools, the specs as
+//! resources, the workflows as prompts, and completion of their arguments.
 //!
 //! [`surface`] lists the methods and [`tools::TOOLS`] the tools, each declared
 //! once; [`stdio`] frames lines, answers what rmcp would drop and orders the
 //! calls by asking those tables; [`server`] is the rmcp handler; [`tools`]
-//! dispatches over [`crate::review`].
+//! dispatches over [`crate::review`]; [`resources`] serves the spec files and
+//! [`prompts`] the workflows of [`crate::workflow`] and completion.
 
 pub mod lines;
+pub mod prompts;
+pub mod resources;
 pub mod server;
 pub mod stdio;
 pub mod surface;
 pub mod tools;
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rmcp::ErrorData;
 
 use crate::project::Project;
 
+/// Run `f` on the project on the blocking pool (it reads git and the disk),
+/// as the tools do; `what` names the request in a failure.
+pub(crate) async fn on_project<T: Send + 'static>(
+    project: Arc<Mutex<Project>>,
+    what: &'static str,
+    f: impl FnOnce(&mut Project) -> Result<T, ErrorData> + Send + 'static,
+) -> Result<T, ErrorData> {
+    let outcome = tokio::task::spawn_blocking(move || {
+        let mut project = project.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut project)
+    })
+    .await;
+    outcome.unwrap_or_else(|join| {
+        tracing::error!("{what} failed: {join}");
+        Err(ErrorData::internal_error(
+            format!("{what} failed unexpectedly: {join}"),
+            None,
+        ))
+    })
+}
+
+/// How the server runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// `--read-only`: only the tools that read are served, and this process
+    /// writes no file ([`crate::safe_fs::forbid_writes`]).
+    pub read_only: bool,
+}
+
 /// Serve the project at `root` on stdin/stdout until stdin closes.
-pub fn serve(root: PathBuf) -> anyhow::Result<()> {
+pub fn serve(root: PathBuf, options: Options) -> anyhow::Result<()> {
+    if options.read_only {
+        crate::safe_fs::forbid_writes();
+    }
     crate::changes::keep_trees_cached();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let server = server::NotaraiServer::new(Project::new(root));
+        let server = server::NotaraiServer::new(Project::new(root), options);
         stdio::serve(server, tokio::io::stdin(), tokio::io::stdout()).await
     })
 }

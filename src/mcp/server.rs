@@ -1,11 +1,16 @@
-//! The rmcp server handler: handshake, instructions, and the tool table.
+//! The rmcp server handler: handshake, instructions, the tool table, and
+//! the resources, prompts and completion of [`super::resources`] and
+//! [`super::prompts`].
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -25,15 +30,47 @@ pub const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
 pub struct NotaraiServer {
     project: Arc<Mutex<Project>>,
     tools: Arc<Vec<Tool>>,
+    read_only: bool,
+}
+
+/// The cursor of a request's params, if any.
+fn cursor(request: &Option<PaginatedRequestParams>) -> Option<&str> {
+    request.as_ref().and_then(|r| r.cursor.as_deref())
 }
 
 impl NotaraiServer {
-    /// A server for `project`.
-    pub fn new(project: Project) -> NotaraiServer {
+    /// A server for `project`; a read-only one serves only the tools that
+    /// read.
+    pub fn new(project: Project, options: super::Options) -> NotaraiServer {
+        let mut tools = super::tools::tools();
+        if options.read_only {
+            tools.retain(|t| {
+                super::tools::find(&t.name)
+                    .is_some_and(|d| d.access == super::tools::Access::ReadOnly)
+            });
+        }
         NotaraiServer {
             project: Arc::new(Mutex::new(project)),
-            tools: Arc::new(crate::page::with_paging_notes(super::tools::tools())),
+            tools: Arc::new(crate::page::with_paging_notes(tools)),
+            read_only: options.read_only,
         }
+    }
+
+    /// The error of a call to a tool that writes, on a read-only server.
+    fn refuse_write(name: &str) -> ErrorData {
+        let hint = "ask the user to record it with a server started without `--read-only` \
+                    (`notarai mcp`), or from the shell (`notarai cache`, `notarai state`)";
+        ErrorData::invalid_params(
+            crate::error::rpc_message(
+                &format!(
+                    "`{}` writes, and this server is read-only (started with `notarai mcp \
+                     --read-only`)",
+                    name.escape_debug()
+                ),
+                Some(hint),
+            ),
+            Some(serde_json::json!({ "hint": hint })),
+        )
     }
 
     /// The `instructions` of the initialize answer: what the server is for,
@@ -54,6 +91,14 @@ impl NotaraiServer {
         text.push_str(&crate::workflow::RECONCILE.pass());
         text.push('\n');
         text.push_str(crate::page::FOLLOW_CURSOR);
+        if self.read_only {
+            text.push_str(
+                "\nThis server is read-only (`notarai mcp --read-only`): it offers no tool that \
+                 writes (`mark_reconciled`, `snapshot_state`, `clear_cache`) and writes nothing \
+                 under .notarai/. Report what you find; recording a pass needs a server started \
+                 without `--read-only`.",
+            );
+        }
         text.push_str(&format!("\nSpecs loaded: {}.", status.loaded));
         match &status.system {
             Some(system) => text.push_str(&format!(" System spec: {system}.")),
@@ -96,7 +141,13 @@ impl NotaraiServer {
 
 impl ServerHandler for NotaraiServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        let capabilities = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_prompts()
+            .enable_resources()
+            .enable_tools()
+            .build();
+        let mut info = InitializeResult::new(capabilities);
         info.protocol_version = ProtocolVersion::V_2025_11_25;
         let mut implementation = Implementation::new("notarai", env!("CARGO_PKG_VERSION"));
         implementation.title = Some("notarai".into());
@@ -136,8 +187,76 @@ impl ServerHandler for NotaraiServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if self.read_only
+            && super::tools::find(&request.name)
+                .is_some_and(|d| d.access != super::tools::Access::ReadOnly)
+        {
+            return Err(Self::refuse_write(&request.name));
+        }
         super::tools::call(self.project.clone(), &request.name, request.arguments)
             .await
             .map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let cursor = cursor(&request).map(str::to_owned);
+        super::on_project(self.project.clone(), "resources/list", move |project| {
+            super::resources::list(project, cursor.as_deref())
+        })
+        .await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        super::resources::templates(cursor(&request))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        super::on_project(self.project.clone(), "resources/read", move |project| {
+            super::resources::read(project, &request.uri)
+        })
+        .await
+        .map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        super::prompts::list(cursor(&request))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        super::prompts::get(&request.name, request.arguments.as_ref(), self.read_only)
+            .map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        super::on_project(
+            self.project.clone(),
+            "completion/complete",
+            move |project| super::prompts::complete(project, &request),
+        )
+        .await
     }
 }

@@ -3,8 +3,8 @@
 //! The line framing ([`super::stdio`]) asks this table which methods exist
 //! and which are notifications; the tools themselves are declared in
 //! [`super::tools::TOOLS`], which the framing asks whether a call only reads.
-//! Adding `resources/*`, `prompts/*` or `completion/complete` is one row here
-//! plus its handler in [`super::server`].
+//! A new method is one row here plus its handler in [`super::server`] (and
+//! its params type in [`params_error`]).
 
 use serde_json::Value;
 
@@ -56,6 +56,12 @@ pub const METHODS: &[Method] = &[
     },
     request("tools/list"),
     request("tools/call"),
+    request("resources/list"),
+    request("resources/templates/list"),
+    request("resources/read"),
+    request("prompts/list"),
+    request("prompts/get"),
+    request("completion/complete"),
     notification("notifications/initialized"),
     notification("notifications/cancelled"),
     notification("notifications/progress"),
@@ -70,7 +76,10 @@ pub fn method(name: &str) -> Option<&'static Method> {
 /// Why `params` do not decode as the params of `method`, for the methods
 /// whose params have a type in rmcp.
 pub fn params_error(method: &str, params: Option<&Value>) -> Option<String> {
-    use rmcp::model::{CallToolRequestParams, InitializeRequestParams, PaginatedRequestParams};
+    use rmcp::model::{
+        CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams,
+        InitializeRequestParams, PaginatedRequestParams, ReadResourceRequestParams,
+    };
     fn check<T: serde::de::DeserializeOwned>(params: Option<&Value>) -> Option<String> {
         let params = params.cloned().unwrap_or(Value::Null);
         serde_path_to_error::deserialize::<_, T>(params)
@@ -83,7 +92,12 @@ pub fn params_error(method: &str, params: Option<&Value>) -> Option<String> {
     match method {
         "initialize" => check::<InitializeRequestParams>(params),
         "tools/call" => check::<CallToolRequestParams>(params),
-        "tools/list" => check::<Option<PaginatedRequestParams>>(params),
+        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
+            check::<Option<PaginatedRequestParams>>(params)
+        }
+        "resources/read" => check::<ReadResourceRequestParams>(params),
+        "prompts/get" => check::<GetPromptRequestParams>(params),
+        "completion/complete" => check::<CompleteRequestParams>(params),
         _ => None,
     }
 }

@@ -6,6 +6,7 @@
 //! declares cannot drift apart. Nothing here knows about JSON-RPC.
 
 mod affected;
+mod catalog;
 mod diff;
 mod pages;
 mod params;
@@ -21,6 +22,10 @@ use crate::project::{Project, Specs};
 use crate::repo_path::RepoPath;
 
 pub use affected::{list_affected_specs, status_page};
+pub use catalog::{
+    CATALOG_PAGE, CatalogEntry, CatalogPage, Completion, MAX_COMPLETIONS, SpecText, complete,
+    complete_branches, complete_folders, complete_spec_paths, read_spec, spec_catalog,
+};
 pub use diff::get_spec_diff;
 pub use params::{
     GetChangedArtifactsParams, GetSpecDiffParams, ListAffectedSpecsParams, MarkReconciledParams,

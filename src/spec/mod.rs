@@ -23,7 +23,7 @@ mod schema_check;
 mod yaml;
 
 pub use globs::compile_artifact_glob;
-pub use load::discover;
+pub use load::{discover, read_text};
 /// The spec model's top-level types; the rest of the model is named through
 /// [`model`] (`spec::model::OutputType`).
 pub use model::{Behavior, SCHEMA_VERSION, SUPPORTED_VERSIONS, Spec, Tier};

@@ -127,7 +127,30 @@ impl Spec {
     pub fn tier(&self) -> Tier {
         self.tier.unwrap_or(Tier::Full)
     }
+
+    /// A one-line title for the spec, from its intent: the first sentence of
+    /// its first non-blank line, at most [`TITLE_CHARS`] characters (cut at
+    /// a word, with `...`). `None` when the intent is blank.
+    pub fn title(&self) -> Option<String> {
+        let line = self.intent.lines().map(str::trim).find(|l| !l.is_empty())?;
+        let sentence = line
+            .match_indices(". ")
+            .next()
+            .map_or(line, |(at, _)| &line[..=at]);
+        if sentence.chars().count() <= TITLE_CHARS {
+            return Some(sentence.to_string());
+        }
+        let cut: String = sentence.chars().take(TITLE_CHARS - 3).collect();
+        let cut = match cut.rfind(' ') {
+            Some(at) if at > TITLE_CHARS / 2 => &cut[..at],
+            _ => cut.as_str(),
+        };
+        Some(format!("{}...", cut.trim_end()))
+    }
 }
+
+/// The longest [`Spec::title`], in characters.
+pub const TITLE_CHARS: usize = 80;
 
 /// Adds the rules that depend on other keys to the generated root schema,
 /// as the published schema words them: a `cross_cutting: true` spec has no
@@ -996,4 +1019,33 @@ pub struct SatisfiedBy {
     /// Constraints, as written in the spec.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub constraints: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_intent(intent: &str) -> Spec {
+        let yaml = format!(
+            "schema_version: '0.8'\nintent: {}\ntier: registered\nartifacts:\n  code:\n    - path: 'x'\n",
+            serde_json::to_string(intent).unwrap()
+        );
+        serde_yaml::from_str(&yaml).unwrap()
+    }
+
+    #[test]
+    fn a_title_is_the_first_sentence_of_the_intent() {
+        assert_eq!(
+            with_intent("\n  Login and sessions. Tokens expire.\nMore.").title(),
+            Some("Login and sessions.".into())
+        );
+        assert_eq!(with_intent("  \n ").title(), None);
+        let long = with_intent(&"word ".repeat(40)).title().unwrap();
+        assert!(
+            long.ends_with("...") && long.chars().count() <= TITLE_CHARS,
+            "{long}"
+        );
+        let unbroken = with_intent(&"é".repeat(200)).title().unwrap();
+        assert_eq!(unbroken.chars().count(), TITLE_CHARS);
+    }
 }

@@ -1,6 +1,6 @@
 //! The bootstrap workflow: drafting the first specs of an existing codebase.
 
-use super::{Call, Step, Workflow};
+use super::{Argument, ArgumentKind, Call, Prompt, Step, Workflow};
 
 /// Drafting the first specs: a system spec plus one spec per component.
 pub const BOOTSTRAP: Workflow = Workflow {
@@ -117,4 +117,19 @@ reconciliation only looks at later changes.",
         },
     ],
     notes: &[],
+    prompt: Prompt {
+        name: "bootstrap",
+        title: "Draft a first spec for a folder",
+        arguments: &[Argument {
+            name: "path",
+            description: "The folder to write a first spec for, relative to the repository root \
+                          (e.g. `src/auth`)",
+            required: true,
+            narrows: "Only the folder `{value}`: read its layout, README and entry points, \
+                      draft the spec (or specs, one per component) of what lives there, with \
+                      artifact globs under `{value}/`, and list it under the system spec's \
+                      `subsystems` (write the system spec first if there is none).",
+            kind: ArgumentKind::Folder,
+        }],
+    },
 };

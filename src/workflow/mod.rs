@@ -5,9 +5,10 @@
 //! calls, the text an agent follows). Everything that tells an agent how to
 //! work with notarai is rendered from here, so the texts cannot name
 //! different steps or tools: the server's `instructions` ([`Workflow::pass`]),
-//! the notes in the tools' descriptions ([`Workflow::tool_note`]) and the
-//! Claude Code skills ([`Workflow::skill`]). A leaf module: it imports nothing
-//! of notarai.
+//! the notes in the tools' descriptions ([`Workflow::tool_note`]), the
+//! Claude Code skills ([`Workflow::skill`]) and the MCP prompts
+//! ([`Workflow::prompt`], the skill's steps under the arguments given). A
+//! leaf module: it imports nothing of notarai.
 //!
 //! A step's text may name another step as `{step:<id>}`; it is rendered as
 //! `step <number>`, so adding a step renumbers every reference.
@@ -47,6 +48,45 @@ pub struct Call {
     pub args: &'static str,
 }
 
+/// An argument of a workflow's MCP prompt.
+#[derive(Debug, Clone, Copy)]
+pub struct Argument {
+    /// Its name (`base_branch`).
+    pub name: &'static str,
+    /// What to give, for the prompt's listing.
+    pub description: &'static str,
+    /// Whether the prompt needs it.
+    pub required: bool,
+    /// How a given value narrows the pass, one Markdown list item; every
+    /// `{value}` is replaced by the value.
+    pub narrows: &'static str,
+    /// What kind of value it takes, which says how it is checked and what
+    /// completion offers.
+    pub kind: ArgumentKind,
+}
+
+/// What kind of value a prompt argument takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgumentKind {
+    /// A branch name (`main`, `origin/main`).
+    Branch,
+    /// A spec file's repository-relative path (`.notarai/auth.spec.yaml`).
+    SpecPath,
+    /// A folder's repository-relative path (`src/auth`).
+    Folder,
+}
+
+/// The MCP prompt that renders a workflow.
+#[derive(Debug, Clone, Copy)]
+pub struct Prompt {
+    /// The prompt's name (`reconcile`).
+    pub name: &'static str,
+    /// Its title, for a person picking it.
+    pub title: &'static str,
+    /// Its arguments.
+    pub arguments: &'static [Argument],
+}
+
 /// A workflow: its skill's name and description, its introduction, its steps
 /// in order and closing notes.
 #[derive(Debug, Clone, Copy)]
@@ -65,6 +105,8 @@ pub struct Workflow {
     pub steps: &'static [Step],
     /// Closing notes (Markdown list items without the `- `), may be empty.
     pub notes: &'static [&'static str],
+    /// The MCP prompt that renders it.
+    pub prompt: Prompt,
 }
 
 impl Workflow {
@@ -159,9 +201,48 @@ impl Workflow {
     /// The Claude Code skill (`SKILL.md`, before notarai's marker line).
     pub fn skill(&self) -> String {
         let mut out = format!(
-            "---\nname: {}\ndescription: {}\n---\n\n# {}\n\n{}\n## Steps\n\n",
+            "---\nname: {}\ndescription: {}\n---\n\n# {}\n\n{}\n",
             self.name, self.description, self.heading, self.intro
         );
+        out.push_str(&self.steps_and_notes());
+        out
+    }
+
+    /// The text of the MCP prompt: the skill without its front matter,
+    /// with a `## This pass` section before the steps saying how each given
+    /// argument (`(name, value)`, an empty value counts as not given)
+    /// narrows the pass, and `extra` items appended to it.
+    pub fn prompt_text(&self, given: &[(&str, &str)], extra: &[&str]) -> String {
+        let mut out = format!("# {}\n\n{}\n", self.heading, self.intro);
+        let mut items: Vec<String> = self
+            .prompt
+            .arguments
+            .iter()
+            .filter_map(|arg| {
+                let (_, value) = given
+                    .iter()
+                    .find(|(name, value)| *name == arg.name && !value.is_empty())?;
+                Some(arg.narrows.replace("{value}", value))
+            })
+            .collect();
+        items.extend(extra.iter().map(|e| e.to_string()));
+        if !items.is_empty() {
+            out.push_str("## This pass\n\n");
+            for item in items {
+                out.push_str("- ");
+                out.push_str(&item.replace('\n', "\n  "));
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+        out.push_str(&self.steps_and_notes());
+        out
+    }
+
+    /// The `## Steps` section (numbered, references resolved) and the
+    /// `## Notes` section when there are notes.
+    fn steps_and_notes(&self) -> String {
+        let mut out = String::from("## Steps\n\n");
         for (i, step) in self.steps.iter().enumerate() {
             let number = format!("{}. ", i + 1);
             let indent = " ".repeat(number.len());

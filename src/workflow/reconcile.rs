@@ -1,6 +1,6 @@
 //! The reconciliation pass: checking a branch's changes against its specs.
 
-use super::{Call, Step, Workflow};
+use super::{Argument, ArgumentKind, Call, Prompt, Step, Workflow};
 
 /// The reconciliation pass, from the status of the branch to the committed
 /// state.
@@ -221,4 +221,29 @@ the cache is clearly wrong.",
         "Do not read whole files the diff already shows; open a file only when the
 diff lacks the context to judge a behavior.",
     ],
+    prompt: Prompt {
+        name: "reconcile",
+        title: "Reconcile changes with the specs",
+        arguments: &[
+            Argument {
+                name: "base_branch",
+                description: "The branch this work merges into (optional: notarai chooses the \
+                              base when it is not given)",
+                required: false,
+                narrows: "Base branch: `{value}`. Pass `base_branch: \"{value}\"` to every call \
+                          of this pass that takes it.",
+                kind: ArgumentKind::Branch,
+            },
+            Argument {
+                name: "spec_path",
+                description: "One spec to reconcile, e.g. `.notarai/auth.spec.yaml` (optional: \
+                              every affected spec when it is not given)",
+                required: false,
+                narrows: "Only the spec `{value}`: take stock as usual, then check, propose and \
+                          record for this spec alone, and say which other specs are affected \
+                          and left for another pass.",
+                kind: ArgumentKind::SpecPath,
+            },
+        ],
+    },
 };

@@ -1,0 +1,225 @@
+//! The workflows as MCP prompts (`prompts/list`, `prompts/get`) and the
+//! completion of their arguments and of the spec template's `{path}`
+//! (`completion/complete`).
+//!
+//! Every prompt is rendered from [`crate::workflow`], the source of the
+//! skills and the server's instructions ([`Workflow::prompt_text`]), so a
+//! prompt names the same steps and tools as the skill. The values completion
+//! offers come from [`crate::review`]: spec files, folders from git's file
+//! list, branches.
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptResult, JsonObject,
+    ListPromptsResult, Prompt, PromptArgument, PromptMessage, Reference, Role,
+};
+
+use crate::project::Project;
+use crate::repo_path::RepoPath;
+use crate::review;
+use crate::workflow::{self, ArgumentKind, Workflow};
+
+/// What a read-only server adds to the reconcile prompt.
+const READ_ONLY_NOTE: &str = "This server is read-only (`notarai mcp --read-only`): \
+     `mark_reconciled` and `snapshot_state` are not available here. Report what you found; \
+     recording is left to a server started without `--read-only`.";
+
+fn invalid(message: String, hint: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        crate::error::rpc_message(&message, Some(hint)),
+        Some(serde_json::json!({ "hint": hint })),
+    )
+}
+
+/// The workflow whose prompt is `name`.
+fn find(name: &str) -> Result<&'static Workflow, ErrorData> {
+    workflow::ALL
+        .into_iter()
+        .find(|w| w.prompt.name == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = workflow::ALL.iter().map(|w| w.prompt.name).collect();
+            invalid(
+                format!("unknown prompt `{}`", name.escape_debug()),
+                &format!("this server has the prompts: {}", names.join(", ")),
+            )
+        })
+}
+
+/// `prompts/list`: one prompt per workflow.
+pub fn list(cursor: Option<&str>) -> Result<ListPromptsResult, ErrorData> {
+    if let Some(cursor) = cursor {
+        return Err(super::resources::unknown_cursor("prompts/list", cursor));
+    }
+    let prompts = workflow::ALL
+        .iter()
+        .map(|w| {
+            let arguments = w
+                .prompt
+                .arguments
+                .iter()
+                .map(|a| {
+                    PromptArgument::new(a.name)
+                        .with_description(a.description)
+                        .with_required(a.required)
+                })
+                .collect();
+            Prompt::new(w.prompt.name, Some(w.description), Some(arguments))
+                .with_title(w.prompt.title)
+        })
+        .collect();
+    Ok(ListPromptsResult::with_all_items(prompts))
+}
+
+/// Why `value` does not fit an argument of `kind`, if it does not.
+fn check_value(kind: ArgumentKind, value: &str) -> Option<String> {
+    match kind {
+        ArgumentKind::Branch => value
+            .chars()
+            .any(|c| c.is_control() || c == ' ')
+            .then(|| "a branch name has no spaces or control characters".to_string()),
+        ArgumentKind::Folder => RepoPath::parse(value).err().map(|e| e.to_string()),
+        ArgumentKind::SpecPath => match RepoPath::parse(value) {
+            Err(e) => Some(e.to_string()),
+            Ok(path) if !crate::spec::is_spec_path(path.as_str()) => {
+                Some("not a spec file (`.notarai/**/*.spec.yaml`)".to_string())
+            }
+            Ok(_) => None,
+        },
+    }
+}
+
+/// `prompts/get`: the workflow's text under the arguments given, as one
+/// user message. An unknown prompt or argument, a missing required one or
+/// a value that does not fit is the caller's error.
+pub fn get(
+    name: &str,
+    arguments: Option<&JsonObject>,
+    read_only: bool,
+) -> Result<GetPromptResult, ErrorData> {
+    let workflow = find(name)?;
+    let declared = workflow.prompt.arguments;
+    let names: Vec<&str> = declared.iter().map(|a| a.name).collect();
+    let mut given: Vec<(&str, String)> = Vec::new();
+    for (key, value) in arguments.into_iter().flatten() {
+        let Some(arg) = declared.iter().find(|a| a.name == key) else {
+            return Err(invalid(
+                format!("prompt `{name}` has no argument `{}`", key.escape_debug()),
+                &format!("its arguments are: {}", names.join(", ")),
+            ));
+        };
+        let Some(value) = value.as_str() else {
+            return Err(invalid(
+                format!("prompt `{name}`: argument `{key}` must be a string"),
+                "pass every argument as a string",
+            ));
+        };
+        let value = value.trim();
+        if value.is_empty() {
+            continue;
+        }
+        if let Some(why) = check_value(arg.kind, value) {
+            return Err(invalid(
+                format!(
+                    "prompt `{name}`: argument `{key}` = `{}`: {why}",
+                    value.escape_debug()
+                ),
+                "`completion/complete` offers the values this argument takes",
+            ));
+        }
+        given.push((arg.name, value.to_string()));
+    }
+    if let Some(missing) = declared
+        .iter()
+        .find(|a| a.required && !given.iter().any(|(n, _)| *n == a.name))
+    {
+        return Err(invalid(
+            format!("prompt `{name}` needs the argument `{}`", missing.name),
+            &format!("pass `{}`: {}", missing.name, missing.description),
+        ));
+    }
+    let pairs: Vec<(&str, &str)> = given.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let extra: &[&str] = if read_only && workflow.tools().contains(&"mark_reconciled") {
+        &[READ_ONLY_NOTE]
+    } else {
+        &[]
+    };
+    let text = workflow.prompt_text(&pairs, extra);
+    Ok(
+        GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+            .with_description(workflow.prompt.title),
+    )
+}
+
+/// `completion/complete`: the values for a prompt's argument or for the
+/// spec template's `{path}`, matching what is typed so far.
+pub fn complete(
+    project: &mut Project,
+    params: &CompleteRequestParams,
+) -> Result<CompleteResult, ErrorData> {
+    let argument = &params.argument;
+    let kind = match &params.r#ref {
+        Reference::Prompt(prompt) => {
+            let workflow = find(&prompt.name)?;
+            let arg = workflow
+                .prompt
+                .arguments
+                .iter()
+                .find(|a| a.name == argument.name)
+                .ok_or_else(|| {
+                    let names: Vec<&str> =
+                        workflow.prompt.arguments.iter().map(|a| a.name).collect();
+                    invalid(
+                        format!(
+                            "prompt `{}` has no argument `{}`",
+                            prompt.name,
+                            argument.name.escape_debug()
+                        ),
+                        &format!("its arguments are: {}", names.join(", ")),
+                    )
+                })?;
+            arg.kind
+        }
+        Reference::Resource(template) => {
+            if template.uri != super::resources::SPEC_TEMPLATE {
+                return Err(invalid(
+                    format!(
+                        "unknown resource template `{}`",
+                        template.uri.escape_debug()
+                    ),
+                    &format!(
+                        "this server has one template: `{}`",
+                        super::resources::SPEC_TEMPLATE
+                    ),
+                ));
+            }
+            if argument.name != "path" {
+                return Err(invalid(
+                    format!(
+                        "the template `{}` has no variable `{}`",
+                        super::resources::SPEC_TEMPLATE,
+                        argument.name.escape_debug()
+                    ),
+                    "complete `path`",
+                ));
+            }
+            ArgumentKind::SpecPath
+        }
+        _ => {
+            return Err(invalid(
+                "unknown completion reference".into(),
+                "complete a prompt's argument (`ref/prompt`) or the spec template's `path` \
+                 (`ref/resource`)",
+            ));
+        }
+    };
+    let typed = argument.value.as_str();
+    let found = match kind {
+        ArgumentKind::Branch => review::complete_branches(project, typed),
+        ArgumentKind::SpecPath => review::complete_spec_paths(project, typed),
+        ArgumentKind::Folder => review::complete_folders(project, typed),
+    };
+    let total = u32::try_from(found.total).unwrap_or(u32::MAX);
+    let info = CompletionInfo::with_pagination(found.values, Some(total), found.has_more)
+        .map_err(|e| ErrorData::internal_error(e, None))?;
+    Ok(CompleteResult::new(info))
+}
