@@ -59,7 +59,8 @@ impl NotaraiServer {
     /// The error of a call to a tool that writes, on a read-only server.
     fn refuse_write(name: &str) -> ErrorData {
         let hint = "ask the user to record it with a server started without `--read-only` \
-                    (`notarai mcp`), or from the shell (`notarai cache`, `notarai state`)";
+                    (`notarai mcp`), or from the shell (`notarai cache update <files>`, \
+                    `notarai state snapshot`)";
         ErrorData::invalid_params(
             crate::error::rpc_message(
                 &format!(

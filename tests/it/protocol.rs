@@ -110,7 +110,15 @@ fn every_protocol_revision_completes_the_handshake() {
         );
         assert_eq!(init["result"]["protocolVersion"], version);
         assert_eq!(init["result"]["serverInfo"]["name"], "notarai");
-        assert!(init["result"]["capabilities"]["tools"].is_object());
+        let capabilities = &init["result"]["capabilities"];
+        for capability in ["tools", "resources", "prompts", "completions"] {
+            assert!(capabilities[capability].is_object(), "{capability}: {init}");
+        }
+        assert!(
+            capabilities["resources"].get("listChanged").is_none()
+                && capabilities["resources"].get("subscribe").is_none(),
+            "no resource notifications are sent: {init}"
+        );
         server.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
         assert_eq!(server.request(2, "ping", json!({}))["result"], json!({}));
         let tools = server.request(3, "tools/list", json!({}));
@@ -183,7 +191,9 @@ fn framing_errors_are_answered_and_the_server_keeps_serving() {
         (b"{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}", -32600, Value::Null),
         (b"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":5}", -32600, json!(12)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"no/such\"}", -32601, json!(13)),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"resources/list\"}", -32601, json!("s")),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"notarai://spec/x\"}}", -32601, json!("s")),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":17,\"method\":\"resources/read\",\"params\":{\"uri\":5}}", -32602, json!(17)),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":18,\"method\":\"completion/complete\",\"params\":{\"ref\":{\"type\":\"ref/nothing\"}}}", -32602, json!(18)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/call\",\"params\":5}", -32602, json!(14)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"tools/call\",\"params\":{\"name\":\"get_spec_diff\",\"arguments\":[]}}", -32602, json!(15)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"tools/call\",\"params\":{\"name\":\"mark_reconciled\",\"arguments\":{\"files\":\"x\"}}}", -32602, json!(16)),

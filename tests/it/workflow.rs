@@ -1,12 +1,12 @@
 //! One source for the workflow: the server's `instructions`, the tools'
-//! descriptions and the installed skills are rendered from
+//! descriptions, the installed skills and the MCP prompts are rendered from
 //! `notarai::workflow`, so they name the same steps and tools in the same
 //! order. These tests read each rendering as a user or agent gets it.
 
 use notarai::workflow::{BOOTSTRAP, RECONCILE};
 use serde_json::{Value, json};
 
-use crate::common::{Repo, notarai};
+use crate::common::{self, Repo, notarai};
 
 /// The names of `universe` that `text` mentions (as whole words), in the
 /// order of their first mention.
@@ -42,6 +42,27 @@ fn every_rendering_names_the_same_tools_in_the_same_order() {
     let mut server = repo.server();
     let info = server.initialize();
     let listed = server.request(2, "tools/list", json!({}));
+    let prompt_text = |server: &mut common::Server, id: i64, params: Value| -> String {
+        let answer = server.request(id, "prompts/get", params);
+        answer["result"]["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .to_string()
+    };
+    let reconcile_prompts = [
+        prompt_text(&mut server, 3, json!({"name": "reconcile"})),
+        prompt_text(
+            &mut server,
+            4,
+            json!({"name": "reconcile", "arguments":
+                {"base_branch": "main", "spec_path": ".notarai/a.spec.yaml"}}),
+        ),
+    ];
+    let bootstrap_prompt = prompt_text(
+        &mut server,
+        5,
+        json!({"name": "bootstrap", "arguments": {"path": "src"}}),
+    );
     server.finish();
     let instructions = info["instructions"].as_str().unwrap().to_string();
     let served: Vec<(String, String)> = listed["result"]["tools"]
@@ -77,6 +98,20 @@ fn every_rendering_names_the_same_tools_in_the_same_order() {
         std::fs::read_to_string(repo.root.join(".claude/skills/notarai-reconcile/SKILL.md"))
             .unwrap();
     assert_eq!(named_in_order(steps_section(&installed), &universe), order);
+    // The prompts: the skill's steps, word for word, under any arguments.
+    let skill_steps = {
+        let start = installed.find("## Steps").unwrap();
+        let end = installed.find("<!--").unwrap_or(installed.len());
+        installed[start..end].trim_end_matches('\n')
+    };
+    for prompt in &reconcile_prompts {
+        assert_eq!(named_in_order(steps_section(prompt), &universe), order);
+        let prompt_steps = prompt[prompt.find("## Steps").unwrap()..].trim_end_matches('\n');
+        assert_eq!(
+            prompt_steps, skill_steps,
+            "the reconcile prompt and the skill differ"
+        );
+    }
 
     // Each tool's description places it in the pass: the tool before it and
     // the tools after it, up to the next step every pass takes.
@@ -119,6 +154,11 @@ fn every_rendering_names_the_same_tools_in_the_same_order() {
         named_in_order(steps_section(&bootstrap), &universe),
         BOOTSTRAP.tools()
     );
+    assert_eq!(
+        named_in_order(steps_section(&bootstrap_prompt), &universe),
+        BOOTSTRAP.tools()
+    );
+    assert!(bootstrap_prompt.contains("Only the folder `src`"));
 }
 
 #[test]

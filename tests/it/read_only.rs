@@ -1,0 +1,257 @@
+//! `notarai mcp --read-only`: the tools that write are neither listed nor
+//! callable, and nothing under `.notarai/` is written: after a session that
+//! exercises every tool, resource and prompt, every file there has the same
+//! bytes and modification time and no file appeared (no load-status stamp,
+//! no SQLite `-wal`/`-shm`), while the cache is still read.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use common::{Repo, Server, strings};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use serde_json::{Value, json};
+
+const WRITE_TOOLS: [&str; 3] = ["mark_reconciled", "snapshot_state", "clear_cache"];
+const READ_TOOLS: [&str; 4] = [
+    "get_reconciliation_status",
+    "list_affected_specs",
+    "get_spec_diff",
+    "get_changed_artifacts",
+];
+
+/// Every entry below `dir` (folders too) with its bytes (files) and
+/// modification time, not following links.
+fn state_of(dir: &Path) -> BTreeMap<PathBuf, (Option<Vec<u8>>, SystemTime)> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, (Option<Vec<u8>>, SystemTime)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let rel = path.strip_prefix(root).unwrap().to_path_buf();
+            let bytes = meta.is_file().then(|| std::fs::read(&path).unwrap());
+            out.insert(rel, (bytes, meta.modified().unwrap()));
+            if meta.is_dir() {
+                walk(root, &path, out);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn read_only(root: &Path) -> Server {
+    let mut server = Server::spawn_with(root, |cmd| {
+        cmd.arg("--read-only");
+    });
+    server.initialize();
+    server
+}
+
+/// A branch with a change reconciled (after a snapshot) by a writing server,
+/// a load-status stamp kept, then a spec edited so that the stamp is stale
+/// (a writing server would rewrite it).
+fn reconciled_repo() -> Repo {
+    let repo = Repo::with_spec();
+    repo.append("src/a.rs", "fn b() {}\n");
+    repo.write("docs/a.md", "# A, changed\n");
+    let mut server = repo.server();
+    // The state first, so what is reconciled is only in the cache.
+    server.call_ok(1, "snapshot_state", json!({}));
+    server.call_ok(2, "mark_reconciled", json!({"files": ["src/a.rs"]}));
+    server.finish();
+    // A second writing server keeps the load status, now that the cache folder exists.
+    repo.server().finish();
+    assert!(repo.root.join(".notarai/.cache/load-status.json").is_file());
+    assert!(repo.db().is_file());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    repo.spec("more", &["lib/**"]);
+    repo
+}
+
+#[test]
+fn a_read_only_session_writes_nothing_under_notarai() {
+    let repo = reconciled_repo();
+    let before = state_of(&repo.root.join(".notarai"));
+    let mut server = read_only(&repo.root);
+
+    let tools = server.request(1, "tools/list", json!({}));
+    let names: Vec<String> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, READ_TOOLS);
+
+    let status = server.call_ok(
+        2,
+        "get_reconciliation_status",
+        json!({"base_branch": "main"}),
+    );
+    assert_eq!(
+        status["totals"]["reconciled"], 1,
+        "the cache is read: {status}"
+    );
+    let affected = server.call_ok(3, "list_affected_specs", json!({"base_branch": "main"}));
+    assert_eq!(
+        strings(&affected["changed_files"]),
+        [
+            ".notarai/more.spec.yaml",
+            ".notarai/reconciliation_state.json",
+            "docs/a.md",
+            "src/a.rs"
+        ]
+    );
+    let diff = server.call_ok(
+        4,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"}),
+    );
+    assert_eq!(strings(&diff["skipped"]), ["src/a.rs"], "{diff}");
+    assert_eq!(strings(&diff["files"]), ["docs/a.md"]);
+    server.call_ok(
+        5,
+        "get_changed_artifacts",
+        json!({"spec_path": ".notarai/a.spec.yaml", "artifact_type": "docs"}),
+    );
+    for (i, tool) in WRITE_TOOLS.iter().enumerate() {
+        let arguments = match *tool {
+            "mark_reconciled" => json!({"files": ["docs/a.md"]}),
+            _ => json!({}),
+        };
+        let answer = server.call(10 + i as i64, tool, arguments);
+        let error = &answer["error"];
+        assert_eq!(error["code"], -32602, "{tool}: {answer}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains("read-only"), "{message}");
+        assert!(
+            error["data"]["hint"]
+                .as_str()
+                .unwrap()
+                .contains("without `--read-only`"),
+            "{answer}"
+        );
+    }
+    // Resources, prompts and completion read only.
+    let listed = server.request(20, "resources/list", json!({}));
+    assert_eq!(listed["result"]["resources"].as_array().unwrap().len(), 2);
+    let read = server.request(
+        21,
+        "resources/read",
+        json!({"uri": "notarai://spec/.notarai/more.spec.yaml"}),
+    );
+    assert!(read["result"]["contents"][0]["text"].is_string(), "{read}");
+    let prompt = server.request(22, "prompts/get", json!({"name": "reconcile"}));
+    let text = prompt["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("This server is read-only"), "{text}");
+    let completion = server.request(
+        23,
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "reconcile"},
+            "argument": {"name": "base_branch", "value": ""}}),
+    );
+    assert_eq!(
+        strings(&completion["result"]["completion"]["values"]),
+        ["feat", "main"]
+    );
+    // The diff again, after the refused writes: still answered from the cache.
+    let again = server.call_ok(
+        24,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"}),
+    );
+    assert_eq!(strings(&again["skipped"]), ["src/a.rs"]);
+    server.finish();
+
+    let after = state_of(&repo.root.join(".notarai"));
+    let names = |s: &BTreeMap<PathBuf, _>| s.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        names(&after),
+        names(&before),
+        "no file appeared or vanished"
+    );
+    for (path, (bytes, modified)) in &before {
+        let (bytes_now, modified_now) = &after[path];
+        assert_eq!(bytes_now, bytes, "{} changed", path.display());
+        assert_eq!(modified_now, modified, "{} was touched", path.display());
+    }
+}
+
+#[test]
+fn a_read_only_server_says_so_and_creates_no_cache() {
+    let repo = Repo::with_spec();
+    repo.append("src/a.rs", "fn b() {}\n");
+    // A cache folder without a stamp: a writing server would keep one.
+    std::fs::create_dir_all(repo.root.join(".notarai/.cache")).unwrap();
+    let before = state_of(&repo.root.join(".notarai"));
+    let mut server = Server::spawn_with(&repo.root, |cmd| {
+        cmd.arg("--read-only");
+    });
+    let info = server.initialize();
+    let instructions = info["instructions"].as_str().unwrap();
+    assert!(
+        instructions.contains("This server is read-only")
+            && instructions.contains("Specs loaded: 1."),
+        "{instructions}"
+    );
+    let status = server.call_ok(
+        1,
+        "get_reconciliation_status",
+        json!({"base_branch": "main"}),
+    );
+    assert_eq!(status["totals"]["reconciled"], 0);
+    let answer = server.call(2, "clear_cache", json!({}));
+    assert_eq!(answer["error"]["code"], -32602);
+    server.finish();
+    assert_eq!(state_of(&repo.root.join(".notarai")), before);
+
+    // The same server without the flag keeps its stamp: the test above is not vacuous.
+    repo.server().finish();
+    assert!(repo.root.join(".notarai/.cache/load-status.json").is_file());
+}
+
+#[tokio::test]
+async fn rmcp_client_sees_only_the_reading_tools() {
+    let repo = reconciled_repo();
+    let root = repo.root.clone();
+    let transport =
+        TokioChildProcess::new(tokio::process::Command::new(common::BIN).configure(|cmd| {
+            cmd.arg("mcp").arg("--read-only").arg("--root").arg(&root);
+        }))
+        .unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, READ_TOOLS);
+    assert!(
+        tools
+            .iter()
+            .all(|t| t.annotations.as_ref().unwrap().read_only_hint == Some(true))
+    );
+    for tool in WRITE_TOOLS {
+        let err = client
+            .call_tool(CallToolRequestParams::new(tool))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("read-only"), "{tool}: {err}");
+    }
+    let status: Value = client
+        .call_tool(
+            CallToolRequestParams::new("get_reconciliation_status")
+                .with_arguments(json!({"base_branch": "main"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(status["totals"]["reconciled"], 1);
+    client.cancel().await.unwrap();
+}
