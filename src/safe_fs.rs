@@ -25,7 +25,7 @@
 //!
 //! - **Read-only processes** ([`forbid_writes`]): `notarai mcp --read-only`
 //!   turns every write of this module into an error for the rest of the
-//!   process, and the cache ([`crate::cache`]) and the load-status stamp
+//!   process, and the SQLite cache and the load-status stamp
 //!   ask [`writes_forbidden`] before touching a file.
 //!
 //! A leaf module: it imports nothing of notarai.
