@@ -311,6 +311,32 @@ mod tests {
     }
 
     #[test]
+    fn a_prompt_is_the_skill_narrowed_by_its_arguments() {
+        for workflow in ALL {
+            let skill = workflow.skill();
+            let steps = &skill[skill.find("## Steps").unwrap()..];
+            let plain = workflow.prompt_text(&[], &[]);
+            assert!(plain.ends_with(steps) && !plain.contains("## This pass"));
+            assert!(!plain.starts_with("---"), "no front matter in a prompt");
+            let given: Vec<(&str, &str)> = workflow
+                .prompt
+                .arguments
+                .iter()
+                .map(|a| (a.name, "VALUE-X"))
+                .collect();
+            let narrowed = workflow.prompt_text(&given, &["extra item"]);
+            assert!(narrowed.ends_with(steps));
+            let pass = &narrowed[narrowed.find("## This pass").unwrap()..];
+            for arg in workflow.prompt.arguments {
+                let item = arg.narrows.replace("{value}", "VALUE-X");
+                assert!(pass.contains(&item), "{}: {pass}", arg.name);
+                assert!(!item.contains("{value"), "{}", arg.name);
+            }
+            assert!(pass.contains("- extra item\n"));
+        }
+    }
+
+    #[test]
     fn the_short_form_and_the_notes_follow_the_steps() {
         let pass = RECONCILE.pass();
         let mut at = 0;

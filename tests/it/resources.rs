@@ -266,6 +266,19 @@ fn nothing_but_a_spec_of_the_project_is_read() {
                 && !answer.to_string().contains("outside the root")
         );
     }
+    // A FIFO named like a spec is refused without being opened (no hang),
+    // an oversized spec is refused before it is read.
+    let fifo = repo.root.join(".notarai/fifo.spec.yaml");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0);
+    repo.write(".notarai/huge.spec.yaml", "#".repeat(2 * 1024 * 1024));
+    for (id, name, why) in [(30, "fifo", "FIFO"), (31, "huge", "larger than")] {
+        let uri = format!("notarai://spec/.notarai/{name}.spec.yaml");
+        let answer = server.request(id, "resources/read", json!({"uri": uri}));
+        let (code, message, _) = error_of(&answer);
+        assert_eq!(code, -32602, "{answer}");
+        assert!(message.contains(why), "{message}");
+    }
     // A request without a uri is malformed params.
     let (code, ..) = error_of(&server.request(40, "resources/read", json!({})));
     assert_eq!(code, -32602);
