@@ -255,3 +255,72 @@ async fn rmcp_client_sees_only_the_reading_tools() {
     assert_eq!(status["totals"]["reconciled"], 1);
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn a_live_writers_wal_is_read_and_a_corrupt_cache_left_alone() {
+    let repo = Repo::with_spec();
+    repo.append("src/a.rs", "fn b() {}\n");
+    repo.write("docs/a.md", "# A, changed\n");
+    let mut server = repo.server();
+    server.call_ok(
+        1,
+        "mark_reconciled",
+        json!({"files": ["src/a.rs", "docs/a.md"]}),
+    );
+    server.finish();
+    let reconciled = || {
+        let mut server = read_only(&repo.root);
+        let status = server.call_ok(
+            1,
+            "get_reconciliation_status",
+            json!({"base_branch": "main"}),
+        );
+        server.finish();
+        status["totals"]["reconciled"].clone()
+    };
+    assert_eq!(reconciled(), 2, "the database as the writer closed it");
+
+    // Another process holds the database open and has forgotten one file:
+    // the change sits in its `-wal`, not yet in the database file.
+    let writer = rusqlite::Connection::open(repo.db()).unwrap();
+    let mode: String = writer
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    writer
+        .execute("DELETE FROM file_cache WHERE path = 'src/a.rs'", [])
+        .unwrap();
+    let cache = repo.root.join(".notarai/.cache");
+    let wal = cache.join("notarai.db-wal");
+    assert!(wal.is_file());
+    let before = state_of(&cache);
+    assert_eq!(
+        reconciled(),
+        1,
+        "the writer's change is read through its -wal"
+    );
+    let after = state_of(&cache);
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>(),
+        "no file appeared"
+    );
+    for name in ["notarai.db", "notarai.db-wal"] {
+        assert_eq!(before[Path::new(name)], after[Path::new(name)], "{name}");
+    }
+    drop(writer);
+
+    // A corrupt database is a cold cache, and stays where it is.
+    std::fs::write(
+        repo.db(),
+        b"this is not a database, but long enough to look like one",
+    )
+    .unwrap();
+    let before = state_of(&repo.root.join(".notarai"));
+    assert_eq!(reconciled(), 0);
+    assert_eq!(
+        state_of(&repo.root.join(".notarai")),
+        before,
+        "not set aside"
+    );
+}
