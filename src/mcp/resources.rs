@@ -91,9 +91,13 @@ pub fn list(project: &mut Project, cursor: Option<&str>) -> Result<ListResources
         .into_iter()
         .map(|entry| {
             let name = entry.path.clone();
-            let mut resource = Resource::new(spec_uri(&entry.path), name)
-                .with_mime_type(SPEC_MIME)
-                .with_description(format!("The spec file {}", entry.path));
+            let mut resource = Resource::new(spec_uri(&entry.path), name).with_mime_type(SPEC_MIME);
+            if !entry.loaded {
+                resource = resource.with_description(
+                    "This spec fails to load, so it governs nothing until fixed: run \
+                     `notarai validate`",
+                );
+            }
             if let Some(title) = entry.title {
                 resource = resource.with_title(title);
             }

@@ -28,8 +28,11 @@ pub struct CatalogEntry {
     /// The spec's title, from its intent ([`crate::spec::Spec::title`]);
     /// `None` for a spec that fails to load or has a blank intent.
     pub title: Option<String>,
-    /// The file's size in bytes, when it could be read.
+    /// The file's size in bytes, when it is a regular file.
     pub size: Option<u64>,
+    /// Whether the spec loaded (a spec that fails `notarai validate` for
+    /// its own content did not).
+    pub loaded: bool,
 }
 
 /// One page of the catalog.
@@ -70,12 +73,18 @@ pub fn spec_catalog(project: &mut Project, cursor: Option<&str>) -> Result<Catal
     let entries: Vec<CatalogEntry> = crate::spec::discover(&root)
         .into_iter()
         .map(|path| {
-            let title = specs.set.get(&path).and_then(|s| s.spec.title());
+            let spec = specs.set.get(&path);
+            let title = spec.and_then(|s| s.spec.title());
             let size = std::fs::symlink_metadata(root.join(&path))
                 .ok()
                 .filter(|m| m.is_file())
                 .map(|m| m.len());
-            CatalogEntry { path, title, size }
+            CatalogEntry {
+                loaded: spec.is_some(),
+                path,
+                title,
+                size,
+            }
         })
         .collect();
     let pages = entries.len().div_ceil(CATALOG_PAGE).max(1);
