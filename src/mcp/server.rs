@@ -58,9 +58,8 @@ impl NotaraiServer {
 
     /// The error of a call to a tool that writes, on a read-only server.
     fn refuse_write(name: &str) -> ErrorData {
-        let hint = "ask the user to record it with a server started without `--read-only` \
-                    (`notarai mcp`), or from the shell (`notarai cache update <files>`, \
-                    `notarai state snapshot`)";
+        let hint = "recording a pass needs a server started without `--read-only` \
+                    (`notarai mcp`): report your findings and leave the recording to the user";
         ErrorData::invalid_params(
             crate::error::rpc_message(
                 &format!(
