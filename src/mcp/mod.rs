@@ -6,6 +6,7 @@
 //! dispatches over [`crate::review`].
 
 pub mod lines;
+pub mod progress;
 pub mod server;
 pub mod stdio;
 pub mod surface;

@@ -134,10 +134,13 @@ impl ServerHandler for NotaraiServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        super::tools::call(self.project.clone(), &request.name, request.arguments)
-            .await
-            .map(Into::into)
+        let (progress, tracker) = super::progress::Tracker::start(&context);
+        let answer =
+            super::tools::call(self.project.clone(), &request.name, request.arguments, progress)
+                .await;
+        tracker.finish().await;
+        answer.map(Into::into)
     }
 }

@@ -13,7 +13,8 @@ use crate::governance::Scope;
 use crate::page::MaxTokens;
 use crate::project::Project;
 use crate::spec;
-use crate::state::Reconciled;
+use crate::progress::Progress;
+use crate::state::{JudgeError, Reconciled};
 
 /// The page of a reconciliation status named by `cursor` (the first
 /// without): per-spec `unreconciled` lists cut across pages, `base` and
@@ -30,10 +31,12 @@ pub fn status_page(
 
 // ----------------------------------------------------------------- questions
 
-/// Which specs govern the files changed on this branch.
+/// Which specs govern the files changed on this branch. Each governed
+/// file hashed advances `progress`; a cancel stops the work.
 pub fn list_affected_specs(
     project: &mut Project,
     params: &ListAffectedSpecsParams,
+    progress: &Progress,
 ) -> Result<AffectedSpecs> {
     let specs = project.specs();
     let root = project.root().to_path_buf();
@@ -48,9 +51,13 @@ pub fn list_affected_specs(
         .filter(|(_, g)| !g.is_empty())
         .collect();
     let governed_paths: Vec<&str> = governed.iter().map(|(p, _)| p.as_str()).collect();
+    progress.begin(governed_paths.len() as u64, "hashing changed files");
     let judged = Reconciled::trusted(&root, git, governed_paths.iter().copied())
-        .judge(&root, Some(git), &governed_paths)
-        .map_err(ReviewError::Internal)?;
+        .judge_tracked(&root, Some(git), &governed_paths, progress)
+        .map_err(|e| match e {
+            JudgeError::Io(message) => ReviewError::Internal(message),
+            JudgeError::Cancelled(c) => c.into(),
+        })?;
     for ((path, governors), reconciled) in governed.into_iter().zip(judged) {
         for spec in governors {
             matched

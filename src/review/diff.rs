@@ -11,13 +11,19 @@ use super::{
 use crate::changes::Patch;
 use crate::governance;
 use crate::hashing::{self, FileHash};
+use crate::progress::Progress;
 use crate::project::Project;
 use crate::spec;
 use crate::state::Reconciled;
 
 /// The changed files one spec governs, minus what the cache says was
-/// already reconciled, with their diff.
-pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Result<SpecDiff> {
+/// already reconciled, with their diff. Each path hashed and each file
+/// diffed advances `progress`; a cancel stops the work.
+pub fn get_spec_diff(
+    project: &mut Project,
+    params: &GetSpecDiffParams,
+    progress: &Progress,
+) -> Result<SpecDiff> {
     let specs = project.specs();
     let index = spec_index(project, &specs, &params.spec_path)?;
     let exclude = ExcludeMatcher::new(&params.exclude_patterns)?;
@@ -46,8 +52,9 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         .collect();
     paths.sort_unstable();
     paths.dedup();
+    progress.begin((paths.len() + candidates.len()) as u64, "hashing files");
     let mut now: HashMap<&str, FileHash> = HashMap::with_capacity(paths.len());
-    for (path, hash) in paths.iter().zip(hash_now(&root, Some(git), &paths)) {
+    for (path, hash) in paths.iter().zip(hash_now(&root, Some(git), &paths, progress)?) {
         now.insert(path, hash?);
     }
     // Reconciled per the local cache (unless git tracks it) or the committed state.
@@ -78,7 +85,10 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
             specs.governance().category(index, p).is_some() && !exclude.is_match(p)
         }),
     };
+    progress.stage("diffing files");
     for (file, governed) in candidates {
+        progress.check()?;
+        progress.advance(1);
         if governed.iter().all(|p| reconciled(p)) {
             out.skipped.extend(governed.iter().map(|p| p.to_string()));
             continue;
