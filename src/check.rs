@@ -26,8 +26,7 @@ use crate::progress::{Cancelled, Progress};
 use crate::project::Project;
 use crate::spec::{self, CACHE_DIR, SpecSet};
 use crate::state::{
-    JudgeError,
-    self, BaseError, Reconciled, STATE_FILE, State, StateError, UsedBase, choose_base,
+    self, BaseError, JudgeError, Reconciled, STATE_FILE, State, StateError, UsedBase, choose_base,
 };
 
 /// Why a check or status could not be computed (exit code 2).

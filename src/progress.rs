@@ -224,7 +224,10 @@ mod tests {
         assert_eq!(seen[0].done, 0, "the start is reported at once");
         assert_eq!(seen.last().unwrap().done, 1000, "the end is reported");
         assert!(seen.windows(2).all(|w| w[0].done < w[1].done), "{seen:?}");
-        assert!(seen.iter().all(|r| r.total == 1000 && r.message == "hashing files"));
+        assert!(
+            seen.iter()
+                .all(|r| r.total == 1000 && r.message == "hashing files")
+        );
         let most = 2 + (elapsed.as_millis() / MIN_INTERVAL.as_millis()) as usize;
         assert!(seen.len() <= most, "{} reports in {elapsed:?}", seen.len());
         assert!(seen.len() >= 3, "{seen:?}");

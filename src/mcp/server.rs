@@ -137,9 +137,13 @@ impl ServerHandler for NotaraiServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let (progress, tracker) = super::progress::Tracker::start(&context);
-        let answer =
-            super::tools::call(self.project.clone(), &request.name, request.arguments, progress)
-                .await;
+        let answer = super::tools::call(
+            self.project.clone(),
+            &request.name,
+            request.arguments,
+            progress,
+        )
+        .await;
         tracker.finish().await;
         answer.map(Into::into)
     }

@@ -11,9 +11,9 @@ use super::{
 };
 use crate::governance::Scope;
 use crate::page::MaxTokens;
+use crate::progress::Progress;
 use crate::project::Project;
 use crate::spec;
-use crate::progress::Progress;
 use crate::state::{JudgeError, Reconciled};
 
 /// The page of a reconciliation status named by `cursor` (the first

@@ -54,7 +54,10 @@ pub fn get_spec_diff(
     paths.dedup();
     progress.begin((paths.len() + candidates.len()) as u64, "hashing files");
     let mut now: HashMap<&str, FileHash> = HashMap::with_capacity(paths.len());
-    for (path, hash) in paths.iter().zip(hash_now(&root, Some(git), &paths, progress)?) {
+    for (path, hash) in paths
+        .iter()
+        .zip(hash_now(&root, Some(git), &paths, progress)?)
+    {
         now.insert(path, hash?);
     }
     // Reconciled per the local cache (unless git tracks it) or the committed state.

@@ -96,6 +96,7 @@ pub fn mark_reconciled(
     progress.begin(params.files.len() as u64, "checking paths");
     let mut paths: Vec<RepoPath> = Vec::with_capacity(params.files.len());
     for input in &params.files {
+        progress.check()?;
         let path = guard.resolve_unfollowed(input).map_err(|e| {
             ReviewError::InvalidParams(format!("files: `{}`: {e}", input.escape_debug()))
         })?;

@@ -522,8 +522,7 @@ impl Reconciled {
             .map(|(path, hash)| {
                 let hash = match staged.remove(*path) {
                     Some(staged) => staged,
-                    None => hash
-                        .map_err(|e| JudgeError::Io(format!("cannot read {path}: {e}")))?,
+                    None => hash.map_err(|e| JudgeError::Io(format!("cannot read {path}: {e}")))?,
                 };
                 Ok(hash
                     .cache_value()

@@ -16,6 +16,7 @@ mod init;
 mod init_keep;
 mod layers;
 mod pages;
+mod progress;
 mod protocol;
 mod reliability_cache;
 mod reliability_large;
