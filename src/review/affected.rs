@@ -31,17 +31,31 @@ pub fn status_page(
 
 // ----------------------------------------------------------------- questions
 
-/// Which specs govern the files changed on this branch. Each governed
-/// file hashed advances `progress`; a cancel stops the work.
+/// Which specs govern the files changed on this branch: the page
+/// `params.cursor` names. Each governed file hashed advances `progress`; a
+/// cancel stops the work.
 pub fn list_affected_specs(
     project: &mut Project,
     params: &ListAffectedSpecsParams,
     progress: &Progress,
 ) -> Result<AffectedSpecs> {
+    let full = whole_affected_specs(project, params.base_branch.as_deref(), progress)?;
+    let args = (&params.base_branch, params.max_tokens);
+    pages::affected_specs(full, &args, params.max_tokens, params.cursor.as_deref())
+        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+}
+
+/// [`list_affected_specs`]' whole answer on one page, however long. For
+/// `notarai export-context`, whose output is a file.
+pub fn whole_affected_specs(
+    project: &mut Project,
+    base_branch: Option<&str>,
+    progress: &Progress,
+) -> Result<AffectedSpecs> {
     let specs = project.specs();
     let root = project.root().to_path_buf();
     let git = project.git()?;
-    let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
+    let (base, used) = choose_base(&root, git, base_branch)?;
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let changed_files = changes.paths();
     let mut matched: BTreeMap<usize, Vec<(String, bool)>> = BTreeMap::new();
@@ -97,7 +111,7 @@ pub fn list_affected_specs(
         .collect();
     deleted_specs.sort();
     deleted_specs.dedup();
-    let full = AffectedSpecs {
+    Ok(AffectedSpecs {
         base: used,
         unreviewable: unreviewable(&changes, |_| true),
         deleted_specs,
@@ -108,8 +122,5 @@ pub fn list_affected_specs(
         page: 1,
         pages: 1,
         next_cursor: None,
-    };
-    let args = (&params.base_branch, params.max_tokens);
-    pages::affected_specs(full, &args, params.max_tokens, params.cursor.as_deref())
-        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+    })
 }

@@ -7,6 +7,7 @@
 
 mod affected;
 mod diff;
+mod export;
 mod pages;
 mod params;
 mod record;
@@ -21,8 +22,9 @@ use crate::progress::{Cancelled, Progress};
 use crate::project::{Project, Specs};
 use crate::repo_path::RepoPath;
 
-pub use affected::{list_affected_specs, status_page};
-pub use diff::get_spec_diff;
+pub use affected::{list_affected_specs, status_page, whole_affected_specs};
+pub use diff::{get_spec_diff, whole_spec_diff};
+pub use export::{ExportContext, ExportParams, SpecContext, export_context};
 pub use params::{
     GetChangedArtifactsParams, GetSpecDiffParams, ListAffectedSpecsParams, MarkReconciledParams,
     SnapshotParams,
