@@ -221,7 +221,9 @@ pub fn markdown(context: &ExportContext) -> String {
     }
     if !affected.invalid_specs.is_empty() {
         md.push_str("\n<a id=\"invalid-specs\"></a>\n## Invalid specs\n\n");
-        md.push_str("These fail `notarai validate`; a spec that failed to load governs nothing:\n\n");
+        md.push_str(
+            "These fail `notarai validate`; a spec that failed to load governs nothing:\n\n",
+        );
         for invalid in &affected.invalid_specs {
             md.push_str(&format!("- `{}`: {}\n", invalid.spec_path, invalid.error));
         }
@@ -281,7 +283,11 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
         ));
     }
     for changed in &diff.spec_changes {
-        let state = if changed.deleted { "deleted" } else { "changed" };
+        let state = if changed.deleted {
+            "deleted"
+        } else {
+            "changed"
+        };
         md.push_str(&format!("- `{}` (spec, {state})\n", changed.path));
     }
     for (title, list) in [
@@ -319,11 +325,7 @@ fn one_line(text: &str) -> String {
 
 /// `text` in a code fence longer than any run of backticks inside it.
 fn fenced(language: &str, text: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     let newline = if text.ends_with('\n') { "" } else { "\n" };
     format!("{fence}{language}\n{text}{newline}{fence}\n")

@@ -63,8 +63,7 @@ pub enum Command {
     State(state::Command),
     /// The CI gate: fail when changes since the base are not reconciled.
     Check(check::Args),
-    /// The affected specs and the diffs of their unreconciled files, whole, as
-    /// one Markdown or JSON document (for an LLM without MCP).
+    /// Export the affected specs and their unreconciled diffs as Markdown or JSON (no MCP needed).
     ExportContext(export_context::Args),
 }
 

@@ -11,6 +11,7 @@ mod corpus;
 mod cache_cli;
 mod containment;
 mod errors;
+mod export_context;
 mod hook;
 mod init;
 mod init_keep;
