@@ -14,7 +14,9 @@
 //! never written), and it keeps the requests in flight, so that
 //! - a write tool (`mark_reconciled`, `clear_cache`) waits for the calls sent
 //!   before it and the calls sent after it wait for it: answers are as if run
-//!   in the order sent;
+//!   in the order sent; meanwhile the lines read are held, except
+//!   `notifications/cancelled`, handed over at once (it may cancel the very
+//!   call waited for; one for a request still held drops that request);
 //! - at the end of stdin, the requests in flight are answered before exit
 //!   (after [`SHUTDOWN_GRACE`], with an error);
 //! - under protocol `2025-03-26`, a JSON-RPC batch gets one array of answers.
