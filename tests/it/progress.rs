@@ -132,6 +132,17 @@ fn a_cancelled_mark_reconciled_writes_nothing_and_the_server_serves_on() {
     server.send(&call(&id, &files, Some("tok-c")));
     let first = server.recv();
     assert_eq!(first["method"], "notifications/progress", "{first}");
+    // A call queued behind the write tool, cancelled before it ran: dropped.
+    let held = json!("held");
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": held, "method": "tools/call",
+        "params": {"name": "get_changed_artifacts",
+            "arguments": {"spec_path": ".notarai/none.spec.yaml"}}}),
+    );
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": held}}),
+    );
     server.send(
         &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": id, "reason": "the user changed their mind"}}),
@@ -150,13 +161,13 @@ fn a_cancelled_mark_reconciled_writes_nothing_and_the_server_serves_on() {
             line["method"], "notifications/progress",
             "only reports: {line}"
         );
+        assert_eq!(line["params"]["progressToken"], "tok-c", "{line}");
     }
     // The cancelled call is never answered.
     while let Some(line) = server.recv_timeout(Duration::from_millis(500)) {
-        assert_ne!(
-            line.get("id"),
-            Some(&id),
-            "the cancelled call was answered: {line}"
+        assert!(
+            line.get("id") != Some(&id) && line.get("id") != Some(&held),
+            "a cancelled call was answered: {line}"
         );
     }
 
