@@ -290,6 +290,18 @@ impl Cache {
 
     /// Store `(key, hash)` pairs in one transaction; returns how many were written.
     pub fn store(&mut self, entries: &[(String, String)]) -> Result<usize, CacheError> {
+        self.store_unless(entries, || false)
+            .map(|stored| stored.unwrap_or_default())
+    }
+
+    /// [`Cache::store`], asking `cancelled` right before the commit: when it
+    /// says yes the transaction is rolled back, nothing is written, and the
+    /// answer is `None`.
+    pub fn store_unless(
+        &mut self,
+        entries: &[(String, String)],
+        cancelled: impl Fn() -> bool,
+    ) -> Result<Option<usize>, CacheError> {
         let db = self.db.clone();
         let Some(conn) = self.conn.as_mut() else {
             return Err(CacheError {
@@ -300,7 +312,7 @@ impl Cache {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
-        let write = |conn: &mut Connection| -> rusqlite::Result<usize> {
+        let write = |conn: &mut Connection| -> rusqlite::Result<Option<usize>> {
             let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             {
                 let mut stmt = tx.prepare_cached(
@@ -311,8 +323,12 @@ impl Cache {
                     stmt.execute(params![key, hash, now])?;
                 }
             }
+            if cancelled() {
+                // Dropping the transaction rolls it back.
+                return Ok(None);
+            }
             tx.commit()?;
-            Ok(entries.len())
+            Ok(Some(entries.len()))
         };
         // The busy timeout covers ordinary contention; retry a few times for
         // the rare busy answer SQLite gives without waiting (WAL recovery).

@@ -22,10 +22,11 @@ use serde::Serialize;
 
 use crate::changes::{Base, ChangeError, GitRepo};
 use crate::governance::{Governance, Scope, is_under};
+use crate::progress::{Cancelled, Progress};
 use crate::project::Project;
 use crate::spec::{self, CACHE_DIR, SpecSet};
 use crate::state::{
-    self, BaseError, Reconciled, STATE_FILE, State, StateError, UsedBase, choose_base,
+    self, BaseError, JudgeError, Reconciled, STATE_FILE, State, StateError, UsedBase, choose_base,
 };
 
 /// Why a check or status could not be computed (exit code 2).
@@ -39,6 +40,8 @@ pub enum CheckError {
     Git(ChangeError),
     /// A file could not be read.
     Io(String),
+    /// The caller cancelled the work.
+    Cancelled(Cancelled),
 }
 
 impl fmt::Display for CheckError {
@@ -48,6 +51,7 @@ impl fmt::Display for CheckError {
             CheckError::State(e) => write!(f, "{e}"),
             CheckError::Git(e) => write!(f, "{e}"),
             CheckError::Io(m) => f.write_str(m),
+            CheckError::Cancelled(c) => write!(f, "{c}"),
         }
     }
 }
@@ -95,6 +99,7 @@ fn assess(
     governance: &Governance,
     state: State,
     base: &Base,
+    progress: &Progress,
 ) -> Result<Vec<Assessed>, CheckError> {
     let changes = git.changes(base, &Scope::Everything, false)?;
     let paths: Vec<String> = changes
@@ -103,9 +108,13 @@ fn assess(
         .filter(|p| p != STATE_FILE && !is_under(p, CACHE_DIR))
         .collect();
     let known = Reconciled::with_state(root, git, paths.iter().map(String::as_str), state);
+    progress.begin(paths.len() as u64, "hashing changed files");
     let judged = known
-        .judge(root, Some(git), &paths)
-        .map_err(CheckError::Io)?;
+        .judge_tracked(root, Some(git), &paths, progress)
+        .map_err(|e| match e {
+            JudgeError::Io(message) => CheckError::Io(message),
+            JudgeError::Cancelled(c) => CheckError::Cancelled(c),
+        })?;
     let mut out = Vec::with_capacity(paths.len());
     for (path, reconciled) in paths.into_iter().zip(judged) {
         out.push(Assessed {
@@ -164,6 +173,7 @@ fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>, Totals) {
 pub fn status(
     project: &mut Project,
     base_branch: Option<&str>,
+    progress: &Progress,
 ) -> Result<ReconciliationStatus, CheckError> {
     let specs = project.specs();
     let root = project.root().to_path_buf();
@@ -171,7 +181,7 @@ pub fn status(
     let state = state::read_lenient(&root);
     let git = project.git()?;
     let (base, used) = choose_base(git, &state, base_branch)?;
-    let assessed = assess(&root, git, specs.governance(), state, &base)?;
+    let assessed = assess(&root, git, specs.governance(), state, &base, progress)?;
     let (specs, totals) = per_spec(&specs.set, &assessed);
     Ok(ReconciliationStatus {
         base: used,
@@ -331,7 +341,14 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     let set = SpecSet::load_with(root, Some(&files));
     let governance = Governance::build(&set);
     let (base, used) = choose_base(&git, &state, options.base.as_deref())?;
-    let assessed = assess(root, &git, &governance, state.clone(), &base)?;
+    let assessed = assess(
+        root,
+        &git,
+        &governance,
+        state.clone(),
+        &base,
+        &Progress::none(),
+    )?;
 
     let mut findings = Vec::new();
     for f in set.errors() {
@@ -631,6 +648,7 @@ impl From<CheckError> for crate::review::ReviewError {
         match &e {
             CheckError::NoBase => ReviewError::InvalidParams(format!("base_branch: {e}")),
             CheckError::Git(g) if g.is_invalid_input() => ReviewError::InvalidParams(e.to_string()),
+            CheckError::Cancelled(c) => ReviewError::Cancelled(*c),
             _ => ReviewError::Internal(e.to_string()),
         }
     }
@@ -640,8 +658,9 @@ impl From<CheckError> for crate::review::ReviewError {
 pub fn status_tool(
     project: &mut Project,
     params: &StatusParams,
+    progress: &Progress,
 ) -> Result<ReconciliationStatus, crate::review::ReviewError> {
-    let full = status(project, params.base_branch.as_deref())?;
+    let full = status(project, params.base_branch.as_deref(), progress)?;
     let args = (&params.base_branch, params.max_tokens);
     crate::review::status_page(full, &args, params.max_tokens, params.cursor.as_deref())
 }
@@ -679,6 +698,7 @@ mod tests {
                 max_tokens: None,
                 cursor: None,
             },
+            &Progress::none(),
         );
         assert!(
             matches!(&none, Err(ReviewError::InvalidParams(m)) if m.contains("--base")),
@@ -691,6 +711,7 @@ mod tests {
                 max_tokens: None,
                 cursor: None,
             },
+            &Progress::none(),
         )
         .unwrap();
         assert_eq!(given.base.source, crate::state::BaseSource::Explicit);

@@ -15,6 +15,8 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::progress::{Cancelled, Progress};
+
 /// The largest file whose content is hashed (also the per-file diff limit,
 /// `changes::MAX_DIFF_FILE`).
 /// Anything larger is identified as `large:<bytes>:<mtime ns>` without being
@@ -115,6 +117,17 @@ pub fn crosses_link(root: &Path, rel: &str) -> bool {
 /// in input order. A path whose folders cross a symbolic link is
 /// [`FileHash::Missing`] and never opened; each folder is checked once.
 pub fn hash_many_in<S: AsRef<str> + Sync>(root: &Path, rels: &[S]) -> Vec<io::Result<FileHash>> {
+    hash_many_tracked(root, rels, &Progress::none())
+}
+
+/// [`hash_many_in`], advancing `progress` by one per path hashed. Once the
+/// work is cancelled the paths not hashed yet are not opened: their result
+/// is an error, and the caller asks [`Progress::check`] first.
+pub fn hash_many_tracked<S: AsRef<str> + Sync>(
+    root: &Path,
+    rels: &[S],
+    progress: &Progress,
+) -> Vec<io::Result<FileHash>> {
     // Whether each folder prefix is a real folder reached through real folders.
     let mut real: HashMap<&str, bool> = HashMap::new();
     let mut blocked = Vec::with_capacity(rels.len());
@@ -144,11 +157,16 @@ pub fn hash_many_in<S: AsRef<str> + Sync>(root: &Path, rels: &[S]) -> Vec<io::Re
         &jobs,
         64,
         |(path, blocked)| {
-            if *blocked {
+            if progress.is_cancelled() {
+                return Err(io::Error::new(io::ErrorKind::Interrupted, Cancelled));
+            }
+            let hash = if *blocked {
                 Ok(FileHash::Missing)
             } else {
                 hash_path(path)
-            }
+            };
+            progress.advance(1);
+            hash
         },
         |(path, _)| {
             Err(io::Error::other(format!(

@@ -28,6 +28,7 @@ pub mod layout;
 pub mod mcp;
 pub mod page;
 pub mod parallel;
+pub mod progress;
 pub mod project;
 pub mod repo_path;
 pub mod review;

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 pub mod cache;
 pub mod check;
+pub mod export_context;
 pub mod hook;
 pub mod init;
 pub mod mcp;
@@ -62,6 +63,8 @@ pub enum Command {
     State(state::Command),
     /// The CI gate: fail when changes since the base are not reconciled.
     Check(check::Args),
+    /// Export the affected specs and their unreconciled diffs as Markdown or JSON (no MCP needed).
+    ExportContext(export_context::Args),
 }
 
 /// Parse the command line, set up logging on stderr, run the subcommand and
@@ -79,6 +82,7 @@ pub fn main() -> ExitCode {
         Command::Hook(cmd) => hook::run(root, cmd),
         Command::State(cmd) => state::run(root, cmd),
         Command::Check(args) => check::run(root, args),
+        Command::ExportContext(args) => export_context::run(root, args),
     };
     match result {
         Ok(code) => code,

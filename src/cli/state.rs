@@ -146,7 +146,11 @@ fn execute(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
         }
         Command::Status { base } => {
             let mut project = crate::project::Project::new(root);
-            let status = crate::check::status(&mut project, base.as_deref())?;
+            let status = crate::check::status(
+                &mut project,
+                base.as_deref(),
+                &crate::progress::Progress::none(),
+            )?;
             serde_json::to_writer_pretty(&mut out, &status).map_err(std::io::Error::from)?;
             writeln!(out)?;
         }

@@ -8,6 +8,7 @@
 //! [`prompts`] the workflows of [`crate::workflow`] and completion.
 
 pub mod lines;
+pub mod progress;
 pub mod prompts;
 pub mod resources;
 pub mod server;

@@ -185,7 +185,7 @@ impl ServerHandler for NotaraiServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if self.read_only
             && super::tools::find(&request.name)
@@ -193,9 +193,16 @@ impl ServerHandler for NotaraiServer {
         {
             return Err(Self::refuse_write(&request.name));
         }
-        super::tools::call(self.project.clone(), &request.name, request.arguments)
-            .await
-            .map(Into::into)
+        let (progress, tracker) = super::progress::Tracker::start(&context);
+        let answer = super::tools::call(
+            self.project.clone(),
+            &request.name,
+            request.arguments,
+            progress,
+        )
+        .await;
+        tracker.finish().await;
+        answer.map(Into::into)
     }
 
     async fn list_resources(

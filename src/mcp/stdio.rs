@@ -14,7 +14,9 @@
 //! never written), and it keeps the requests in flight, so that
 //! - a write tool (`mark_reconciled`, `clear_cache`) waits for the calls sent
 //!   before it and the calls sent after it wait for it: answers are as if run
-//!   in the order sent;
+//!   in the order sent; meanwhile the lines read are held, except
+//!   `notifications/cancelled`, handed over at once (it may cancel the very
+//!   call waited for; one for a request still held drops that request);
 //! - at the end of stdin, the requests in flight are answered before exit
 //!   (after [`SHUTDOWN_GRACE`], with an error);
 //! - under protocol `2025-03-26`, a JSON-RPC batch gets one array of answers.
@@ -451,6 +453,7 @@ async fn run_sessions<W>(
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    let mut queue = Queue::default();
     loop {
         let (mut to_rmcp, rmcp_in) = tokio::io::duplex(1 << 20);
         let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 20);
@@ -465,28 +468,22 @@ where
             }
         });
         let mut input_closed = true;
-        while let Some(forward) = lines.recv().await {
+        while let Some(forward) = queue.next(&mut lines).await {
             // A write tool runs alone: after every tool call before it, and
-            // before every tool call after it.
-            if forward.write {
-                shared.wait_idle(is_tool_call, None).await;
-            }
-            if let Some(id) = &forward.id
-                && let Some(pending) = shared.state().in_flight.get_mut(&key(id))
-            {
-                pending.forwarded = true;
-            }
-            let mut line = forward.bytes;
-            line.push(b'\n');
-            if to_rmcp.write_all(&line).await.is_err() || session.is_finished() {
+            // before every tool call after it. Cancellations are let through
+            // meanwhile: they stop what is waited for.
+            if forward.write && !queue.wait_idle(&shared, &mut lines, &mut to_rmcp).await? {
                 input_closed = false;
                 break;
             }
-            if let Some(cancelled) = &forward.cancels {
-                shared.forget(cancelled).await?;
+            let write = forward.write;
+            if !hand_over(forward, &shared, &mut to_rmcp).await? || session.is_finished() {
+                input_closed = false;
+                break;
             }
-            if forward.write {
-                shared.wait_idle(is_tool_call, None).await;
+            if write && !queue.wait_idle(&shared, &mut lines, &mut to_rmcp).await? {
+                input_closed = false;
+                break;
             }
         }
         if input_closed && !shared.wait_idle(any_request, Some(SHUTDOWN_GRACE)).await {
@@ -506,6 +503,84 @@ where
         }
         tracing::warn!("restarting the MCP session");
         shared.state().initialized = false;
+    }
+}
+
+/// Hand one screened message to rmcp; `false` when the session is gone.
+async fn hand_over<W: AsyncWrite + Unpin>(
+    forward: Forward,
+    shared: &Shared<W>,
+    to_rmcp: &mut (impl AsyncWrite + Unpin),
+) -> std::io::Result<bool> {
+    if let Some(id) = &forward.id
+        && let Some(pending) = shared.state().in_flight.get_mut(&key(id))
+    {
+        pending.forwarded = true;
+    }
+    let mut line = forward.bytes;
+    line.push(b'\n');
+    if to_rmcp.write_all(&line).await.is_err() {
+        return Ok(false);
+    }
+    if let Some(cancelled) = &forward.cancels {
+        shared.forget(cancelled).await?;
+    }
+    Ok(true)
+}
+
+/// How many messages are read ahead while a write tool holds the line.
+const HELD: usize = 64;
+
+/// The messages read while waiting for a write tool, handed over after it.
+#[derive(Default)]
+struct Queue {
+    held: std::collections::VecDeque<Forward>,
+    closed: bool,
+}
+
+impl Queue {
+    /// The next message to hand over, in the order read.
+    async fn next(&mut self, lines: &mut mpsc::Receiver<Forward>) -> Option<Forward> {
+        match self.held.pop_front() {
+            Some(forward) => Some(forward),
+            None if self.closed => None,
+            None => lines.recv().await,
+        }
+    }
+
+    /// Wait until no tool call is in flight, reading ahead meanwhile: a
+    /// `notifications/cancelled` is handed over at once (the call it
+    /// cancels may be what is waited for), or, when it cancels a request
+    /// still held here, that request is dropped and forgotten; anything else
+    /// waits its turn. `false` when the session is gone.
+    async fn wait_idle<W: AsyncWrite + Unpin>(
+        &mut self,
+        shared: &Shared<W>,
+        lines: &mut mpsc::Receiver<Forward>,
+        to_rmcp: &mut (impl AsyncWrite + Unpin),
+    ) -> std::io::Result<bool> {
+        loop {
+            let read_ahead = !self.closed && self.held.len() < HELD;
+            tokio::select! {
+                biased;
+                _ = shared.wait_idle(is_tool_call, None) => return Ok(true),
+                next = lines.recv(), if read_ahead => match next {
+                    None => self.closed = true,
+                    Some(forward) => match &forward.cancels {
+                        Some(cancelled) => {
+                            let before = self.held.len();
+                            self.held.retain(|h| h.id.as_ref() != Some(cancelled));
+                            if self.held.len() < before {
+                                shared.forget(cancelled).await?;
+                            } else if !hand_over(forward, shared, to_rmcp).await? {
+                                return Ok(false);
+                            }
+                        }
+                        None => self.held.push_back(forward),
+                    },
+                },
+            }
+        }
     }
 }
 

@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::ErrorKind;
+use crate::progress::Progress;
 use crate::project::Project;
 use crate::review::{self, ReviewError};
 
@@ -34,9 +35,12 @@ pub enum Access {
     },
 }
 
-/// A type-erased tool handler: decode the arguments, run, encode.
+/// A type-erased tool handler: decode the arguments, run (reporting to the
+/// progress given), encode.
 type Handler = Box<
-    dyn Fn(&mut Project, Option<JsonObject>) -> Result<CallToolResult, ErrorData> + Send + Sync,
+    dyn Fn(&mut Project, Option<JsonObject>, &Progress) -> Result<CallToolResult, ErrorData>
+        + Send
+        + Sync,
 >;
 
 /// One tool of the surface, declared once: its name, title, description,
@@ -51,12 +55,44 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
+    /// A tool whose work is short: it reports no progress and runs to the end.
     fn new<P, R>(
         name: &'static str,
         title: &'static str,
         description: &'static str,
         access: Access,
         f: fn(&mut Project, &P) -> Result<R, ReviewError>,
+    ) -> ToolDef
+    where
+        P: JsonSchema + DeserializeOwned + 'static,
+        R: JsonSchema + Serialize + 'static,
+    {
+        let run = move |project: &mut Project, params: &P, _: &Progress| f(project, params);
+        ToolDef::build(name, title, description, access, run)
+    }
+
+    /// A tool whose work may be long: it reports progress and stops when
+    /// the call is cancelled.
+    fn tracked<P, R>(
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        access: Access,
+        f: fn(&mut Project, &P, &Progress) -> Result<R, ReviewError>,
+    ) -> ToolDef
+    where
+        P: JsonSchema + DeserializeOwned + 'static,
+        R: JsonSchema + Serialize + 'static,
+    {
+        ToolDef::build(name, title, description, access, f)
+    }
+
+    fn build<P, R>(
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        access: Access,
+        f: impl Fn(&mut Project, &P, &Progress) -> Result<R, ReviewError> + Send + Sync + 'static,
     ) -> ToolDef
     where
         P: JsonSchema + DeserializeOwned + 'static,
@@ -83,9 +119,9 @@ impl ToolDef {
         tool.output_schema = tool
             .output_schema
             .map(|schema| Arc::new(portable(schema.as_ref().clone())));
-        let handler: Handler = Box::new(move |project, arguments| {
+        let handler: Handler = Box::new(move |project, arguments, progress| {
             let params: P = decode(name, arguments)?;
-            let result = f(project, &params).map_err(|e| rpc_error(&e))?;
+            let result = f(project, &params, progress).map_err(|e| rpc_error(&e))?;
             let value = serde_json::to_value(result).map_err(|e| {
                 ErrorData::internal_error(format!("{name}: cannot encode the result: {e}"), None)
             })?;
@@ -128,7 +164,7 @@ fn clear_cache(
 /// declarations, the dispatch and the line framing all read.
 pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
     vec![
-        ToolDef::new(
+        ToolDef::tracked(
             "get_reconciliation_status",
             "Reconciliation status",
             "Where a reconciliation pass stands: per affected spec, the changed files it governs \
@@ -141,7 +177,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             Access::ReadOnly,
             crate::check::status_tool,
         ),
-        ToolDef::new(
+        ToolDef::tracked(
             "list_affected_specs",
             "List affected specs",
             "Which specs govern the files changed on this branch. \
@@ -154,7 +190,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             Access::ReadOnly,
             review::list_affected_specs,
         ),
-        ToolDef::new(
+        ToolDef::tracked(
             "get_spec_diff",
             "Diff of one spec's changed files",
             "The changes one spec must be checked against: the unified diff of the changed files it \
@@ -175,7 +211,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             Access::ReadOnly,
             review::get_changed_artifacts,
         ),
-        ToolDef::new(
+        ToolDef::tracked(
             "mark_reconciled",
             "Mark files reconciled",
             "Record the current content (BLAKE3) of the files reviewed, \
@@ -252,11 +288,12 @@ pub fn tools() -> Vec<Tool> {
 }
 
 /// Run the tool `name` with `arguments` against the project, on the
-/// blocking pool.
+/// blocking pool, reporting to `progress` (see [`super::progress`]).
 pub async fn call(
     project: Arc<Mutex<Project>>,
     name: &str,
     arguments: Option<JsonObject>,
+    progress: Progress,
 ) -> Result<CallToolResult, ErrorData> {
     let Some(def) = find(name) else {
         let names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
@@ -273,7 +310,11 @@ pub async fn call(
         let mut project = project
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        (def.handler)(&mut project, arguments)
+        // Cancelled while it waited for the calls before it.
+        if progress.is_cancelled() {
+            return Err(rpc_error(&crate::progress::Cancelled.into()));
+        }
+        (def.handler)(&mut project, arguments, &progress)
     })
     .await;
     outcome.unwrap_or_else(|join| {

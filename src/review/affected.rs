@@ -11,9 +11,10 @@ use super::{
 };
 use crate::governance::Scope;
 use crate::page::MaxTokens;
+use crate::progress::Progress;
 use crate::project::Project;
 use crate::spec;
-use crate::state::Reconciled;
+use crate::state::{JudgeError, Reconciled};
 
 /// The page of a reconciliation status named by `cursor` (the first
 /// without): per-spec `unreconciled` lists cut across pages, `base` and
@@ -30,15 +31,31 @@ pub fn status_page(
 
 // ----------------------------------------------------------------- questions
 
-/// Which specs govern the files changed on this branch.
+/// Which specs govern the files changed on this branch: the page
+/// `params.cursor` names. Each governed file hashed advances `progress`; a
+/// cancel stops the work.
 pub fn list_affected_specs(
     project: &mut Project,
     params: &ListAffectedSpecsParams,
+    progress: &Progress,
+) -> Result<AffectedSpecs> {
+    let full = whole_affected_specs(project, params.base_branch.as_deref(), progress)?;
+    let args = (&params.base_branch, params.max_tokens);
+    pages::affected_specs(full, &args, params.max_tokens, params.cursor.as_deref())
+        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+}
+
+/// [`list_affected_specs`]' whole answer on one page, however long. For
+/// `notarai export-context`, whose output is a file.
+pub fn whole_affected_specs(
+    project: &mut Project,
+    base_branch: Option<&str>,
+    progress: &Progress,
 ) -> Result<AffectedSpecs> {
     let specs = project.specs();
     let root = project.root().to_path_buf();
     let git = project.git()?;
-    let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
+    let (base, used) = choose_base(&root, git, base_branch)?;
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let changed_files = changes.paths();
     let mut matched: BTreeMap<usize, Vec<(String, bool)>> = BTreeMap::new();
@@ -48,9 +65,13 @@ pub fn list_affected_specs(
         .filter(|(_, g)| !g.is_empty())
         .collect();
     let governed_paths: Vec<&str> = governed.iter().map(|(p, _)| p.as_str()).collect();
+    progress.begin(governed_paths.len() as u64, "hashing changed files");
     let judged = Reconciled::trusted(&root, git, governed_paths.iter().copied())
-        .judge(&root, Some(git), &governed_paths)
-        .map_err(ReviewError::Internal)?;
+        .judge_tracked(&root, Some(git), &governed_paths, progress)
+        .map_err(|e| match e {
+            JudgeError::Io(message) => ReviewError::Internal(message),
+            JudgeError::Cancelled(c) => c.into(),
+        })?;
     for ((path, governors), reconciled) in governed.into_iter().zip(judged) {
         for spec in governors {
             matched
@@ -90,7 +111,7 @@ pub fn list_affected_specs(
         .collect();
     deleted_specs.sort();
     deleted_specs.dedup();
-    let full = AffectedSpecs {
+    Ok(AffectedSpecs {
         base: used,
         unreviewable: unreviewable(&changes, |_| true),
         deleted_specs,
@@ -101,8 +122,5 @@ pub fn list_affected_specs(
         page: 1,
         pages: 1,
         next_cursor: None,
-    };
-    let args = (&params.base_branch, params.max_tokens);
-    pages::affected_specs(full, &args, params.max_tokens, params.cursor.as_deref())
-        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+    })
 }

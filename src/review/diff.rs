@@ -11,13 +11,57 @@ use super::{
 use crate::changes::Patch;
 use crate::governance;
 use crate::hashing::{self, FileHash};
+use crate::progress::Progress;
 use crate::project::Project;
 use crate::spec;
 use crate::state::Reconciled;
 
 /// The changed files one spec governs, minus what the cache says was
-/// already reconciled, with their diff.
-pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Result<SpecDiff> {
+/// already reconciled, with their diff: the page `params.cursor` names.
+/// Each path hashed and each file diffed advances `progress`; a cancel
+/// stops the work.
+pub fn get_spec_diff(
+    project: &mut Project,
+    params: &GetSpecDiffParams,
+    progress: &Progress,
+) -> Result<SpecDiff> {
+    let (full, patches) = spec_diff_parts(project, params, progress)?;
+    let args = (
+        &params.spec_path,
+        &params.base_branch,
+        &params.exclude_patterns,
+        params.bypass_cache,
+        params.max_tokens,
+    );
+    pages::spec_diff(
+        full,
+        patches,
+        &args,
+        params.max_tokens,
+        params.cursor.as_deref(),
+    )
+    .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+}
+
+/// [`get_spec_diff`]'s whole answer on one page, however long (the diff of
+/// every file, `plan` entries all on page 1); `max_tokens` and `cursor`
+/// are ignored. For `notarai export-context`, whose output is a file.
+pub fn whole_spec_diff(
+    project: &mut Project,
+    params: &GetSpecDiffParams,
+    progress: &Progress,
+) -> Result<SpecDiff> {
+    let (full, patches) = spec_diff_parts(project, params, progress)?;
+    Ok(pages::whole_spec_diff(full, patches))
+}
+
+/// The answer before paging: every field but `diff` and `plan`, and the
+/// patches of the files to show.
+fn spec_diff_parts(
+    project: &mut Project,
+    params: &GetSpecDiffParams,
+    progress: &Progress,
+) -> Result<(SpecDiff, Vec<pages::FilePatch>)> {
     let specs = project.specs();
     let index = spec_index(project, &specs, &params.spec_path)?;
     let exclude = ExcludeMatcher::new(&params.exclude_patterns)?;
@@ -46,8 +90,12 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
         .collect();
     paths.sort_unstable();
     paths.dedup();
+    progress.begin((paths.len() + candidates.len()) as u64, "hashing files");
     let mut now: HashMap<&str, FileHash> = HashMap::with_capacity(paths.len());
-    for (path, hash) in paths.iter().zip(hash_now(&root, Some(git), &paths)) {
+    for (path, hash) in paths
+        .iter()
+        .zip(hash_now(&root, Some(git), &paths, progress)?)
+    {
         now.insert(path, hash?);
     }
     // Reconciled per the local cache (unless git tracks it) or the committed state.
@@ -78,7 +126,10 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
             specs.governance().category(index, p).is_some() && !exclude.is_match(p)
         }),
     };
+    progress.stage("diffing files");
     for (file, governed) in candidates {
+        progress.check()?;
+        progress.advance(1);
         if governed.iter().all(|p| reconciled(p)) {
             out.skipped.extend(governed.iter().map(|p| p.to_string()));
             continue;
@@ -148,21 +199,7 @@ pub fn get_spec_diff(project: &mut Project, params: &GetSpecDiffParams) -> Resul
             content: (!included).then(|| system.raw.clone()),
         });
     }
-    let args = (
-        &params.spec_path,
-        &params.base_branch,
-        &params.exclude_patterns,
-        params.bypass_cache,
-        params.max_tokens,
-    );
-    pages::spec_diff(
-        out,
-        patches,
-        &args,
-        params.max_tokens,
-        params.cursor.as_deref(),
-    )
-    .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+    Ok((out, patches))
 }
 
 /// A file's content as git sees it: a symbolic link is its target text,

@@ -8,6 +8,7 @@
 mod affected;
 mod catalog;
 mod diff;
+mod export;
 mod pages;
 mod params;
 mod record;
@@ -18,15 +19,17 @@ use std::fmt;
 use crate::changes::ChangeError;
 use crate::error::ErrorKind;
 use crate::hashing::{self, FileHash};
+use crate::progress::{Cancelled, Progress};
 use crate::project::{Project, Specs};
 use crate::repo_path::RepoPath;
 
-pub use affected::{list_affected_specs, status_page};
+pub use affected::{list_affected_specs, status_page, whole_affected_specs};
 pub use catalog::{
     CATALOG_PAGE, CatalogEntry, CatalogPage, Completion, MAX_COMPLETIONS, SpecText, complete,
     complete_branches, complete_folders, complete_spec_paths, read_spec, spec_catalog,
 };
-pub use diff::get_spec_diff;
+pub use diff::{get_spec_diff, whole_spec_diff};
+pub use export::{ExportContext, ExportParams, SpecContext, export_context};
 pub use params::{
     GetChangedArtifactsParams, GetSpecDiffParams, ListAffectedSpecsParams, MarkReconciledParams,
     SnapshotParams,
@@ -46,6 +49,8 @@ pub enum ReviewError {
     InvalidParams(String),
     /// git, the file system or the cache failed.
     Internal(String),
+    /// The caller cancelled the work before it finished; nothing was written.
+    Cancelled(Cancelled),
     /// One of the above with a hint: what to do about it.
     Hinted {
         /// The error.
@@ -72,7 +77,7 @@ impl ReviewError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             ReviewError::InvalidParams(_) => ErrorKind::InvalidInput,
-            ReviewError::Internal(_) => ErrorKind::Internal,
+            ReviewError::Internal(_) | ReviewError::Cancelled(_) => ErrorKind::Internal,
             ReviewError::Hinted { error, .. } => error.kind(),
         }
     }
@@ -81,6 +86,7 @@ impl ReviewError {
     pub fn message(&self) -> &str {
         match self {
             ReviewError::InvalidParams(m) | ReviewError::Internal(m) => m,
+            ReviewError::Cancelled(_) => CANCELLED,
             ReviewError::Hinted { error, .. } => error.message(),
         }
     }
@@ -101,6 +107,15 @@ impl fmt::Display for ReviewError {
 }
 
 impl std::error::Error for ReviewError {}
+
+/// What a cancelled call says (its answer is normally never sent).
+const CANCELLED: &str = "cancelled by the client before it finished; nothing was written";
+
+impl From<Cancelled> for ReviewError {
+    fn from(e: Cancelled) -> Self {
+        ReviewError::Cancelled(e)
+    }
+}
 
 impl From<ChangeError> for ReviewError {
     fn from(e: ChangeError) -> Self {
@@ -178,22 +193,26 @@ pub fn invalid_specs(specs: &Specs) -> Vec<InvalidSpec> {
 /// file (never through a symbolic link, see [`hashing::hash_many_in`]),
 /// except that a file the index marks skip-worktree (outside a sparse
 /// checkout) is its staged content, never "deleted".
+/// Each path hashed advances `progress`; a cancelled `progress` fails the whole.
 fn hash_now(
     root: &std::path::Path,
     git: Option<&crate::changes::GitRepo>,
     paths: &[&str],
-) -> Vec<Result<FileHash>> {
+    progress: &Progress,
+) -> Result<Vec<Result<FileHash>>> {
     let mut staged = git
         .map(|g| g.skip_worktree_hashes(paths))
         .unwrap_or_default();
-    paths
+    let hashes = hashing::hash_many_tracked(root, paths, progress);
+    progress.check()?;
+    Ok(paths
         .iter()
-        .zip(hashing::hash_many_in(root, paths))
+        .zip(hashes)
         .map(|(path, hash)| match staged.remove(*path) {
             Some(staged) => Ok(staged),
             None => hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}"))),
         })
-        .collect()
+        .collect())
 }
 
 /// Resolve `spec_path` to a loaded spec, or say precisely why not.

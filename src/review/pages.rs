@@ -367,6 +367,44 @@ pub fn spec_diff(
     Ok(full)
 }
 
+/// The whole `get_spec_diff` answer on one page: every patch in `diff`,
+/// every file in `plan` (its diff on page 1), nothing cut.
+pub fn whole_spec_diff(mut full: SpecDiff, patches: Vec<FilePatch>) -> SpecDiff {
+    let mut diff = String::new();
+    let mut plan = Vec::new();
+    for file in &patches {
+        let (added, removed) = file
+            .patch
+            .as_deref()
+            .map_or((0, 0), crate::page::line_counts);
+        let shown = file.patch.as_ref().map(|_| 1);
+        for path in &file.paths {
+            plan.push(PlanEntry {
+                path: path.clone(),
+                status: file.status,
+                added,
+                removed,
+                bytes: file.patch.as_ref().map_or(0, |p| p.len() as u64),
+                first_page: shown,
+                last_page: shown,
+            });
+        }
+        if let Some(text) = &file.patch {
+            diff.push_str(text);
+        }
+    }
+    full.diff = diff;
+    full.plan = plan;
+    full.binary_changes.sort();
+    full.binary_changes.dedup();
+    full.large_changes.sort();
+    full.large_changes.dedup();
+    full.page = 1;
+    full.pages = 1;
+    full.next_cursor = None;
+    full
+}
+
 /// Place a text of `shell` fixed bytes plus `text`: whole when it fits a
 /// page, else in consecutive parts, each on its own page.
 fn text_parts(layout: &mut Layout, shell: usize, text: &str) -> Vec<(usize, String)> {

@@ -8,6 +8,7 @@ use super::{
 use crate::cache::Cache;
 use crate::governance;
 use crate::hashing::{self, FileHash};
+use crate::progress::{Cancelled, Progress};
 use crate::project::Project;
 use crate::repo_path::{Guard, RepoPath};
 use crate::state::Reconciled;
@@ -83,15 +84,19 @@ pub fn get_changed_artifacts(
 
 /// Hash the given files and store them in the cache in one transaction.
 /// Every path is checked before anything is written: one path outside the
-/// repository fails the whole call.
+/// repository fails the whole call. Each file hashed advances `progress`;
+/// cancelled before the commit, nothing is written.
 pub fn mark_reconciled(
     project: &mut Project,
     params: &MarkReconciledParams,
+    progress: &Progress,
 ) -> Result<MarkReconciled> {
     let root = project.root().to_path_buf();
     let mut guard = Guard::new(&root);
+    progress.begin(params.files.len() as u64, "checking paths");
     let mut paths: Vec<RepoPath> = Vec::with_capacity(params.files.len());
     for input in &params.files {
+        progress.check()?;
         let path = guard.resolve_unfollowed(input).map_err(|e| {
             ReviewError::InvalidParams(format!("files: `{}`: {e}", input.escape_debug()))
         })?;
@@ -99,6 +104,8 @@ pub fn mark_reconciled(
     }
     paths.sort();
     paths.dedup();
+    // A path named twice is hashed once: its second mention is done.
+    progress.advance((params.files.len() - paths.len()) as u64);
     // Without a repository there is no index to consult, and no tracked cache.
     let git = project.git().ok();
     if let Some(git) = git {
@@ -111,9 +118,10 @@ pub fn mark_reconciled(
         }
     }
     let rels: Vec<&str> = paths.iter().map(RepoPath::as_str).collect();
+    progress.stage("hashing files");
     let mut entries = Vec::with_capacity(paths.len());
     let (mut updated, mut deleted) = (0, 0);
-    for (path, hash) in paths.iter().zip(hash_now(&root, git, &rels)) {
+    for (path, hash) in paths.iter().zip(hash_now(&root, git, &rels, progress)?) {
         let hash = hash?;
         match &hash {
             FileHash::Content(_) => updated += 1,
@@ -127,12 +135,16 @@ pub fn mark_reconciled(
             entries.push((path.as_str().to_string(), value.to_string()));
         }
     }
+    progress.stage("writing the cache");
+    progress.flush();
+    progress.check()?;
     if !entries.is_empty() {
         let mut cache =
             Cache::open_write(&root).map_err(|e| ReviewError::Internal(e.to_string()))?;
         cache
-            .store(&entries)
-            .map_err(|e| ReviewError::Internal(e.to_string()))?;
+            .store_unless(&entries, || progress.is_cancelled())
+            .map_err(|e| ReviewError::Internal(e.to_string()))?
+            .ok_or(Cancelled)?;
     }
     let snapshot = match params.snapshot {
         true => Some(

@@ -39,6 +39,7 @@ use crate::cache::Cache;
 use crate::changes::{Base, GitRepo};
 use crate::governance::Scope;
 use crate::hashing;
+use crate::progress::{Cancelled, Progress};
 use crate::repo_path::{Guard, RepoPath};
 
 mod base;
@@ -496,23 +497,56 @@ impl Reconciled {
         git: Option<&GitRepo>,
         paths: &[S],
     ) -> Result<Vec<bool>, String> {
+        self.judge_tracked(root, git, paths, &Progress::none())
+            .map_err(|e| e.to_string())
+    }
+
+    /// [`Reconciled::judge`], each path hashed advancing `progress`; a
+    /// cancel stops it.
+    pub fn judge_tracked<S: AsRef<str> + Sync>(
+        &self,
+        root: &Path,
+        git: Option<&GitRepo>,
+        paths: &[S],
+        progress: &Progress,
+    ) -> Result<Vec<bool>, JudgeError> {
         // A file outside a sparse checkout is its staged content, not deleted.
         let rels: Vec<&str> = paths.iter().map(AsRef::as_ref).collect();
         let mut staged = git
             .map(|g| g.skip_worktree_hashes(&rels))
             .unwrap_or_default();
+        let hashes = hashing::hash_many_tracked(root, &rels, progress);
+        progress.check().map_err(JudgeError::Cancelled)?;
         rels.iter()
-            .zip(hashing::hash_many_in(root, &rels))
+            .zip(hashes)
             .map(|(path, hash)| {
                 let hash = match staged.remove(*path) {
                     Some(staged) => staged,
-                    None => hash.map_err(|e| format!("cannot read {path}: {e}"))?,
+                    None => hash.map_err(|e| JudgeError::Io(format!("cannot read {path}: {e}")))?,
                 };
                 Ok(hash
                     .cache_value()
                     .is_some_and(|current| self.matches(path, current)))
             })
             .collect()
+    }
+}
+
+/// Why [`Reconciled::judge_tracked`] gave no answer.
+#[derive(Debug)]
+pub enum JudgeError {
+    /// A file could not be read.
+    Io(String),
+    /// The caller cancelled the work.
+    Cancelled(Cancelled),
+}
+
+impl fmt::Display for JudgeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JudgeError::Io(message) => f.write_str(message),
+            JudgeError::Cancelled(c) => c.fmt(f),
+        }
     }
 }
 

@@ -12,6 +12,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("glob", 0),
     ("error", 0),
     ("parallel", 0),
+    ("progress", 0),
     ("repo_path", 0),
     ("workflow", 0),
     ("walk", 1),

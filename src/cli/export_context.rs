@@ -1,0 +1,348 @@
+//! `notarai export-context`: the review context for an LLM without MCP.
+//! Calls [`crate::review::export_context`] (the tools' own answers, whole)
+//! and renders it as one Markdown document with a table of contents, or as
+//! JSON with the tools' fields; prints its size and a token estimate on
+//! stderr.
+//!
+//! `--output FILE` may name a file outside the repository: the user named
+//! it explicitly, as `validate PATH` may. It is written through the one safe
+//! writer ([`crate::safe_fs::write`]): a FILE inside the repository is
+//! written with the repository as the boundary (a link planted in the
+//! repository that leads out is refused, never followed); a FILE outside it
+//! with its own folder as the boundary (a link at FILE leading elsewhere is
+//! refused). Errors exit 1, as the other commands'.
+
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::page::BYTES_PER_TOKEN;
+use crate::progress::Progress;
+use crate::project::{Project, resolve_root};
+use crate::review::{ExportContext, ExportParams, SpecContext, export_context};
+
+/// Output format of `notarai export-context`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// One Markdown document with a table of contents.
+    #[default]
+    Markdown,
+    /// One JSON document: `affected` (list_affected_specs' answer),
+    /// `not_affected`, and `specs` (get_spec_diff's answer per spec).
+    Json,
+}
+
+/// Arguments of `notarai export-context`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The branch (or tag, or commit) this branch merges into. Default: as
+    /// `check` chooses it.
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+
+    /// Only this spec (a path from the repository root); repeat for more.
+    /// Default: every affected spec.
+    #[arg(long = "spec", value_name = "PATH")]
+    pub specs: Vec<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
+
+    /// Write to FILE instead of stdout (replaced whole, never through a link
+    /// planted in the repository).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Run `notarai export-context`.
+pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+    let root = resolve_root(root.as_deref())?;
+    let mut project = Project::new(root.clone());
+    let params = ExportParams {
+        base_branch: args.base.clone(),
+        specs: args.specs.clone(),
+    };
+    let context = export_context(&mut project, &params, &Progress::none())?;
+    let text = match args.format {
+        Format::Json => {
+            let mut json = serde_json::to_string_pretty(&context)?;
+            json.push('\n');
+            json
+        }
+        Format::Markdown => markdown(&context),
+    };
+    let bytes = text.len() as u64;
+    let tokens = bytes.div_ceil(BYTES_PER_TOKEN);
+    let place = match &args.output {
+        Some(file) => {
+            write_output(&root, file, text.as_bytes())?;
+            format!(" to {}", file.display())
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+            String::new()
+        }
+    };
+    eprintln!(
+        "export-context: wrote {bytes} bytes{place}, about {tokens} tokens ({BYTES_PER_TOKEN} bytes \
+         a token); {} spec(s) to review",
+        context.specs.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Write `contents` to `file` (relative to the current folder) through the
+/// safe writer, as the module header says.
+fn write_output(root: &Path, file: &Path, contents: &[u8]) -> anyhow::Result<()> {
+    let absolute = std::env::current_dir()
+        .context("cannot read the current folder")?
+        .join(file);
+    let absolute = normalize(&absolute);
+    if absolute.starts_with(root) {
+        return crate::safe_fs::write(root, &absolute, contents)
+            .with_context(|| format!("cannot write {}", file.display()));
+    }
+    let (Some(folder), Some(name)) = (absolute.parent(), absolute.file_name()) else {
+        anyhow::bail!("--output {}: not a file name", file.display());
+    };
+    let folder = folder
+        .canonicalize()
+        .with_context(|| format!("--output {}: its folder does not exist", file.display()))?;
+    if folder.starts_with(root) {
+        anyhow::bail!(
+            "--output {}: its folder leads into the repository through a link; name the file by \
+             its path inside the repository",
+            file.display()
+        );
+    }
+    crate::safe_fs::write(&folder, &folder.join(name), contents)
+        .with_context(|| format!("cannot write {}", file.display()))
+}
+
+/// `path` with `.` and `..` folded lexically (no link is resolved).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------ markdown
+
+/// The context as one Markdown document: a summary, a table of contents,
+/// then per spec its intent, behaviors, constraints, invariants, files and
+/// diff.
+pub fn markdown(context: &ExportContext) -> String {
+    let affected = &context.affected;
+    let mut md = String::from("# Review context\n\n");
+    let base = &affected.base;
+    md.push_str(&format!(
+        "Changes since `{}` (base chosen: {}{}): {} changed file(s), {} affected spec(s), {} \
+         with files to review. Files whose current content was already reconciled are left \
+         out.\n\n",
+        base.name,
+        serde_json::to_value(base.source)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        base.merge_base
+            .as_deref()
+            .map(|m| format!("; merge base `{}`", &m[..m.len().min(12)]))
+            .unwrap_or_default(),
+        affected.changed_count,
+        affected.affected_specs.len(),
+        context.specs.len(),
+    ));
+    md.push_str("## Contents\n\n");
+    for (n, spec) in context.specs.iter().enumerate() {
+        md.push_str(&format!(
+            "{}. [`{}`](#spec-{}) ({} file(s) to review)\n",
+            n + 1,
+            spec.spec_path,
+            n + 1,
+            spec.diff.files.len() + spec.diff.spec_changes.len()
+        ));
+    }
+    let reconciled: Vec<&str> = affected
+        .affected_specs
+        .iter()
+        .filter(|s| s.all_reconciled)
+        .map(|s| s.spec_path.as_str())
+        .collect();
+    let extras = [
+        (!reconciled.is_empty(), "Already reconciled", "reconciled"),
+        (
+            !context.not_affected.is_empty(),
+            "Not affected",
+            "not-affected",
+        ),
+        (
+            !affected.invalid_specs.is_empty(),
+            "Invalid specs",
+            "invalid-specs",
+        ),
+    ];
+    for (shown, title, anchor) in extras {
+        if shown {
+            md.push_str(&format!("- [{title}](#{anchor})\n"));
+        }
+    }
+    if context.specs.is_empty() {
+        md.push_str("\nNothing to review: no affected spec has a file left to reconcile.\n");
+    }
+    for (n, spec) in context.specs.iter().enumerate() {
+        spec_section(&mut md, n + 1, spec, context);
+    }
+    if !reconciled.is_empty() {
+        md.push_str("\n<a id=\"reconciled\"></a>\n## Already reconciled\n\n");
+        md.push_str("Every changed file these specs govern is reconciled:\n\n");
+        for path in reconciled {
+            md.push_str(&format!("- `{path}`\n"));
+        }
+    }
+    if !context.not_affected.is_empty() {
+        md.push_str("\n<a id=\"not-affected\"></a>\n## Not affected\n\n");
+        md.push_str("No change on this branch touches these specs:\n\n");
+        for path in &context.not_affected {
+            md.push_str(&format!("- `{path}`\n"));
+        }
+    }
+    if !affected.invalid_specs.is_empty() {
+        md.push_str("\n<a id=\"invalid-specs\"></a>\n## Invalid specs\n\n");
+        md.push_str(
+            "These fail `notarai validate`; a spec that failed to load governs nothing:\n\n",
+        );
+        for invalid in &affected.invalid_specs {
+            md.push_str(&format!("- `{}`: {}\n", invalid.spec_path, invalid.error));
+        }
+    }
+    md
+}
+
+fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportContext) {
+    md.push_str(&format!(
+        "\n<a id=\"spec-{n}\"></a>\n## {n}. `{}`\n\n",
+        spec.spec_path
+    ));
+    if let Some(about) = context
+        .affected
+        .affected_specs
+        .iter()
+        .find(|s| s.spec_path == spec.spec_path)
+    {
+        md.push_str(&format!("### Intent\n\n{}\n", about.intent.trim_end()));
+        if !about.behaviors.is_empty() {
+            md.push_str("\n### Behaviors\n\n");
+            for b in &about.behaviors {
+                md.push_str(&format!(
+                    "- **{}**: given {}, then {}\n",
+                    b.name,
+                    one_line(&b.given),
+                    one_line(&b.then)
+                ));
+            }
+        }
+        for (title, items) in [
+            ("Constraints", &about.constraints),
+            ("Invariants", &about.invariants),
+        ] {
+            if !items.is_empty() {
+                md.push_str(&format!("\n### {title}\n\n"));
+                for item in items {
+                    md.push_str(&format!("- {}\n", one_line(item)));
+                }
+            }
+        }
+    }
+    let diff = &spec.diff;
+    md.push_str("\n### Files to review\n\n");
+    for entry in &diff.plan {
+        let category = diff
+            .file_categories
+            .get(&entry.path)
+            .map(|c| format!(", {c}"))
+            .unwrap_or_default();
+        md.push_str(&format!(
+            "- `{}` ({}, +{} -{}{category})\n",
+            entry.path,
+            entry.status.as_str(),
+            entry.added,
+            entry.removed
+        ));
+    }
+    for changed in &diff.spec_changes {
+        let state = if changed.deleted {
+            "deleted"
+        } else {
+            "changed"
+        };
+        md.push_str(&format!("- `{}` (spec, {state})\n", changed.path));
+    }
+    for (title, list) in [
+        ("Binary, not shown", &diff.binary_changes),
+        ("Too large, not shown", &diff.large_changes),
+        ("Skipped, already reconciled", &diff.skipped),
+    ] {
+        if !list.is_empty() {
+            md.push_str(&format!("\n{title}:\n\n"));
+            for path in list {
+                md.push_str(&format!("- `{path}`\n"));
+            }
+        }
+    }
+    for changed in diff.spec_changes.iter().filter(|c| !c.deleted) {
+        md.push_str(&format!("\n### Spec `{}`\n\n", changed.path));
+        md.push_str(&fenced("yaml", &changed.content));
+    }
+    if let Some(system) = &diff.system_spec
+        && let Some(content) = &system.content
+    {
+        md.push_str(&format!("\n### System spec `{}`\n\n", system.path));
+        md.push_str(&fenced("yaml", content));
+    }
+    if !diff.diff.is_empty() {
+        md.push_str("\n### Diff\n\n");
+        md.push_str(&fenced("diff", &diff.diff));
+    }
+}
+
+/// `text` on one line (a Markdown list item).
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` in a code fence longer than any run of backticks inside it.
+fn fenced(language: &str, text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let newline = if text.ends_with('\n') { "" } else { "\n" };
+    format!("{fence}{language}\n{text}{newline}{fence}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fences_outgrow_the_backticks_inside() {
+        assert_eq!(fenced("diff", "+a\n"), "```diff\n+a\n```\n");
+        assert_eq!(fenced("", "````x"), "`````\n````x\n`````\n");
+    }
+
+    #[test]
+    fn normalize_folds_dots() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), Path::new("/a/c"));
+    }
+}

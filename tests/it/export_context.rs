@@ -1,0 +1,171 @@
+//! `notarai export-context` on a fixture repository: JSON with the tools'
+//! fields, Markdown with a table of contents and the governed diff, reconciled
+//! files left out of the diff, the size and a token estimate on stderr, and
+//! `--output` through the safe writer.
+
+use serde_json::{Value, json};
+
+use crate::common::{Repo, notarai, stderr, stdout};
+
+/// Spec A governs `src/**` and `docs/**`; on `feat`, `src/a.rs` changed
+/// and `src/b.rs` is new and reconciled (the cache), `docs/a.md` changed.
+fn fixture() -> Repo {
+    let repo = Repo::with_spec();
+    repo.git(&["checkout", "-q", "main"]);
+    repo.spec("other", &["lib/**"]);
+    repo.write("lib/x.rs", "x\n");
+    repo.commit("other spec");
+    repo.git(&["checkout", "-q", "feat"]);
+    repo.git(&["merge", "-q", "--ff-only", "main"]);
+    repo.append("src/a.rs", "fn a2() {}\n");
+    repo.write("src/b.rs", "fn b() {}\n");
+    repo.append("docs/a.md", "More.\n");
+    let mut server = repo.server();
+    server.call_ok(1, "mark_reconciled", json!({"files": ["src/b.rs"]}));
+    server.finish();
+    repo
+}
+
+/// The size and token estimate printed on stderr match what was written.
+fn assert_size_reported(err: &str, bytes: usize) {
+    let tokens = bytes.div_ceil(3);
+    assert!(
+        err.contains(&format!("{bytes} bytes")) && err.contains(&format!("about {tokens} tokens")),
+        "{err}"
+    );
+}
+
+#[test]
+fn json_has_the_tools_fields_and_skips_reconciled_files() {
+    let repo = fixture();
+    let out = notarai(&repo.root, &["export-context", "--format", "json"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let affected = &doc["affected"];
+    assert_eq!(affected["base"]["name"], "main");
+    assert_eq!(
+        affected["changed_files"],
+        json!(["docs/a.md", "src/a.rs", "src/b.rs"])
+    );
+    let specs: Vec<&str> = affected["affected_specs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["spec_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(specs, [".notarai/a.spec.yaml"]);
+    assert_eq!(affected["affected_specs"][0]["intent"], "Module A");
+    assert_eq!(affected["affected_specs"][0]["unreconciled_count"], 2);
+    let spec = &doc["specs"][0];
+    assert_eq!(spec["spec_path"], ".notarai/a.spec.yaml");
+    let diff = &spec["diff"];
+    assert_eq!(diff["files"], json!(["docs/a.md", "src/a.rs"]));
+    assert_eq!(diff["skipped"], json!(["src/b.rs"]));
+    assert_eq!(
+        (diff["page"].clone(), diff["pages"].clone()),
+        (json!(1), json!(1))
+    );
+    let text_diff = diff["diff"].as_str().unwrap();
+    assert!(
+        text_diff.contains("+fn a2() {}") && text_diff.contains("+More."),
+        "{text_diff}"
+    );
+    assert!(
+        !text_diff.contains("b.rs"),
+        "a reconciled file is not in the diff"
+    );
+    assert_eq!(diff["plan"].as_array().unwrap().len(), 2);
+    assert_size_reported(&stderr(&out), text.len());
+}
+
+#[test]
+fn markdown_has_contents_the_spec_and_the_diff() {
+    let repo = fixture();
+    let out = notarai(&repo.root, &["export-context"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let md = stdout(&out);
+    assert!(md.starts_with("# Review context\n"), "{md}");
+    assert!(
+        md.contains("## Contents\n\n1. [`.notarai/a.spec.yaml`](#spec-1)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("<a id=\"spec-1\"></a>\n## 1. `.notarai/a.spec.yaml`"),
+        "{md}"
+    );
+    assert!(md.contains("### Intent\n\nModule A\n"), "{md}");
+    assert!(md.contains("- **b**: given g, then t"), "{md}");
+    assert!(md.contains("- `src/a.rs` (modified, +1 -0, code)"), "{md}");
+    let diff = &md[md.find("```diff\n").expect("a diff block")..];
+    assert!(
+        diff.contains("+fn a2() {}") && !diff.contains("b.rs"),
+        "{diff}"
+    );
+    assert!(
+        md.contains("Skipped, already reconciled:\n\n- `src/b.rs`"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("other.spec.yaml"),
+        "an unaffected spec is left out"
+    );
+    assert_size_reported(&stderr(&out), md.len());
+
+    // Only the specs asked for; one that nothing affects is said so.
+    let out = notarai(
+        &repo.root,
+        &["export-context", "--spec", ".notarai/other.spec.yaml"],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let md = stdout(&out);
+    assert!(
+        md.contains("## Not affected") && md.contains("`.notarai/other.spec.yaml`"),
+        "{md}"
+    );
+    assert!(!md.contains("```diff"), "{md}");
+}
+
+#[test]
+fn output_goes_through_the_safe_writer_and_bad_specs_are_named() {
+    let repo = fixture();
+    let expected = stdout(&notarai(&repo.root, &["export-context"], b""));
+
+    // A file the user names outside the repository is fine.
+    let file = repo.outside.join("context.md");
+    let out = notarai(
+        &repo.root,
+        &["export-context", "--output", file.to_str().unwrap()],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "", "the document goes to the file only");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), expected);
+    assert_size_reported(&stderr(&out), expected.len());
+
+    // Inside the repository, a planted link leading out is never followed.
+    std::os::unix::fs::symlink(&repo.outside, repo.root.join("out")).unwrap();
+    let before = repo.outside_snapshot();
+    let out = notarai(&repo.root, &["export-context", "--output", "out/x.md"], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
+    assert_eq!(repo.outside_snapshot(), before, "nothing written outside");
+    std::fs::remove_file(repo.root.join("out")).unwrap();
+    let out = notarai(&repo.root, &["export-context", "--output", "ctx/x.md"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(repo.root.join("ctx/x.md")).unwrap(),
+        expected
+    );
+
+    // An unknown spec, and a path out of the repository: error and hint, exit 1.
+    for spec in [".notarai/nope.spec.yaml", "../outside/secret.txt"] {
+        let out = notarai(&repo.root, &["export-context", "--spec", spec], b"");
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.starts_with("error: --spec: "), "{err}");
+        assert!(err.contains("\nhint: "), "{err}");
+        assert_eq!(stdout(&out), "");
+    }
+}

@@ -1,0 +1,199 @@
+//! Progress and cancellation of tool calls, over raw JSON lines: a call
+//! with `_meta.progressToken` gets `notifications/progress` (growing,
+//! spaced, all before its answer), one without gets none, and
+//! `notifications/cancelled` stops a `mark_reconciled` before it writes
+//! anything, the server serving on.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{Repo, Server};
+
+/// `n` small files under `src/`, not committed; their repo paths.
+fn many_files(repo: &Repo, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let rel = format!("src/d{}/f{i}.rs", i % 64);
+            repo.write(&rel, format!("fn f{i}() {{}}\n"));
+            rel
+        })
+        .collect()
+}
+
+/// Every line up to the answer to `id`, each with when it arrived.
+fn lines_until(server: &mut Server, id: &Value) -> (Value, Vec<(Instant, Value)>) {
+    let mut seen = Vec::new();
+    loop {
+        let line = server.recv();
+        if line.get("id") == Some(id) {
+            return (line, seen);
+        }
+        seen.push((Instant::now(), line));
+    }
+}
+
+fn call(id: &Value, files: &[String], token: Option<&str>) -> Value {
+    let mut params = json!({"name": "mark_reconciled", "arguments": {"files": files}});
+    if let Some(token) = token {
+        params["_meta"] = json!({"progressToken": token});
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+/// The notifications of `seen`, checked to be progress reports for `token`
+/// whose `progress` strictly grows up to `total`.
+fn progress_of(seen: &[(Instant, Value)], token: &str, total: u64) -> Vec<(Instant, u64)> {
+    seen.iter()
+        .map(|(at, line)| {
+            assert_eq!(line["method"], "notifications/progress", "{line}");
+            assert!(line.get("id").is_none(), "{line}");
+            let params = &line["params"];
+            assert_eq!(params["progressToken"], token, "{line}");
+            assert_eq!(params["total"].as_f64(), Some(total as f64), "{line}");
+            assert!(
+                params["message"].as_str().is_some_and(|m| !m.is_empty()),
+                "{line}"
+            );
+            let progress = params["progress"].as_f64().unwrap();
+            assert!(progress >= 0.0 && progress <= total as f64, "{line}");
+            (*at, progress as u64)
+        })
+        .collect()
+}
+
+#[test]
+fn a_long_call_reports_progress_only_with_a_token() {
+    let repo = Repo::new();
+    let files = many_files(&repo, 3000);
+    let mut server = repo.server();
+
+    let id = json!("with-token");
+    server.send(&call(&id, &files, Some("tok-1")));
+    let (answer, seen) = lines_until(&mut server, &id);
+    assert_eq!(
+        answer["result"]["structuredContent"]["updated"], 3000,
+        "{answer}"
+    );
+    let reports = progress_of(&seen, "tok-1", 3000);
+    assert!(reports.len() >= 2, "start and end at least: {seen:?}");
+    assert_eq!(reports[0].1, 0, "the start is reported at once");
+    assert_eq!(reports.last().unwrap().1, 3000, "the end is reported");
+    for pair in reports.windows(2) {
+        assert!(
+            pair[0].1 < pair[1].1,
+            "progress strictly grows: {reports:?}"
+        );
+        let gap = pair[1].0 - pair[0].0;
+        assert!(gap <= Duration::from_millis(250), "{gap:?} between reports");
+    }
+
+    // Without a token: the answer and nothing else.
+    let id = json!("no-token");
+    server.send(&call(&id, &files, None));
+    let (answer, seen) = lines_until(&mut server, &id);
+    assert!(answer.get("result").is_some(), "{answer}");
+    assert!(seen.is_empty(), "no notification without a token: {seen:?}");
+    assert!(
+        server.recv_timeout(Duration::from_millis(200)).is_none(),
+        "nothing follows the answer"
+    );
+
+    // A read tool reports too, every report before its answer.
+    repo.spec("code", &["src/**"]);
+    let id = json!("diff");
+    let params = json!({"name": "get_spec_diff", "arguments":
+        {"spec_path": ".notarai/code.spec.yaml", "base_branch": "HEAD", "bypass_cache": true},
+        "_meta": {"progressToken": 7}});
+    repo.commit("specs and files");
+    repo.append("src/d1/f1.rs", "// changed\n");
+    server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}));
+    let (answer, seen) = lines_until(&mut server, &id);
+    assert!(answer.get("result").is_some(), "{answer}");
+    assert!(!seen.is_empty(), "a report for get_spec_diff");
+    for (_, line) in &seen {
+        assert_eq!(line["params"]["progressToken"], 7, "{line}");
+    }
+    assert!(
+        server.recv_timeout(Duration::from_millis(200)).is_none(),
+        "no report after the answer"
+    );
+    server.finish();
+}
+
+#[test]
+fn a_cancelled_mark_reconciled_writes_nothing_and_the_server_serves_on() {
+    let repo = Repo::new();
+    repo.write("keep.txt", "kept\n");
+    let files = many_files(&repo, 40_000);
+    let mut server = repo.server();
+
+    let id = json!("long");
+    server.send(&call(&id, &files, Some("tok-c")));
+    let first = server.recv();
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    // A call queued behind the write tool, cancelled before it ran: dropped.
+    let held = json!("held");
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": held, "method": "tools/call",
+        "params": {"name": "get_changed_artifacts",
+            "arguments": {"spec_path": ".notarai/none.spec.yaml"}}}),
+    );
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": held}}),
+    );
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id, "reason": "the user changed their mind"}}),
+    );
+
+    // A later call is served (after the cancelled one stopped).
+    let next = json!("next");
+    server.send(&call(&next, &["keep.txt".to_string()], None));
+    let (answer, seen) = lines_until(&mut server, &next);
+    assert_eq!(
+        answer["result"]["structuredContent"]["updated"], 1,
+        "{answer}"
+    );
+    for (_, line) in &seen {
+        assert_eq!(
+            line["method"], "notifications/progress",
+            "only reports: {line}"
+        );
+        assert_eq!(line["params"]["progressToken"], "tok-c", "{line}");
+    }
+    // The cancelled call is never answered.
+    while let Some(line) = server.recv_timeout(Duration::from_millis(500)) {
+        assert!(
+            line.get("id") != Some(&id) && line.get("id") != Some(&held),
+            "a cancelled call was answered: {line}"
+        );
+    }
+
+    let db = rusqlite::Connection::open(repo.db()).unwrap();
+    let check: String = db
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    let rows: Vec<String> = db
+        .prepare("SELECT path FROM file_cache")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(rows, ["keep.txt"], "no row of the cancelled call");
+    drop(db);
+
+    // The same files, not cancelled this time, are all recorded.
+    let again = json!("again");
+    server.send(&call(&again, &files[..100], None));
+    let (answer, _) = lines_until(&mut server, &again);
+    assert_eq!(
+        answer["result"]["structuredContent"]["updated"], 100,
+        "{answer}"
+    );
+    let stderr = server.finish();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
