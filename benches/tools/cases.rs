@@ -320,7 +320,12 @@ pub fn changed_artifacts(ctx: &Ctx, repo: &Path) -> Row {
 /// `mark_reconciled` of `ctx.mark_files` tracked sources (cache cleared
 /// before each call, untimed) against reading and hashing the same files
 /// with the `blake3` crate in this process.
-pub fn mark_reconciled(ctx: &Ctx, repo: &Path) -> Row {
+pub fn mark_reconciled(ctx: &Ctx, repo: &Path, progress: bool) -> Row {
+    let target = if progress {
+        "as the row without a token"
+    } else {
+        "throughput >= 0.7x blake3 (ratio <= 1.43)"
+    };
     let files = match gitside::tracked_files(repo, &[pathspec("src/**/*.rs")]) {
         Ok(mut files) => {
             files.truncate(ctx.mark_files);
@@ -333,31 +338,168 @@ pub fn mark_reconciled(ctx: &Ctx, repo: &Path) -> Row {
                 notarai: failed(),
                 baseline: failed(),
                 peak_kib: None,
-                target: "throughput >= 0.7x blake3 (ratio <= 1.43)",
+                target,
                 notes: Vec::new(),
             };
         }
     };
     let count = files.len();
     let args = json!({"files": files});
-    tool_case(
+    let token = progress.then_some("bench");
+    let calls = std::cell::Cell::new(0usize);
+    let reports = std::cell::Cell::new(0usize);
+    let with = if progress {
+        ", with a progressToken"
+    } else {
+        ""
+    };
+    let mut row = tool_case(
         ctx,
         repo,
         (
-            format!("mark_reconciled {count} files (baseline: blake3 crate in-process)"),
-            "throughput >= 0.7x blake3 (ratio <= 1.43)",
+            format!("mark_reconciled {count} files{with} (baseline: blake3 crate in-process)"),
+            target,
         ),
         |_| Ok(()),
         |s| {
             s.call_tool("clear_cache", json!({}))?;
-            s.call_tool("mark_reconciled", args.clone())
+            let before = s.notifications();
+            let reply = s.call_tool_with("mark_reconciled", args.clone(), token)?;
+            calls.set(calls.get() + 1);
+            reports.set(reports.get() + s.notifications() - before);
+            Ok(reply)
         },
         || timed(|| hash_all(repo, &files)),
         |payload| match payload["updated"].as_u64() {
             Some(n) if n as usize == count => Vec::new(),
             other => vec![format!("updated: {other:?}, expected {count}")],
         },
-    )
+    );
+    if progress && calls.get() > 0 {
+        row.notes.push(format!(
+            "{:.1} progress notifications per call",
+            reports.get() as f64 / calls.get() as f64
+        ));
+    }
+    row
+}
+
+/// `resources/list` on a warm server, every page (the first, untimed, call
+/// loads the specs); git lists the same files: `git ls-files` of the spec
+/// folder.
+pub fn resources_list(ctx: &Ctx, repo: &Path) -> Row {
+    let mut listed = 0usize;
+    let mut row = tool_case(
+        ctx,
+        repo,
+        (
+            "resources/list, every page (warm server; git: ls-files .notarai)".into(),
+            "(none)",
+        ),
+        |_| Ok(()),
+        |s| {
+            let started = std::time::Instant::now();
+            let (mut bytes, mut count) = (0, 0);
+            let mut params = json!({});
+            loop {
+                let page = s.request("resources/list", params)?;
+                bytes += page.bytes;
+                count += page.result["resources"].as_array().map_or(0, Vec::len);
+                match page.result["nextCursor"].as_str() {
+                    Some(cursor) => params = json!({"cursor": cursor}),
+                    None => break,
+                }
+            }
+            listed = count;
+            Ok(ToolReply {
+                elapsed: started.elapsed(),
+                bytes,
+                payload: json!({"resources": count}),
+            })
+        },
+        || timed(|| Ok(gitside::git(repo, &["ls-files", "--", ".notarai/*.spec.yaml"])?.len())),
+        |_| Vec::new(),
+    );
+    let in_git = gitside::git(repo, &["ls-files", "--", ".notarai/*.spec.yaml"])
+        .map(|out| out.split(|b| *b == b'\n').filter(|l| !l.is_empty()).count());
+    row.notes
+        .push(format!("{listed} specs listed, git: {in_git:?}"));
+    row
+}
+
+/// `notarai export-context --base main --format json`, a fresh process per
+/// run writing the whole context to a file, cache cleared first (untimed);
+/// git answers the same questions as in the whole pass ([`gitside::whole_pass`]
+/// over the specs the export found affected).
+pub fn export_context(ctx: &Ctx, repo: &Path) -> Row {
+    let mut notes = Vec::new();
+    if let Err(err) = gitside::fresh_index(repo) {
+        notes.push(format!("fresh index: {err:#}"));
+    }
+    let output = ctx.stderr_log.with_file_name("export-context.json");
+    let mut specs: Vec<String> = Vec::new();
+    let run = || -> Result<(Duration, usize)> {
+        let clear = std::process::Command::new(&ctx.bin)
+            .args(["cache", "clear"])
+            .current_dir(repo)
+            .output()
+            .context("spawning notarai cache clear")?;
+        anyhow::ensure!(clear.status.success(), "cache clear failed");
+        let started = std::time::Instant::now();
+        let out = std::process::Command::new(&ctx.bin)
+            .args([
+                "export-context",
+                "--base",
+                BASE,
+                "--format",
+                "json",
+                "--output",
+            ])
+            .arg(&output)
+            .current_dir(repo)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .context("spawning notarai export-context")?;
+        let elapsed = started.elapsed();
+        anyhow::ensure!(
+            out.status.success(),
+            "notarai export-context exited with {}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok((elapsed, std::fs::metadata(&output)?.len() as usize))
+    };
+    let specs_of_export = || -> Result<Vec<String>> {
+        let text = std::fs::read_to_string(&output)?;
+        let value: Value = serde_json::from_str(&text)?;
+        Ok(value["specs"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s["spec_path"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default())
+    };
+    let (notarai, baseline) = {
+        let specs_cell = std::cell::RefCell::new(&mut specs);
+        interleave(ctx.runs, Series::default(), run, || {
+            if specs_cell.borrow().is_empty() {
+                **specs_cell.borrow_mut() = specs_of_export().unwrap_or_default();
+            }
+            let specs = specs_cell.borrow().clone();
+            timed(|| gitside::whole_pass(repo, BASE, &specs))
+        })
+    };
+    notes.push(format!("{} specs exported", specs.len()));
+    Row {
+        case: format!("notarai export-context --base {BASE} --format json, fresh process"),
+        notarai,
+        baseline,
+        peak_kib: None,
+        target: "(none; the whole pass is the reference)",
+        notes,
+    }
 }
 
 /// Read and BLAKE3-hash every file, one after the other; returns the bytes read.

@@ -35,6 +35,8 @@ pub struct Server {
     stderr_log: PathBuf,
     /// Whether we killed it after a timeout.
     killed: bool,
+    /// Notifications read while waiting for answers (progress reports).
+    notifications: usize,
 }
 
 /// The answer to one request.
@@ -99,6 +101,7 @@ impl Server {
             timeout,
             stderr_log: stderr_log.to_owned(),
             killed: false,
+            notifications: 0,
         })
     }
 
@@ -124,7 +127,22 @@ impl Server {
     /// Call tool `name` with `arguments`. A JSON-RPC error or a result with
     /// `isError: true` is an error carrying the server's message.
     pub fn call_tool(&mut self, name: &str, arguments: Value) -> Result<ToolReply> {
-        let reply = self.request("tools/call", json!({"name": name, "arguments": arguments}))?;
+        self.call_tool_with(name, arguments, None)
+    }
+
+    /// [`Server::call_tool`] with `_meta.progressToken` set when `token` is
+    /// given, so the server reports progress while it works.
+    pub fn call_tool_with(
+        &mut self,
+        name: &str,
+        arguments: Value,
+        token: Option<&str>,
+    ) -> Result<ToolReply> {
+        let mut params = json!({"name": name, "arguments": arguments});
+        if let Some(token) = token {
+            params["_meta"] = json!({"progressToken": token});
+        }
+        let reply = self.request("tools/call", params)?;
         let text = reply.result["content"]
             .as_array()
             .and_then(|blocks| blocks.iter().find_map(|b| b["text"].as_str()));
@@ -171,7 +189,11 @@ impl Server {
             let Ok(response) = serde_json::from_str::<Value>(&line) else {
                 bail!("{method}: stdout line is not JSON: {}", clip(&line));
             };
-            if response.get("method").is_some() || response["id"] != json!(id) {
+            if response.get("method").is_some() {
+                self.notifications += 1;
+                continue;
+            }
+            if response["id"] != json!(id) {
                 continue;
             }
             if let Some(error) = response.get("error") {
@@ -188,6 +210,11 @@ impl Server {
                 result,
             });
         }
+    }
+
+    /// How many notifications the server has sent so far.
+    pub fn notifications(&self) -> usize {
+        self.notifications
     }
 
     /// Send a notification (no id, no answer).

@@ -289,10 +289,22 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>) -> Vec<Row> {
         ),
         (
             "mark_reconciled",
-            Box::new(|| cases::mark_reconciled(ctx, repo)),
+            Box::new(|| cases::mark_reconciled(ctx, repo, false)),
+        ),
+        (
+            "mark_reconciled, with a progressToken",
+            Box::new(|| cases::mark_reconciled(ctx, repo, true)),
+        ),
+        (
+            "resources/list",
+            Box::new(|| cases::resources_list(ctx, repo)),
         ),
         ("whole pass", Box::new(|| cases::whole_pass(ctx, repo))),
         ("check", Box::new(|| cases::check(ctx, repo))),
+        (
+            "export-context",
+            Box::new(|| cases::export_context(ctx, repo)),
+        ),
     ];
     let mut rows = Vec::new();
     for (name, step) in steps {
