@@ -10,7 +10,12 @@ use crate::hook::{self, HookEnv, Outcome};
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// PostToolUse hook: validate a spec file that was just written.
-    Validate,
+    Validate {
+        /// The agent whose event format stdin holds (what `notarai init`
+        /// writes into each agent's hook). Without it, Claude Code's.
+        #[arg(long, value_enum)]
+        agent: Option<crate::agent::AgentId>,
+    },
 }
 
 /// Exit code whose stderr Claude Code feeds back to the model.
@@ -19,7 +24,7 @@ const EXIT_TO_MODEL: u8 = 2;
 /// Run a hook.
 pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
-        Command::Validate => Ok(validate(root)),
+        Command::Validate { agent: _ } => Ok(validate(root)),
     }
 }
 
