@@ -14,6 +14,7 @@
 //! and [`hook`] checks the specs it writes.
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod cache;
 pub mod changes;
 pub mod check;

@@ -18,8 +18,9 @@ pub enum Command {
 /// Arguments of `notarai hook validate`.
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// The agent whose event is on stdin (default: recognised from the
-    /// event's fields, Claude Code's format when nothing else matches).
+    /// The agent whose event is on stdin (what `notarai init` writes into
+    /// each agent's hook). Without it, or for zed (no hooks), the format is
+    /// recognised from the event's fields, Claude Code's when nothing else matches.
     #[arg(long, value_enum)]
     pub agent: Option<HookAgent>,
 }

@@ -47,6 +47,7 @@ pub fn answer(report: &Report) -> Answer {
     }
     match report.agent {
         HookAgent::Claude
+        | HookAgent::Zed
         | HookAgent::Codex
         | HookAgent::Gemini
         | HookAgent::Vscode

@@ -21,24 +21,10 @@ use serde_json::Value;
 
 use super::patch;
 
-/// The agents whose hook events `notarai hook validate` reads (`--agent`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum HookAgent {
-    /// Claude Code: `PostToolUse` in `.claude/settings.json`.
-    Claude,
-    /// OpenAI Codex CLI: `PostToolUse` on `apply_patch`.
-    Codex,
-    /// Cursor: `afterFileEdit` in `.cursor/hooks.json`.
-    Cursor,
-    /// Gemini CLI: `AfterTool` in `.gemini/settings.json`.
-    Gemini,
-    /// VS Code (Copilot agent mode): `PostToolUse` in `.github/hooks/*.json`.
-    Vscode,
-    /// opencode: the notarai plugin's `tool.execute.after`.
-    Opencode,
-    /// Windsurf: `post_write_code` in `.windsurf/hooks.json`.
-    Windsurf,
-}
+/// The agent whose event is read: notarai's one list of agents (`--agent`
+/// takes the same names as `init --agents`). Zed has no hooks; an event
+/// given as Zed's is recognised from its fields.
+pub use crate::agent::AgentId as HookAgent;
 
 /// What an edit event says: the files written and where they are relative to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,15 +73,16 @@ pub fn detect(event: &Value) -> HookAgent {
 pub fn agent_for(requested: Option<HookAgent>, event: &Value) -> HookAgent {
     match requested {
         Some(HookAgent::Claude) if event.get("hookEventName").is_some() => HookAgent::Vscode,
+        Some(HookAgent::Zed) | None => detect(event),
         Some(agent) => agent,
-        None => detect(event),
     }
 }
 
 /// Read `event` in `agent`'s format.
 pub fn parse(agent: HookAgent, event: &Value) -> Parsed {
     match agent {
-        HookAgent::Claude => read::<ClaudeEvent>(event)?.edit(),
+        // Zed has no hook events: read as Claude Code's, the common format.
+        HookAgent::Claude | HookAgent::Zed => read::<ClaudeEvent>(event)?.edit(),
         HookAgent::Codex => read::<CodexEvent>(event)?.edit(),
         HookAgent::Cursor => read::<CursorEvent>(event)?.edit(),
         HookAgent::Gemini => read::<GeminiEvent>(event)?.edit(),

@@ -2,6 +2,12 @@
 //! spans, and each edit splices new text into the original, so every byte
 //! notarai does not change stays as it was (numbers keep their digits, keys
 //! their order and spacing). Duplicate keys are refused with their position.
+//!
+//! JSON with comments (VS Code, Zed, Gemini CLI settings, opencode's
+//! `.jsonc`) is read by [`Editor::new_jsonc`]: `//` and `/* */` comments and
+//! trailing commas are blanked to spaces in a shadow copy of the text (every
+//! byte offset stays the same), the shadow is parsed, and edits are spliced
+//! into the real text, so comments survive where they are.
 
 use serde_json::Value;
 
@@ -122,6 +128,86 @@ pub fn parse(text: &str) -> Result<Node, ReadError> {
     }
     let mut reader = Reader { text, at: 0 };
     reader.value()
+}
+
+/// Read `text` as one JSON-with-comments document: `//` and `/* */`
+/// comments and trailing commas are allowed. The nodes' offsets are those
+/// of `text`.
+pub fn parse_jsonc(text: &str) -> Result<Node, ReadError> {
+    parse(&blank_comments(text)?)
+}
+
+/// `text` with its comments and trailing commas replaced by spaces (line
+/// breaks kept), byte for byte, so offsets and lines do not move. An
+/// unterminated block comment is an error at its start.
+pub fn blank_comments(text: &str) -> Result<String, ReadError> {
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    // Where the last `,` outside strings and comments is, while only
+    // whitespace and comments followed it.
+    let mut pending_comma: Option<usize> = None;
+    // The last byte outside comments and whitespace: a comma is trailing
+    // only after a value, never after `{`, `[`, `,` or `:`.
+    let mut last = 0u8;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                pending_comma = None;
+                last = b'"';
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    if bytes[i] != b'\r' {
+                        out[i] = b' ';
+                    }
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let start = i;
+                let Some(len) = text[i + 2..].find("*/") else {
+                    let (line, column) = position(text, start);
+                    return Err(ReadError::Syntax {
+                        line,
+                        column,
+                        message: "unterminated /* comment".into(),
+                    });
+                };
+                let end = i + 2 + len + 2;
+                for (j, b) in out.iter_mut().enumerate().take(end).skip(start) {
+                    if bytes[j] != b'\n' && bytes[j] != b'\r' {
+                        *b = b' ';
+                    }
+                }
+                i = end;
+            }
+            b',' => {
+                pending_comma = (!matches!(last, b'{' | b'[' | b',' | b':' | 0)).then_some(i);
+                last = b',';
+                i += 1;
+            }
+            b'}' | b']' => {
+                if let Some(at) = pending_comma.take() {
+                    out[at] = b' ';
+                }
+                last = bytes[i];
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            other => {
+                pending_comma = None;
+                last = other;
+                i += 1;
+            }
+        }
+    }
+    Ok(String::from_utf8(out).expect("only ASCII bytes and whole characters were replaced"))
 }
 
 /// Walks a text already known to be valid JSON.
@@ -262,6 +348,8 @@ fn indent_unit(text: &str, root: &Node) -> String {
 pub struct Editor {
     text: String,
     root: Node,
+    /// Comments and trailing commas allowed (JSONC).
+    jsonc: bool,
 }
 
 /// The new text of `value` pretty-printed with `unit`, its lines after the
@@ -282,6 +370,17 @@ impl Editor {
         Ok(Editor {
             root: parse(text)?,
             text: text.to_string(),
+            jsonc: false,
+        })
+    }
+
+    /// Read JSON-with-comments `text` for editing: comments and trailing
+    /// commas are kept where they are.
+    pub fn new_jsonc(text: &str) -> Result<Editor, ReadError> {
+        Ok(Editor {
+            root: parse_jsonc(text)?,
+            text: text.to_string(),
+            jsonc: true,
         })
     }
 
@@ -302,7 +401,12 @@ impl Editor {
 
     fn splice(&mut self, start: usize, end: usize, with: &str) {
         self.text.replace_range(start..end, with);
-        self.root = parse(&self.text).expect("an edit keeps the JSON valid");
+        let root = if self.jsonc {
+            parse_jsonc(&self.text)
+        } else {
+            parse(&self.text)
+        };
+        self.root = root.expect("an edit keeps the JSON valid");
     }
 
     fn style(&self) -> (String, &'static str) {
@@ -335,8 +439,15 @@ impl Editor {
             None => {
                 let base = line_indent(&self.text, container.0).to_string();
                 let indent = format!("{base}{unit}");
-                let insert = format!("{eol}{indent}{}{eol}{base}", entry(&unit, &indent));
-                self.splice(container.0 + 1, container.1 - 1, &insert);
+                let interior = &self.text[container.0 + 1..container.1 - 1];
+                if interior.trim().is_empty() {
+                    let insert = format!("{eol}{indent}{}{eol}{base}", entry(&unit, &indent));
+                    self.splice(container.0 + 1, container.1 - 1, &insert);
+                } else {
+                    // Only comments inside: they stay, after the new entry.
+                    let insert = format!("{eol}{indent}{}", entry(&unit, &indent));
+                    self.splice(container.0 + 1, container.0 + 1, &insert);
+                }
             }
         }
     }
@@ -387,15 +498,50 @@ impl Editor {
         self.splice(node.start, node.end, &text);
     }
 
-    /// Remove item `index` of the array `array`, with its separating comma.
+    /// Remove item `index` of the array `array`, with its separating comma:
+    /// the inverse of [`Editor::append_item`] on the last item.
     pub fn remove_item(&mut self, array: &Node, index: usize) {
         let items = array.items().expect("an array");
-        let (start, end) = if index + 1 < items.len() {
-            (items[index].start, items[index + 1].start)
-        } else if index > 0 {
-            (items[index - 1].end, items[index].end)
+        let spans: Vec<(usize, usize)> = items.iter().map(|n| (n.start, n.end)).collect();
+        self.remove_span(array, &spans, index);
+    }
+
+    /// Remove member `key` of the object at `path` with its separating
+    /// comma: the inverse of [`Editor::insert_member`] (a member added last
+    /// is taken out with the comma and line break before it; the only
+    /// member leaves `{}` when nothing but whitespace remains). `false` when
+    /// there is no such member.
+    pub fn remove_member(&mut self, path: &[&str], key: &str) -> bool {
+        let Some(node) = self.at(path).cloned() else {
+            return false;
+        };
+        let Kind::Object(members) = &node.kind else {
+            return false;
+        };
+        let Some(index) = members.iter().position(|m| m.key == key) else {
+            return false;
+        };
+        let spans: Vec<(usize, usize)> =
+            members.iter().map(|m| (m.key_start, m.value.end)).collect();
+        self.remove_span(&node, &spans, index);
+        true
+    }
+
+    /// Remove entry `index` of a container whose entries span `spans`.
+    fn remove_span(&mut self, container: &Node, spans: &[(usize, usize)], index: usize) {
+        if spans.len() == 1 {
+            let open = container.start + 1;
+            let close = container.end - 1 - (spans[0].1 - open);
+            self.splice(open, spans[0].1, "");
+            if self.text[open..close].trim().is_empty() {
+                self.splice(open, close, "");
+            }
+            return;
+        }
+        let (start, end) = if index + 1 < spans.len() {
+            (spans[index].0, spans[index + 1].0)
         } else {
-            (items[index].start, items[index].end)
+            (spans[index - 1].1, spans[index].1)
         };
         self.splice(start, end, "");
     }
@@ -454,6 +600,58 @@ mod tests {
         let m = e.at(&["m"]).unwrap().clone();
         e.replace(&m, &json!("Write|Edit"));
         assert_eq!(e.text(), "{\"m\": \"Write|Edit\"}");
+    }
+
+    #[test]
+    fn jsonc_comments_and_trailing_commas_survive_edits() {
+        let text =
+            "// top\n{\n  /* a */ \"a\": 1, // after a\n  \"s\": { // only a comment\n  },\n}\n";
+        assert!(parse(text).is_err());
+        let mut e = Editor::new_jsonc(text).unwrap();
+        e.insert_member(&["s"], "n", &json!({"x": "//not a comment"}));
+        e.insert_member(&[], "z", &json!([1]));
+        let v: Value = serde_json::from_str(&blank_comments(e.text()).unwrap()).unwrap();
+        assert_eq!(v["s"]["n"]["x"], "//not a comment");
+        assert_eq!(v["z"], json!([1]));
+        assert!(e.text().contains("// only a comment") && e.text().contains("/* a */"));
+        assert!(e.remove_member(&[], "z"));
+        assert!(e.remove_member(&["s"], "n"));
+        assert_eq!(e.text(), text);
+        let err = parse_jsonc("{\n  /* open\n}").unwrap_err();
+        let ReadError::Syntax { line, column, .. } = err;
+        assert_eq!((line, column), (2, 3));
+    }
+
+    #[test]
+    fn remove_is_the_inverse_of_insert() {
+        for text in [
+            "{}",
+            "{}\n",
+            "{\"a\": 1}",
+            "{\n    \"a\": 1\n}\n",
+            "{\r\n\t\"a\": {\"b\": []}\r\n}",
+        ] {
+            let mut e = Editor::new(text).unwrap();
+            e.insert_member(
+                &[],
+                "notarai",
+                &json!({"command": "notarai", "args": ["mcp"]}),
+            );
+            assert!(e.remove_member(&[], "notarai"));
+            assert_eq!(e.text(), text);
+        }
+        let mut e = Editor::new("[1]").unwrap();
+        let root = e.root().clone();
+        e.append_item(&root, &json!({"a": 1}));
+        let root = e.root().clone();
+        e.remove_item(&root, 1);
+        assert_eq!(e.text(), "[1]");
+        let mut e = Editor::new("[]").unwrap();
+        let root = e.root().clone();
+        e.append_item(&root, &json!(2));
+        let root = e.root().clone();
+        e.remove_item(&root, 0);
+        assert_eq!(e.text(), "[]");
     }
 
     #[test]

@@ -113,7 +113,7 @@ pub fn server_entry() -> Value {
 
 /// Whether `program` names a notarai binary, however it is spelled (a
 /// bare name or a path, `.exe` on Windows).
-fn is_notarai_program(program: &str) -> bool {
+pub fn is_notarai_program(program: &str) -> bool {
     let name = program.rsplit(['/', '\\']).next().unwrap_or(program);
     name == "notarai" || name.eq_ignore_ascii_case("notarai.exe")
 }

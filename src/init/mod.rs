@@ -18,6 +18,7 @@ use crate::spec;
 
 use generated::Origin;
 
+pub mod agents;
 pub mod claude_md;
 pub mod fsio;
 pub mod generated;
