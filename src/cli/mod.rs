@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 pub mod cache;
 pub mod check;
+pub mod doctor;
 pub mod hook;
 pub mod init;
 pub mod mcp;
@@ -62,6 +63,9 @@ pub enum Command {
     State(state::Command),
     /// The CI gate: fail when changes since the base are not reconciled.
     Check(check::Args),
+    /// Check that every configured agent can use notarai: config, entry,
+    /// command, a real MCP handshake, hook, specs.
+    Doctor(doctor::Args),
 }
 
 /// Parse the command line, set up logging on stderr, run the subcommand and
@@ -79,6 +83,7 @@ pub fn main() -> ExitCode {
         Command::Hook(cmd) => hook::run(root, cmd),
         Command::State(cmd) => state::run(root, cmd),
         Command::Check(args) => check::run(root, args),
+        Command::Doctor(args) => doctor::run(root, args),
     };
     match result {
         Ok(code) => code,

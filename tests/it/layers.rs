@@ -30,6 +30,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("hook", 6),
     ("init", 6),
     ("check", 7),
+    ("doctor", 7),
     ("mcp", 8),
     ("cli", 9),
 ];
