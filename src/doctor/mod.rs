@@ -519,8 +519,11 @@ fn check_user_file(
 /// sharing one command line are answered by one handshake.
 #[derive(Default)]
 struct Handshakes {
-    done: BTreeMap<(PathBuf, Vec<String>, Vec<(String, String)>), Result<ServerHello, String>>,
+    done: BTreeMap<Spawned, Result<ServerHello, String>>,
 }
+
+/// What a handshake spawned: the program, its arguments, its environment.
+type Spawned = (PathBuf, Vec<String>, Vec<(String, String)>);
 
 /// The command and handshake checks of an entry.
 fn check_command(

@@ -10,6 +10,7 @@ mod corpus;
 
 mod cache_cli;
 mod containment;
+mod doctor;
 mod errors;
 mod hook;
 mod init;
