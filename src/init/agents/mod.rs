@@ -21,6 +21,7 @@ mod codex;
 mod cursor;
 mod gemini;
 mod inspect;
+pub mod merge;
 mod opencode;
 mod vscode;
 mod windsurf;
