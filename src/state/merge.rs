@@ -190,6 +190,37 @@ pub fn register_merge_driver(
     })
 }
 
+/// Whether the local git config names notarai's merge driver (set to
+/// [`DRIVER_COMMAND`], as `init` writes it).
+pub fn merge_driver_registered(git: &GitRepo) -> bool {
+    git.raw()
+        .config()
+        .and_then(|c| c.open_level(git2::ConfigLevel::Local))
+        .and_then(|c| c.get_string(DRIVER_KEY))
+        .is_ok_and(|v| v == DRIVER_COMMAND)
+}
+
+/// Unset notarai's merge driver in the local git config (`init --remove`),
+/// when it is the one `init` writes; the `.gitattributes` line is the
+/// caller's.
+pub fn unregister_merge_driver(git: &GitRepo) -> Result<(), StateError> {
+    if !merge_driver_registered(git) {
+        return Ok(());
+    }
+    let config_error = |e: git2::Error| StateError::Io {
+        path: git.raw().path().join("config"),
+        message: e.message().to_string(),
+    };
+    let mut config = git
+        .raw()
+        .config()
+        .and_then(|c| c.open_level(git2::ConfigLevel::Local))
+        .map_err(config_error)?;
+    config.remove(DRIVER_KEY).map_err(config_error)?;
+    let _ = config.remove("merge.notarai.name");
+    Ok(())
+}
+
 #[cfg(test)]
 mod driver_tests {
     use super::*;

@@ -13,6 +13,7 @@
 //! `step <number>`, so adding a step renumbers every reference.
 
 mod bootstrap;
+mod forms;
 mod reconcile;
 
 pub use bootstrap::BOOTSTRAP;

@@ -21,7 +21,9 @@ mod codex;
 mod cursor;
 mod gemini;
 mod inspect;
+pub mod merge;
 mod opencode;
+pub(super) mod setup;
 mod vscode;
 mod windsurf;
 mod zed;
@@ -203,6 +205,8 @@ pub enum Reason {
     Default,
     /// The repository has this folder or file.
     Found(&'static str),
+    /// `--remove` without `--agents`: every agent's part is taken out.
+    Every,
 }
 
 impl std::fmt::Display for Reason {
@@ -211,6 +215,7 @@ impl std::fmt::Display for Reason {
             Reason::Named => f.write_str("named in --agents"),
             Reason::Default => f.write_str("always set up"),
             Reason::Found(sign) => write!(f, "found {sign}"),
+            Reason::Every => f.write_str("--remove without --agents"),
         }
     }
 }
