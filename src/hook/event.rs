@@ -42,8 +42,9 @@ pub type Parsed = Result<Edit, &'static str>;
 /// otherwise. Windsurf: `agent_action_name` or `tool_info`. Cursor:
 /// `hook_event_name` `afterFileEdit`, or `workspace_roots` with a top-level
 /// `file_path`. VS Code: the camelCase `hookEventName`. Gemini:
-/// `hook_event_name` `AfterTool`. Codex: `tool_name` `apply_patch` or a
-/// `turn_id`. opencode: `tool` and `args` without `tool_name`.
+/// `hook_event_name` `AfterTool`. opencode: `hook_event_name`
+/// `tool.execute.after`, or `tool` and `args` without `tool_name`. Codex:
+/// `tool_name` `apply_patch` or a `turn_id`.
 pub fn detect(event: &Value) -> HookAgent {
     let has = |key: &str| event.get(key).is_some();
     let event_name = event.get("hook_event_name").and_then(Value::as_str);
@@ -55,6 +56,8 @@ pub fn detect(event: &Value) -> HookAgent {
         HookAgent::Vscode
     } else if event_name == Some("AfterTool") {
         HookAgent::Gemini
+    } else if event_name == Some("tool.execute.after") {
+        HookAgent::Opencode
     } else if event.get("tool_name").and_then(Value::as_str) == Some("apply_patch")
         || has("turn_id")
     {
@@ -351,17 +354,23 @@ struct OpencodeArgs {
     patch_text: Option<String>,
 }
 
-/// What the notarai opencode plugin sends: `{"tool", "args", "cwd"}`
-/// (see README, "The hook").
+/// What the notarai opencode plugin sends: `{"tool", "args", "cwd"}`, or
+/// the same in Claude-like names, `{"hook_event_name": "tool.execute.after",
+/// "tool_name", "tool_input", "cwd"}` (README, "Spec checks while the agent
+/// edits").
 #[derive(Debug, Deserialize)]
 struct OpencodeEvent {
+    hook_event_name: Option<String>,
+    #[serde(alias = "tool_name")]
     tool: String,
+    #[serde(alias = "tool_input")]
     args: OpencodeArgs,
     cwd: Option<String>,
 }
 
 impl OpencodeEvent {
     fn edit(self) -> Parsed {
+        event_is(self.hook_event_name.as_deref(), "tool.execute.after")?;
         tool_is(Some(&self.tool), OPENCODE_EDIT_TOOLS)?;
         let mut paths: Vec<String> = self.args.file_path.into_iter().collect();
         for p in patched(&self.args.patch_text.into_iter().collect::<Vec<_>>()) {

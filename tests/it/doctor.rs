@@ -227,15 +227,41 @@ fn a_healthy_setup_of_every_agent_passes_with_a_real_handshake_each() {
 }
 
 #[test]
-fn after_notarai_init_doctor_passes_for_claude() {
+fn after_notarai_init_agents_all_every_check_passes() {
     let repo = repo();
-    let mut init = notarai_cmd(&repo.root, &["init"]);
-    init.env("PATH", path_with_notarai());
-    assert!(run(init, b"").status.success());
-    let (code, report) = doctor_json(&repo.root, &[], None);
+    let home = tempfile::tempdir().unwrap();
+    let mut init = notarai_cmd(&repo.root, &["init", "--agents", "all"]);
+    init.env("PATH", path_with_notarai())
+        .env("HOME", home.path());
+    let out = run(init, b"");
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    // Windsurf's user file, as init tells the user to write it.
+    common::write(
+        home.path(),
+        ".codeium/windsurf/mcp_config.json",
+        r#"{"mcpServers": {"notarai": {"command": "notarai", "args": ["mcp"]}}}"#,
+    );
+    let (code, report) = doctor_json(&repo.root, &[], Some(home.path()));
     assert_eq!(code, Some(0), "{report:#}");
-    assert_eq!(check(&report, Some("claude"), "handshake")["verdict"], "ok");
-    assert_eq!(check(&report, Some("claude"), "hook")["verdict"], "ok");
+    assert_eq!(report["agents"].as_array().unwrap().len(), AGENTS.len());
+    let not_ok: Vec<&Value> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["verdict"] != "ok")
+        .collect();
+    assert!(not_ok.is_empty(), "{not_ok:#?}");
+    for agent in AGENTS {
+        assert_eq!(check(&report, Some(agent), "handshake")["verdict"], "ok");
+    }
+    // And `--remove` takes it all out again: nothing left to check.
+    let mut remove = notarai_cmd(&repo.root, &["init", "--remove", "--agents", "all"]);
+    remove.env("PATH", path_with_notarai());
+    let out = run(remove, b"");
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let (code, report) = doctor_json(&repo.root, &["--agents", "vscode"], None);
+    assert_eq!(code, Some(1));
+    assert_ne!(check(&report, Some("vscode"), "config")["verdict"], "ok");
 }
 
 #[test]

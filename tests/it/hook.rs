@@ -484,3 +484,32 @@ fn unknown_events_and_tools_are_silent_for_every_agent() {
         assert_silent_success(&out);
     }
 }
+
+#[test]
+fn opencode_plugin_events_in_either_shape_are_checked() {
+    let dir = project();
+    let root = dir.path().canonicalize().unwrap();
+    let cwd = root.to_str().unwrap();
+    let patch =
+        "*** Begin Patch\n*** Update File: .notarai/bad.spec.yaml\n@@\n-a\n+b\n*** End Patch\n";
+    for event in [
+        // The shape `init --agents opencode`'s plugin sends (src/init/templates/opencode_plugin.js).
+        serde_json::json!({"hook_event_name": "tool.execute.after", "tool_name": "edit",
+                           "tool_input": {"filePath": ".notarai/bad.spec.yaml"}, "cwd": cwd}),
+        serde_json::json!({"hook_event_name": "tool.execute.after", "tool_name": "apply_patch",
+                           "tool_input": {"patchText": patch}, "cwd": cwd}),
+        // The short shape.
+        serde_json::json!({"tool": "write", "args": {"filePath": ".notarai/bad.spec.yaml"}, "cwd": cwd}),
+    ] {
+        let input = serde_json::to_vec(&event).unwrap();
+        assert_agent_failing_answer("opencode", &hook_as(Some("opencode"), &input, &root));
+        assert_agent_failing_answer("opencode", &hook_as(None, &input, &root));
+    }
+    let read = serde_json::json!({"hook_event_name": "tool.execute.after", "tool_name": "read",
+                                  "tool_input": {"filePath": ".notarai/bad.spec.yaml"}, "cwd": cwd});
+    assert_silent_success(&hook_as(
+        Some("opencode"),
+        &serde_json::to_vec(&read).unwrap(),
+        &root,
+    ));
+}
