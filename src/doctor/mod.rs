@@ -692,19 +692,14 @@ fn check_specs(root: &Path) -> Check {
             ),
         )
     } else {
-        let first = &invalid[0];
         Check::new(
             None,
             CheckKind::Specs,
             Verdict::Fail,
             format!(
-                "{} of {total} spec{} invalid; first: {}:{}:{}: {}",
+                "{} of {total} spec{} invalid, each listed with its first error",
                 invalid.len(),
                 if total == 1 { "" } else { "s" },
-                first.path,
-                first.position.line,
-                first.position.column,
-                first.message
             ),
         )
         .fix("run `notarai validate` for every error with its hint")
