@@ -149,9 +149,27 @@ fn instruction_file(p: &mut Planner, id: AgentId) -> Option<&'static str> {
     })
 }
 
-/// Plan the setup of `chosen` agents.
+/// Plan the setup of `chosen` agents. An agent one of whose files cannot
+/// be read or edited is not set up at all (its problems are reported); the
+/// others still are.
 pub fn plan_agents(p: &mut Planner, chosen: &[AgentId]) {
     for &id in chosen {
+        let files = p.files.clone();
+        let problems = p.problems.len();
+        plan_agent(p, id, chosen);
+        if p.problems.len() > problems {
+            p.files = files;
+            p.notes.push(format!(
+                "{}: not set up, because of the error(s) below",
+                id.title()
+            ));
+        }
+    }
+}
+
+/// Plan the setup of one agent.
+fn plan_agent(p: &mut Planner, id: AgentId, chosen: &[AgentId]) {
+    {
         let a = agent(id);
         plan_mcp(p, a);
         if let Some(file) = instruction_file(p, id) {
