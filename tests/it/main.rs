@@ -13,6 +13,7 @@ mod containment;
 mod errors;
 mod hook;
 mod init;
+mod init_agents;
 mod init_keep;
 mod layers;
 mod pages;
