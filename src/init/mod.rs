@@ -213,6 +213,8 @@ pub enum MergeDriver {
         attributes_existed: bool,
         /// What [`crate::state::register_merge_driver`] would change.
         setup: crate::state::MergeDriverSetup,
+        /// `.gitattributes` before and after, when the line is added.
+        attributes: Option<(String, String)>,
     },
     /// Not registered, and why (not in git, not the work tree's top, git failed).
     Skipped(String),
@@ -258,6 +260,14 @@ fn plan_merge_driver(root: &Path) -> MergeDriver {
     match crate::state::register_merge_driver(root, &git, true) {
         Ok(setup) => MergeDriver::Planned {
             attributes_existed: root.join(GITATTRIBUTES).exists(),
+            attributes: setup.gitattributes_added.then(|| {
+                let before = fsio::read_text(root, GITATTRIBUTES)
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
+                let after = crate::state::with_attributes_line(before.as_bytes());
+                (before, String::from_utf8_lossy(&after).into_owned())
+            }),
             setup,
         },
         Err(e) => MergeDriver::Skipped(format!(

@@ -466,3 +466,53 @@ impl Planner<'_> {
         self.generated(rel, existing.as_deref(), stamped, replaces);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_taken_out_once_and_an_emptied_file_deleted() {
+        assert_eq!(
+            remove_line("a\nX\nb\n", "X"),
+            Change::Write("a\nb\n".into())
+        );
+        assert_eq!(
+            remove_line("a\r\nX\r\n", "X"),
+            Change::Write("a\r\n".into())
+        );
+        assert_eq!(remove_line("X\n", "X"), Change::Delete);
+        assert_eq!(remove_line("a\n", "X"), Change::Unchanged);
+    }
+
+    #[test]
+    fn an_import_of_agents_md_is_seen() {
+        assert!(imports_agents_md("# P\n\n@AGENTS.md\n"));
+        assert!(imports_agents_md("See @./AGENTS.md for more."));
+        assert!(!imports_agents_md("Read AGENTS.md.\n"));
+    }
+
+    #[test]
+    fn each_agent_gets_its_workflow_forms() {
+        let paths = |id, chosen: &[AgentId]| -> Vec<String> {
+            workflow_files(id, chosen)
+                .into_iter()
+                .map(|(rel, _, _)| rel)
+                .collect()
+        };
+        assert_eq!(
+            paths(AgentId::Cursor, &[]),
+            [
+                ".cursor/rules/notarai-reconcile.mdc",
+                ".cursor/rules/notarai-bootstrap.mdc"
+            ]
+        );
+        assert!(paths(AgentId::Opencode, &[AgentId::Claude]).is_empty());
+        assert_eq!(paths(AgentId::Opencode, &[]).len(), 2);
+        assert!(paths(AgentId::Windsurf, &[]).is_empty());
+        for (_, body, stamped) in workflow_files(AgentId::Gemini, &[]) {
+            assert_eq!(generated::origin(&stamped), generated::Origin::Unedited);
+            assert!(stamped.starts_with(&body));
+        }
+    }
+}
