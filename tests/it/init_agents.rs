@@ -510,6 +510,18 @@ fn claude_md_importing_agents_md_gets_no_second_section() {
     assert!(repo.root.join("AGENTS.md.notarai-new").is_file());
     let opencode = json_value(&repo.root, "opencode.json");
     assert_eq!(opencode["mcp"]["notarai"]["command"][0], "notarai");
+    // --remove takes out notarai's proposal beside the kept file too.
+    let before: Vec<PathBuf> = ["CLAUDE.md", "AGENTS.md", ".opencode/skills/x/SKILL.md"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    let out = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(files(&repo.root).into_keys().collect::<Vec<_>>(), {
+        let mut b = before;
+        b.sort();
+        b
+    });
 }
 
 #[test]

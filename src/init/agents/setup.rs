@@ -397,6 +397,15 @@ impl Planner<'_> {
         if self.files.iter().any(|f| f.rel == rel) {
             return;
         }
+        if !rel.ends_with(generated::NEW_SUFFIX) {
+            // notarai's proposal beside a kept file is notarai's too.
+            let beside = format!("{rel}{}", generated::NEW_SUFFIX);
+            if let Ok(Some(text)) = self.read(&beside)
+                && generated::origin(&text) == generated::Origin::Unedited
+            {
+                self.delete(&beside, &text);
+            }
+        }
         let Ok(Some(text)) = self.read(rel) else {
             return;
         };
@@ -438,6 +447,12 @@ impl Planner<'_> {
 
     /// Plan taking notarai's unedited section out of an instruction file.
     pub(crate) fn remove_section(&mut self, rel: &str) {
+        let beside = format!("{rel}{}", generated::NEW_SUFFIX);
+        if let Ok(Some(text)) = self.read(&beside)
+            && matches!(claude_md::remove(&text), claude_md::Removal::Text(_))
+        {
+            self.delete(&beside, &text);
+        }
         let Ok(Some(text)) = self.read(rel) else {
             return;
         };
