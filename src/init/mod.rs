@@ -343,8 +343,17 @@ impl Planner<'_> {
         }
     }
 
-    /// Plan `rel` (holding `existing`) to be deleted.
+    /// Plan `rel` (holding `existing`) to be deleted; a link is kept and
+    /// emptied instead (its target is someone's file).
     fn delete(&mut self, rel: &str, existing: &str) {
+        if self
+            .root
+            .join(rel)
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return self.record(rel, Some(existing), Some(String::new()));
+        }
         self.push(rel, Outcome::Removed, None, None);
         if let Some(last) = self.files.last_mut() {
             last.before = Some(existing.to_string());

@@ -483,6 +483,16 @@ fn a_linked_config_is_edited_in_place_inside_and_left_outside() {
     assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
     let target = std::fs::read_to_string(repo.root.join("shared/cursor-mcp.json")).unwrap();
     assert!(target.contains("\"notarai\""), "{target}");
+    // --remove writes what is left through the link, which stays.
+    let out = notarai(&repo.root, &["init", "--remove", "--agents", "cursor"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    let target = std::fs::read_to_string(repo.root.join("shared/cursor-mcp.json")).unwrap();
+    assert_eq!(
+        target, "{}\n",
+        "the emptied servers object goes too (documented)"
+    );
+    assert_eq!(repo.outside_snapshot(), outside);
 }
 
 #[test]

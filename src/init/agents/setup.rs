@@ -328,7 +328,7 @@ pub fn remove_line(text: &str, line: &str) -> Change {
     }
     match (found, out.is_empty()) {
         (false, _) => Change::Unchanged,
-        (true, true) => Change::Delete,
+        (true, true) => Change::Delete(out),
         (true, false) => Change::Write(out),
     }
 }
@@ -386,9 +386,22 @@ impl Planner<'_> {
             (Change::Unchanged, Some(_)) => {}
             (Change::Write(new), Some(i)) => self.files[i].set_after(new),
             (Change::Write(new), None) => self.record(rel, Some(&current), Some(new)),
-            (Change::Delete, Some(i)) => self.files[i].set_deleted(),
-            (Change::Delete, None) => self.delete(rel, &current),
+            // A link stays: what is left is written through it.
+            (Change::Delete(rest), Some(i)) if self.is_link(rel) => self.files[i].set_after(rest),
+            (Change::Delete(rest), None) if self.is_link(rel) => {
+                self.record(rel, Some(&current), Some(rest))
+            }
+            (Change::Delete(_), Some(i)) => self.files[i].set_deleted(),
+            (Change::Delete(_), None) => self.delete(rel, &current),
         }
+    }
+
+    /// Whether `rel` is a symbolic link.
+    fn is_link(&self, rel: &str) -> bool {
+        self.root
+            .join(rel)
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
     }
 
     /// Plan the removal of a generated file notarai wrote and nobody
@@ -496,7 +509,7 @@ mod tests {
             remove_line("a\r\nX\r\n", "X"),
             Change::Write("a\r\n".into())
         );
-        assert_eq!(remove_line("X\n", "X"), Change::Delete);
+        assert_eq!(remove_line("X\n", "X"), Change::Delete(String::new()));
         assert_eq!(remove_line("a\n", "X"), Change::Unchanged);
     }
 
