@@ -202,8 +202,9 @@ fn report_driver(plan: &init::Plan, dry: bool, width: usize) -> (usize, bool) {
         init::MergeDriver::Planned {
             attributes_existed,
             setup,
+            attributes,
         } => {
-            let attributes = match (setup.gitattributes_added, attributes_existed) {
+            let status = match (setup.gitattributes_added, attributes_existed) {
                 (false, _) => Outcome::Unchanged,
                 (true, false) => Outcome::Created,
                 (true, true) => Outcome::Updated,
@@ -212,11 +213,12 @@ fn report_driver(plan: &init::Plan, dry: bool, width: usize) -> (usize, bool) {
                 true => Outcome::Created,
                 false => Outcome::Unchanged,
             };
-            println!(
-                "  {:width$}  {}",
-                attributes.describe(dry),
-                init::GITATTRIBUTES
-            );
+            println!("  {:width$}  {}", status.describe(dry), init::GITATTRIBUTES);
+            if let (true, Some((before, after))) = (dry, attributes) {
+                for line in unified(init::GITATTRIBUTES, before, after).lines() {
+                    println!("  {:width$}    {line}", "");
+                }
+            }
             println!(
                 "  {:width$}  {} (local git config)",
                 config.describe(dry),

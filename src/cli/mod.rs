@@ -44,9 +44,9 @@ pub struct Cli {
 /// The subcommands of notarai.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the MCP server on stdin/stdout (what Claude Code spawns from .mcp.json).
+    /// Run the MCP server on stdin/stdout (what each agent spawns from its MCP config).
     Mcp(mcp::Args),
-    /// Set the repository up for notarai and Claude Code.
+    /// Set the repository up for notarai and the coding agents it uses (--agents), or take it out (--remove).
     Init(init::Args),
     /// Work with the BLAKE3 hash cache from the shell.
     #[command(subcommand)]

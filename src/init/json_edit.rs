@@ -428,6 +428,14 @@ impl Editor {
         match last {
             Some((first_start, last_end)) => {
                 let multiline = self.text[container.0..first_start].contains('\n');
+                if multiline && let Some(line_end) = self.trailing_comma_line_end(last_end) {
+                    // `last, // comment` then a line break: the new entry
+                    // goes on its own line after it, with a trailing comma
+                    // of its own, as the file writes them.
+                    let indent = line_indent(&self.text, first_start).to_string();
+                    let insert = format!("{eol}{indent}{},", entry(&unit, &indent));
+                    return self.splice(line_end, line_end, &insert);
+                }
                 let insert = if multiline {
                     let indent = line_indent(&self.text, first_start).to_string();
                     format!(",{eol}{indent}{}", entry(&unit, &indent))
@@ -450,6 +458,26 @@ impl Editor {
                 }
             }
         }
+    }
+
+    /// When the value ending at `end` is followed by a trailing comma (JSON
+    /// with comments) and then only spaces or a `//` comment up to the line
+    /// break: where that line's break starts.
+    fn trailing_comma_line_end(&self, end: usize) -> Option<usize> {
+        let rest = &self.text[end..];
+        let after = rest.trim_start_matches([' ', '\t']);
+        let after_comma = after.strip_prefix(',')?;
+        let comma = end + rest.len() - after.len();
+        let newline = after_comma.find('\n')? + comma + 1;
+        let line = self.text[comma + 1..newline].trim_end_matches('\r').trim();
+        if !(line.is_empty() || line.starts_with("//")) {
+            return None;
+        }
+        Some(if self.text[..newline].ends_with('\r') {
+            newline - 1
+        } else {
+            newline
+        })
     }
 
     /// Add member `key` with `value` at the end of the object at `path`.
@@ -541,7 +569,20 @@ impl Editor {
         let (start, end) = if index + 1 < spans.len() {
             (spans[index].0, spans[index + 1].0)
         } else {
-            (spans[index - 1].1, spans[index].1)
+            // The inverse of `add` after a trailing comma: the entry's own
+            // line (and its trailing comma) goes, the line before stays.
+            let own_comma = {
+                let rest = &self.text[spans[index].1..];
+                let after = rest.trim_start_matches([' ', '\t']);
+                after
+                    .starts_with(',')
+                    .then(|| spans[index].1 + rest.len() - after.len() + 1)
+            };
+            let before = own_comma.and_then(|_| self.trailing_comma_line_end(spans[index - 1].1));
+            match (own_comma, before) {
+                (Some(end), Some(line_end)) if line_end < spans[index].0 => (line_end, end),
+                _ => (spans[index - 1].1, spans[index].1),
+            }
         };
         self.splice(start, end, "");
     }
@@ -620,6 +661,32 @@ mod tests {
         let err = parse_jsonc("{\n  /* open\n}").unwrap_err();
         let ReadError::Syntax { line, column, .. } = err;
         assert_eq!((line, column), (2, 3));
+    }
+
+    #[test]
+    fn an_entry_after_a_trailing_comma_and_comment_gets_its_own_line() {
+        for text in [
+            "{\n  \"a\": 1, // mine\n}\n",
+            "{\r\n  \"a\": 1,\r\n}",
+            "{\"a\": 1,}",
+            "[\n  1, /* c */ 2, // two\n]",
+        ] {
+            let mut e = Editor::new_jsonc(text).unwrap();
+            let root = e.root().clone();
+            match root.kind {
+                Kind::Object(_) => e.insert_member(&[], "k", &json!(true)),
+                _ => e.append_item(&root, &json!(3)),
+            }
+            if text.contains("mine") {
+                assert_eq!(e.text(), "{\n  \"a\": 1, // mine\n  \"k\": true,\n}\n");
+            }
+            let root = e.root().clone();
+            match root.kind {
+                Kind::Object(_) => assert!(e.remove_member(&[], "k")),
+                _ => e.remove_item(&root, 2),
+            }
+            assert_eq!(e.text(), text);
+        }
     }
 
     #[test]

@@ -213,6 +213,8 @@ pub enum MergeDriver {
         attributes_existed: bool,
         /// What [`crate::state::register_merge_driver`] would change.
         setup: crate::state::MergeDriverSetup,
+        /// `.gitattributes` before and after, when the line is added.
+        attributes: Option<(String, String)>,
     },
     /// Not registered, and why (not in git, not the work tree's top, git failed).
     Skipped(String),
@@ -258,6 +260,14 @@ fn plan_merge_driver(root: &Path) -> MergeDriver {
     match crate::state::register_merge_driver(root, &git, true) {
         Ok(setup) => MergeDriver::Planned {
             attributes_existed: root.join(GITATTRIBUTES).exists(),
+            attributes: setup.gitattributes_added.then(|| {
+                let before = fsio::read_text(root, GITATTRIBUTES)
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
+                let after = crate::state::with_attributes_line(before.as_bytes());
+                (before, String::from_utf8_lossy(&after).into_owned())
+            }),
             setup,
         },
         Err(e) => MergeDriver::Skipped(format!(
@@ -333,8 +343,17 @@ impl Planner<'_> {
         }
     }
 
-    /// Plan `rel` (holding `existing`) to be deleted.
+    /// Plan `rel` (holding `existing`) to be deleted; a link is kept and
+    /// emptied instead (its target is someone's file).
     fn delete(&mut self, rel: &str, existing: &str) {
+        if self
+            .root
+            .join(rel)
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return self.record(rel, Some(existing), Some(String::new()));
+        }
         self.push(rel, Outcome::Removed, None, None);
         if let Some(last) = self.files.last_mut() {
             last.before = Some(existing.to_string());

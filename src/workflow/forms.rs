@@ -72,6 +72,21 @@ fn yaml_string(text: &str) -> String {
     toml_basic_string(text)
 }
 
+/// `text` as a YAML front matter value: plain when YAML reads it back as
+/// the same string, else double-quoted (a `: ` would start a mapping).
+pub(super) fn front_matter_value(text: &str) -> String {
+    let plain = !text.contains(": ")
+        && !text.contains(" #")
+        && !text.starts_with([
+            '"', '\'', '[', '{', '&', '*', '!', '|', '>', '%', '@', '`', '-', '?',
+        ]);
+    if plain {
+        text.to_string()
+    } else {
+        yaml_string(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::ALL;

@@ -161,7 +161,10 @@ impl Workflow {
     pub fn skill(&self) -> String {
         let mut out = format!(
             "---\nname: {}\ndescription: {}\n---\n\n# {}\n\n{}\n## Steps\n\n",
-            self.name, self.description, self.heading, self.intro
+            self.name,
+            forms::front_matter_value(self.description),
+            self.heading,
+            self.intro
         );
         for (i, step) in self.steps.iter().enumerate() {
             let number = format!("{}. ", i + 1);

@@ -14,6 +14,7 @@ mod doctor;
 mod errors;
 mod hook;
 mod init;
+mod init_agents;
 mod init_keep;
 mod layers;
 mod pages;

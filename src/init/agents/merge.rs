@@ -27,8 +27,9 @@ pub enum Change {
     Unchanged,
     /// The file's new text.
     Write(String),
-    /// The file held only notarai's part: delete it.
-    Delete,
+    /// The file held only notarai's part: delete it. The text is what is
+    /// left (written instead when the file is a link, which stays).
+    Delete(String),
 }
 
 /// Pretty JSON with 2-space indentation and a final newline, for a new file.
@@ -182,7 +183,7 @@ fn finish(editor: Editor, before: &str, preamble: &str) -> Change {
         && only_preamble
         && json_edit::blank_comments(editor.text()).ok().as_deref() == Some(editor.text())
     {
-        Change::Delete
+        Change::Delete(editor.text().to_string())
     } else {
         Change::Write(editor.text().to_string())
     }
@@ -472,7 +473,7 @@ pub fn remove_toml_server(text: &str, servers: &str) -> Result<Change, MergeErro
     }
     let out = doc.to_string();
     if out.trim().is_empty() {
-        return Ok(Change::Delete);
+        return Ok(Change::Delete(out));
     }
     Ok(Change::Write(out))
 }
@@ -517,7 +518,7 @@ mod tests {
                 );
                 let removed = remove_json_server(&after, format, path, shape).unwrap();
                 let expected = if before == "{}\n" {
-                    Change::Delete
+                    Change::Delete(before.to_string())
                 } else {
                     Change::Write(before.to_string())
                 };
@@ -529,7 +530,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             remove_json_server(&fresh, Format::Json, &["mcpServers"], SHAPES[0].2).unwrap(),
-            Change::Delete
+            Change::Delete("{}\n".into())
         );
         let users = r#"{"mcpServers": {"notarai": {"command": "/opt/notarai", "args": ["mcp"]}}}"#;
         assert_eq!(
@@ -572,7 +573,7 @@ mod tests {
                     remove_hook(&after, Format::Jsonc, kind, std::slice::from_ref(&command))
                         .unwrap();
                 match before {
-                    None => assert_eq!(removed, Change::Delete, "{after}"),
+                    None => assert!(matches!(removed, Change::Delete(_)), "{after}"),
                     Some(b) => assert_eq!(removed, Change::Write(b.to_string()), "{after}"),
                 }
             }
@@ -597,7 +598,7 @@ mod tests {
             assert_eq!(add_toml_server(Some(&after), "mcp_servers").unwrap(), None);
             let removed = remove_toml_server(&after, "mcp_servers").unwrap();
             if before.is_empty() {
-                assert_eq!(removed, Change::Delete);
+                assert!(matches!(removed, Change::Delete(_)));
             } else {
                 assert_eq!(removed, Change::Write(before.to_string()), "{after}");
             }

@@ -149,9 +149,27 @@ fn instruction_file(p: &mut Planner, id: AgentId) -> Option<&'static str> {
     })
 }
 
-/// Plan the setup of `chosen` agents.
+/// Plan the setup of `chosen` agents. An agent one of whose files cannot
+/// be read or edited is not set up at all (its problems are reported); the
+/// others still are.
 pub fn plan_agents(p: &mut Planner, chosen: &[AgentId]) {
     for &id in chosen {
+        let files = p.files.clone();
+        let problems = p.problems.len();
+        plan_agent(p, id, chosen);
+        if p.problems.len() > problems {
+            p.files = files;
+            p.notes.push(format!(
+                "{}: not set up, because of the error(s) below",
+                id.title()
+            ));
+        }
+    }
+}
+
+/// Plan the setup of one agent.
+fn plan_agent(p: &mut Planner, id: AgentId, chosen: &[AgentId]) {
+    {
         let a = agent(id);
         plan_mcp(p, a);
         if let Some(file) = instruction_file(p, id) {
@@ -310,7 +328,7 @@ pub fn remove_line(text: &str, line: &str) -> Change {
     }
     match (found, out.is_empty()) {
         (false, _) => Change::Unchanged,
-        (true, true) => Change::Delete,
+        (true, true) => Change::Delete(out),
         (true, false) => Change::Write(out),
     }
 }
@@ -368,9 +386,22 @@ impl Planner<'_> {
             (Change::Unchanged, Some(_)) => {}
             (Change::Write(new), Some(i)) => self.files[i].set_after(new),
             (Change::Write(new), None) => self.record(rel, Some(&current), Some(new)),
-            (Change::Delete, Some(i)) => self.files[i].set_deleted(),
-            (Change::Delete, None) => self.delete(rel, &current),
+            // A link stays: what is left is written through it.
+            (Change::Delete(rest), Some(i)) if self.is_link(rel) => self.files[i].set_after(rest),
+            (Change::Delete(rest), None) if self.is_link(rel) => {
+                self.record(rel, Some(&current), Some(rest))
+            }
+            (Change::Delete(_), Some(i)) => self.files[i].set_deleted(),
+            (Change::Delete(_), None) => self.delete(rel, &current),
         }
+    }
+
+    /// Whether `rel` is a symbolic link.
+    fn is_link(&self, rel: &str) -> bool {
+        self.root
+            .join(rel)
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
     }
 
     /// Plan the removal of a generated file notarai wrote and nobody
@@ -378,6 +409,15 @@ impl Planner<'_> {
     pub(crate) fn remove_generated(&mut self, rel: &str) {
         if self.files.iter().any(|f| f.rel == rel) {
             return;
+        }
+        if !rel.ends_with(generated::NEW_SUFFIX) {
+            // notarai's proposal beside a kept file is notarai's too.
+            let beside = format!("{rel}{}", generated::NEW_SUFFIX);
+            if let Ok(Some(text)) = self.read(&beside)
+                && generated::origin(&text) == generated::Origin::Unedited
+            {
+                self.delete(&beside, &text);
+            }
         }
         let Ok(Some(text)) = self.read(rel) else {
             return;
@@ -420,6 +460,12 @@ impl Planner<'_> {
 
     /// Plan taking notarai's unedited section out of an instruction file.
     pub(crate) fn remove_section(&mut self, rel: &str) {
+        let beside = format!("{rel}{}", generated::NEW_SUFFIX);
+        if let Ok(Some(text)) = self.read(&beside)
+            && matches!(claude_md::remove(&text), claude_md::Removal::Text(_))
+        {
+            self.delete(&beside, &text);
+        }
         let Ok(Some(text)) = self.read(rel) else {
             return;
         };
@@ -446,5 +492,55 @@ impl Planner<'_> {
             .as_deref()
             .map(|old| crate::init::own_origin(old, body));
         self.generated(rel, existing.as_deref(), stamped, replaces);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_taken_out_once_and_an_emptied_file_deleted() {
+        assert_eq!(
+            remove_line("a\nX\nb\n", "X"),
+            Change::Write("a\nb\n".into())
+        );
+        assert_eq!(
+            remove_line("a\r\nX\r\n", "X"),
+            Change::Write("a\r\n".into())
+        );
+        assert_eq!(remove_line("X\n", "X"), Change::Delete(String::new()));
+        assert_eq!(remove_line("a\n", "X"), Change::Unchanged);
+    }
+
+    #[test]
+    fn an_import_of_agents_md_is_seen() {
+        assert!(imports_agents_md("# P\n\n@AGENTS.md\n"));
+        assert!(imports_agents_md("See @./AGENTS.md for more."));
+        assert!(!imports_agents_md("Read AGENTS.md.\n"));
+    }
+
+    #[test]
+    fn each_agent_gets_its_workflow_forms() {
+        let paths = |id, chosen: &[AgentId]| -> Vec<String> {
+            workflow_files(id, chosen)
+                .into_iter()
+                .map(|(rel, _, _)| rel)
+                .collect()
+        };
+        assert_eq!(
+            paths(AgentId::Cursor, &[]),
+            [
+                ".cursor/rules/notarai-reconcile.mdc",
+                ".cursor/rules/notarai-bootstrap.mdc"
+            ]
+        );
+        assert!(paths(AgentId::Opencode, &[AgentId::Claude]).is_empty());
+        assert_eq!(paths(AgentId::Opencode, &[]).len(), 2);
+        assert!(paths(AgentId::Windsurf, &[]).is_empty());
+        for (_, body, stamped) in workflow_files(AgentId::Gemini, &[]) {
+            assert_eq!(generated::origin(&stamped), generated::Origin::Unedited);
+            assert!(stamped.starts_with(&body));
+        }
     }
 }
