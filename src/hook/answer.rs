@@ -74,3 +74,50 @@ pub fn answer(report: &Report) -> Answer {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hook::Outcome;
+    use crate::spec::Finding;
+
+    fn report(agent: HookAgent, broken: bool) -> Report {
+        let outcome = if broken {
+            Outcome::Invalid {
+                path: ".notarai/a.spec.yaml".into(),
+                errors: vec![Finding::error(".notarai/a.spec.yaml", 3, 1, "bad")],
+            }
+        } else {
+            Outcome::Valid {
+                path: ".notarai/a.spec.yaml".into(),
+            }
+        };
+        Report {
+            agent,
+            outcomes: vec![outcome, Outcome::Ignored("not a spec file")],
+        }
+    }
+
+    #[test]
+    fn each_agent_gets_its_channel() {
+        for agent in HookAgent::ALL {
+            assert_eq!(answer(&report(agent, false)), Answer::default(), "{agent}");
+            let got = answer(&report(agent, true));
+            assert!(
+                got.stderr.contains(".notarai/a.spec.yaml:3:1: bad"),
+                "{agent}"
+            );
+            match agent {
+                HookAgent::Cursor => {
+                    assert_eq!(got.exit_code, 0);
+                    let json: serde_json::Value = serde_json::from_str(&got.stdout).unwrap();
+                    assert_eq!(json["additional_context"], got.stderr.as_str());
+                }
+                HookAgent::Windsurf => {
+                    assert_eq!((got.exit_code, got.stdout.as_str()), (0, ""));
+                }
+                _ => assert_eq!((got.exit_code, got.stdout.as_str()), (EXIT_TO_MODEL, "")),
+            }
+        }
+    }
+}
