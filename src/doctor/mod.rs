@@ -232,7 +232,7 @@ pub fn run(root: &Path, options: &Options) -> Report {
             .fix("run `notarai init --agents claude` (or a list: claude,codex,cursor,...; or all)"),
         );
     }
-    let mut handshakes = Handshakes::default();
+    let mut handshakes = prefetch_handshakes(root, &selected, options);
     for (agent, _) in &selected {
         check_agent(root, *agent, options, &mut handshakes, &mut checks);
     }
@@ -291,14 +291,87 @@ fn check_agent(
     out: &mut Vec<Check>,
 ) {
     let seen = agents::inspect(root, agent);
-    let entry = match &seen.mcp.user_file {
-        Some(user_file) => check_user_file(agent, user_file, options, out),
-        None => check_project_file(root, agent, &seen, out),
-    };
-    if let Some(entry) = entry {
+    if let Some(entry) = entry_checks(root, agent, &seen, options, out) {
         check_command(root, agent, &entry, options, handshakes, out);
     }
     check_hook(agent, &seen, out);
+}
+
+/// The config and entry checks of an agent; the entry when there is one to run.
+fn entry_checks(
+    root: &Path,
+    agent: AgentId,
+    seen: &Inspection,
+    options: &Options,
+    out: &mut Vec<Check>,
+) -> Option<ServerEntry> {
+    match &seen.mcp.user_file {
+        Some(user_file) => check_user_file(agent, user_file, options, out),
+        None => check_project_file(root, agent, seen, out),
+    }
+}
+
+/// Every distinct handshake the selected agents need, made at once (one
+/// thread each), so that several servers that hang cost one deadline, not one
+/// each.
+fn prefetch_handshakes(
+    root: &Path,
+    selected: &[(AgentId, Selection)],
+    options: &Options,
+) -> Handshakes {
+    if options.no_handshake {
+        return Handshakes::default();
+    }
+    let mut spawns: Vec<Spawned> = Vec::new();
+    for (agent, _) in selected {
+        let seen = agents::inspect(root, *agent);
+        let Some(entry) = entry_checks(root, *agent, &seen, options, &mut Vec::new()) else {
+            continue;
+        };
+        if let Ok(program) = resolve_entry(root, &entry, options) {
+            let key = (program, entry.args, entry.env);
+            if !spawns.contains(&key) {
+                spawns.push(key);
+            }
+        }
+    }
+    let results: Vec<Result<ServerHello, String>> = std::thread::scope(|scope| {
+        let running: Vec<_> = spawns
+            .iter()
+            .map(|(program, args, env)| {
+                scope.spawn(move || {
+                    handshake::handshake(program, args, env, root, HANDSHAKE_DEADLINE)
+                        .map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|r| {
+                r.join()
+                    .unwrap_or_else(|_| Err("the handshake panicked".into()))
+            })
+            .collect()
+    });
+    Handshakes {
+        done: spawns.into_iter().zip(results).collect(),
+    }
+}
+
+/// The file an entry's command runs; the entry's own `PATH` wins, as it
+/// would for the spawned process.
+fn resolve_entry(
+    root: &Path,
+    entry: &ServerEntry,
+    options: &Options,
+) -> Result<PathBuf, command::ResolveError> {
+    let path_var = entry
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| OsString::from(v))
+        .or_else(|| options.path_var.clone());
+    command::resolve(&entry.command, root, path_var.as_deref())
 }
 
 /// The config and entry checks of an agent with a project MCP file; the
@@ -516,7 +589,8 @@ fn check_user_file(
 }
 
 /// The results of the handshakes already made, by what was spawned: agents
-/// sharing one command line are answered by one handshake.
+/// sharing one command line are answered by one handshake (made ahead by
+/// [`prefetch_handshakes`]; one missing is made on the spot).
 #[derive(Default)]
 struct Handshakes {
     done: BTreeMap<Spawned, Result<ServerHello, String>>,
@@ -534,14 +608,7 @@ fn check_command(
     handshakes: &mut Handshakes,
     out: &mut Vec<Check>,
 ) {
-    // The entry's own PATH wins, as it would for the spawned process.
-    let path_var = entry
-        .env
-        .iter()
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| OsString::from(v))
-        .or_else(|| options.path_var.clone());
-    let program = match command::resolve(&entry.command, root, path_var.as_deref()) {
+    let program = match resolve_entry(root, entry, options) {
         Ok(program) => program,
         Err(e) => {
             out.push(

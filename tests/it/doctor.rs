@@ -507,3 +507,31 @@ fn unknown_agents_are_refused_and_all_expands() {
     );
     assert_eq!(report["agents"].as_array().unwrap().len(), AGENTS.len());
 }
+
+#[test]
+fn servers_that_hang_are_waited_for_together() {
+    let repo = repo();
+    repo.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"notarai": {"command": "sleep", "args": ["10"]}}}"#,
+    );
+    repo.write(
+        ".cursor/mcp.json",
+        r#"{"mcpServers": {"notarai": {"command": "sleep", "args": ["11"]}}}"#,
+    );
+    repo.write(
+        ".zed/settings.json",
+        r#"{"context_servers": {"notarai": {"command": "sleep", "args": ["12"]}}}"#,
+    );
+    let started = Instant::now();
+    let (code, report) = doctor_json(&repo.root, &["--agents", "claude,cursor,zed"], None);
+    let took = started.elapsed();
+    assert_eq!(code, Some(1));
+    // Three distinct servers, one 5 s deadline.
+    assert!(took < Duration::from_secs(9), "took {took:?}");
+    for agent in ["claude", "cursor", "zed"] {
+        let handshake = check(&report, Some(agent), "handshake");
+        assert_eq!(handshake["verdict"], "fail", "{agent}");
+        assert!(handshake["message"].as_str().unwrap().contains("no answer"));
+    }
+}
