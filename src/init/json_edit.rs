@@ -800,5 +800,43 @@ mod tests {
                 proptest::prop_assert_eq!(&got[key], &Value::Array(items));
             }
         }
+
+        /// JSON with comments and trailing commas, in any layout: inserting a
+        /// member into any object and removing it again gives back every
+        /// byte, and the comments survive in between.
+        #[test]
+        fn jsonc_insert_then_remove_is_byte_identical(
+            doc in proptest::collection::btree_map("[a-z]{1,3}", value(), 1..4),
+            layout in 0..3usize,
+            trailing in proptest::bool::ANY,
+            comment in proptest::bool::ANY,
+            added in value(),
+        ) {
+            let doc = Value::Object(doc.into_iter().collect());
+            let mut text = match layout {
+                0 => serde_json::to_string(&doc).unwrap(),
+                1 => serde_json::to_string_pretty(&doc).unwrap(),
+                _ => render(&doc, "\t", "", "\r\n"),
+            };
+            let eol = if layout == 2 { "\r\n" } else { "\n" };
+            if trailing && layout > 0 {
+                // A trailing comma (and a comment) after the last member.
+                let close = text.rfind('}').unwrap();
+                let before = text[..close].trim_end().len();
+                let note = if comment { " // last" } else { "" };
+                text = format!("{},{note}{eol}}}", &text[..before]);
+            }
+            if comment {
+                text = format!("/* head */ {text}{eol}// tail{eol}");
+            }
+            let mut editor = Editor::new_jsonc(&text).unwrap();
+            editor.insert_member(&[], "zz_new", &added);
+            let got: Value =
+                serde_json::from_str(&blank_comments(editor.text()).unwrap()).unwrap();
+            proptest::prop_assert_eq!(&got["zz_new"], &added);
+            proptest::prop_assert_eq!(editor.text().contains("// tail"), comment);
+            proptest::prop_assert!(editor.remove_member(&[], "zz_new"));
+            proptest::prop_assert_eq!(editor.text(), text.as_str());
+        }
     }
 }

@@ -3,9 +3,11 @@
 //! Zed, Windsurf: see [`agents`]), or take it all out again (`--remove`).
 //!
 //! Two steps so that nothing is half-written: [`plan`] reads every file it
-//! would touch and computes its new content, failing as a whole (and writing
-//! nothing) when a file it must merge cannot be read or parsed; [`apply`]
-//! then writes the files that change, each atomically.
+//! would touch and computes its new content (or, for `--remove`, what is
+//! left without notarai's part); an agent one of whose files cannot be read
+//! or parsed is left out as a whole, with the file's problem (line and
+//! column), while the other agents are planned. [`apply`] then writes (or
+//! deletes) the files that change, each atomically.
 //!
 //! In a git work tree, init also registers `notarai state merge` as the
 //! merge driver of the committed reconciliation state (a `.gitattributes`
@@ -141,7 +143,8 @@ impl FileChange {
     }
 }
 
-/// A file that stops `notarai init`: it could not be read or merged.
+/// A file `notarai init` could not read or merge: reported, left untouched,
+/// and its agent is not set up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InitError {
     /// Path relative to the root.

@@ -172,7 +172,9 @@ fn plan_agent(p: &mut Planner, id: AgentId, chosen: &[AgentId]) {
     {
         let a = agent(id);
         plan_mcp(p, a);
-        if let Some(file) = instruction_file(p, id) {
+        if id == AgentId::Claude {
+            plan_claude_instructions(p, chosen);
+        } else if let Some(file) = instruction_file(p, id) {
             plan_section(p, file);
         }
         for (rel, body, stamped) in workflow_files(id, chosen) {
@@ -182,6 +184,38 @@ fn plan_agent(p: &mut Planner, id: AgentId, chosen: &[AgentId]) {
         if let Some(step) = manual_step(id) {
             p.notes.push(step);
         }
+    }
+}
+
+/// The `CLAUDE.md` notarai creates when the repository's instructions are
+/// in `AGENTS.md`: an import of it (Claude Code reads `AGENTS.md` itself
+/// only when there is no `CLAUDE.md`, and older versions not at all).
+const CLAUDE_IMPORT: &str = "@AGENTS.md\n";
+
+/// Plan Claude Code's instructions: the section in `CLAUDE.md`, or in
+/// `AGENTS.md` when `CLAUDE.md` imports it. With no `CLAUDE.md` while
+/// `AGENTS.md` is there or being written for another agent, `CLAUDE.md` is
+/// created as an import of it, so no agent reads the section twice.
+fn plan_claude_instructions(p: &mut Planner, chosen: &[AgentId]) {
+    let Ok(existing) = p.read(CLAUDE_MD) else {
+        return;
+    };
+    let agents_md_used = p.root.join(AGENTS_MD).symlink_metadata().is_ok()
+        || chosen
+            .iter()
+            .any(|&a| a != AgentId::Claude && agent(a).instructions()[0] == AGENTS_MD);
+    match existing.as_deref() {
+        Some(t) if imports_agents_md(t) => plan_section(p, AGENTS_MD),
+        Some(_) => plan_section(p, CLAUDE_MD),
+        None if agents_md_used => {
+            p.generated_text(
+                CLAUDE_MD,
+                CLAUDE_IMPORT,
+                generated::stamp_markdown(CLAUDE_IMPORT),
+            );
+            plan_section(p, AGENTS_MD);
+        }
+        None => plan_section(p, CLAUDE_MD),
     }
 }
 
@@ -280,6 +314,13 @@ pub fn plan_remove(p: &mut Planner, ids: &[AgentId], everything: bool) -> MergeD
         for (rel, _, _) in files {
             p.remove_generated(&rel);
         }
+    }
+    if ids.contains(&AgentId::Claude)
+        && let Ok(Some(text)) = p.read(CLAUDE_MD)
+        && generated::unstamped(&text) == CLAUDE_IMPORT
+        && generated::origin(&text) == generated::Origin::Unedited
+    {
+        p.delete(CLAUDE_MD, &text);
     }
     for file in [CLAUDE_MD, AGENTS_MD, GEMINI_MD] {
         let kept = AgentId::ALL.into_iter().any(|a| {
