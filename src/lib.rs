@@ -11,13 +11,16 @@
 //! reconciled on this machine and [`state`] what the team committed, [`check`]
 //! is the CI gate over both, [`project`] ties them together, and [`mcp`] and [`cli`] are
 //! the two faces a user sees. [`init`] sets a repository up for an agent,
-//! and [`hook`] checks the specs it writes.
+//! [`hook`] checks the specs it writes, and [`doctor`] checks that every
+//! configured agent can reach the server.
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod cache;
 pub mod changes;
 pub mod check;
 pub mod cli;
+pub mod doctor;
 pub mod error;
 pub mod glob;
 pub mod governance;

@@ -1,33 +1,41 @@
-//! `notarai hook ...`: hooks called by Claude Code.
+//! `notarai hook ...`: hooks called by coding agents after an edit.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::hook::{self, HookEnv, Outcome};
+use crate::hook::{self, HookAgent, HookEnv, Outcome};
 
 /// The hooks.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// PostToolUse hook: validate a spec file that was just written.
-    Validate,
+    /// Post-edit hook: validate the spec files an agent just wrote. Reads the
+    /// agent's event on stdin; prints the spec's errors where the agent shows
+    /// them to the model (README, "The hook").
+    Validate(ValidateArgs),
 }
 
-/// Exit code whose stderr Claude Code feeds back to the model.
-const EXIT_TO_MODEL: u8 = 2;
+/// Arguments of `notarai hook validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// The agent whose event is on stdin (what `notarai init` writes into
+    /// each agent's hook). Without it, or for zed (no hooks), the format is
+    /// recognised from the event's fields, Claude Code's when nothing else matches.
+    #[arg(long, value_enum)]
+    pub agent: Option<HookAgent>,
+}
 
 /// Run a hook.
 pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
-        Command::Validate => Ok(validate(root)),
+        Command::Validate(args) => Ok(validate(root, args.agent)),
     }
 }
 
-/// `notarai hook validate`: read the PostToolUse event from stdin; exit 2 with
-/// the spec's errors on stderr when a spec of the project was broken, else
-/// exit 0 and print nothing. Never exit 1: Claude Code shows that to the user
-/// only, and the model would never learn its edit broke the spec.
-fn validate(root: Option<PathBuf>) -> ExitCode {
+/// `notarai hook validate`: read the event from stdin and answer in the
+/// agent's channel ([`hook::answer`]). Never exit 1: Claude Code shows that
+/// to the user only, and the model would never learn its edit broke the spec.
+fn validate(root: Option<PathBuf>, agent: Option<HookAgent>) -> ExitCode {
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin()
         .take(hook::MAX_INPUT + 1)
@@ -40,25 +48,27 @@ fn validate(root: Option<PathBuf>) -> ExitCode {
         tracing::debug!("stdin is larger than {} bytes: ignored", hook::MAX_INPUT);
         return ExitCode::SUCCESS;
     }
+    let env_dir = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     let env = HookEnv {
         explicit_root: root,
-        project_dir: std::env::var_os("CLAUDE_PROJECT_DIR")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from),
+        project_dir: env_dir("CLAUDE_PROJECT_DIR").or_else(|| env_dir("GEMINI_PROJECT_DIR")),
         process_cwd: std::env::current_dir().ok(),
     };
-    match hook::check_event(&input, &env) {
-        Outcome::Ignored(reason) => {
-            tracing::debug!("hook validate: ignored: {reason}");
-            ExitCode::SUCCESS
-        }
-        Outcome::Valid { path } => {
-            tracing::debug!("hook validate: {path} is valid");
-            ExitCode::SUCCESS
-        }
-        Outcome::Invalid { path, errors } => {
-            eprint!("{}", hook::render_errors(&path, &errors));
-            ExitCode::from(EXIT_TO_MODEL)
+    let report = hook::check_event(&input, agent, &env);
+    for outcome in &report.outcomes {
+        match outcome {
+            Outcome::Ignored(reason) => tracing::debug!("hook validate: ignored: {reason}"),
+            Outcome::Valid { path } => tracing::debug!("hook validate: {path} is valid"),
+            Outcome::Invalid { path, .. } => tracing::debug!("hook validate: {path} has errors"),
         }
     }
+    let answer = hook::answer(&report);
+    // A closed pipe cannot be reported anywhere useful: the exit code stays.
+    let _ = std::io::stdout().write_all(answer.stdout.as_bytes());
+    let _ = std::io::stderr().write_all(answer.stderr.as_bytes());
+    ExitCode::from(answer.exit_code)
 }

@@ -3,15 +3,66 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::agent::AgentId;
 use crate::init::{self, Options, Outcome};
 use crate::project;
+
+/// A value of `--agents`: one agent, or `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AgentChoice {
+    /// Claude Code.
+    Claude,
+    /// Codex CLI.
+    Codex,
+    /// Cursor.
+    Cursor,
+    /// Gemini CLI.
+    Gemini,
+    /// VS Code (GitHub Copilot).
+    Vscode,
+    /// opencode.
+    Opencode,
+    /// Zed.
+    Zed,
+    /// Windsurf (its MCP entry is user-level: printed, not written).
+    Windsurf,
+    /// Every agent above.
+    All,
+}
+
+impl AgentChoice {
+    /// The agents this choice names.
+    fn agents(self) -> Vec<AgentId> {
+        match self {
+            AgentChoice::Claude => vec![AgentId::Claude],
+            AgentChoice::Codex => vec![AgentId::Codex],
+            AgentChoice::Cursor => vec![AgentId::Cursor],
+            AgentChoice::Gemini => vec![AgentId::Gemini],
+            AgentChoice::Vscode => vec![AgentId::Vscode],
+            AgentChoice::Opencode => vec![AgentId::Opencode],
+            AgentChoice::Zed => vec![AgentId::Zed],
+            AgentChoice::Windsurf => vec![AgentId::Windsurf],
+            AgentChoice::All => AgentId::ALL.to_vec(),
+        }
+    }
+}
 
 /// Arguments of `notarai init`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Show what would change and write nothing.
+    /// The agents to set up (comma-separated). Without it: the agents the
+    /// repository already uses (their config folders and files) plus Claude
+    /// Code; with --remove: every agent.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
+    pub agents: Option<Vec<AgentChoice>>,
+    /// Show, per file, a unified diff of what would change, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Take out exactly what notarai added (entries, sections, generated
+    /// files nobody edited; without --agents also the shared files, the
+    /// .gitattributes line and the merge driver).
+    #[arg(long)]
+    pub remove: bool,
     /// Replace generated files that were edited or not written by notarai
     /// (each is first saved as `<file>.bak`) instead of writing notarai's
     /// version beside them as `<file>.notarai-new`.
@@ -19,105 +70,89 @@ pub struct Args {
     pub force: bool,
 }
 
-/// Run `notarai init`: plan every file first; when a file cannot be merged,
-/// report it and write nothing (exit 1); else write what changes and list
-/// each file as created, updated or unchanged.
+/// A unified diff of one file, `a/` and `b/` headers, 3 lines of context.
+fn unified(rel: &str, before: &str, after: &str) -> String {
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{rel}"), &format!("b/{rel}"))
+        .to_string()
+}
+
+/// Run `notarai init`: plan every file first, write what changes (nothing
+/// with --dry-run) and list each file; a file that cannot be read or
+/// merged is reported with its position and left untouched while the rest
+/// is written, and the exit status is 1.
 pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     let root = project::resolve_root(root.as_deref())?;
     anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
-    if !init::in_git_work_tree(&root) {
+    if !args.remove && !init::in_git_work_tree(&root) {
         eprintln!(
             "warning: {} is not in a git repository; notarai init sets it up anyway, \
              but change detection (list_affected_specs, get_spec_diff) needs git: run `git init`",
             root.display()
         );
     }
-    let plan = match init::plan(&root, Options { force: args.force }) {
-        Ok(plan) => plan,
-        Err(problems) => {
-            for problem in &problems {
-                eprintln!("error: {problem}");
-            }
-            eprintln!(
-                "error: notarai init wrote nothing; fix the file{} above (it was left untouched) and run it again",
-                if problems.len() == 1 { "" } else { "s" }
-            );
-            return Ok(ExitCode::FAILURE);
-        }
+    let agents = args
+        .agents
+        .as_ref()
+        .map(|list| list.iter().flat_map(|c| c.agents()).collect::<Vec<_>>());
+    let options = Options {
+        force: args.force,
+        agents,
+        remove: args.remove,
     };
+    let plan = init::plan(&root, options);
     if !args.dry_run {
         init::apply(&plan)?;
     }
+    let dry = args.dry_run;
+    println!(
+        "notarai init{}{} in {}",
+        if args.remove { " --remove" } else { "" },
+        if dry { " (dry run)" } else { "" },
+        root.display()
+    );
+    let names: Vec<String> = plan
+        .agents
+        .iter()
+        .map(|(a, why)| format!("{} ({why})", a.title()))
+        .collect();
+    println!("agents: {}", names.join(", "));
     let width = plan
         .files
         .iter()
-        .map(|f| f.status.describe(args.dry_run).len())
-        .chain(
-            matches!(plan.merge_driver, init::MergeDriver::Planned { .. })
-                .then(|| Outcome::Updated.describe(args.dry_run).len()),
-        )
+        .map(|f| f.status.describe(dry).len())
+        .chain(Some(Outcome::Updated.describe(dry).len()))
         .max()
         .unwrap_or(0);
-    println!(
-        "notarai init{} in {}",
-        if args.dry_run { " (dry run)" } else { "" },
-        root.display()
-    );
     for file in &plan.files {
-        println!(
-            "  {:width$}  {}",
-            file.status.describe(args.dry_run),
-            file.rel
-        );
+        println!("  {:width$}  {}", file.status.describe(dry), file.rel);
         if let Some(note) = &file.note {
             println!("  {:width$}    {note}", "");
         }
+        if dry && file.changes() {
+            let diff = unified(
+                &file.rel,
+                file.before().unwrap_or(""),
+                file.after().unwrap_or(""),
+            );
+            for line in diff.lines() {
+                println!("  {:width$}    {line}", "");
+            }
+        }
     }
-    let (driver_changes, configures) = match &plan.merge_driver {
-        init::MergeDriver::Planned {
-            attributes_existed,
-            setup,
-        } => {
-            let attributes = match (setup.gitattributes_added, attributes_existed) {
-                (false, _) => Outcome::Unchanged,
-                (true, false) => Outcome::Created,
-                (true, true) => Outcome::Updated,
-            };
-            let config = match setup.driver_configured {
-                true => Outcome::Created,
-                false => Outcome::Unchanged,
-            };
-            println!(
-                "  {:width$}  {}",
-                attributes.describe(args.dry_run),
-                init::GITATTRIBUTES
-            );
-            println!(
-                "  {:width$}  {} (local git config)",
-                config.describe(args.dry_run),
-                crate::state::DRIVER_KEY
-            );
-            (
-                usize::from(setup.gitattributes_added),
-                setup.driver_configured,
-            )
+    let (driver_changes, configures) = report_driver(&plan, dry, width);
+    for problem in &plan.problems {
+        eprintln!("error: {problem}");
+    }
+    if !plan.notes.is_empty() {
+        println!("By hand:");
+        for note in &plan.notes {
+            println!("  - {note}");
         }
-        init::MergeDriver::Skipped(why) => {
-            println!("  note: {why}");
-            (0, false)
-        }
-    };
-    let changed = driver_changes
-        + plan
-            .files
-            .iter()
-            .filter(|f| {
-                matches!(
-                    f.status,
-                    Outcome::Created | Outcome::Updated | Outcome::Replaced
-                )
-            })
-            .count();
+    }
+    let changed = driver_changes + plan.files.iter().filter(|f| f.changes()).count();
     let kept = plan
         .files
         .iter()
@@ -126,21 +161,90 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     if plan.is_noop() && kept > 0 {
         println!("Nothing to write; {kept} file(s) kept as they are (see above).");
     } else if plan.is_noop() {
-        println!("Already set up: nothing to write.");
-    } else if args.dry_run {
+        println!(
+            "{}",
+            if args.remove {
+                "Nothing of notarai's to take out."
+            } else {
+                "Already set up: nothing to write."
+            }
+        );
+    } else if dry {
         let config = match configures {
-            true => " and the local git config would name the merge driver",
+            true => " and the local git config would change",
             false => "",
         };
         println!("Dry run: {changed} file(s) would change{config}; nothing was written.");
     } else {
-        let config = match configures {
-            true => " and registered the merge driver in the local git config",
-            false => "",
+        let config = match (configures, args.remove) {
+            (true, false) => " and registered the merge driver in the local git config",
+            (true, true) => " and unset the merge driver in the local git config",
+            (false, _) => "",
         };
-        println!(
-            "Wrote {changed} file(s){config}. Open Claude Code here and approve the `notarai` MCP server."
+        println!("Wrote {changed} file(s){config}.");
+    }
+    if !plan.problems.is_empty() {
+        eprintln!(
+            "error: {} file(s) above could not be edited and were left untouched; \
+             fix them and run notarai init again (everything else was {})",
+            plan.problems.len(),
+            if dry { "planned" } else { "done" }
         );
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Print the merge driver's lines; how many files it changes and whether
+/// it changes the local git config.
+fn report_driver(plan: &init::Plan, dry: bool, width: usize) -> (usize, bool) {
+    match &plan.merge_driver {
+        init::MergeDriver::Planned {
+            attributes_existed,
+            setup,
+            attributes,
+        } => {
+            let status = match (setup.gitattributes_added, attributes_existed) {
+                (false, _) => Outcome::Unchanged,
+                (true, false) => Outcome::Created,
+                (true, true) => Outcome::Updated,
+            };
+            let config = match setup.driver_configured {
+                true => Outcome::Created,
+                false => Outcome::Unchanged,
+            };
+            println!("  {:width$}  {}", status.describe(dry), init::GITATTRIBUTES);
+            if let (true, Some((before, after))) = (dry, attributes) {
+                for line in unified(init::GITATTRIBUTES, before, after).lines() {
+                    println!("  {:width$}    {line}", "");
+                }
+            }
+            println!(
+                "  {:width$}  {} (local git config)",
+                config.describe(dry),
+                crate::state::DRIVER_KEY
+            );
+            (
+                usize::from(setup.gitattributes_added),
+                setup.driver_configured,
+            )
+        }
+        init::MergeDriver::Unregister { configured } => {
+            let status = if *configured {
+                Outcome::Removed
+            } else {
+                Outcome::Unchanged
+            };
+            println!(
+                "  {:width$}  {} (local git config)",
+                status.describe(dry),
+                crate::state::DRIVER_KEY
+            );
+            (0, *configured)
+        }
+        init::MergeDriver::Skipped(why) => {
+            println!("  note: {why}");
+            (0, false)
+        }
+    }
 }

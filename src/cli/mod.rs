@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 pub mod cache;
 pub mod check;
 pub mod export_context;
+pub mod doctor;
 pub mod hook;
 pub mod init;
 pub mod mcp;
@@ -44,9 +45,9 @@ pub struct Cli {
 /// The subcommands of notarai.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the MCP server on stdin/stdout (what Claude Code spawns from .mcp.json).
+    /// Run the MCP server on stdin/stdout (what each agent spawns from its MCP config).
     Mcp(mcp::Args),
-    /// Set the repository up for notarai and Claude Code.
+    /// Set the repository up for notarai and the coding agents it uses (--agents), or take it out (--remove).
     Init(init::Args),
     /// Work with the BLAKE3 hash cache from the shell.
     #[command(subcommand)]
@@ -55,7 +56,7 @@ pub enum Command {
     Validate(validate::Args),
     /// Print the JSON Schema of the spec format.
     Schema(schema::Args),
-    /// Hooks called by Claude Code.
+    /// Hooks called by coding agents after an edit (Claude Code, Codex, Cursor, Gemini CLI, VS Code, opencode, Windsurf).
     #[command(subcommand)]
     Hook(hook::Command),
     /// The committed reconciliation state (.notarai/reconciliation_state.json).
@@ -65,6 +66,9 @@ pub enum Command {
     Check(check::Args),
     /// Export the affected specs and their unreconciled diffs as Markdown or JSON (no MCP needed).
     ExportContext(export_context::Args),
+    /// Check that every configured agent can use notarai: config, entry,
+    /// command, a real MCP handshake, hook, specs.
+    Doctor(doctor::Args),
 }
 
 /// Parse the command line, set up logging on stderr, run the subcommand and
@@ -83,6 +87,7 @@ pub fn main() -> ExitCode {
         Command::State(cmd) => state::run(root, cmd),
         Command::Check(args) => check::run(root, args),
         Command::ExportContext(args) => export_context::run(root, args),
+        Command::Doctor(args) => doctor::run(root, args),
     };
     match result {
         Ok(code) => code,

@@ -26,7 +26,13 @@ pub fn section() -> &'static str {
 
 /// The section with its markers, in line ending `eol`.
 pub fn marked_section(eol: &str) -> String {
-    let body = with_line_ending(section(), eol);
+    marked(section(), eol)
+}
+
+/// `section` (a Markdown text starting with its heading) between
+/// notarai's markers, in line ending `eol`.
+pub fn marked(section: &str, eol: &str) -> String {
+    let body = with_line_ending(section, eol);
     format!(
         "{BEGIN} {} -->{eol}{body}{END}{eol}",
         generated::marker_words(&generated::text_hash(&body))
@@ -266,9 +272,16 @@ pub struct Upsert {
 /// own line ending, every byte outside the section kept; and whose section
 /// that replaces. Applying it to its own result gives the same text.
 pub fn upsert(existing: Option<&str>) -> Upsert {
+    upsert_with(existing, section())
+}
+
+/// [`upsert`] for any instruction file and section text (`AGENTS.md`,
+/// `GEMINI.md`): appended after one line break (after a blank line when the
+/// file ends with a line break), so [`remove`] can give the bytes back.
+pub fn upsert_with(existing: Option<&str>, section: &str) -> Upsert {
     let text = existing.unwrap_or("");
     let eol = line_ending(text);
-    let new = marked_section(eol);
+    let new = marked(section, eol);
     let splice = |start: usize, end: usize, sep: bool| {
         let mut out = String::with_capacity(text.len() + new.len());
         out.push_str(&text[..start]);
@@ -291,7 +304,7 @@ pub fn upsert(existing: Option<&str>) -> Upsert {
             let end = range.1;
             let old = text[range.0..end].replace("\r\n", "\n");
             // Written by notarai before it had markers, word for word.
-            let origin = if old.trim_end() == section().trim_end() {
+            let origin = if old.trim_end() == section.trim_end() {
                 Origin::Unedited
             } else {
                 Origin::Foreign
@@ -307,12 +320,7 @@ pub fn upsert(existing: Option<&str>) -> Upsert {
         },
         Found::Absent => {
             let mut out = text.to_string();
-            if !out.ends_with('\n') {
-                out.push_str(eol);
-            }
-            if !out.ends_with(&format!("{eol}{eol}")) {
-                out.push_str(eol);
-            }
+            out.push_str(eol);
             out.push_str(&new);
             Upsert {
                 text: out,
@@ -320,6 +328,40 @@ pub fn upsert(existing: Option<&str>) -> Upsert {
             }
         }
     }
+}
+
+/// What [`remove`] finds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Removal {
+    /// No section between notarai's markers.
+    Absent,
+    /// notarai's section was edited: it is kept.
+    Edited,
+    /// The text without the section (empty: the file held nothing else).
+    Text(String),
+}
+
+/// `text` without notarai's marked section, when nobody edited it: the
+/// inverse of [`upsert_with`] on a file that had no section.
+pub fn remove(text: &str) -> Removal {
+    let Found::Marked { range, body, begin } = find(text) else {
+        return Removal::Absent;
+    };
+    if generated::section_origin(&text[begin.0..begin.1], &text[body.0..body.1]) != Origin::Unedited
+    {
+        return Removal::Edited;
+    }
+    let mut head = text[..range.0].to_string();
+    if range.1 == text.len() {
+        let eol = line_ending(text);
+        if head.ends_with(eol) {
+            head.truncate(head.len() - eol.len());
+        } else if head.ends_with('\n') {
+            head.pop();
+        }
+    }
+    head.push_str(&text[range.1..]);
+    Removal::Text(head)
 }
 
 #[cfg(test)]
@@ -345,10 +387,25 @@ mod tests {
         let before = "# Project\n\nBuild with make.";
         let after = upsert(Some(before));
         assert_eq!(after.replaces, None);
-        assert_eq!(after.text, format!("{before}\n\n{}", marked_section("\n")));
+        assert_eq!(after.text, format!("{before}\n{}", marked_section("\n")));
         let again = upsert(Some(&after.text));
         assert_eq!(again.text, after.text);
         assert_eq!(again.replaces, Some(Origin::Unedited));
+    }
+
+    #[test]
+    fn remove_gives_the_bytes_back() {
+        for before in ["", "x", "x\n", "x\n\n", "# T\r\n\r\ntext\r\n", "\n"] {
+            let up = upsert_with(Some(before), "## NotarAI\n\ntext\n");
+            assert_eq!(
+                remove(&up.text),
+                Removal::Text(before.to_string()),
+                "{before:?}"
+            );
+        }
+        let up = upsert(Some("x\n"));
+        assert_eq!(remove(&up.text.replace("reconcile", "RE")), Removal::Edited);
+        assert_eq!(remove("x\n"), Removal::Absent);
     }
 
     #[test]

@@ -32,6 +32,25 @@ pub fn write_atomic(root: &Path, rel: &str, contents: &[u8]) -> anyhow::Result<(
     safe_fs::write(root, Path::new(rel), contents).with_context(|| format!("cannot write {rel}"))
 }
 
+/// Delete the file `rel` below `root` (a link is deleted, not what it
+/// points to), then each parent folder up to the root that is left empty.
+/// The path must stay inside the project.
+pub fn remove(root: &Path, rel: &str) -> anyhow::Result<()> {
+    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    crate::repo_path::RepoPath::resolve(&canonical, rel)
+        .map_err(|e| anyhow::anyhow!("{e}; notarai init removes only inside the project"))?;
+    let path = root.join(rel);
+    std::fs::remove_file(&path).with_context(|| format!("cannot remove {rel}"))?;
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if d == root || !d.starts_with(root) || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+    Ok(())
+}
+
 /// The line ending a text already uses: `\r\n` when most of its lines end so,
 /// else `\n`.
 pub fn line_ending(text: &str) -> &'static str {

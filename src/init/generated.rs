@@ -43,7 +43,9 @@ fn marker_hash(line: &str) -> Option<&str> {
     let t = line.trim();
     let rest = t
         .strip_prefix("<!-- ")
-        .or_else(|| t.strip_prefix("\"$comment\": \""))?;
+        .or_else(|| t.strip_prefix("\"$comment\": \""))
+        .or_else(|| t.strip_prefix("// "))
+        .or_else(|| t.strip_prefix("# "))?;
     let rest = &rest[rest.find(MARK)? + MARK.len()..];
     let at = rest.find("(hash ")? + "(hash ".len();
     let end = rest[at..].find(')')? + at;
@@ -53,6 +55,12 @@ fn marker_hash(line: &str) -> Option<&str> {
 /// A Markdown text with its marker as the last line.
 pub fn stamp_markdown(body: &str) -> String {
     format!("{body}<!-- {} -->\n", marker_words(&text_hash(body)))
+}
+
+/// A script or TOML text with its marker as the last line, a line comment
+/// starting with `comment` (`//`, `#`).
+pub fn stamp_line(body: &str, comment: &str) -> String {
+    format!("{body}{comment} {}\n", marker_words(&text_hash(body)))
 }
 
 /// Pretty JSON (an object, `{` on the first line) with its marker as the
@@ -165,6 +173,17 @@ mod tests {
         assert_eq!(unstamped(&stamped), body);
         assert_eq!(origin(&stamped.replace("text", "mine")), Origin::Edited);
         assert_eq!(origin(body), Origin::Foreign);
+    }
+
+    #[test]
+    fn line_comment_stamps_round_trip() {
+        for comment in ["//", "#"] {
+            let body = "a = 1\n";
+            let stamped = stamp_line(body, comment);
+            assert_eq!(origin(&stamped), Origin::Unedited);
+            assert_eq!(unstamped(&stamped), body);
+            assert_eq!(origin(&stamped.replace('1', "2")), Origin::Edited);
+        }
     }
 
     #[test]

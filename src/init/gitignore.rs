@@ -35,6 +35,12 @@ pub fn ensure_cache_ignored(existing: Option<&str>) -> String {
     out
 }
 
+/// `.gitignore` text without the cache line `init` adds (the first line
+/// exactly [`CACHE_LINE`]); deleted when nothing else is left.
+pub fn remove_cache_line(text: &str) -> super::agents::merge::Change {
+    super::agents::setup::remove_line(text, CACHE_LINE)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

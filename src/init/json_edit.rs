@@ -2,6 +2,12 @@
 //! spans, and each edit splices new text into the original, so every byte
 //! notarai does not change stays as it was (numbers keep their digits, keys
 //! their order and spacing). Duplicate keys are refused with their position.
+//!
+//! JSON with comments (VS Code, Zed, Gemini CLI settings, opencode's
+//! `.jsonc`) is read by [`Editor::new_jsonc`]: `//` and `/* */` comments and
+//! trailing commas are blanked to spaces in a shadow copy of the text (every
+//! byte offset stays the same), the shadow is parsed, and edits are spliced
+//! into the real text, so comments survive where they are.
 
 use serde_json::Value;
 
@@ -122,6 +128,86 @@ pub fn parse(text: &str) -> Result<Node, ReadError> {
     }
     let mut reader = Reader { text, at: 0 };
     reader.value()
+}
+
+/// Read `text` as one JSON-with-comments document: `//` and `/* */`
+/// comments and trailing commas are allowed. The nodes' offsets are those
+/// of `text`.
+pub fn parse_jsonc(text: &str) -> Result<Node, ReadError> {
+    parse(&blank_comments(text)?)
+}
+
+/// `text` with its comments and trailing commas replaced by spaces (line
+/// breaks kept), byte for byte, so offsets and lines do not move. An
+/// unterminated block comment is an error at its start.
+pub fn blank_comments(text: &str) -> Result<String, ReadError> {
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    // Where the last `,` outside strings and comments is, while only
+    // whitespace and comments followed it.
+    let mut pending_comma: Option<usize> = None;
+    // The last byte outside comments and whitespace: a comma is trailing
+    // only after a value, never after `{`, `[`, `,` or `:`.
+    let mut last = 0u8;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                pending_comma = None;
+                last = b'"';
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    if bytes[i] != b'\r' {
+                        out[i] = b' ';
+                    }
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let start = i;
+                let Some(len) = text[i + 2..].find("*/") else {
+                    let (line, column) = position(text, start);
+                    return Err(ReadError::Syntax {
+                        line,
+                        column,
+                        message: "unterminated /* comment".into(),
+                    });
+                };
+                let end = i + 2 + len + 2;
+                for (j, b) in out.iter_mut().enumerate().take(end).skip(start) {
+                    if bytes[j] != b'\n' && bytes[j] != b'\r' {
+                        *b = b' ';
+                    }
+                }
+                i = end;
+            }
+            b',' => {
+                pending_comma = (!matches!(last, b'{' | b'[' | b',' | b':' | 0)).then_some(i);
+                last = b',';
+                i += 1;
+            }
+            b'}' | b']' => {
+                if let Some(at) = pending_comma.take() {
+                    out[at] = b' ';
+                }
+                last = bytes[i];
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            other => {
+                pending_comma = None;
+                last = other;
+                i += 1;
+            }
+        }
+    }
+    Ok(String::from_utf8(out).expect("only ASCII bytes and whole characters were replaced"))
 }
 
 /// Walks a text already known to be valid JSON.
@@ -262,6 +348,8 @@ fn indent_unit(text: &str, root: &Node) -> String {
 pub struct Editor {
     text: String,
     root: Node,
+    /// Comments and trailing commas allowed (JSONC).
+    jsonc: bool,
 }
 
 /// The new text of `value` pretty-printed with `unit`, its lines after the
@@ -282,6 +370,17 @@ impl Editor {
         Ok(Editor {
             root: parse(text)?,
             text: text.to_string(),
+            jsonc: false,
+        })
+    }
+
+    /// Read JSON-with-comments `text` for editing: comments and trailing
+    /// commas are kept where they are.
+    pub fn new_jsonc(text: &str) -> Result<Editor, ReadError> {
+        Ok(Editor {
+            root: parse_jsonc(text)?,
+            text: text.to_string(),
+            jsonc: true,
         })
     }
 
@@ -302,7 +401,12 @@ impl Editor {
 
     fn splice(&mut self, start: usize, end: usize, with: &str) {
         self.text.replace_range(start..end, with);
-        self.root = parse(&self.text).expect("an edit keeps the JSON valid");
+        let root = if self.jsonc {
+            parse_jsonc(&self.text)
+        } else {
+            parse(&self.text)
+        };
+        self.root = root.expect("an edit keeps the JSON valid");
     }
 
     fn style(&self) -> (String, &'static str) {
@@ -324,6 +428,14 @@ impl Editor {
         match last {
             Some((first_start, last_end)) => {
                 let multiline = self.text[container.0..first_start].contains('\n');
+                if multiline && let Some(line_end) = self.trailing_comma_line_end(last_end) {
+                    // `last, // comment` then a line break: the new entry
+                    // goes on its own line after it, with a trailing comma
+                    // of its own, as the file writes them.
+                    let indent = line_indent(&self.text, first_start).to_string();
+                    let insert = format!("{eol}{indent}{},", entry(&unit, &indent));
+                    return self.splice(line_end, line_end, &insert);
+                }
                 let insert = if multiline {
                     let indent = line_indent(&self.text, first_start).to_string();
                     format!(",{eol}{indent}{}", entry(&unit, &indent))
@@ -335,10 +447,37 @@ impl Editor {
             None => {
                 let base = line_indent(&self.text, container.0).to_string();
                 let indent = format!("{base}{unit}");
-                let insert = format!("{eol}{indent}{}{eol}{base}", entry(&unit, &indent));
-                self.splice(container.0 + 1, container.1 - 1, &insert);
+                let interior = &self.text[container.0 + 1..container.1 - 1];
+                if interior.trim().is_empty() {
+                    let insert = format!("{eol}{indent}{}{eol}{base}", entry(&unit, &indent));
+                    self.splice(container.0 + 1, container.1 - 1, &insert);
+                } else {
+                    // Only comments inside: they stay, after the new entry.
+                    let insert = format!("{eol}{indent}{}", entry(&unit, &indent));
+                    self.splice(container.0 + 1, container.0 + 1, &insert);
+                }
             }
         }
+    }
+
+    /// When the value ending at `end` is followed by a trailing comma (JSON
+    /// with comments) and then only spaces or a `//` comment up to the line
+    /// break: where that line's break starts.
+    fn trailing_comma_line_end(&self, end: usize) -> Option<usize> {
+        let rest = &self.text[end..];
+        let after = rest.trim_start_matches([' ', '\t']);
+        let after_comma = after.strip_prefix(',')?;
+        let comma = end + rest.len() - after.len();
+        let newline = after_comma.find('\n')? + comma + 1;
+        let line = self.text[comma + 1..newline].trim_end_matches('\r').trim();
+        if !(line.is_empty() || line.starts_with("//")) {
+            return None;
+        }
+        Some(if self.text[..newline].ends_with('\r') {
+            newline - 1
+        } else {
+            newline
+        })
     }
 
     /// Add member `key` with `value` at the end of the object at `path`.
@@ -387,15 +526,63 @@ impl Editor {
         self.splice(node.start, node.end, &text);
     }
 
-    /// Remove item `index` of the array `array`, with its separating comma.
+    /// Remove item `index` of the array `array`, with its separating comma:
+    /// the inverse of [`Editor::append_item`] on the last item.
     pub fn remove_item(&mut self, array: &Node, index: usize) {
         let items = array.items().expect("an array");
-        let (start, end) = if index + 1 < items.len() {
-            (items[index].start, items[index + 1].start)
-        } else if index > 0 {
-            (items[index - 1].end, items[index].end)
+        let spans: Vec<(usize, usize)> = items.iter().map(|n| (n.start, n.end)).collect();
+        self.remove_span(array, &spans, index);
+    }
+
+    /// Remove member `key` of the object at `path` with its separating
+    /// comma: the inverse of [`Editor::insert_member`] (a member added last
+    /// is taken out with the comma and line break before it; the only
+    /// member leaves `{}` when nothing but whitespace remains). `false` when
+    /// there is no such member.
+    pub fn remove_member(&mut self, path: &[&str], key: &str) -> bool {
+        let Some(node) = self.at(path).cloned() else {
+            return false;
+        };
+        let Kind::Object(members) = &node.kind else {
+            return false;
+        };
+        let Some(index) = members.iter().position(|m| m.key == key) else {
+            return false;
+        };
+        let spans: Vec<(usize, usize)> =
+            members.iter().map(|m| (m.key_start, m.value.end)).collect();
+        self.remove_span(&node, &spans, index);
+        true
+    }
+
+    /// Remove entry `index` of a container whose entries span `spans`.
+    fn remove_span(&mut self, container: &Node, spans: &[(usize, usize)], index: usize) {
+        if spans.len() == 1 {
+            let open = container.start + 1;
+            let close = container.end - 1 - (spans[0].1 - open);
+            self.splice(open, spans[0].1, "");
+            if self.text[open..close].trim().is_empty() {
+                self.splice(open, close, "");
+            }
+            return;
+        }
+        let (start, end) = if index + 1 < spans.len() {
+            (spans[index].0, spans[index + 1].0)
         } else {
-            (items[index].start, items[index].end)
+            // The inverse of `add` after a trailing comma: the entry's own
+            // line (and its trailing comma) goes, the line before stays.
+            let own_comma = {
+                let rest = &self.text[spans[index].1..];
+                let after = rest.trim_start_matches([' ', '\t']);
+                after
+                    .starts_with(',')
+                    .then(|| spans[index].1 + rest.len() - after.len() + 1)
+            };
+            let before = own_comma.and_then(|_| self.trailing_comma_line_end(spans[index - 1].1));
+            match (own_comma, before) {
+                (Some(end), Some(line_end)) if line_end < spans[index].0 => (line_end, end),
+                _ => (spans[index - 1].1, spans[index].1),
+            }
         };
         self.splice(start, end, "");
     }
@@ -454,6 +641,84 @@ mod tests {
         let m = e.at(&["m"]).unwrap().clone();
         e.replace(&m, &json!("Write|Edit"));
         assert_eq!(e.text(), "{\"m\": \"Write|Edit\"}");
+    }
+
+    #[test]
+    fn jsonc_comments_and_trailing_commas_survive_edits() {
+        let text =
+            "// top\n{\n  /* a */ \"a\": 1, // after a\n  \"s\": { // only a comment\n  },\n}\n";
+        assert!(parse(text).is_err());
+        let mut e = Editor::new_jsonc(text).unwrap();
+        e.insert_member(&["s"], "n", &json!({"x": "//not a comment"}));
+        e.insert_member(&[], "z", &json!([1]));
+        let v: Value = serde_json::from_str(&blank_comments(e.text()).unwrap()).unwrap();
+        assert_eq!(v["s"]["n"]["x"], "//not a comment");
+        assert_eq!(v["z"], json!([1]));
+        assert!(e.text().contains("// only a comment") && e.text().contains("/* a */"));
+        assert!(e.remove_member(&[], "z"));
+        assert!(e.remove_member(&["s"], "n"));
+        assert_eq!(e.text(), text);
+        let err = parse_jsonc("{\n  /* open\n}").unwrap_err();
+        let ReadError::Syntax { line, column, .. } = err;
+        assert_eq!((line, column), (2, 3));
+    }
+
+    #[test]
+    fn an_entry_after_a_trailing_comma_and_comment_gets_its_own_line() {
+        for text in [
+            "{\n  \"a\": 1, // mine\n}\n",
+            "{\r\n  \"a\": 1,\r\n}",
+            "{\"a\": 1,}",
+            "[\n  1, /* c */ 2, // two\n]",
+        ] {
+            let mut e = Editor::new_jsonc(text).unwrap();
+            let root = e.root().clone();
+            match root.kind {
+                Kind::Object(_) => e.insert_member(&[], "k", &json!(true)),
+                _ => e.append_item(&root, &json!(3)),
+            }
+            if text.contains("mine") {
+                assert_eq!(e.text(), "{\n  \"a\": 1, // mine\n  \"k\": true,\n}\n");
+            }
+            let root = e.root().clone();
+            match root.kind {
+                Kind::Object(_) => assert!(e.remove_member(&[], "k")),
+                _ => e.remove_item(&root, 2),
+            }
+            assert_eq!(e.text(), text);
+        }
+    }
+
+    #[test]
+    fn remove_is_the_inverse_of_insert() {
+        for text in [
+            "{}",
+            "{}\n",
+            "{\"a\": 1}",
+            "{\n    \"a\": 1\n}\n",
+            "{\r\n\t\"a\": {\"b\": []}\r\n}",
+        ] {
+            let mut e = Editor::new(text).unwrap();
+            e.insert_member(
+                &[],
+                "notarai",
+                &json!({"command": "notarai", "args": ["mcp"]}),
+            );
+            assert!(e.remove_member(&[], "notarai"));
+            assert_eq!(e.text(), text);
+        }
+        let mut e = Editor::new("[1]").unwrap();
+        let root = e.root().clone();
+        e.append_item(&root, &json!({"a": 1}));
+        let root = e.root().clone();
+        e.remove_item(&root, 1);
+        assert_eq!(e.text(), "[1]");
+        let mut e = Editor::new("[]").unwrap();
+        let root = e.root().clone();
+        e.append_item(&root, &json!(2));
+        let root = e.root().clone();
+        e.remove_item(&root, 0);
+        assert_eq!(e.text(), "[]");
     }
 
     #[test]
@@ -534,6 +799,44 @@ mod tests {
                 items.push(added.clone());
                 proptest::prop_assert_eq!(&got[key], &Value::Array(items));
             }
+        }
+
+        /// JSON with comments and trailing commas, in any layout: inserting a
+        /// member into any object and removing it again gives back every
+        /// byte, and the comments survive in between.
+        #[test]
+        fn jsonc_insert_then_remove_is_byte_identical(
+            doc in proptest::collection::btree_map("[a-z]{1,3}", value(), 1..4),
+            layout in 0..3usize,
+            trailing in proptest::bool::ANY,
+            comment in proptest::bool::ANY,
+            added in value(),
+        ) {
+            let doc = Value::Object(doc.into_iter().collect());
+            let mut text = match layout {
+                0 => serde_json::to_string(&doc).unwrap(),
+                1 => serde_json::to_string_pretty(&doc).unwrap(),
+                _ => render(&doc, "\t", "", "\r\n"),
+            };
+            let eol = if layout == 2 { "\r\n" } else { "\n" };
+            if trailing && layout > 0 {
+                // A trailing comma (and a comment) after the last member.
+                let close = text.rfind('}').unwrap();
+                let before = text[..close].trim_end().len();
+                let note = if comment { " // last" } else { "" };
+                text = format!("{},{note}{eol}}}", &text[..before]);
+            }
+            if comment {
+                text = format!("/* head */ {text}{eol}// tail{eol}");
+            }
+            let mut editor = Editor::new_jsonc(&text).unwrap();
+            editor.insert_member(&[], "zz_new", &added);
+            let got: Value =
+                serde_json::from_str(&blank_comments(editor.text()).unwrap()).unwrap();
+            proptest::prop_assert_eq!(&got["zz_new"], &added);
+            proptest::prop_assert_eq!(editor.text().contains("// tail"), comment);
+            proptest::prop_assert!(editor.remove_member(&[], "zz_new"));
+            proptest::prop_assert_eq!(editor.text(), text.as_str());
         }
     }
 }

@@ -12,8 +12,11 @@ use super::json_edit::{Editor, Kind, Node, ReadError};
 
 /// The name of notarai's server under `mcpServers`.
 pub const SERVER_NAME: &str = "notarai";
-/// The command of the PostToolUse hook.
-pub const HOOK_COMMAND: &str = "notarai hook validate";
+/// The command of the PostToolUse hook (the event is Claude Code's).
+pub const HOOK_COMMAND: &str = "notarai hook validate --agent claude";
+/// The hook command notarai wrote before `--agent` (still recognised, and
+/// taken out by `init --remove`).
+pub const LEGACY_HOOK_COMMAND: &str = "notarai hook validate";
 /// The tools whose edits the hook checks.
 pub const HOOK_MATCHER: &str = "Write|Edit|MultiEdit";
 
@@ -113,7 +116,7 @@ pub fn server_entry() -> Value {
 
 /// Whether `program` names a notarai binary, however it is spelled (a
 /// bare name or a path, `.exe` on Windows).
-fn is_notarai_program(program: &str) -> bool {
+pub fn is_notarai_program(program: &str) -> bool {
     let name = program.rsplit(['/', '\\']).next().unwrap_or(program);
     name == "notarai" || name.eq_ignore_ascii_case("notarai.exe")
 }

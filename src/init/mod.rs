@@ -1,9 +1,13 @@
-//! `notarai init`: set a repository up for notarai and Claude Code.
+//! `notarai init`: set a repository up for notarai and the coding agents
+//! it uses (Claude Code, Codex CLI, Cursor, Gemini CLI, VS Code, opencode,
+//! Zed, Windsurf: see [`agents`]), or take it all out again (`--remove`).
 //!
 //! Two steps so that nothing is half-written: [`plan`] reads every file it
-//! would touch and computes its new content, failing as a whole (and writing
-//! nothing) when a file it must merge cannot be read or parsed; [`apply`]
-//! then writes the files that change, each atomically.
+//! would touch and computes its new content (or, for `--remove`, what is
+//! left without notarai's part); an agent one of whose files cannot be read
+//! or parsed is left out as a whole, with the file's problem (line and
+//! column), while the other agents are planned. [`apply`] then writes (or
+//! deletes) the files that change, each atomically.
 //!
 //! In a git work tree, init also registers `notarai state merge` as the
 //! merge driver of the committed reconciliation state (a `.gitattributes`
@@ -18,6 +22,7 @@ use crate::spec;
 
 use generated::Origin;
 
+pub mod agents;
 pub mod claude_md;
 pub mod fsio;
 pub mod generated;
@@ -62,6 +67,8 @@ pub enum Outcome {
     /// An edited or foreign file replaced (`--force`, or a schema older than
     /// notarai's), after a backup.
     Replaced,
+    /// The file held only what notarai wrote, and is deleted (`--remove`).
+    Removed,
 }
 
 impl Outcome {
@@ -76,6 +83,8 @@ impl Outcome {
             (Outcome::Replaced, true) => "would replace",
             (Outcome::Kept, false) => "kept",
             (Outcome::Kept, true) => "would keep",
+            (Outcome::Removed, false) => "removed",
+            (Outcome::Removed, true) => "would remove",
             (Outcome::Unchanged, _) => "unchanged",
         }
     }
@@ -92,9 +101,50 @@ pub struct FileChange {
     pub note: Option<String>,
     /// The new content, when the file is written.
     contents: Option<String>,
+    /// The content before, when the file existed.
+    before: Option<String>,
 }
 
-/// A file that stops `notarai init`: it could not be read or merged.
+impl FileChange {
+    /// The file's text before (`None`: it does not exist).
+    pub fn before(&self) -> Option<&str> {
+        self.before.as_deref()
+    }
+
+    /// The file's text after (`None`: it is deleted or does not exist).
+    pub fn after(&self) -> Option<&str> {
+        match self.status {
+            Outcome::Removed => None,
+            _ => self.contents.as_deref().or(self.before.as_deref()),
+        }
+    }
+
+    /// Plan `new` as the file's text (an edit after an earlier one).
+    fn set_after(&mut self, new: String) {
+        (self.status, self.contents) = match self.before.as_deref() {
+            Some(old) if old == new => (Outcome::Unchanged, None),
+            Some(_) => (Outcome::Updated, Some(new)),
+            None => (Outcome::Created, Some(new)),
+        };
+    }
+
+    /// Plan the file to be deleted (or, when it did not exist, left absent).
+    fn set_deleted(&mut self) {
+        self.contents = None;
+        self.status = match self.before {
+            Some(_) => Outcome::Removed,
+            None => Outcome::Unchanged,
+        };
+    }
+
+    /// Whether applying the plan writes or deletes this file.
+    pub fn changes(&self) -> bool {
+        self.contents.is_some() || self.status == Outcome::Removed
+    }
+}
+
+/// A file `notarai init` could not read or merge: reported, left untouched,
+/// and its agent is not set up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InitError {
     /// Path relative to the root.
@@ -146,6 +196,14 @@ pub struct Plan {
     pub files: Vec<FileChange>,
     /// The merge driver of the state file: what registering it would change.
     pub merge_driver: MergeDriver,
+    /// The agents set up (or taken out), each with why.
+    pub agents: Vec<(agents::AgentId, agents::Reason)>,
+    /// What the user still does by hand (a user-level file notarai does not
+    /// write, trust prompts), one line each.
+    pub notes: Vec<String>,
+    /// Files that could not be read or edited: reported and left untouched,
+    /// while everything else is planned.
+    pub problems: Vec<InitError>,
 }
 
 /// The merge driver part of the plan.
@@ -158,23 +216,36 @@ pub enum MergeDriver {
         attributes_existed: bool,
         /// What [`crate::state::register_merge_driver`] would change.
         setup: crate::state::MergeDriverSetup,
+        /// `.gitattributes` before and after, when the line is added.
+        attributes: Option<(String, String)>,
     },
     /// Not registered, and why (not in git, not the work tree's top, git failed).
     Skipped(String),
+    /// `--remove`: whether the local git config names notarai's driver
+    /// (it is then unset; the `.gitattributes` line is a planned file).
+    Unregister {
+        /// `merge.notarai.driver` is set to notarai's command.
+        configured: bool,
+    },
 }
 
 impl MergeDriver {
     /// Whether registering writes anything.
     pub fn changes(&self) -> bool {
-        matches!(self, MergeDriver::Planned { setup, .. }
-            if setup.gitattributes_added || setup.driver_configured)
+        match self {
+            MergeDriver::Planned { setup, .. } => {
+                setup.gitattributes_added || setup.driver_configured
+            }
+            MergeDriver::Unregister { configured } => *configured,
+            MergeDriver::Skipped(_) => false,
+        }
     }
 }
 
 impl Plan {
     /// Whether applying the plan writes nothing.
     pub fn is_noop(&self) -> bool {
-        self.files.iter().all(|f| f.contents.is_none()) && !self.merge_driver.changes()
+        self.files.iter().all(|f| !f.changes()) && !self.merge_driver.changes()
     }
 }
 
@@ -192,6 +263,14 @@ fn plan_merge_driver(root: &Path) -> MergeDriver {
     match crate::state::register_merge_driver(root, &git, true) {
         Ok(setup) => MergeDriver::Planned {
             attributes_existed: root.join(GITATTRIBUTES).exists(),
+            attributes: setup.gitattributes_added.then(|| {
+                let before = fsio::read_text(root, GITATTRIBUTES)
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
+                let after = crate::state::with_attributes_line(before.as_bytes());
+                (before, String::from_utf8_lossy(&after).into_owned())
+            }),
             setup,
         },
         Err(e) => MergeDriver::Skipped(format!(
@@ -202,11 +281,16 @@ fn plan_merge_driver(root: &Path) -> MergeDriver {
 }
 
 /// How `notarai init` treats files it did not write or that were edited.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Replace an edited or foreign generated file (after saving a `.bak`
     /// copy) instead of writing the new version beside it.
     pub force: bool,
+    /// The agents to set up; `None`: those the repository already uses
+    /// ([`agents::detect`]) plus Claude Code (with `remove`: every agent).
+    pub agents: Option<Vec<agents::AgentId>>,
+    /// Take out what notarai added instead of adding it.
+    pub remove: bool,
 }
 
 /// Collects the plan's files and problems.
@@ -215,6 +299,7 @@ struct Planner<'a> {
     options: Options,
     files: Vec<FileChange>,
     problems: Vec<InitError>,
+    notes: Vec<String>,
 }
 
 impl Planner<'_> {
@@ -245,6 +330,10 @@ impl Planner<'_> {
 
     /// Plan `rel` to hold `new` (`None`: keep it as it is).
     fn record(&mut self, rel: &str, existing: Option<&str>, new: Option<String>) {
+        if self.files.iter().any(|f| f.rel == rel) {
+            // Planned once already (a file two agents share).
+            return;
+        }
         let (status, contents) = match (existing, new) {
             (_, None) => (Outcome::Unchanged, None),
             (Some(old), Some(new)) if old == new => (Outcome::Unchanged, None),
@@ -252,6 +341,26 @@ impl Planner<'_> {
             (Some(_), Some(new)) => (Outcome::Updated, Some(new)),
         };
         self.push(rel, status, contents, None);
+        if let Some(last) = self.files.last_mut() {
+            last.before = existing.map(str::to_string);
+        }
+    }
+
+    /// Plan `rel` (holding `existing`) to be deleted; a link is kept and
+    /// emptied instead (its target is someone's file).
+    fn delete(&mut self, rel: &str, existing: &str) {
+        if self
+            .root
+            .join(rel)
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return self.record(rel, Some(existing), Some(String::new()));
+        }
+        self.push(rel, Outcome::Removed, None, None);
+        if let Some(last) = self.files.last_mut() {
+            last.before = Some(existing.to_string());
+        }
     }
 
     /// Add one file to the plan.
@@ -261,6 +370,7 @@ impl Planner<'_> {
             status,
             note,
             contents,
+            before: None,
         });
     }
 
@@ -333,14 +443,6 @@ impl Planner<'_> {
         }
     }
 
-    /// Plan a whole generated Markdown file (a skill) from its text.
-    fn generated_markdown(&mut self, rel: &str, template: &str) {
-        let Ok(existing) = self.read(rel) else { return };
-        let new = generated::stamp_markdown(template);
-        let replaces = existing.as_deref().map(|old| own_origin(old, template));
-        self.generated(rel, existing.as_deref(), new, replaces);
-    }
-
     /// Plan the JSON Schema file: kept when it is for a newer spec format;
     /// replaced (after a backup unless notarai wrote it) when older; else
     /// like any generated file.
@@ -406,40 +508,58 @@ impl Planner<'_> {
             self.record(rel, existing.as_deref(), new);
         }
     }
+}
 
-    /// Plan a JSON merge; a parse or shape error becomes a problem.
-    fn merge_json(
-        &mut self,
-        rel: &str,
-        merge: fn(Option<&str>) -> Result<Option<String>, json_merge::MergeError>,
-    ) {
-        let Ok(existing) = self.read(rel) else { return };
-        match merge(existing.as_deref()) {
-            Ok(new) => self.record(rel, existing.as_deref(), new),
-            Err(e) => self.problems.push(InitError::from_merge(rel, e)),
+/// Work out what `notarai init` would write (or, with `--remove`, take
+/// out) at `root`, reading but never writing. A file that cannot be read or
+/// merged is a problem of the plan and is left alone; everything else is
+/// still planned.
+pub fn plan(root: &Path, options: Options) -> Plan {
+    let chosen: Vec<(agents::AgentId, agents::Reason)> = match (&options.agents, options.remove) {
+        (Some(list), _) => {
+            let mut list = list.clone();
+            list.sort();
+            list.dedup();
+            list.into_iter()
+                .map(|a| (a, agents::Reason::Named))
+                .collect()
         }
+        (None, true) => agents::AgentId::ALL
+            .into_iter()
+            .map(|a| (a, agents::Reason::Every))
+            .collect(),
+        (None, false) => agents::detect(root),
+    };
+    let mut p = Planner {
+        root,
+        options: options.clone(),
+        files: Vec::new(),
+        problems: Vec::new(),
+        notes: Vec::new(),
+    };
+    let ids: Vec<agents::AgentId> = chosen.iter().map(|(a, _)| *a).collect();
+    let merge_driver = if options.remove {
+        agents::setup::plan_remove(&mut p, &ids, options.agents.is_none())
+    } else {
+        plan_common(&mut p);
+        agents::setup::plan_agents(&mut p, &ids);
+        plan_merge_driver(root)
+    };
+    Plan {
+        root: root.to_path_buf(),
+        files: p.files,
+        merge_driver,
+        agents: chosen,
+        notes: p.notes,
+        problems: p.problems,
     }
 }
 
-/// Work out what `notarai init` would write at `root`, reading but never
-/// writing. `Err` lists every file that cannot be merged; then nothing may be
-/// written at all.
-pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<InitError>> {
-    let mut p = Planner {
-        root,
-        options,
-        files: Vec::new(),
-        problems: Vec::new(),
-    };
-    p.merge_json(MCP_JSON, json_merge::merge_mcp);
+/// The files every setup has: the cache ignored, the schema, the spec
+/// folder's README and the starter spec.
+fn plan_common(p: &mut Planner) {
+    let root = p.root;
     p.derive(GITIGNORE, |old| Some(gitignore::ensure_cache_ignored(old)));
-    p.merge_json(SETTINGS_JSON, json_merge::merge_settings);
-    p.generated_markdown(RECONCILE_SKILL, &crate::workflow::RECONCILE.skill());
-    p.generated_markdown(BOOTSTRAP_SKILL, &crate::workflow::BOOTSTRAP.skill());
-    if let Ok(existing) = p.read(CLAUDE_MD) {
-        let up = claude_md::upsert(existing.as_deref());
-        p.generated(CLAUDE_MD, existing.as_deref(), up.text, up.replaces);
-    }
     p.schema(SCHEMA_JSON);
     p.derive(SPEC_README, |old| {
         old.is_none()
@@ -452,15 +572,6 @@ pub fn plan(root: &Path, options: Options) -> Result<Plan, Vec<InitError>> {
     } else if root.join(STARTER_SPEC).is_file() {
         p.record(STARTER_SPEC, None, None);
     }
-    if p.problems.is_empty() {
-        Ok(Plan {
-            root: root.to_path_buf(),
-            files: p.files,
-            merge_driver: plan_merge_driver(root),
-        })
-    } else {
-        Err(p.problems)
-    }
 }
 
 /// Write every file of the plan that changes, each one atomically.
@@ -469,11 +580,21 @@ pub fn apply(plan: &Plan) -> anyhow::Result<()> {
         if let Some(contents) = &file.contents {
             tracing::debug!(path = %file.rel, status = ?file.status, "writing");
             fsio::write_atomic(&plan.root, &file.rel, contents.as_bytes())?;
+        } else if file.status == Outcome::Removed {
+            tracing::debug!(path = %file.rel, "removing");
+            fsio::remove(&plan.root, &file.rel)?;
         }
     }
-    if plan.merge_driver.changes() {
-        let git = crate::changes::GitRepo::open(&plan.root)?;
-        crate::state::register_merge_driver(&plan.root, &git, false)?;
+    match &plan.merge_driver {
+        MergeDriver::Planned { .. } if plan.merge_driver.changes() => {
+            let git = crate::changes::GitRepo::open(&plan.root)?;
+            crate::state::register_merge_driver(&plan.root, &git, false)?;
+        }
+        MergeDriver::Unregister { configured: true } => {
+            let git = crate::changes::GitRepo::open(&plan.root)?;
+            crate::state::unregister_merge_driver(&git)?;
+        }
+        _ => {}
     }
     Ok(())
 }
@@ -512,11 +633,12 @@ mod tests {
     fn plan_then_apply_then_nothing_left() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("README.md"), "# x\n").unwrap();
-        let first = plan(dir.path(), Options::default()).unwrap();
+        let first = plan(dir.path(), Options::default());
+        assert!(first.problems.is_empty());
         assert!(first.files.iter().all(|f| f.status == Outcome::Created));
         assert_eq!(first.files.len(), 9);
         apply(&first).unwrap();
-        let second = plan(dir.path(), Options::default()).unwrap();
+        let second = plan(dir.path(), Options::default());
         assert!(second.is_noop(), "{:?}", second.files);
         let specs = crate::project::load_specs(dir.path());
         assert_eq!(specs.specs.len(), 1);

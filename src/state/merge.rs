@@ -153,18 +153,7 @@ pub fn register_merge_driver(
             && words.any(|w| w.starts_with("merge="))
     });
     if !has_line && !dry_run {
-        // In the file's line ending, after a newline when it lacks one.
-        let eol: &[u8] = match existing.windows(2).any(|w| w == b"\r\n") {
-            true => b"\r\n",
-            false => b"\n",
-        };
-        let mut text = existing.clone();
-        if !text.is_empty() && !text.ends_with(b"\n") {
-            text.extend_from_slice(eol);
-        }
-        text.extend_from_slice(GITATTRIBUTES_LINE.as_bytes());
-        text.extend_from_slice(eol);
-        crate::safe_fs::write(root, &path, &text).map_err(fs_error)?;
+        crate::safe_fs::write(root, &path, &with_attributes_line(&existing)).map_err(fs_error)?;
     }
     let config_error = |e: git2::Error| StateError::Io {
         path: git.raw().path().join("config"),
@@ -188,6 +177,53 @@ pub fn register_merge_driver(
         gitattributes_added: !has_line,
         driver_configured: !configured,
     })
+}
+
+/// `.gitattributes` bytes with [`GITATTRIBUTES_LINE`] appended, in the
+/// file's line ending, after a line break when the file lacks a final one.
+pub fn with_attributes_line(existing: &[u8]) -> Vec<u8> {
+    let eol: &[u8] = match existing.windows(2).any(|w| w == b"\r\n") {
+        true => b"\r\n",
+        false => b"\n",
+    };
+    let mut text = existing.to_vec();
+    if !text.is_empty() && !text.ends_with(b"\n") {
+        text.extend_from_slice(eol);
+    }
+    text.extend_from_slice(GITATTRIBUTES_LINE.as_bytes());
+    text.extend_from_slice(eol);
+    text
+}
+
+/// Whether the local git config names notarai's merge driver (set to
+/// [`DRIVER_COMMAND`], as `init` writes it).
+pub fn merge_driver_registered(git: &GitRepo) -> bool {
+    git.raw()
+        .config()
+        .and_then(|c| c.open_level(git2::ConfigLevel::Local))
+        .and_then(|c| c.get_string(DRIVER_KEY))
+        .is_ok_and(|v| v == DRIVER_COMMAND)
+}
+
+/// Unset notarai's merge driver in the local git config (`init --remove`),
+/// when it is the one `init` writes; the `.gitattributes` line is the
+/// caller's.
+pub fn unregister_merge_driver(git: &GitRepo) -> Result<(), StateError> {
+    if !merge_driver_registered(git) {
+        return Ok(());
+    }
+    let config_error = |e: git2::Error| StateError::Io {
+        path: git.raw().path().join("config"),
+        message: e.message().to_string(),
+    };
+    let mut config = git
+        .raw()
+        .config()
+        .and_then(|c| c.open_level(git2::ConfigLevel::Local))
+        .map_err(config_error)?;
+    config.remove(DRIVER_KEY).map_err(config_error)?;
+    let _ = config.remove("merge.notarai.name");
+    Ok(())
 }
 
 #[cfg(test)]

@@ -48,8 +48,9 @@ mod snapshot;
 
 pub use base::{BaseError, BaseSource, DEFAULT_BASES, UsedBase, choose_base};
 pub use merge::{
-    DRIVER_COMMAND, DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, merge, merge_files,
-    register_merge_driver,
+    DRIVER_COMMAND, DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, merge,
+    merge_driver_registered, merge_files, register_merge_driver, unregister_merge_driver,
+    with_attributes_line,
 };
 pub use snapshot::{SnapshotSummary, compute_snapshot, head_of, snapshot};
 

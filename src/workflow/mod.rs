@@ -14,6 +14,7 @@
 //! `step <number>`, so adding a step renumbers every reference.
 
 mod bootstrap;
+mod forms;
 mod reconcile;
 
 pub use bootstrap::BOOTSTRAP;
@@ -202,7 +203,10 @@ impl Workflow {
     pub fn skill(&self) -> String {
         let mut out = format!(
             "---\nname: {}\ndescription: {}\n---\n\n# {}\n\n{}\n",
-            self.name, self.description, self.heading, self.intro
+            self.name,
+            forms::front_matter_value(self.description),
+            self.heading,
+            self.intro
         );
         out.push_str(&self.steps_and_notes());
         out

@@ -116,7 +116,7 @@ fn init_refuses_links_to_outside_and_writes_nothing() {
     assert_eq!(repo.outside_snapshot(), before);
     assert!(
         !repo.root.join(".mcp.json").exists(),
-        "nothing at all was written"
+        "nothing of Claude Code's was written"
     );
 }
 

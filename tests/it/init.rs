@@ -96,7 +96,7 @@ fn fresh_repository_gets_everything() {
     assert_eq!(
         settings["hooks"]["PostToolUse"],
         json!([{"matcher": "Write|Edit|MultiEdit",
-                "hooks": [{"type": "command", "command": "notarai hook validate"}]}])
+                "hooks": [{"type": "command", "command": "notarai hook validate --agent claude"}]}])
     );
     for name in ["notarai-reconcile", "notarai-bootstrap"] {
         let skill = read(root, &format!(".claude/skills/{name}/SKILL.md"));
@@ -257,7 +257,10 @@ fn existing_settings_keep_their_hooks_and_get_ours_once() {
     let post = value["hooks"]["PostToolUse"].as_array().unwrap();
     assert_eq!(post.len(), 2);
     assert_eq!(post[0], original["hooks"]["PostToolUse"][0]);
-    assert_eq!(post[1]["hooks"][0]["command"], "notarai hook validate");
+    assert_eq!(
+        post[1]["hooks"][0]["command"],
+        "notarai hook validate --agent claude"
+    );
 
     let out = notarai(dir.path(), &["init"], b"");
     assert_eq!(reported(&out, ".claude/settings.json"), "unchanged");
@@ -318,15 +321,36 @@ fn claude_md_section_not_written_by_notarai_is_kept_or_forced() {
     assert_eq!(reported(&out, "CLAUDE.md"), "unchanged");
 }
 
+/// The files of `root` under `.claude/` or named `CLAUDE.md`/`.mcp.json`:
+/// Claude Code's part.
+fn claude_part(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    snapshot(root)
+        .into_keys()
+        .filter(|p| {
+            p.starts_with(".claude") || p.as_os_str() == "CLAUDE.md" || p.as_os_str() == ".mcp.json"
+        })
+        .collect()
+}
+
 #[test]
-fn malformed_mcp_json_stops_everything() {
+fn malformed_mcp_json_stops_claude_code_only() {
     let dir = repo();
     let broken = "{\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\",}\n  }\n}\n";
     std::fs::write(dir.path().join(".mcp.json"), broken).unwrap();
-    let before = snapshot(dir.path());
+    std::fs::create_dir(dir.path().join(".cursor")).unwrap();
     let out = notarai(dir.path(), &["init"], b"");
     assert!(!out.status.success());
-    assert_eq!(snapshot(dir.path()), before, "nothing written");
+    assert_eq!(read(dir.path(), ".mcp.json"), broken, "left untouched");
+    assert_eq!(
+        claude_part(dir.path()),
+        vec![std::path::PathBuf::from(".mcp.json")]
+    );
+    assert!(
+        dir.path().join(".cursor/mcp.json").is_file(),
+        "Cursor still set up"
+    );
+    assert!(stdout(&out).contains("Claude Code: not set up"));
+    let before = snapshot(dir.path());
     let err = stderr(&out);
     assert!(err.contains(".mcp.json:3:"), "{err}");
     assert!(err.contains("not valid JSON"), "{err}");
@@ -338,7 +362,7 @@ fn malformed_mcp_json_stops_everything() {
 }
 
 #[test]
-fn settings_of_an_unexpected_shape_stop_everything() {
+fn settings_of_an_unexpected_shape_stop_claude_code() {
     let dir = repo();
     std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
     std::fs::write(
@@ -347,10 +371,16 @@ fn settings_of_an_unexpected_shape_stop_everything() {
     )
     .unwrap();
     std::fs::write(dir.path().join(".mcp.json"), "[1]").unwrap();
-    let before = snapshot(dir.path());
     let out = notarai(dir.path(), &["init"], b"");
     assert!(!out.status.success());
-    assert_eq!(snapshot(dir.path()), before);
+    assert_eq!(
+        claude_part(dir.path()),
+        vec![
+            std::path::PathBuf::from(".claude/settings.json"),
+            std::path::PathBuf::from(".mcp.json")
+        ]
+    );
+    assert_eq!(read(dir.path(), ".mcp.json"), "[1]");
     let err = stderr(&out);
     assert!(
         err.contains(".claude/settings.json: unexpected shape"),

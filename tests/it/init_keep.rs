@@ -327,10 +327,13 @@ fn duplicate_keys_are_refused_with_line_and_column() {
         let dir = repo();
         let root = dir.path();
         write(root, rel, text);
-        let before = snapshot(root);
         let out = notarai(root, &["init"], b"");
         assert!(!out.status.success(), "{rel}");
-        assert_eq!(snapshot(root), before, "nothing written for {rel}");
+        assert_eq!(read(root, rel), text, "{rel} left untouched");
+        assert!(
+            !root.join(".claude/skills").exists(),
+            "Claude Code not set up"
+        );
         let err = stderr(&out);
         assert!(err.contains(at) && err.contains("duplicate key"), "{err}");
     }

@@ -8,6 +8,7 @@ use std::path::Path;
 /// Each top-level module and its layer; lower layers never import higher
 /// ones, and modules of the same layer do not import each other.
 const LAYERS: &[(&str, u8)] = &[
+    ("agent", 0),
     ("layout", 0),
     ("glob", 0),
     ("error", 0),
@@ -30,6 +31,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("hook", 6),
     ("init", 6),
     ("check", 7),
+    ("doctor", 7),
     ("mcp", 8),
     ("cli", 9),
 ];

@@ -10,10 +10,12 @@ mod corpus;
 
 mod cache_cli;
 mod containment;
+mod doctor;
 mod errors;
 mod export_context;
 mod hook;
 mod init;
+mod init_agents;
 mod init_keep;
 mod layers;
 mod pages;

@@ -171,3 +171,51 @@ fn a_step_reference_follows_the_numbering() {
     );
     assert!(skill.starts_with("---\nname: notarai-reconcile\ndescription: "));
 }
+
+/// Every agent's form of the workflows, as `init --agents all` installs it
+/// (skills, Cursor rules, Gemini commands, VS Code prompts), names the same
+/// tools in the same order as the skill.
+#[test]
+fn every_agents_form_names_the_same_tools_in_the_same_order() {
+    let repo = Repo::with_spec();
+    let mut server = repo.server();
+    server.initialize();
+    let listed = server.request(2, "tools/list", json!({}));
+    server.finish();
+    let universe: Vec<String> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t: &Value| t["name"].as_str().unwrap().to_string())
+        .collect();
+    let out = notarai(&repo.root, &["init", "--agents", "all"], b"");
+    assert!(out.status.success());
+    for workflow in [&RECONCILE, &BOOTSTRAP] {
+        let name = workflow.name;
+        let order: Vec<String> = workflow.tools().iter().map(|s| s.to_string()).collect();
+        let forms = [
+            format!(".claude/skills/{name}/SKILL.md"),
+            format!(".agents/skills/{name}/SKILL.md"),
+            format!(".cursor/rules/{name}.mdc"),
+            format!(".gemini/commands/{name}.toml"),
+            format!(".github/prompts/{name}.prompt.md"),
+        ];
+        for rel in forms {
+            let text = std::fs::read_to_string(repo.root.join(&rel))
+                .unwrap_or_else(|e| panic!("{rel}: {e}"));
+            assert_eq!(
+                named_in_order(steps_section(&text), &universe),
+                order,
+                "{rel}"
+            );
+        }
+        // The Gemini command's prompt is the TOML string the agent reads.
+        let toml: toml_edit::DocumentMut =
+            std::fs::read_to_string(repo.root.join(format!(".gemini/commands/{name}.toml")))
+                .unwrap()
+                .parse()
+                .unwrap();
+        let prompt = toml["prompt"].as_str().unwrap();
+        assert_eq!(prompt, workflow.body());
+    }
+}

@@ -1,5 +1,7 @@
-//! The PostToolUse hook's domain: from Claude Code's event JSON to the errors
-//! of the spec file that was just written.
+//! The post-edit hook's domain: from an agent's event JSON (Claude Code,
+//! Codex, Cursor, Gemini CLI, VS Code, opencode, Windsurf; typed in
+//! [`event`]) to the errors of the spec files that were just written, and the
+//! answer in the channel that agent shows the model ([`answer`]).
 //!
 //! Only a spec inside the project can fail the hook; anything else (another
 //! file, a path outside the project, a file that is gone, input that is not
@@ -18,6 +20,13 @@ use serde_json::Value;
 
 use crate::spec::{self, Finding, Severity};
 
+pub mod answer;
+pub mod event;
+pub mod patch;
+
+pub use answer::{Answer, answer};
+pub use event::HookAgent;
+
 /// Largest event read from stdin; a larger one is ignored.
 pub const MAX_INPUT: u64 = 16 * 1024 * 1024;
 
@@ -26,13 +35,14 @@ pub const MAX_INPUT: u64 = 16 * 1024 * 1024;
 pub struct HookEnv {
     /// `--root`, when given.
     pub explicit_root: Option<PathBuf>,
-    /// `CLAUDE_PROJECT_DIR`, when set.
+    /// The agent's project folder: `CLAUDE_PROJECT_DIR`, else
+    /// `GEMINI_PROJECT_DIR`, when set.
     pub project_dir: Option<PathBuf>,
     /// The hook process's own working folder.
     pub process_cwd: Option<PathBuf>,
 }
 
-/// What the hook concluded.
+/// What the hook concluded about one file.
 #[derive(Debug, Clone)]
 pub enum Outcome {
     /// Not a spec of this project, or nothing to check; the reason is logged.
@@ -51,35 +61,93 @@ pub enum Outcome {
     },
 }
 
-/// An absolute folder from an optional string, `None` when empty or relative.
-fn absolute(path: Option<&str>) -> Option<PathBuf> {
-    path.map(PathBuf::from).filter(|p| p.is_absolute())
+/// What the hook concluded about one event: the agent whose format it was
+/// read in, and one outcome per file the edit wrote (one `Ignored` when the
+/// event itself was not read).
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The agent whose event this was.
+    pub agent: HookAgent,
+    /// One outcome per written file, in the event's order.
+    pub outcomes: Vec<Outcome>,
 }
 
-/// Check the file named by a PostToolUse event.
-pub fn check_event(input: &[u8], env: &HookEnv) -> Outcome {
-    let Ok(event) = serde_json::from_slice::<Value>(input) else {
-        return Outcome::Ignored("stdin is not JSON");
+impl Report {
+    /// The specs with errors: `(path, errors)`.
+    pub fn invalid(&self) -> impl Iterator<Item = (&str, &[Finding])> {
+        self.outcomes.iter().filter_map(|o| match o {
+            Outcome::Invalid { path, errors } => Some((path.as_str(), errors.as_slice())),
+            _ => None,
+        })
+    }
+}
+
+/// Check the files named by a post-edit event: read in `agent`'s format
+/// when given (see [`event::agent_for`]), else in the format recognised
+/// from its fields ([`event::detect`]).
+pub fn check_event(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Report {
+    let Ok(value) = serde_json::from_slice::<Value>(input) else {
+        return Report {
+            agent: agent.unwrap_or(HookAgent::Claude),
+            outcomes: vec![Outcome::Ignored("stdin is not JSON")],
+        };
     };
-    let Some(file_path) = event
-        .pointer("/tool_input/file_path")
-        .and_then(Value::as_str)
-        .filter(|p| !p.is_empty())
-    else {
-        return Outcome::Ignored("no tool_input.file_path");
+    let agent = event::agent_for(agent, &value);
+    let edit = match event::parse(agent, &value) {
+        Ok(edit) => edit,
+        Err(reason) => {
+            return Report {
+                agent,
+                outcomes: vec![Outcome::Ignored(reason)],
+            };
+        }
     };
-    let event_cwd = absolute(event.get("cwd").and_then(Value::as_str));
+    // One load of the specs per project, however many of its specs the
+    // edit wrote.
+    let mut loaded: Vec<(PathBuf, spec::SpecSet)> = Vec::new();
+    let outcomes = edit
+        .files
+        .iter()
+        .map(|file| match locate(file, edit.cwd.as_deref(), env) {
+            Ok((root, rel)) => {
+                let at = match loaded.iter().position(|(r, _)| *r == root) {
+                    Some(at) => at,
+                    None => {
+                        let set = spec::SpecSet::load_with(&root, None);
+                        loaded.push((root, set));
+                        loaded.len() - 1
+                    }
+                };
+                spec_outcome(&loaded[at].1, rel)
+            }
+            Err(reason) => Outcome::Ignored(reason),
+        })
+        .collect();
+    Report { agent, outcomes }
+}
+
+/// The project root and the repository-relative path of a written spec, or
+/// why the file is not one to check.
+fn locate(
+    file_path: &str,
+    event_cwd: Option<&Path>,
+    env: &HookEnv,
+) -> Result<(PathBuf, String), &'static str> {
+    // Most edits are not to a spec: answer those before touching the disk.
+    if !file_path.ends_with(".spec.yaml") {
+        return Err("not a spec file");
+    }
     let Some(base) = event_cwd
-        .clone()
+        .map(Path::to_path_buf)
         .or_else(|| env.project_dir.clone())
         .or_else(|| env.process_cwd.clone())
     else {
-        return Outcome::Ignored("no folder to resolve a relative path against");
+        return Err("no folder to resolve a relative path against");
     };
     let Ok(file) = base.join(file_path).canonicalize() else {
-        return Outcome::Ignored("the file does not exist");
+        return Err("the file does not exist");
     };
-    let root = project_root(env, event_cwd.as_deref());
+    let root = project_root(env, event_cwd);
     let (root, rel) = match root
         .as_deref()
         .and_then(|r| Some((r.to_path_buf(), relative(&file, r)?)))
@@ -93,24 +161,27 @@ pub fn check_event(input: &[u8], env: &HookEnv) -> Outcome {
             && event_cwd.is_none()
             && Path::new(file_path).is_absolute() =>
         {
-            match root_from_spec_path(&file).and_then(|r| Some((r.clone(), relative(&file, &r)?))) {
-                Some(found) => found,
-                None => return Outcome::Ignored("the file is outside the project"),
-            }
+            root_from_spec_path(&file)
+                .and_then(|r| Some((r.clone(), relative(&file, &r)?)))
+                .ok_or("the file is outside the project")?
         }
-        None => return Outcome::Ignored("the file is outside the project"),
+        None => return Err("the file is outside the project"),
     };
     if !spec::is_spec_path(&rel) {
-        return Outcome::Ignored("not a spec file");
+        return Err("not a spec file");
     }
-    check_spec(&root, rel)
+    Ok((root, rel))
 }
 
 /// Load the specs at `root` and keep the errors found in the spec at `rel`.
 pub fn check_spec(root: &Path, rel: String) -> Outcome {
-    // Errors only: the orphaned-glob warnings would list the whole
-    // repository on every edit.
-    let set = spec::SpecSet::load_with(root, None);
+    spec_outcome(&spec::SpecSet::load_with(root, None), rel)
+}
+
+/// The errors of the spec at `rel` in a loaded set. Errors only: the
+/// orphaned-glob warnings would list the whole repository on every edit
+/// (the set is loaded without the file list, so there are none).
+fn spec_outcome(set: &spec::SpecSet, rel: String) -> Outcome {
     let errors: Vec<Finding> = set
         .invalid
         .iter()
@@ -201,13 +272,16 @@ mod tests {
     fn non_json_and_missing_path_are_ignored() {
         let env = HookEnv::default();
         assert!(matches!(
-            check_event(b"not json", &env),
-            Outcome::Ignored(_)
+            check_event(b"not json", None, &env).outcomes[..],
+            [Outcome::Ignored(_)]
         ));
-        assert!(matches!(check_event(b"{}", &env), Outcome::Ignored(_)));
         assert!(matches!(
-            check_event(br#"{"tool_input": {"file_path": 3}}"#, &env),
-            Outcome::Ignored(_)
+            check_event(b"{}", None, &env).outcomes[..],
+            [Outcome::Ignored(_)]
+        ));
+        assert!(matches!(
+            check_event(br#"{"tool_input": {"file_path": 3}}"#, None, &env).outcomes[..],
+            [Outcome::Ignored(_)]
         ));
     }
 

@@ -1,0 +1,171 @@
+//! `notarai doctor`: check that every configured agent can use notarai, and
+//! print one line per check with its verdict and fix.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::agent::AgentId;
+use crate::doctor::{self, Options, Report, Verdict};
+
+/// Output format of `notarai doctor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// A table: agent, check, verdict, what was found; the fix below each
+    /// line that is not ok.
+    #[default]
+    Text,
+    /// One JSON document (`notarai doctor --format json`), typed like the table.
+    Json,
+}
+
+/// Arguments of `notarai doctor`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The agents to check, comma-separated (claude, codex, cursor, gemini,
+    /// vscode, opencode, zed, windsurf) or `all` (default: the agents
+    /// configured in the repository).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_agents)]
+    pub agents: Option<Vec<AgentSelector>>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Do not start the configured servers (skips the MCP handshake).
+    #[arg(long)]
+    pub no_handshake: bool,
+}
+
+/// One item of `--agents`: an agent, or every agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentSelector {
+    /// Every agent.
+    All,
+    /// One agent.
+    One(AgentId),
+}
+
+/// Parse one `--agents` item.
+fn parse_agents(name: &str) -> Result<AgentSelector, String> {
+    let name = name.trim();
+    if name == "all" {
+        return Ok(AgentSelector::All);
+    }
+    AgentId::from_name(name)
+        .map(AgentSelector::One)
+        .ok_or_else(|| {
+            let known: Vec<&str> = AgentId::ALL.iter().map(|a| a.name()).collect();
+            format!("unknown agent `{name}`; known: {}, all", known.join(", "))
+        })
+}
+
+/// Run `notarai doctor`: exit 0 when no check fails (warnings pass), 1 otherwise.
+pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+    let root = crate::project::resolve_root(root.as_deref())?;
+    let agents = args.agents.map(|items| {
+        let mut out: Vec<AgentId> = Vec::new();
+        for item in items {
+            let add: Vec<AgentId> = match item {
+                AgentSelector::All => AgentId::ALL.to_vec(),
+                AgentSelector::One(id) => vec![id],
+            };
+            for id in add {
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+        }
+        out
+    });
+    let options = Options {
+        agents,
+        home: std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from),
+        path_var: std::env::var_os("PATH"),
+        no_handshake: args.no_handshake,
+    };
+    let report = doctor::run(&root, &options);
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        Format::Text => write_text(&mut out, &report)?,
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &report)?;
+            writeln!(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The verdict as printed.
+fn verdict(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Ok => "ok",
+        Verdict::Warn => "warn",
+        Verdict::Fail => "FAIL",
+    }
+}
+
+/// The report as a table.
+fn write_text(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
+    writeln!(out, "notarai doctor: {}", report.root)?;
+    let rows: Vec<(String, String, &str, &str)> = report
+        .checks
+        .iter()
+        .map(|c| {
+            let check = serde_json::to_value(c.check)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            (
+                c.agent.clone().unwrap_or_else(|| "-".into()),
+                check,
+                verdict(c.verdict),
+                c.message.as_str(),
+            )
+        })
+        .collect();
+    let agent_w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(5);
+    let check_w = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(5);
+    writeln!(
+        out,
+        "{:agent_w$}  {:check_w$}  {:7}  FOUND",
+        "AGENT", "CHECK", "VERDICT"
+    )?;
+    let indent = agent_w + check_w + 13;
+    for (row, check) in rows.iter().zip(&report.checks) {
+        writeln!(
+            out,
+            "{:agent_w$}  {:check_w$}  {:7}  {}",
+            row.0, row.1, row.2, row.3
+        )?;
+        if let Some(specs) = &check.specs {
+            for spec in &specs.invalid {
+                writeln!(
+                    out,
+                    "{:indent$}{}:{}:{}: {}",
+                    "", spec.path, spec.position.line, spec.position.column, spec.message
+                )?;
+            }
+        }
+        if let Some(fix) = &check.fix {
+            writeln!(out, "{:indent$}fix: {fix}", "")?;
+        }
+    }
+    let count = |v: Verdict| report.checks.iter().filter(|c| c.verdict == v).count();
+    writeln!(
+        out,
+        "{} checks: {} ok, {} warning{}, {} failed",
+        report.checks.len(),
+        count(Verdict::Ok),
+        count(Verdict::Warn),
+        if count(Verdict::Warn) == 1 { "" } else { "s" },
+        count(Verdict::Fail)
+    )
+}

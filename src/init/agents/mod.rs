@@ -1,0 +1,324 @@
+//! The coding agents `notarai init` wires, one file each behind one small
+//! trait ([`Agent`]) and one table ([`AGENTS`]).
+//!
+//! An agent is described by data: where its project-level MCP entry goes
+//! (file, format, key, entry shape), which instruction files it reads, where
+//! its post-edit hook is registered, and which folders or files show that a
+//! repository uses it. The shared machinery here reads that back
+//! ([`Agent::inspect`], for `notarai doctor`) and plans the edits (`init`).
+//!
+//! The hook every agent runs is `notarai hook validate --agent <id>`
+//! ([`hook_command`]), so the hook knows the event's format.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+pub use crate::agent::AgentId;
+
+mod claude;
+mod codex;
+mod cursor;
+mod gemini;
+mod inspect;
+pub mod merge;
+mod opencode;
+pub(super) mod setup;
+mod vscode;
+mod windsurf;
+mod zed;
+
+pub use inspect::{ConfigProblem, HookInspection, Inspection, McpInspection, ServerEntry};
+
+/// The name of notarai's entry in every agent's MCP configuration.
+pub const SERVER_NAME: &str = "notarai";
+
+/// The format of a configuration file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Strict JSON (no comments).
+    Json,
+    /// JSON with `//` and `/* */` comments and trailing commas.
+    Jsonc,
+    /// TOML.
+    Toml,
+}
+
+/// How an agent's MCP entry is shaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryShape {
+    /// `{"command": "notarai", "args": ["mcp"]}`, with `"type": <t>` first
+    /// when the agent wants one (`stdio` for Claude Code and VS Code). In
+    /// TOML, a `[<table>.notarai]` table with `command` and `args`.
+    CommandArgs {
+        /// The `type` value the agent wants, if any.
+        typed: Option<&'static str>,
+    },
+    /// opencode: `{"type": "local", "command": ["notarai", "mcp"], "enabled": true}`.
+    CommandArray,
+}
+
+/// Where an agent's MCP server entry lives at project level.
+#[derive(Debug, Clone, Copy)]
+pub struct McpFile {
+    /// Candidate files relative to the root: the first that exists is
+    /// edited; when none does, the first is created.
+    pub files: &'static [&'static str],
+    /// Their format.
+    pub format: Format,
+    /// The keys from the top level to the map of servers (`["mcpServers"]`).
+    pub servers: &'static [&'static str],
+    /// The entry's shape.
+    pub shape: EntryShape,
+}
+
+/// Where an agent takes its MCP servers from.
+#[derive(Debug, Clone, Copy)]
+pub enum Mcp {
+    /// A file in the repository that `init` edits.
+    Project(McpFile),
+    /// Only a user-level file, which `init` never writes: it prints what to
+    /// add (`path` as the agent's documentation names it, and the snippet).
+    UserOnly {
+        /// The user-level file, e.g. `~/.codeium/windsurf/mcp_config.json`.
+        path: &'static str,
+        /// The key its servers live under.
+        servers: &'static [&'static str],
+    },
+}
+
+/// How an agent's post-edit hook is registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookKind {
+    /// Claude-style: `hooks.<event>` is a list of groups `{matcher, hooks:
+    /// [{type: "command", command}]}` (Claude Code, Codex CLI, Gemini CLI).
+    Grouped {
+        /// The event (`PostToolUse`, `AfterTool`).
+        event: &'static str,
+        /// The tools the group matches.
+        matcher: &'static str,
+        /// Extra keys of the hook beside `type` and `command`, as JSON text
+        /// of an object (`{"timeout": 60000}`), or `""`.
+        extra: &'static str,
+    },
+    /// Flat: `hooks.<event>` is a list of `{command, ...}` (Cursor,
+    /// Windsurf, VS Code).
+    Flat {
+        /// The event (`afterFileEdit`, `post_write_code`, `PostToolUse`).
+        event: &'static str,
+        /// Extra keys of the hook beside `command`, as JSON text of an
+        /// object, or `""`.
+        extra: &'static str,
+        /// Top-level members a new file starts with (Cursor's `"version": 1`),
+        /// as JSON text of an object, or `""`.
+        preamble: &'static str,
+    },
+    /// A script file notarai writes whole (opencode's plugin).
+    Plugin,
+}
+
+/// Where an agent's post-edit hook goes.
+#[derive(Debug, Clone, Copy)]
+pub struct HookFile {
+    /// The file, relative to the root.
+    pub file: &'static str,
+    /// Its format (ignored for [`HookKind::Plugin`]).
+    pub format: Format,
+    /// How the hook is registered in it.
+    pub kind: HookKind,
+}
+
+/// One coding agent: what it reads at project level. Each agent is a unit
+/// struct in its own file; [`AGENTS`] lists them.
+pub trait Agent: Sync {
+    /// Which agent this is.
+    fn id(&self) -> AgentId;
+    /// Folders and files whose presence shows the repository uses this
+    /// agent (for `init` without `--agents`).
+    fn signs(&self) -> &'static [&'static str];
+    /// Where its MCP server entry goes.
+    fn mcp(&self) -> Mcp;
+    /// The instruction files it reads, the one notarai writes to first.
+    fn instructions(&self) -> &'static [&'static str];
+    /// Its post-edit hook, `None` when the agent has no hooks.
+    fn hook(&self) -> Option<HookFile>;
+    /// Read back what is configured for notarai at `root`: the MCP config
+    /// file, whether it parses, notarai's entry as the agent would spawn
+    /// it, the hook. Reads only inside `root`, writes nothing.
+    fn inspect(&self, root: &Path) -> Inspection {
+        inspect::inspect(self, root)
+    }
+}
+
+/// Every agent, in [`AgentId::ALL`] order.
+pub const AGENTS: &[&dyn Agent] = &[
+    &claude::Claude,
+    &codex::Codex,
+    &cursor::Cursor,
+    &gemini::Gemini,
+    &vscode::Vscode,
+    &opencode::Opencode,
+    &zed::Zed,
+    &windsurf::Windsurf,
+];
+
+/// The agent `id`.
+pub fn agent(id: AgentId) -> &'static dyn Agent {
+    *AGENTS
+        .iter()
+        .find(|a| a.id() == id)
+        .expect("every AgentId is in AGENTS")
+}
+
+/// What the agent `id` has configured for notarai at `root`.
+pub fn inspect(root: &Path, id: AgentId) -> Inspection {
+    agent(id).inspect(root)
+}
+
+/// The hook command every agent runs: `notarai hook validate --agent <id>`.
+pub fn hook_command(id: AgentId) -> String {
+    format!("notarai hook validate --agent {id}")
+}
+
+/// notarai's MCP entry in `shape`, as JSON.
+pub fn server_entry(shape: EntryShape) -> Value {
+    match shape {
+        EntryShape::CommandArgs { typed: Some(t) } => {
+            serde_json::json!({"type": t, "command": "notarai", "args": ["mcp"]})
+        }
+        EntryShape::CommandArgs { typed: None } => {
+            serde_json::json!({"command": "notarai", "args": ["mcp"]})
+        }
+        EntryShape::CommandArray => {
+            serde_json::json!({"type": "local", "command": ["notarai", "mcp"], "enabled": true})
+        }
+    }
+}
+
+/// Why an agent is set up: named on the command line, Claude Code by
+/// default, or a sign found in the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+    /// Named in `--agents`.
+    Named,
+    /// Always set up when `--agents` is not given.
+    Default,
+    /// The repository has this folder or file.
+    Found(&'static str),
+    /// `--remove` without `--agents`: every agent's part is taken out.
+    Every,
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reason::Named => f.write_str("named in --agents"),
+            Reason::Default => f.write_str("always set up"),
+            Reason::Found(sign) => write!(f, "found {sign}"),
+            Reason::Every => f.write_str("--remove without --agents"),
+        }
+    }
+}
+
+/// The agents a repository already uses (a sign of each found at `root`),
+/// plus Claude Code, each with why, in [`AgentId::ALL`] order.
+pub fn detect(root: &Path) -> Vec<(AgentId, Reason)> {
+    AGENTS
+        .iter()
+        .filter_map(|a| {
+            let found = a
+                .signs()
+                .iter()
+                .find(|s| root.join(s).symlink_metadata().is_ok());
+            match (found, a.id()) {
+                (Some(sign), _) => Some((a.id(), Reason::Found(sign))),
+                (None, AgentId::Claude) => Some((AgentId::Claude, Reason::Default)),
+                (None, _) => None,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_has_every_agent_once_in_order() {
+        let ids: Vec<AgentId> = AGENTS.iter().map(|a| a.id()).collect();
+        assert_eq!(ids, AgentId::ALL.to_vec());
+    }
+
+    #[test]
+    fn detection_names_its_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(detect(dir.path()), vec![(AgentId::Claude, Reason::Default)]);
+        std::fs::create_dir(dir.path().join(".cursor")).unwrap();
+        std::fs::write(dir.path().join("opencode.json"), "{}").unwrap();
+        let found = detect(dir.path());
+        assert_eq!(
+            found,
+            vec![
+                (AgentId::Claude, Reason::Default),
+                (AgentId::Cursor, Reason::Found(".cursor")),
+                (AgentId::Opencode, Reason::Found("opencode.json")),
+            ]
+        );
+    }
+}
+
+#[cfg(test)]
+mod inspect_tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn reads_back_entries_hooks_and_problems() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            ".zed/settings.json",
+            "// zed\n{\"context_servers\": {\"notarai\": {\"command\": \"/bin/notarai\", \"args\": [\"mcp\"],},},}\n",
+        );
+        write(
+            root,
+            ".codex/config.toml",
+            "# mine\n[mcp_servers.spec]\ncommand = \"notarai\"\nargs = [\"mcp\", \"--root\", \".\"]\nenv = { A = \"1\" }\n",
+        );
+        write(root, ".vscode/mcp.json", "{\n  \"servers\": {,\n}");
+        write(
+            root,
+            ".cursor/hooks.json",
+            r#"{"version": 1, "hooks": {"afterFileEdit": [{"command": "notarai hook validate --agent cursor"}]}}"#,
+        );
+        let zed = inspect(root, AgentId::Zed);
+        let server = zed.mcp.server.unwrap();
+        assert_eq!(
+            (server.command.as_str(), server.args),
+            ("/bin/notarai", vec!["mcp".to_string()])
+        );
+        assert!(zed.hook.is_none());
+        let codex = inspect(root, AgentId::Codex);
+        let server = codex.mcp.server.unwrap();
+        assert_eq!(server.name, "spec");
+        assert_eq!(server.env, vec![("A".to_string(), "1".to_string())]);
+        assert!(!codex.hook.unwrap().exists);
+        let vscode = inspect(root, AgentId::Vscode);
+        assert_eq!(vscode.mcp.problem.unwrap().position, Some((2, 15)));
+        let cursor = inspect(root, AgentId::Cursor);
+        assert!(cursor.hook.unwrap().registered);
+        assert!(!cursor.mcp.exists && cursor.mcp.server.is_none());
+        let windsurf = inspect(root, AgentId::Windsurf);
+        assert_eq!(windsurf.mcp.file, None);
+        assert!(windsurf.mcp.user_file.is_some());
+        write(root, ".codex/config.toml", "[mcp_servers\n");
+        let problem = inspect(root, AgentId::Codex).mcp.problem.unwrap();
+        assert_eq!(problem.position.map(|p| p.0), Some(1));
+    }
+}
