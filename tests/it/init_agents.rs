@@ -511,6 +511,8 @@ fn claude_md_importing_agents_md_gets_no_second_section() {
         ".opencode/skills/x/SKILL.md",
         "---\nname: x\ndescription: y\n---\n",
     );
+    let stale = "---\nname: notarai-reconcile\ndescription: old\n---\nRun /notarai-check.\n";
+    repo.write(".opencode/skills/notarai-reconcile/SKILL.md", stale);
     let out = notarai(&repo.root, &["init"], b"");
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
@@ -525,13 +527,28 @@ fn claude_md_importing_agents_md_gets_no_second_section() {
         "a foreign section is kept"
     );
     assert!(repo.root.join("AGENTS.md.notarai-new").is_file());
+    // The project's own outdated opencode skill is kept, notarai's beside it.
+    assert!(
+        text.contains(".opencode/skills/notarai-reconcile/SKILL.md"),
+        "{text}"
+    );
+    assert!(
+        repo.root
+            .join(".opencode/skills/notarai-reconcile/SKILL.md.notarai-new")
+            .is_file()
+    );
     let opencode = json_value(&repo.root, "opencode.json");
     assert_eq!(opencode["mcp"]["notarai"]["command"][0], "notarai");
     // --remove takes out notarai's proposal beside the kept file too.
-    let before: Vec<PathBuf> = ["CLAUDE.md", "AGENTS.md", ".opencode/skills/x/SKILL.md"]
-        .iter()
-        .map(PathBuf::from)
-        .collect();
+    let before: Vec<PathBuf> = [
+        "CLAUDE.md",
+        "AGENTS.md",
+        ".opencode/skills/x/SKILL.md",
+        ".opencode/skills/notarai-reconcile/SKILL.md",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
     let out = notarai(&repo.root, &["init", "--remove"], b"");
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(files(&repo.root).into_keys().collect::<Vec<_>>(), {

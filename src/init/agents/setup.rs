@@ -177,7 +177,17 @@ fn plan_agent(p: &mut Planner, id: AgentId, chosen: &[AgentId]) {
         } else if let Some(file) = instruction_file(p, id) {
             plan_section(p, file);
         }
-        for (rel, body, stamped) in workflow_files(id, chosen) {
+        let mut files = workflow_files(id, chosen);
+        if id == AgentId::Opencode {
+            // An opencode skill of the same name already there (perhaps an
+            // outdated one) is brought up to date, or kept beside notarai's.
+            files.extend(
+                workflow_files(id, &[])
+                    .into_iter()
+                    .filter(|(rel, _, _)| p.root.join(rel).symlink_metadata().is_ok()),
+            );
+        }
+        for (rel, body, stamped) in files {
             p.generated_text(&rel, &body, stamped);
         }
         plan_hook(p, a);
