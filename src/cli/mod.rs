@@ -10,8 +10,8 @@ use clap::{Parser, Subcommand};
 
 pub mod cache;
 pub mod check;
-pub mod export_context;
 pub mod doctor;
+pub mod export_context;
 pub mod hook;
 pub mod init;
 pub mod mcp;
