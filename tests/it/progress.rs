@@ -197,3 +197,47 @@ fn a_cancelled_mark_reconciled_writes_nothing_and_the_server_serves_on() {
     let stderr = server.finish();
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// A cancel that names no call in flight (a call not sent yet, or one
+/// already answered) cancels nothing: the request sent right after it
+/// under that id is run and answered, not silently swallowed (which left
+/// a write tool's work done and its client waiting forever).
+#[test]
+fn a_cancel_naming_no_call_in_flight_never_swallows_a_later_answer() {
+    let repo = Repo::with_spec();
+    repo.write("src/b.rs", "fn b() {}\n");
+    let mut server = repo.server();
+    let cancel = |id: &Value| {
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id}})
+    };
+    // The cancel and the request it names arrive together, the cancel first.
+    let early = json!("early");
+    let mut lines = cancel(&early).to_string();
+    lines.push('\n');
+    lines.push_str(&call(&early, &["src/b.rs".to_string()], None).to_string());
+    lines.push('\n');
+    server.send_raw(lines.as_bytes());
+    let (answer, _) = server.answer(&early);
+    assert_eq!(
+        answer["result"]["structuredContent"]["updated"], 1,
+        "{answer}"
+    );
+
+    // A cancel for a call already answered, then a new call under that id.
+    let done = json!(7);
+    let answer = server.request(done.clone(), "ping", json!({}));
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    let mut lines = cancel(&done).to_string();
+    lines.push('\n');
+    lines.push_str(&call(&done, &["src/a.rs".to_string()], None).to_string());
+    lines.push('\n');
+    server.send_raw(lines.as_bytes());
+    let (answer, _) = server.answer(&done);
+    assert_eq!(
+        answer["result"]["structuredContent"]["updated"], 1,
+        "{answer}"
+    );
+    let stderr = server.finish();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
