@@ -169,3 +169,28 @@ fn output_goes_through_the_safe_writer_and_bad_specs_are_named() {
         assert_eq!(stdout(&out), "");
     }
 }
+
+/// Paths are inline code that a backtick in the path cannot break: a spec
+/// and a changed file whose names hold backticks stay whole in the table
+/// of contents, the heading and the list of files.
+#[test]
+fn markdown_keeps_paths_with_backticks_whole() {
+    let repo = Repo::with_spec();
+    repo.write(
+        ".notarai/we`ird.spec.yaml",
+        "schema_version: '0.7'\nintent: Weird.\nbehaviors:\n  - name: w\n    given: a\n    then: b\nartifacts:\n  code:\n    - path: 'lib/**'\n",
+    );
+    repo.write("lib/x``y.rs", "x\n");
+    let out = notarai(&repo.root, &["export-context", "--base", "main"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let md = stdout(&out);
+    for line in [
+        "1. [``.notarai/we`ird.spec.yaml``](#spec-1) (2 file(s) to review)",
+        "## 1. ``.notarai/we`ird.spec.yaml``",
+        "- ```lib/x``y.rs``` (added, +1 -0, code)",
+        "- ``.notarai/we`ird.spec.yaml`` (spec, changed)",
+        "### Spec ``.notarai/we`ird.spec.yaml``",
+    ] {
+        assert!(md.lines().any(|l| l == line), "no line {line:?} in:\n{md}");
+    }
+}
