@@ -258,13 +258,15 @@ impl<W: AsyncWrite + Unpin> Shared<W> {
     /// With `forwarded_only`, a request not handed to rmcp yet is kept: it
     /// was read after the cancel (the reader runs ahead of the forwarder),
     /// so the cancel named no call in flight and cancels nothing.
+    /// `initialize` is never forgotten: it cannot be cancelled (MCP), rmcp
+    /// answers it anyway.
     async fn forget(&self, id: &Value, forwarded_only: bool) -> std::io::Result<()> {
         let done = {
             let mut state = self.state();
             let in_flight = state
                 .in_flight
                 .get(&key(id))
-                .is_some_and(|p| p.forwarded || !forwarded_only);
+                .is_some_and(|p| !p.initialize && (p.forwarded || !forwarded_only));
             in_flight
                 .then(|| state.take(id))
                 .flatten()

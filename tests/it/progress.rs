@@ -241,3 +241,26 @@ fn a_cancel_naming_no_call_in_flight_never_swallows_a_later_answer() {
     let stderr = server.finish();
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// `initialize` cannot be cancelled (MCP): a cancel naming it is ignored
+/// and the handshake is answered.
+#[test]
+fn a_cancel_of_initialize_is_ignored() {
+    let repo = Repo::with_spec();
+    let mut server = Server::spawn(&repo.root);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}});
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 0}});
+    server.send_raw(format!("{init}\n{cancel}\n").as_bytes());
+    let (answer, _) = server.answer(&json!(0));
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-06-18",
+        "{answer}"
+    );
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = server.request(1, "ping", json!({}));
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    server.finish();
+}
