@@ -153,6 +153,21 @@ pub fn read_spec(project: &Project, path: &str) -> Result<SpecText> {
     })
 }
 
+/// Whether `path` (repository-relative, checked) names a spec file of the
+/// project, as [`spec_catalog`] lists them.
+pub fn is_project_spec(project: &Project, path: &RepoPath) -> bool {
+    crate::spec::discover(project.root())
+        .iter()
+        .any(|p| p == path.as_str())
+}
+
+/// Whether `path` (repository-relative, checked) names something that is
+/// there and is not a folder (a file, a link): no first spec is written
+/// for it.
+pub fn is_not_a_folder(project: &Project, path: &RepoPath) -> bool {
+    std::fs::symlink_metadata(project.root().join(path.as_str())).is_ok_and(|m| !m.is_dir())
+}
+
 /// The values of `candidates` that start with `typed`, at most
 /// [`MAX_COMPLETIONS`] of them.
 pub fn complete(candidates: impl IntoIterator<Item = String>, typed: &str) -> Completion {
