@@ -168,10 +168,15 @@ fn choose_base(
         None => crate::state::read_lenient(root),
     };
     crate::state::choose_base(git, &state, explicit).map_err(|e| match e {
+        // Worded for both edges: a tool's `base_branch`, the shell's `--base`.
         crate::state::BaseError::NoBase => ReviewError::InvalidParams(format!(
-            "base_branch: {}",
-            e.to_string().replace("with --base", "as `base_branch`")
-        )),
+            "no base branch: none of {} exists",
+            crate::state::DEFAULT_BASES.join(", ")
+        ))
+        .hinted(
+            "pass the branch this one merges into: `base_branch` in a tool call, `--base` on \
+             the command line",
+        ),
         crate::state::BaseError::Git(e) => e.into(),
     })
 }

@@ -194,3 +194,26 @@ fn markdown_keeps_paths_with_backticks_whole() {
         assert!(md.lines().any(|l| l == line), "no line {line:?} in:\n{md}");
     }
 }
+
+/// With no base given and no default branch, the error names the shell's
+/// `--base` (not the tools' `base_branch`); the tools' error names theirs.
+#[test]
+fn no_base_names_the_flag_on_the_command_line() {
+    let repo = Repo::new();
+    repo.write(".notarai/a.spec.yaml", crate::common::SPEC_A);
+    repo.commit("init");
+    repo.git(&["branch", "-m", "trunk"]);
+    let out = notarai(&repo.root, &["export-context"], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("error: no base branch"), "{err}");
+    assert!(err.contains("hint: ") && err.contains("`--base`"), "{err}");
+    let mut server = repo.server();
+    let answer = server.call(1, "list_affected_specs", json!({}));
+    let text = answer.to_string();
+    assert!(
+        text.contains("no base branch") && text.contains("`base_branch`"),
+        "{text}"
+    );
+    server.finish();
+}
