@@ -193,6 +193,16 @@ pub fn markdown(context: &ExportContext) -> String {
             "Invalid specs",
             "invalid-specs",
         ),
+        (
+            !affected.deleted_specs.is_empty(),
+            "Deleted specs",
+            "deleted-specs",
+        ),
+        (
+            !affected.unreviewable.is_empty(),
+            "Unreviewable files",
+            "unreviewable",
+        ),
     ];
     for (shown, title, anchor) in extras {
         if shown {
@@ -229,6 +239,24 @@ pub fn markdown(context: &ExportContext) -> String {
                 "- {}: {}\n",
                 code(&invalid.spec_path),
                 one_line(&invalid.error)
+            ));
+        }
+    }
+    if !affected.deleted_specs.is_empty() {
+        md.push_str("\n<a id=\"deleted-specs\"></a>\n## Deleted specs\n\n");
+        md.push_str("These spec files were deleted on this branch:\n\n");
+        for path in &affected.deleted_specs {
+            md.push_str(&format!("- {}\n", code(path)));
+        }
+    }
+    if !affected.unreviewable.is_empty() {
+        md.push_str("\n<a id=\"unreviewable\"></a>\n## Unreviewable files\n\n");
+        md.push_str("These changed files cannot be reviewed:\n\n");
+        for file in &affected.unreviewable {
+            md.push_str(&format!(
+                "- {}: {}\n",
+                code(&file.path),
+                one_line(&file.reason)
             ));
         }
     }

@@ -217,3 +217,57 @@ fn no_base_names_the_flag_on_the_command_line() {
     );
     server.finish();
 }
+
+/// What the JSON carries about specs deleted on the branch and files that
+/// cannot be reviewed, the Markdown says too (with their contents entries).
+#[test]
+fn markdown_names_deleted_specs_and_unreviewable_files() {
+    let repo = Repo::with_spec();
+    repo.git(&["checkout", "-q", "main"]);
+    repo.spec("gone", &["lib/**"]);
+    repo.commit("gone spec");
+    repo.git(&["checkout", "-q", "feat"]);
+    repo.git(&["merge", "-q", "--ff-only", "main"]);
+    repo.remove(".notarai/gone.spec.yaml");
+    std::fs::write(
+        std::path::Path::new(&std::ffi::OsString::from(
+            <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
+                &[repo.root.as_os_str().as_encoded_bytes(), b"/src/bad\xff.rs"].concat(),
+            ),
+        )),
+        "x\n",
+    )
+    .unwrap();
+    repo.append("src/a.rs", "fn a2() {}\n");
+    let out = notarai(
+        &repo.root,
+        &["export-context", "--base", "main", "--format", "json"],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        doc["affected"]["deleted_specs"],
+        json!([".notarai/gone.spec.yaml"])
+    );
+    assert_eq!(doc["affected"]["unreviewable"].as_array().unwrap().len(), 1);
+
+    let out = notarai(&repo.root, &["export-context", "--base", "main"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let md = stdout(&out);
+    assert!(md.contains("- [Deleted specs](#deleted-specs)\n"), "{md}");
+    assert!(
+        md.contains("<a id=\"deleted-specs\"></a>\n## Deleted specs\n")
+            && md.contains("- `.notarai/gone.spec.yaml`\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- [Unreviewable files](#unreviewable)\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("<a id=\"unreviewable\"></a>\n## Unreviewable files\n")
+            && md.contains("`src/bad\u{fffd}.rs`: "),
+        "{md}"
+    );
+}
