@@ -134,8 +134,15 @@ pub fn read_spec(project: &Project, path: &str) -> Result<SpecText> {
     }
     let root = project.root();
     if !crate::spec::discover(root).iter().any(|p| p == rel) {
+        let linked = crate::hashing::crosses_link(root, rel)
+            || std::fs::symlink_metadata(root.join(rel)).is_ok_and(|m| m.is_symlink());
+        let why = if linked {
+            " (it is reached through a symbolic link, which is never followed)"
+        } else {
+            ""
+        };
         return Err(ReviewError::InvalidParams(format!(
-            "no spec file `{}` in this project (a link is not followed)",
+            "no spec file `{}` in this project{why}",
             rel.escape_debug()
         ))
         .hinted(HINT));
