@@ -264,3 +264,52 @@ fn a_cancel_of_initialize_is_ignored() {
     assert_eq!(answer["result"], json!({}), "{answer}");
     server.finish();
 }
+
+/// Laying out the pages of a wide diff is work too: after the diffing,
+/// `get_spec_diff` reports `laying out pages` (no silent stretch between the
+/// last file diffed and the answer), its count still growing to its total.
+#[test]
+fn get_spec_diff_reports_while_it_lays_out_pages() {
+    let repo = Repo::with_spec();
+    repo.spec("code", &["src/**"]);
+    repo.commit("spec");
+    for i in 0..300 {
+        let body: String = (0..200).map(|l| format!("line {l} of {i}\n")).collect();
+        repo.write(&format!("src/w/f{i}.rs"), body);
+    }
+    let mut server = repo.server();
+    let id = json!("wide");
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params":
+        {"name": "get_spec_diff", "arguments":
+            {"spec_path": ".notarai/code.spec.yaml", "base_branch": "main"},
+         "_meta": {"progressToken": "lay"}}}),
+    );
+    let (answer, seen) = lines_until(&mut server, &id);
+    assert!(
+        answer["result"]["structuredContent"]["pages"].as_u64() > Some(1),
+        "{answer}"
+    );
+    let stages: Vec<&str> = seen
+        .iter()
+        .map(|(_, l)| l["params"]["message"].as_str().unwrap())
+        .collect();
+    let last = seen.last().expect("reports").1["params"].clone();
+    assert!(
+        stages.contains(&"diffing files") && stages.last() == Some(&"laying out pages"),
+        "{stages:?}"
+    );
+    let total = last["total"].as_f64().unwrap();
+    let mut before = -1.0;
+    for (_, line) in &seen {
+        let p = &line["params"];
+        let progress = p["progress"].as_f64().unwrap();
+        assert!(
+            progress > before && progress <= p["total"].as_f64().unwrap(),
+            "{line}"
+        );
+        before = progress;
+    }
+    assert!(total > 0.0);
+    server.finish();
+}
