@@ -149,10 +149,10 @@ pub fn markdown(context: &ExportContext) -> String {
     let mut md = String::from("# Review context\n\n");
     let base = &affected.base;
     md.push_str(&format!(
-        "Changes since `{}` (base chosen: {}{}): {} changed file(s), {} affected spec(s), {} \
+        "Changes since {} (base chosen: {}{}): {} changed file(s), {} affected spec(s), {} \
          with files to review. Files whose current content was already reconciled are left \
          out.\n\n",
-        base.name,
+        code(&base.name),
         serde_json::to_value(base.source)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
@@ -168,9 +168,9 @@ pub fn markdown(context: &ExportContext) -> String {
     md.push_str("## Contents\n\n");
     for (n, spec) in context.specs.iter().enumerate() {
         md.push_str(&format!(
-            "{}. [`{}`](#spec-{}) ({} file(s) to review)\n",
+            "{}. [{}](#spec-{}) ({} file(s) to review)\n",
             n + 1,
-            spec.spec_path,
+            code(&spec.spec_path),
             n + 1,
             spec.diff.files.len() + spec.diff.spec_changes.len()
         ));
@@ -193,6 +193,16 @@ pub fn markdown(context: &ExportContext) -> String {
             "Invalid specs",
             "invalid-specs",
         ),
+        (
+            !affected.deleted_specs.is_empty(),
+            "Deleted specs",
+            "deleted-specs",
+        ),
+        (
+            !affected.unreviewable.is_empty(),
+            "Unreviewable files",
+            "unreviewable",
+        ),
     ];
     for (shown, title, anchor) in extras {
         if shown {
@@ -209,14 +219,14 @@ pub fn markdown(context: &ExportContext) -> String {
         md.push_str("\n<a id=\"reconciled\"></a>\n## Already reconciled\n\n");
         md.push_str("Every changed file these specs govern is reconciled:\n\n");
         for path in reconciled {
-            md.push_str(&format!("- `{path}`\n"));
+            md.push_str(&format!("- {}\n", code(path)));
         }
     }
     if !context.not_affected.is_empty() {
         md.push_str("\n<a id=\"not-affected\"></a>\n## Not affected\n\n");
         md.push_str("No change on this branch touches these specs:\n\n");
         for path in &context.not_affected {
-            md.push_str(&format!("- `{path}`\n"));
+            md.push_str(&format!("- {}\n", code(path)));
         }
     }
     if !affected.invalid_specs.is_empty() {
@@ -225,7 +235,29 @@ pub fn markdown(context: &ExportContext) -> String {
             "These fail `notarai validate`; a spec that failed to load governs nothing:\n\n",
         );
         for invalid in &affected.invalid_specs {
-            md.push_str(&format!("- `{}`: {}\n", invalid.spec_path, invalid.error));
+            md.push_str(&format!(
+                "- {}: {}\n",
+                code(&invalid.spec_path),
+                one_line(&invalid.error)
+            ));
+        }
+    }
+    if !affected.deleted_specs.is_empty() {
+        md.push_str("\n<a id=\"deleted-specs\"></a>\n## Deleted specs\n\n");
+        md.push_str("These spec files were deleted on this branch:\n\n");
+        for path in &affected.deleted_specs {
+            md.push_str(&format!("- {}\n", code(path)));
+        }
+    }
+    if !affected.unreviewable.is_empty() {
+        md.push_str("\n<a id=\"unreviewable\"></a>\n## Unreviewable files\n\n");
+        md.push_str("These changed files cannot be reviewed:\n\n");
+        for file in &affected.unreviewable {
+            md.push_str(&format!(
+                "- {}: {}\n",
+                code(&file.path),
+                one_line(&file.reason)
+            ));
         }
     }
     md
@@ -233,8 +265,8 @@ pub fn markdown(context: &ExportContext) -> String {
 
 fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportContext) {
     md.push_str(&format!(
-        "\n<a id=\"spec-{n}\"></a>\n## {n}. `{}`\n\n",
-        spec.spec_path
+        "\n<a id=\"spec-{n}\"></a>\n## {n}. {}\n\n",
+        code(&spec.spec_path)
     ));
     if let Some(about) = context
         .affected
@@ -275,8 +307,8 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
             .map(|c| format!(", {c}"))
             .unwrap_or_default();
         md.push_str(&format!(
-            "- `{}` ({}, +{} -{}{category})\n",
-            entry.path,
+            "- {} ({}, +{} -{}{category})\n",
+            code(&entry.path),
             entry.status.as_str(),
             entry.added,
             entry.removed
@@ -288,7 +320,7 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
         } else {
             "changed"
         };
-        md.push_str(&format!("- `{}` (spec, {state})\n", changed.path));
+        md.push_str(&format!("- {} (spec, {state})\n", code(&changed.path)));
     }
     for (title, list) in [
         ("Binary, not shown", &diff.binary_changes),
@@ -298,18 +330,18 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
         if !list.is_empty() {
             md.push_str(&format!("\n{title}:\n\n"));
             for path in list {
-                md.push_str(&format!("- `{path}`\n"));
+                md.push_str(&format!("- {}\n", code(path)));
             }
         }
     }
     for changed in diff.spec_changes.iter().filter(|c| !c.deleted) {
-        md.push_str(&format!("\n### Spec `{}`\n\n", changed.path));
+        md.push_str(&format!("\n### Spec {}\n\n", code(&changed.path)));
         md.push_str(&fenced("yaml", &changed.content));
     }
     if let Some(system) = &diff.system_spec
         && let Some(content) = &system.content
     {
-        md.push_str(&format!("\n### System spec `{}`\n\n", system.path));
+        md.push_str(&format!("\n### System spec {}\n\n", code(&system.path)));
         md.push_str(&fenced("yaml", content));
     }
     if !diff.diff.is_empty() {
@@ -321,6 +353,21 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
 /// `text` on one line (a Markdown list item).
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` as inline code: delimited by a run of backticks longer than any
+/// inside it (padded with a space when it starts or ends with one), on one
+/// line, so a path with a backtick or a line break keeps its list item whole.
+fn code(text: &str) -> String {
+    let text = text.replace(['\n', '\r'], " ");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let ticks = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
 /// `text` in a code fence longer than any run of backticks inside it.
@@ -339,6 +386,14 @@ mod tests {
     fn fences_outgrow_the_backticks_inside() {
         assert_eq!(fenced("diff", "+a\n"), "```diff\n+a\n```\n");
         assert_eq!(fenced("", "````x"), "`````\n````x\n`````\n");
+    }
+
+    #[test]
+    fn inline_code_outgrows_the_backticks_inside() {
+        assert_eq!(code(".notarai/a.spec.yaml"), "`.notarai/a.spec.yaml`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`a"), "`` `a ``");
+        assert_eq!(code("a\nb"), "`a b`");
     }
 
     #[test]

@@ -70,18 +70,29 @@ pub fn list(cursor: Option<&str>) -> Result<ListPromptsResult, ErrorData> {
     Ok(ListPromptsResult::with_all_items(prompts))
 }
 
-/// Why `value` does not fit an argument of `kind`, if it does not.
-fn check_value(kind: ArgumentKind, value: &str) -> Option<String> {
+/// Why `value` does not fit an argument of `kind` in `project`, if it does
+/// not: a spec path must name a spec of the project, a folder must not be
+/// a file (a folder not made yet is fine).
+fn check_value(project: &Project, kind: ArgumentKind, value: &str) -> Option<String> {
     match kind {
         ArgumentKind::Branch => value
             .chars()
             .any(|c| c.is_control() || c == ' ')
             .then(|| "a branch name has no spaces or control characters".to_string()),
-        ArgumentKind::Folder => RepoPath::parse(value).err().map(|e| e.to_string()),
+        ArgumentKind::Folder => match RepoPath::parse(value) {
+            Err(e) => Some(e.to_string()),
+            Ok(path) if review::is_not_a_folder(project, &path) => {
+                Some("a file, not a folder: name the folder that holds it".to_string())
+            }
+            Ok(_) => None,
+        },
         ArgumentKind::SpecPath => match RepoPath::parse(value) {
             Err(e) => Some(e.to_string()),
             Ok(path) if !crate::spec::is_spec_path(path.as_str()) => {
                 Some("not a spec file (`.notarai/**/*.spec.yaml`)".to_string())
+            }
+            Ok(path) if !review::is_project_spec(project, &path) => {
+                Some("no spec file of this project has this path".to_string())
             }
             Ok(_) => None,
         },
@@ -90,8 +101,10 @@ fn check_value(kind: ArgumentKind, value: &str) -> Option<String> {
 
 /// `prompts/get`: the workflow's text under the arguments given, as one
 /// user message. An unknown prompt or argument, a missing required one or
-/// a value that does not fit is the caller's error.
+/// a value that does not fit (a spec path naming no spec of `project`, a
+/// folder that is a file) is the caller's error.
 pub fn get(
+    project: &Project,
     name: &str,
     arguments: Option<&JsonObject>,
     read_only: bool,
@@ -117,7 +130,7 @@ pub fn get(
         if value.is_empty() {
             continue;
         }
-        if let Some(why) = check_value(arg.kind, value) {
+        if let Some(why) = check_value(project, arg.kind, value) {
             return Err(invalid(
                 format!(
                     "prompt `{name}`: argument `{key}` = `{}`: {why}",

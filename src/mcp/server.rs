@@ -250,8 +250,17 @@ impl ServerHandler for NotaraiServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        super::prompts::get(&request.name, request.arguments.as_ref(), self.read_only)
-            .map(Into::into)
+        let read_only = self.read_only;
+        super::on_project(self.project.clone(), "prompts/get", move |project| {
+            super::prompts::get(
+                project,
+                &request.name,
+                request.arguments.as_ref(),
+                read_only,
+            )
+        })
+        .await
+        .map(Into::into)
     }
 
     async fn complete(

@@ -255,11 +255,21 @@ impl<W: AsyncWrite + Unpin> Shared<W> {
 
     /// Forget request `id`, cancelled by the client: rmcp sends no answer
     /// to it, so nothing waits for one (its batch may be complete now).
-    async fn forget(&self, id: &Value) -> std::io::Result<()> {
+    /// With `forwarded_only`, a request not handed to rmcp yet is kept: it
+    /// was read after the cancel (the reader runs ahead of the forwarder),
+    /// so the cancel named no call in flight and cancels nothing.
+    /// `initialize` is never forgotten: it cannot be cancelled (MCP), rmcp
+    /// answers it anyway.
+    async fn forget(&self, id: &Value, forwarded_only: bool) -> std::io::Result<()> {
         let done = {
             let mut state = self.state();
-            state
-                .take(id)
+            let in_flight = state
+                .in_flight
+                .get(&key(id))
+                .is_some_and(|p| !p.initialize && (p.forwarded || !forwarded_only));
+            in_flight
+                .then(|| state.take(id))
+                .flatten()
                 .and_then(|p| p.batch)
                 .and_then(|b| state.finish_batch(b))
         };
@@ -523,7 +533,7 @@ async fn hand_over<W: AsyncWrite + Unpin>(
         return Ok(false);
     }
     if let Some(cancelled) = &forward.cancels {
-        shared.forget(cancelled).await?;
+        shared.forget(cancelled, true).await?;
     }
     Ok(true)
 }
@@ -571,7 +581,7 @@ impl Queue {
                             let before = self.held.len();
                             self.held.retain(|h| h.id.as_ref() != Some(cancelled));
                             if self.held.len() < before {
-                                shared.forget(cancelled).await?;
+                                shared.forget(cancelled, false).await?;
                             } else if !hand_over(forward, shared, to_rmcp).await? {
                                 return Ok(false);
                             }

@@ -73,6 +73,16 @@ pub fn method(name: &str) -> Option<&'static Method> {
     METHODS.iter().find(|m| m.name == name)
 }
 
+/// The methods whose params are optional (the lists): rmcp takes params
+/// that fail to decode for none at all, so the framing checks them with
+/// [`params_error`] itself.
+pub fn optional_params(method: &str) -> bool {
+    matches!(
+        method,
+        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"
+    )
+}
+
 /// Why `params` do not decode as the params of `method`, for the methods
 /// whose params have a type in rmcp.
 pub fn params_error(method: &str, params: Option<&Value>) -> Option<String> {

@@ -134,8 +134,15 @@ pub fn read_spec(project: &Project, path: &str) -> Result<SpecText> {
     }
     let root = project.root();
     if !crate::spec::discover(root).iter().any(|p| p == rel) {
+        let linked = crate::hashing::crosses_link(root, rel)
+            || std::fs::symlink_metadata(root.join(rel)).is_ok_and(|m| m.is_symlink());
+        let why = if linked {
+            " (it is reached through a symbolic link, which is never followed)"
+        } else {
+            ""
+        };
         return Err(ReviewError::InvalidParams(format!(
-            "no spec file `{}` in this project (a link is not followed)",
+            "no spec file `{}` in this project{why}",
             rel.escape_debug()
         ))
         .hinted(HINT));
@@ -151,6 +158,21 @@ pub fn read_spec(project: &Project, path: &str) -> Result<SpecText> {
         path: rel.to_string(),
         text,
     })
+}
+
+/// Whether `path` (repository-relative, checked) names a spec file of the
+/// project, as [`spec_catalog`] lists them.
+pub fn is_project_spec(project: &Project, path: &RepoPath) -> bool {
+    crate::spec::discover(project.root())
+        .iter()
+        .any(|p| p == path.as_str())
+}
+
+/// Whether `path` (repository-relative, checked) names something that is
+/// there and is not a folder (a file, a link): no first spec is written
+/// for it.
+pub fn is_not_a_folder(project: &Project, path: &RepoPath) -> bool {
+    std::fs::symlink_metadata(project.root().join(path.as_str())).is_ok_and(|m| !m.is_dir())
 }
 
 /// The values of `candidates` that start with `typed`, at most

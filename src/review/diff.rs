@@ -39,6 +39,7 @@ pub fn get_spec_diff(
         &args,
         params.max_tokens,
         params.cursor.as_deref(),
+        progress,
     )
     .map_err(|e| ReviewError::InvalidParams(e.to_string()))
 }

@@ -26,7 +26,8 @@ use crate::repo_path::RepoPath;
 pub use affected::{list_affected_specs, status_page, whole_affected_specs};
 pub use catalog::{
     CATALOG_PAGE, CatalogEntry, CatalogPage, Completion, MAX_COMPLETIONS, SpecText, complete,
-    complete_branches, complete_folders, complete_spec_paths, read_spec, spec_catalog,
+    complete_branches, complete_folders, complete_spec_paths, is_not_a_folder, is_project_spec,
+    read_spec, spec_catalog,
 };
 pub use diff::{get_spec_diff, whole_spec_diff};
 pub use export::{ExportContext, ExportParams, SpecContext, export_context};
@@ -167,10 +168,15 @@ fn choose_base(
         None => crate::state::read_lenient(root),
     };
     crate::state::choose_base(git, &state, explicit).map_err(|e| match e {
+        // Worded for both edges: a tool's `base_branch`, the shell's `--base`.
         crate::state::BaseError::NoBase => ReviewError::InvalidParams(format!(
-            "base_branch: {}",
-            e.to_string().replace("with --base", "as `base_branch`")
-        )),
+            "no base branch: none of {} exists",
+            crate::state::DEFAULT_BASES.join(", ")
+        ))
+        .hinted(
+            "pass the branch this one merges into: `base_branch` in a tool call, `--base` on \
+             the command line",
+        ),
         crate::state::BaseError::Git(e) => e.into(),
     })
 }

@@ -195,15 +195,23 @@ pub fn changed_artifacts(
 
 /// Page of `get_spec_diff` named by `cursor` (the first without). The first
 /// pages hold the spec texts, the plan and the lists; the diffs follow.
+/// Laying out a wide diff takes a while: the fingerprint, then each patch
+/// measured, planned and split advances `progress`.
 pub fn spec_diff(
     mut full: SpecDiff,
     patches: Vec<FilePatch>,
     args: &impl Serialize,
     max_tokens: Option<MaxTokens>,
     cursor: Option<&str>,
+    progress: &crate::progress::Progress,
 ) -> Result<SpecDiff, CursorError> {
+    // Three passes over the patches (measuring, the plan, splitting), each
+    // told; one more unit for the fingerprint of the whole answer.
+    progress.begin(3 * patches.len() as u64 + 1, "laying out pages");
     let budget = MaxTokens::budget(max_tokens);
     let fp = fingerprint(args, &(&full, &patches));
+    progress.advance(1);
+    progress.flush();
     let files = std::mem::take(&mut full.files);
     let spec_changes = std::mem::take(&mut full.spec_changes);
     let system = full.system_spec.take();
@@ -225,6 +233,7 @@ pub fn spec_diff(
     // Files with a line longer than a page cannot be shown: say so.
     let mut patches = patches;
     for file in &mut patches {
+        progress.advance(1);
         if let Some(text) = &file.patch
             && escaped_len(text) > cap
             && split_patch(text, &mut Layout::new(cap)).is_err()
@@ -284,6 +293,7 @@ pub fn spec_diff(
     // The plan, measured with the widest page numbers.
     let mut plan: Vec<(usize, PlanEntry, usize)> = Vec::new();
     for (index, file) in patches.iter().enumerate() {
+        progress.advance(1);
         let (added, removed) = file
             .patch
             .as_deref()
@@ -316,6 +326,7 @@ pub fn spec_diff(
     let mut diff_pages: BTreeMap<usize, String> = BTreeMap::new();
     let mut spans: Vec<Option<(usize, usize)>> = vec![None; patches.len()];
     for (index, file) in patches.iter().enumerate() {
+        progress.advance(1);
         let Some(text) = &file.patch else { continue };
         let pieces = split_patch(text, &mut layout).expect("checked against the page size");
         let first = pieces.first().map_or(layout.current(), |p| p.0);

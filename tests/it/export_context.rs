@@ -169,3 +169,105 @@ fn output_goes_through_the_safe_writer_and_bad_specs_are_named() {
         assert_eq!(stdout(&out), "");
     }
 }
+
+/// Paths are inline code that a backtick in the path cannot break: a spec
+/// and a changed file whose names hold backticks stay whole in the table
+/// of contents, the heading and the list of files.
+#[test]
+fn markdown_keeps_paths_with_backticks_whole() {
+    let repo = Repo::with_spec();
+    repo.write(
+        ".notarai/we`ird.spec.yaml",
+        "schema_version: '0.7'\nintent: Weird.\nbehaviors:\n  - name: w\n    given: a\n    then: b\nartifacts:\n  code:\n    - path: 'lib/**'\n",
+    );
+    repo.write("lib/x``y.rs", "x\n");
+    let out = notarai(&repo.root, &["export-context", "--base", "main"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let md = stdout(&out);
+    for line in [
+        "1. [``.notarai/we`ird.spec.yaml``](#spec-1) (2 file(s) to review)",
+        "## 1. ``.notarai/we`ird.spec.yaml``",
+        "- ```lib/x``y.rs``` (added, +1 -0, code)",
+        "- ``.notarai/we`ird.spec.yaml`` (spec, changed)",
+        "### Spec ``.notarai/we`ird.spec.yaml``",
+    ] {
+        assert!(md.lines().any(|l| l == line), "no line {line:?} in:\n{md}");
+    }
+}
+
+/// With no base given and no default branch, the error names the shell's
+/// `--base` (not the tools' `base_branch`); the tools' error names theirs.
+#[test]
+fn no_base_names_the_flag_on_the_command_line() {
+    let repo = Repo::new();
+    repo.write(".notarai/a.spec.yaml", crate::common::SPEC_A);
+    repo.commit("init");
+    repo.git(&["branch", "-m", "trunk"]);
+    let out = notarai(&repo.root, &["export-context"], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("error: no base branch"), "{err}");
+    assert!(err.contains("hint: ") && err.contains("`--base`"), "{err}");
+    let mut server = repo.server();
+    let answer = server.call(1, "list_affected_specs", json!({}));
+    let text = answer.to_string();
+    assert!(
+        text.contains("no base branch") && text.contains("`base_branch`"),
+        "{text}"
+    );
+    server.finish();
+}
+
+/// What the JSON carries about specs deleted on the branch and files that
+/// cannot be reviewed, the Markdown says too (with their contents entries).
+#[test]
+fn markdown_names_deleted_specs_and_unreviewable_files() {
+    let repo = Repo::with_spec();
+    repo.git(&["checkout", "-q", "main"]);
+    repo.spec("gone", &["lib/**"]);
+    repo.commit("gone spec");
+    repo.git(&["checkout", "-q", "feat"]);
+    repo.git(&["merge", "-q", "--ff-only", "main"]);
+    repo.remove(".notarai/gone.spec.yaml");
+    std::fs::write(
+        std::path::Path::new(&std::ffi::OsString::from(
+            <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
+                &[repo.root.as_os_str().as_encoded_bytes(), b"/src/bad\xff.rs"].concat(),
+            ),
+        )),
+        "x\n",
+    )
+    .unwrap();
+    repo.append("src/a.rs", "fn a2() {}\n");
+    let out = notarai(
+        &repo.root,
+        &["export-context", "--base", "main", "--format", "json"],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        doc["affected"]["deleted_specs"],
+        json!([".notarai/gone.spec.yaml"])
+    );
+    assert_eq!(doc["affected"]["unreviewable"].as_array().unwrap().len(), 1);
+
+    let out = notarai(&repo.root, &["export-context", "--base", "main"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let md = stdout(&out);
+    assert!(md.contains("- [Deleted specs](#deleted-specs)\n"), "{md}");
+    assert!(
+        md.contains("<a id=\"deleted-specs\"></a>\n## Deleted specs\n")
+            && md.contains("- `.notarai/gone.spec.yaml`\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- [Unreviewable files](#unreviewable)\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("<a id=\"unreviewable\"></a>\n## Unreviewable files\n")
+            && md.contains("`src/bad\u{fffd}.rs`: "),
+        "{md}"
+    );
+}

@@ -197,3 +197,119 @@ fn a_cancelled_mark_reconciled_writes_nothing_and_the_server_serves_on() {
     let stderr = server.finish();
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// A cancel that names no call in flight (a call not sent yet, or one
+/// already answered) cancels nothing: the request sent right after it
+/// under that id is run and answered, not silently swallowed (which left
+/// a write tool's work done and its client waiting forever).
+#[test]
+fn a_cancel_naming_no_call_in_flight_never_swallows_a_later_answer() {
+    let repo = Repo::with_spec();
+    repo.write("src/b.rs", "fn b() {}\n");
+    let mut server = repo.server();
+    let cancel = |id: &Value| {
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id}})
+    };
+    // The cancel and the request it names arrive together, the cancel first.
+    let early = json!("early");
+    let mut lines = cancel(&early).to_string();
+    lines.push('\n');
+    lines.push_str(&call(&early, &["src/b.rs".to_string()], None).to_string());
+    lines.push('\n');
+    server.send_raw(lines.as_bytes());
+    let (answer, _) = server.answer(&early);
+    assert_eq!(
+        answer["result"]["structuredContent"]["updated"], 1,
+        "{answer}"
+    );
+
+    // A cancel for a call already answered, then a new call under that id.
+    let done = json!(7);
+    let answer = server.request(done.clone(), "ping", json!({}));
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    let mut lines = cancel(&done).to_string();
+    lines.push('\n');
+    lines.push_str(&call(&done, &["src/a.rs".to_string()], None).to_string());
+    lines.push('\n');
+    server.send_raw(lines.as_bytes());
+    let (answer, _) = server.answer(&done);
+    assert_eq!(
+        answer["result"]["structuredContent"]["updated"], 1,
+        "{answer}"
+    );
+    let stderr = server.finish();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// `initialize` cannot be cancelled (MCP): a cancel naming it is ignored
+/// and the handshake is answered.
+#[test]
+fn a_cancel_of_initialize_is_ignored() {
+    let repo = Repo::with_spec();
+    let mut server = Server::spawn(&repo.root);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}});
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 0}});
+    server.send_raw(format!("{init}\n{cancel}\n").as_bytes());
+    let (answer, _) = server.answer(&json!(0));
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-06-18",
+        "{answer}"
+    );
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = server.request(1, "ping", json!({}));
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    server.finish();
+}
+
+/// Laying out the pages of a wide diff is work too: after the diffing,
+/// `get_spec_diff` reports `laying out pages` (no silent stretch between the
+/// last file diffed and the answer), its count still growing to its total.
+#[test]
+fn get_spec_diff_reports_while_it_lays_out_pages() {
+    let repo = Repo::with_spec();
+    repo.spec("code", &["src/**"]);
+    repo.commit("spec");
+    for i in 0..300 {
+        let body: String = (0..200).map(|l| format!("line {l} of {i}\n")).collect();
+        repo.write(&format!("src/w/f{i}.rs"), body);
+    }
+    let mut server = repo.server();
+    let id = json!("wide");
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params":
+        {"name": "get_spec_diff", "arguments":
+            {"spec_path": ".notarai/code.spec.yaml", "base_branch": "main"},
+         "_meta": {"progressToken": "lay"}}}),
+    );
+    let (answer, seen) = lines_until(&mut server, &id);
+    assert!(
+        answer["result"]["structuredContent"]["pages"].as_u64() > Some(1),
+        "{answer}"
+    );
+    let stages: Vec<&str> = seen
+        .iter()
+        .map(|(_, l)| l["params"]["message"].as_str().unwrap())
+        .collect();
+    let last = seen.last().expect("reports").1["params"].clone();
+    assert!(
+        stages.contains(&"diffing files") && stages.last() == Some(&"laying out pages"),
+        "{stages:?}"
+    );
+    let total = last["total"].as_f64().unwrap();
+    let mut before = -1.0;
+    for (_, line) in &seen {
+        let p = &line["params"];
+        let progress = p["progress"].as_f64().unwrap();
+        assert!(
+            progress > before && progress <= p["total"].as_f64().unwrap(),
+            "{line}"
+        );
+        before = progress;
+    }
+    assert!(total > 0.0);
+    server.finish();
+}

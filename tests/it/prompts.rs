@@ -309,3 +309,61 @@ fn completion_offers_at_most_a_hundred_values() {
     }
     server.finish();
 }
+
+/// A `spec_path` must name a spec of this project (a typo is refused, not
+/// turned into a pass over a spec that does not exist), and the folder of
+/// `bootstrap` must not be a file; a folder not made yet is fine.
+#[test]
+fn a_spec_path_naming_no_spec_and_a_file_for_a_folder_are_refused() {
+    let repo = repo();
+    let mut server = Server::start(&repo.root);
+    let refused = [
+        (
+            json!({"name": "reconcile", "arguments": {"spec_path": ".notarai/auht.spec.yaml"}}),
+            "no spec file of this project",
+        ),
+        (
+            json!({"name": "bootstrap", "arguments": {"path": "src/auth/login/mod.rs"}}),
+            "a file, not a folder",
+        ),
+    ];
+    for (i, (params, message)) in refused.iter().enumerate() {
+        let answer = server.request(1 + i as i64, "prompts/get", params.clone());
+        assert_eq!(answer["error"]["code"], -32602, "{params}: {answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(message),
+            "{answer}"
+        );
+        assert!(
+            answer["error"]["data"]["hint"]
+                .as_str()
+                .unwrap()
+                .contains("completion/complete"),
+            "{answer}"
+        );
+    }
+    for (id, params) in [
+        (
+            10,
+            json!({"name": "reconcile", "arguments": {"spec_path": ".notarai/auth.spec.yaml"}}),
+        ),
+        (
+            11,
+            json!({"name": "bootstrap", "arguments": {"path": "src/auth"}}),
+        ),
+        (
+            12,
+            json!({"name": "bootstrap", "arguments": {"path": "src/billing"}}),
+        ),
+    ] {
+        let answer = server.request(id, "prompts/get", params.clone());
+        assert!(
+            answer["result"]["messages"].is_array(),
+            "{params}: {answer}"
+        );
+    }
+    server.finish();
+}

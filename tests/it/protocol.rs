@@ -365,3 +365,44 @@ fn the_kept_load_status_follows_every_spec_edit_between_servers() {
     repo.spec("more", &["lib/**"]);
     assert!(instructions(&repo).contains("Specs loaded: 2."));
 }
+
+/// A list's params of the wrong type (`cursor` a number or an object) are
+/// `-32602` naming `cursor`, never read as "no cursor" (rmcp drops params
+/// of an optional type that fail to decode, which served the first page
+/// again to a client paging with a bad cursor).
+#[test]
+fn a_list_cursor_of_the_wrong_type_is_refused() {
+    let repo = repo();
+    let mut server = repo.server();
+    let mut id = 100;
+    for method in [
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+    ] {
+        for params in [
+            json!({"cursor": 5}),
+            json!({"cursor": {}}),
+            json!({"cursor": true}),
+        ] {
+            id += 1;
+            let reply = server.request(id, method, params.clone());
+            assert_eq!(error_code(&reply), -32602, "{method} {params}: {reply}");
+            let message = reply["error"]["message"].as_str().unwrap();
+            assert!(message.contains("cursor"), "{method} {params}: {message}");
+        }
+        // No params, empty params and a null cursor are the first page.
+        for params in [json!({}), json!({"cursor": null}), Value::Null] {
+            id += 1;
+            let mut request = json!({"jsonrpc": "2.0", "id": id, "method": method});
+            if !params.is_null() {
+                request["params"] = params.clone();
+            }
+            server.send(&request);
+            let (reply, _) = server.answer(&json!(id));
+            assert!(reply["result"].is_object(), "{method} {params}: {reply}");
+        }
+    }
+    server.finish();
+}

@@ -240,10 +240,10 @@ fn nothing_but_a_spec_of_the_project_is_read() {
             "not a spec file",
         ),
         ("notarai://spec/.notarai/nope.spec.yaml", "no spec file"),
-        ("notarai://spec/.notarai/evil.spec.yaml", "no spec file"),
+        ("notarai://spec/.notarai/evil.spec.yaml", "symbolic link"),
         (
             "notarai://spec/.notarai/linked/leak.spec.yaml",
-            "no spec file",
+            "symbolic link",
         ),
         ("file:///etc/passwd", "not a notarai spec URI"),
         (
@@ -257,6 +257,11 @@ fn nothing_but_a_spec_of_the_project_is_read() {
         let (code, message, hint) = error_of(&answer);
         assert_eq!(code, -32602, "{uri}: {answer}");
         assert!(message.contains(why), "{uri}: {message}");
+        assert_eq!(
+            message.contains("link"),
+            *why == "symbolic link",
+            "a link is named only when there is one: {uri}: {message}"
+        );
         assert!(
             hint.contains("notarai://spec/") || hint.contains("resources/list"),
             "{uri}: {hint}"

@@ -208,6 +208,15 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
             let message = format!("invalid params for `{method}`: {why}");
             return reply(&id, code::INVALID_PARAMS, &message);
         }
+        // rmcp reads the optional params of a list whose fields do not fit
+        // (`"cursor": 5`) as no params at all, which would serve the first
+        // page again. Check them against their type.
+        Ok(_) if surface::optional_params(method) => {
+            if let Some(why) = surface::params_error(method, value.get("params")) {
+                let message = format!("invalid params for `{method}`: {why}");
+                return reply(&id, code::INVALID_PARAMS, &message);
+            }
+        }
         Ok(_) => {}
     }
     if !state.initialized && !known.before_initialize {
