@@ -18,6 +18,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::error::{ErrorKind, Hinted};
+
 use crate::page::BYTES_PER_TOKEN;
 use crate::progress::Progress;
 use crate::project::{Project, resolve_root};
@@ -51,8 +53,9 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
     pub format: Format,
 
-    /// Write to FILE instead of stdout (replaced whole, never through a link
-    /// planted in the repository).
+    /// Write to FILE instead of stdout (`-`: stdout). FILE is replaced whole,
+    /// never through a link planted in the repository, and never inside
+    /// `.notarai/` or `.git/`.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -76,7 +79,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     };
     let bytes = text.len() as u64;
     let tokens = bytes.div_ceil(BYTES_PER_TOKEN);
-    let place = match &args.output {
+    let place = match args.output.as_deref().filter(|f| *f != Path::new("-")) {
         Some(file) => {
             write_output(&root, file, text.as_bytes())?;
             format!(" to {}", file.display())
@@ -104,6 +107,23 @@ fn write_output(root: &Path, file: &Path, contents: &[u8]) -> anyhow::Result<()>
         .join(file);
     let absolute = normalize(&absolute);
     if absolute.starts_with(root) {
+        let inside = absolute.strip_prefix(root).unwrap_or(&absolute);
+        if let Some(Component::Normal(top)) = inside.components().next()
+            && (top == crate::layout::SPEC_DIR || top == crate::layout::GIT_DIR)
+            && inside.components().count() > 1
+        {
+            let message = format!(
+                "--output {}: notarai does not write its export inside {}/",
+                file.display(),
+                top.to_string_lossy()
+            );
+            return Err(Hinted::new(ErrorKind::InvalidInput, message)
+                .hinted(
+                    "that folder holds the specs, the state or git's own files; name a file \
+                     elsewhere (e.g. --output review-context.md), or `-` for stdout",
+                )
+                .into());
+        }
         return crate::safe_fs::write(root, &absolute, contents)
             .with_context(|| format!("cannot write {}", file.display()));
     }

@@ -159,6 +159,27 @@ fn output_goes_through_the_safe_writer_and_bad_specs_are_named() {
         expected
     );
 
+    // `-` is stdout; the spec folder and git's folder are never written.
+    let now = stdout(&notarai(&repo.root, &["export-context"], b""));
+    let out = notarai(&repo.root, &["export-context", "--output", "-"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), now);
+    assert!(!repo.root.join("-").exists(), "no file named -");
+    let spec_before = std::fs::read(repo.root.join(".notarai/a.spec.yaml")).unwrap();
+    for target in [".notarai/a.spec.yaml", ".notarai/ctx.md", ".git/ctx.md"] {
+        let out = notarai(&repo.root, &["export-context", "--output", target], b"");
+        assert_eq!(out.status.code(), Some(1), "{target}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("does not write its export inside"), "{err}");
+        assert!(err.contains("\nhint: "), "{err}");
+    }
+    assert_eq!(
+        std::fs::read(repo.root.join(".notarai/a.spec.yaml")).unwrap(),
+        spec_before
+    );
+    assert!(!repo.root.join(".notarai/ctx.md").exists());
+    assert!(!repo.root.join(".git/ctx.md").exists());
+
     // An unknown spec, and a path out of the repository: error and hint, exit 1.
     for spec in [".notarai/nope.spec.yaml", "../outside/secret.txt"] {
         let out = notarai(&repo.root, &["export-context", "--spec", spec], b"");
