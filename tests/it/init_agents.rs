@@ -603,3 +603,54 @@ fn every_agent_into_pre_existing_configs() {
     }
     insta::assert_snapshot!("init_agents_into_existing", text);
 }
+
+/// A byte order mark (Windows editors write one) and CRLF line ends are
+/// bytes of the user's file like any other: a JSON config that starts with a
+/// BOM is edited (not refused as `1:1: not valid JSON`), doctor reads it, a
+/// CRLF `.codex/config.toml` keeps `\r\n` on every line (toml_edit writes
+/// `\n`), and `--remove` gives both back byte for byte.
+#[test]
+fn a_byte_order_mark_and_crlf_line_ends_are_kept_and_restored() {
+    let repo = Repo::new();
+    let cursor = "\u{feff}{\r\n    \"mcpServers\": {\r\n        \"other\": {\"command\": \"z\"}\r\n    }\r\n}\r\n";
+    let codex = "# mine\r\n[mcp_servers.other]\r\ncommand = \"w\"\r\n\r\n[hooks]\r\n";
+    let vscode = "\u{feff}// VS Code\n{\"servers\": {\"other\": {\"type\": \"stdio\", \"command\": \"x\"}}}\n";
+    repo.write(".cursor/mcp.json", cursor);
+    repo.write(".codex/config.toml", codex);
+    repo.write(".vscode/mcp.json", vscode);
+    let before = files(&repo.root);
+    let args = ["init", "--agents", "cursor,codex,vscode"];
+    let out = notarai(&repo.root, &args, b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    for rel in [".cursor/mcp.json", ".vscode/mcp.json"] {
+        let text = std::fs::read_to_string(repo.root.join(rel)).unwrap();
+        let body = text.strip_prefix('\u{feff}').expect("the BOM is kept");
+        assert!(body.contains("\"notarai\""), "{rel}: {text}");
+        assert!(body.contains("\"other\""), "{rel}: {text}");
+    }
+    let toml = std::fs::read_to_string(repo.root.join(".codex/config.toml")).unwrap();
+    assert!(toml.contains("[mcp_servers.notarai]"), "{toml}");
+    assert_eq!(
+        toml.matches('\n').count(),
+        toml.matches("\r\n").count(),
+        "every line keeps its CRLF: {toml:?}"
+    );
+    let doctor = notarai(
+        &repo.root,
+        &[
+            "doctor",
+            "--agents",
+            "cursor,codex,vscode",
+            "--no-handshake",
+        ],
+        b"",
+    );
+    let report = stdout(&doctor);
+    assert!(!report.contains("does not parse"), "{report}");
+    let after = files(&repo.root);
+    assert!(notarai(&repo.root, &args, b"").status.success());
+    assert_eq!(files(&repo.root), after, "a second init changed something");
+    let out = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(files(&repo.root), before, "{}", stdout(&out));
+}

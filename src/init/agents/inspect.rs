@@ -202,7 +202,8 @@ pub(crate) fn read_config(
         message: format!("{e:#}"),
     })?;
     let Some(text) = text else { return Ok(None) };
-    let value = parse_value(rel, &text, format)?;
+    // A byte order mark (some Windows editors write one) is not content.
+    let value = parse_value(rel, text.strip_prefix('\u{feff}').unwrap_or(&text), format)?;
     Ok(Some((text, value)))
 }
 

@@ -404,6 +404,25 @@ fn toml_error(text: &str, e: toml_edit::TomlError) -> MergeError {
     }
 }
 
+/// `out`, which `toml_edit` wrote with `\n` line ends, with the `\r\n` of
+/// `text` when every line of `text` ends so: no line of a CRLF file changes.
+fn in_line_ends_of(text: &str, out: String) -> String {
+    let crlf = text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
+    if !crlf {
+        return out;
+    }
+    let mut with = String::with_capacity(out.len() + out.len() / 16);
+    let mut previous = '\0';
+    for c in out.chars() {
+        if c == '\n' && previous != '\r' {
+            with.push('\r');
+        }
+        with.push(c);
+        previous = c;
+    }
+    with
+}
+
 /// Add `[<servers>.notarai]` (command, args) to a TOML text. `Ok(None)`
 /// when a `notarai` entry or another entry running `notarai mcp` is there.
 pub fn add_toml_server(
@@ -451,7 +470,7 @@ pub fn add_toml_server(
     if text.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    Ok(Some(out))
+    Ok(Some(in_line_ends_of(text, out)))
 }
 
 /// Take `[<servers>.notarai]` out of a TOML text when it is exactly what
@@ -471,7 +490,7 @@ pub fn remove_toml_server(text: &str, servers: &str) -> Result<Change, MergeErro
     if parent.is_empty() && parent.is_implicit() {
         doc.remove(servers);
     }
-    let out = doc.to_string();
+    let out = in_line_ends_of(text, doc.to_string());
     if out.trim().is_empty() {
         return Ok(Change::Delete(out));
     }

@@ -384,6 +384,36 @@ pub fn remove_line(text: &str, line: &str) -> Change {
     }
 }
 
+/// The byte order mark some Windows editors put at the start of a file.
+const BOM: char = '\u{feff}';
+
+/// `f` applied to `old` without its byte order mark, which the result keeps:
+/// the parsers never see the mark, and no byte of the file is lost.
+fn keeping_bom(
+    old: Option<&str>,
+    f: impl FnOnce(Option<&str>) -> Result<Option<String>, MergeError>,
+) -> Result<Option<String>, MergeError> {
+    match old.and_then(|t| t.strip_prefix(BOM)) {
+        Some(body) => Ok(f(Some(body))?.map(|new| format!("{BOM}{new}"))),
+        None => f(old),
+    }
+}
+
+/// [`keeping_bom`] for a removal edit.
+fn change_keeping_bom(
+    old: &str,
+    f: impl FnOnce(&str) -> Result<Change, MergeError>,
+) -> Result<Change, MergeError> {
+    let Some(body) = old.strip_prefix(BOM) else {
+        return f(old);
+    };
+    Ok(match f(body)? {
+        Change::Unchanged => Change::Unchanged,
+        Change::Write(new) => Change::Write(format!("{BOM}{new}")),
+        Change::Delete(rest) => Change::Delete(format!("{BOM}{rest}")),
+    })
+}
+
 impl Planner<'_> {
     /// Plan an edit of `rel` from its current text (or what an earlier step
     /// of this plan made of it); a parse or shape error is a problem and the
@@ -398,7 +428,7 @@ impl Planner<'_> {
         }
         if let Some(i) = self.files.iter().position(|x| x.rel == rel) {
             let current = self.files[i].after().map(str::to_string);
-            match f(current.as_deref()) {
+            match keeping_bom(current.as_deref(), f) {
                 Ok(Some(new)) => self.files[i].set_after(new),
                 Ok(None) => {}
                 Err(e) => self.problems.push(InitError::from_merge(rel, e)),
@@ -406,7 +436,7 @@ impl Planner<'_> {
             return;
         }
         let Ok(existing) = self.read(rel) else { return };
-        match f(existing.as_deref()) {
+        match keeping_bom(existing.as_deref(), f) {
             Ok(new) => self.record(rel, existing.as_deref(), new),
             Err(e) => self.problems.push(InitError::from_merge(rel, e)),
         }
@@ -428,7 +458,7 @@ impl Planner<'_> {
                 _ => return,
             },
         };
-        let change = match f(&current) {
+        let change = match change_keeping_bom(&current, f) {
             Ok(c) => c,
             Err(e) => return self.problems.push(InitError::from_merge(rel, e)),
         };
