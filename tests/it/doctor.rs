@@ -535,3 +535,48 @@ fn servers_that_hang_are_waited_for_together() {
         assert!(handshake["message"].as_str().unwrap().contains("no answer"));
     }
 }
+
+/// Whether process `pid` is still running (a zombie waiting for its
+/// reaper is not).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().chars().next())
+        })
+        .flatten()
+        .is_some_and(|state| state != 'Z' && state != 'X')
+}
+
+/// A server started through a wrapper (a shell script, `npx`) that hangs:
+/// doctor stops the whole process it started, the wrapper's children too,
+/// not only the wrapper (which left `sleep` running after doctor exited).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hung_server_is_stopped_with_the_processes_it_started() {
+    let repo = repo();
+    repo.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"notarai": {"command": "sh", "args": ["-c", "sleep 120 & echo $! > child.pid; sleep 120"]}}}"#,
+    );
+    let (code, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    assert_eq!(code, Some(1));
+    let handshake = check(&report, Some("claude"), "handshake");
+    assert!(handshake["message"].as_str().unwrap().contains("no answer"));
+    let pid: u32 = std::fs::read_to_string(repo.root.join("child.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while running(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let alive = running(pid);
+    if alive {
+        // SAFETY: a plain kill(2) of the process this test caused.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    }
+    assert!(!alive, "the server's child {pid} outlived doctor");
+}
