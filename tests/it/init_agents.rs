@@ -654,3 +654,52 @@ fn a_byte_order_mark_and_crlf_line_ends_are_kept_and_restored() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(files(&repo.root), before, "{}", stdout(&out));
 }
+
+/// Codex servers written as an inline table (`mcp_servers = { other = {...} }`)
+/// are valid TOML: notarai's entry joins the inline table (it was refused as
+/// "an inline table", and Codex was not set up), the TOML parser reads both
+/// servers, a second init changes nothing, `--remove` restores every byte.
+#[test]
+fn codex_servers_in_an_inline_table_get_notarais_entry_and_lose_it_exactly() {
+    for before in [
+        "mcp_servers = { other = { command = \"w\", args = [] } }\n",
+        "# c\nmcp_servers = {other={command=\"w\"}}  # tail\n[x]\ny = 1\n",
+        "mcp_servers = {}\n",
+    ] {
+        let repo = Repo::new();
+        repo.write(".codex/config.toml", before);
+        let snapshot = files(&repo.root);
+        let out = notarai(&repo.root, &["init", "--agents", "codex"], b"");
+        assert!(out.status.success(), "{before}: {}", stderr(&out));
+        let after = std::fs::read_to_string(repo.root.join(".codex/config.toml")).unwrap();
+        let doc: toml_edit::DocumentMut = after.parse().unwrap();
+        let servers = doc["mcp_servers"].as_inline_table().expect("still inline");
+        let entry = servers.get("notarai").and_then(|v| v.as_inline_table());
+        let entry = entry.unwrap_or_else(|| panic!("{after}"));
+        assert_eq!(
+            entry.get("command").and_then(|v| v.as_str()),
+            Some("notarai")
+        );
+        assert_eq!(
+            entry.get("args").map(|v| v.to_string().trim().to_string()),
+            Some("[\"mcp\"]".to_string())
+        );
+        if before.contains("other") {
+            assert!(servers.contains_key("other"), "{after}");
+        }
+        let written = files(&repo.root);
+        assert!(
+            notarai(&repo.root, &["init", "--agents", "codex"], b"")
+                .status
+                .success()
+        );
+        assert_eq!(
+            files(&repo.root),
+            written,
+            "a second init changed something"
+        );
+        let out = notarai(&repo.root, &["init", "--remove"], b"");
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(files(&repo.root), snapshot, "{before}\n{}", stdout(&out));
+    }
+}
