@@ -555,6 +555,28 @@ impl Editor {
         true
     }
 
+    /// Where the entry that follows a value ending at `end` begins, the
+    /// value's separating comma and the rest of its line (spaces, a `//`
+    /// comment: the value's) skipped, then the line break and indentation;
+    /// a comment on the lines before the next entry (starting at `next`) is
+    /// that entry's, and stays.
+    fn past_separator(&self, end: usize, next: usize) -> usize {
+        let blank = if self.jsonc {
+            blank_comments(&self.text).expect("the text parsed")
+        } else {
+            self.text.clone()
+        };
+        let Some(comma) = blank[end..next].find(',').map(|i| end + i + 1) else {
+            return next;
+        };
+        let mut at = comma + self.text[comma..next].len()
+            - self.text[comma..next].trim_start_matches([' ', '\t']).len();
+        if self.text[at..next].starts_with("//") {
+            at = self.text[at..next].find('\n').map_or(next, |i| at + i);
+        }
+        next - self.text[at..next].trim_start().len()
+    }
+
     /// Remove entry `index` of a container whose entries span `spans`.
     fn remove_span(&mut self, container: &Node, spans: &[(usize, usize)], index: usize) {
         if spans.len() == 1 {
@@ -567,7 +589,10 @@ impl Editor {
             return;
         }
         let (start, end) = if index + 1 < spans.len() {
-            (spans[index].0, spans[index + 1].0)
+            (
+                spans[index].0,
+                self.past_separator(spans[index].1, spans[index + 1].0),
+            )
         } else {
             // The inverse of `add` after a trailing comma: the entry's own
             // line (and its trailing comma) goes, the line before stays.
@@ -661,6 +686,35 @@ mod tests {
         let err = parse_jsonc("{\n  /* open\n}").unwrap_err();
         let ReadError::Syntax { line, column, .. } = err;
         assert_eq!((line, column), (2, 3));
+    }
+
+    #[test]
+    fn removing_an_entry_before_another_keeps_the_others_comments() {
+        for (text, key, expected) in [
+            (
+                "{\n\t\"s\": {},\n\t/* theme */\n\t\"theme\": \"x\"\n}",
+                "s",
+                "{\n\t/* theme */\n\t\"theme\": \"x\"\n}",
+            ),
+            (
+                "{\r\n  \"n\": 1, // n's\r\n  // mine\r\n  \"m\": 2\r\n}",
+                "n",
+                "{\r\n  // mine\r\n  \"m\": 2\r\n}",
+            ),
+            (
+                "{\"n\": 1 /* n */, /* m */ \"m\": 2}",
+                "n",
+                "{/* m */ \"m\": 2}",
+            ),
+            ("{\"n\": \",\", \"m\": 2}", "n", "{\"m\": 2}"),
+        ] {
+            let mut e = Editor::new_jsonc(text).unwrap();
+            assert!(e.remove_member(&[], key));
+            assert_eq!(e.text(), expected, "{text:?}");
+        }
+        let mut e = Editor::new("{\n  \"n\": 1,\n  \"m\": 2\n}").unwrap();
+        assert!(e.remove_member(&[], "n"));
+        assert_eq!(e.text(), "{\n  \"m\": 2\n}");
     }
 
     #[test]

@@ -703,3 +703,30 @@ fn codex_servers_in_an_inline_table_get_notarais_entry_and_lose_it_exactly() {
         assert_eq!(files(&repo.root), snapshot, "{before}\n{}", stdout(&out));
     }
 }
+
+/// A server the user adds after notarai's (with a comment above it) once
+/// `init` ran: `--remove` takes notarai's entry out and leaves the user's
+/// comment; it took every comment between notarai's entry and the next one.
+#[test]
+fn remove_keeps_the_comment_of_an_entry_added_after_notarais() {
+    let repo = Repo::new();
+    repo.write(
+        ".vscode/mcp.json",
+        "{\n  \"servers\": {\n    \"a\": {\"type\": \"stdio\", \"command\": \"a\"}\n  }\n}\n",
+    );
+    let out = notarai(&repo.root, &["init", "--agents", "vscode"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let path = repo.root.join(".vscode/mcp.json");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let end = written.rfind("\n  }\n}").unwrap();
+    let mine =
+        ",\n    // mine: the docs server\n    \"docs\": {\"type\": \"stdio\", \"command\": \"d\"}";
+    let edited = format!("{}{mine}{}", &written[..end], &written[end..]);
+    std::fs::write(&path, &edited).unwrap();
+    let out = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "{\n  \"servers\": {\n    \"a\": {\"type\": \"stdio\", \"command\": \"a\"},\n    // mine: the docs server\n    \"docs\": {\"type\": \"stdio\", \"command\": \"d\"}\n  }\n}\n"
+    );
+}
