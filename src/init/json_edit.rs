@@ -436,6 +436,15 @@ impl Editor {
                     let insert = format!("{eol}{indent}{},", entry(&unit, &indent));
                     return self.splice(line_end, line_end, &insert);
                 }
+                if multiline && let Some(line_end) = self.comment_line_end(last_end) {
+                    // `last // comment` then a line break: the comment is
+                    // the last entry's, so the comma goes before it and the
+                    // new entry on the next line.
+                    let indent = line_indent(&self.text, first_start).to_string();
+                    self.splice(last_end, last_end, ",");
+                    let insert = format!("{eol}{indent}{}", entry(&unit, &indent));
+                    return self.splice(line_end + 1, line_end + 1, &insert);
+                }
                 let insert = if multiline {
                     let indent = line_indent(&self.text, first_start).to_string();
                     format!(",{eol}{indent}{}", entry(&unit, &indent))
@@ -478,6 +487,39 @@ impl Editor {
         } else {
             newline
         })
+    }
+
+    /// When the value ending at `end` is followed, on its line, by nothing
+    /// but spaces and comments (at least one; JSON with comments): where
+    /// that line's break starts.
+    fn comment_line_end(&self, end: usize) -> Option<usize> {
+        let rest = &self.text[end..];
+        let mut i = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        let mut comment = false;
+        loop {
+            let here = &rest[i..];
+            if here.starts_with("//") {
+                i += here.find('\n')?;
+                comment = true;
+                break;
+            }
+            if here.starts_with("/*") {
+                let len = here[2..].find("*/")? + 4;
+                if here[..len].contains('\n') {
+                    return None;
+                }
+                i += len;
+                i += rest[i..].len() - rest[i..].trim_start_matches([' ', '\t']).len();
+                comment = true;
+                continue;
+            }
+            break;
+        }
+        let here = &rest[i..];
+        if !comment || !(here.starts_with('\n') || here.starts_with("\r\n")) {
+            return None;
+        }
+        Some(end + i)
     }
 
     /// Add member `key` with `value` at the end of the object at `path`.
@@ -604,6 +646,18 @@ impl Editor {
                     .then(|| spans[index].1 + rest.len() - after.len() + 1)
             };
             let before = own_comma.and_then(|_| self.trailing_comma_line_end(spans[index - 1].1));
+            let previous = spans[index - 1].1;
+            if own_comma.is_none()
+                && self.text[previous..].starts_with(',')
+                && let Some(line_end) = self.comment_line_end(previous + 1)
+                && line_end < spans[index].0
+            {
+                // The inverse of `add` after a last entry with a comment
+                // on its line: the entry's line goes, then the comma that
+                // was put before the comment.
+                self.splice(line_end, spans[index].1, "");
+                return self.splice(previous, previous + 1, "");
+            }
             match (own_comma, before) {
                 (Some(end), Some(line_end)) if line_end < spans[index].0 => (line_end, end),
                 _ => (spans[index - 1].1, spans[index].1),
@@ -686,6 +740,30 @@ mod tests {
         let err = parse_jsonc("{\n  /* open\n}").unwrap_err();
         let ReadError::Syntax { line, column, .. } = err;
         assert_eq!((line, column), (2, 3));
+    }
+
+    #[test]
+    fn a_comment_after_the_last_entry_stays_with_it() {
+        for (text, expected) in [
+            (
+                "{\n  \"b\": 1 // b's\n}\n",
+                "{\n  \"b\": 1, // b's\n  \"k\": true\n}\n",
+            ),
+            (
+                "{\r\n  \"b\": {\"c\": \"y\"} /* b's */\r\n}",
+                "{\r\n  \"b\": {\"c\": \"y\"}, /* b's */\r\n  \"k\": true\r\n}",
+            ),
+            (
+                "{\n\t\"b\": \"//\" /* x */ // y\n\t/* z */\n}",
+                "{\n\t\"b\": \"//\", /* x */ // y\n\t\"k\": true\n\t/* z */\n}",
+            ),
+        ] {
+            let mut e = Editor::new_jsonc(text).unwrap();
+            e.insert_member(&[], "k", &json!(true));
+            assert_eq!(e.text(), expected, "{text:?}");
+            assert!(e.remove_member(&[], "k"));
+            assert_eq!(e.text(), text);
+        }
     }
 
     #[test]

@@ -730,3 +730,34 @@ fn remove_keeps_the_comment_of_an_entry_added_after_notarais() {
         "{\n  \"servers\": {\n    \"a\": {\"type\": \"stdio\", \"command\": \"a\"},\n    // mine: the docs server\n    \"docs\": {\"type\": \"stdio\", \"command\": \"d\"}\n  }\n}\n"
     );
 }
+
+/// A comment on the line of the last server (`"other": {...} // why`) is
+/// that server's: notarai's entry goes on the next line, the comma before
+/// the comment, so the comment is not moved onto notarai's entry; `--remove`
+/// gives the file back byte for byte.
+#[test]
+fn a_comment_after_the_last_server_stays_on_its_line() {
+    let repo = Repo::new();
+    let zed = "{\r\n  // zed\r\n  \"context_servers\": {\r\n    \"other\": {\"command\": \"y\"} /* the docs server */\r\n  }\r\n}\r\n";
+    let vscode = "{\n\t\"servers\": {\n\t\t\"a\": {\"type\": \"stdio\", \"command\": \"x\"} // a's\n\t}\n}\n";
+    repo.write(".zed/settings.json", zed);
+    repo.write(".vscode/mcp.json", vscode);
+    let before = files(&repo.root);
+    let out = notarai(&repo.root, &["init", "--agents", "zed,vscode"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let zed_after = std::fs::read_to_string(repo.root.join(".zed/settings.json")).unwrap();
+    assert!(
+        zed_after.contains(
+            "\"other\": {\"command\": \"y\"}, /* the docs server */\r\n    \"notarai\": {"
+        ),
+        "{zed_after:?}"
+    );
+    let vscode_after = std::fs::read_to_string(repo.root.join(".vscode/mcp.json")).unwrap();
+    assert!(
+        vscode_after.contains("\"command\": \"x\"}, // a's\n\t\t\"notarai\": {"),
+        "{vscode_after:?}"
+    );
+    let out = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(files(&repo.root), before);
+}
