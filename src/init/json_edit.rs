@@ -503,8 +503,8 @@ impl Editor {
                 comment = true;
                 break;
             }
-            if here.starts_with("/*") {
-                let len = here[2..].find("*/")? + 4;
+            if let Some(body) = here.strip_prefix("/*") {
+                let len = body.find("*/")? + 4;
                 if here[..len].contains('\n') {
                     return None;
                 }
