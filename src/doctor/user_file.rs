@@ -112,7 +112,7 @@ fn parse_jsonc(text: &str) -> Result<Value, (String, usize, usize)> {
         let message = full
             .rfind(" at line ")
             .map_or(full.clone(), |i| full[..i].to_string());
-        (message, e.line(), e.column())
+        (message, e.line(), e.column().max(1))
     })
 }
 

@@ -122,7 +122,9 @@ pub fn parse(text: &str) -> Result<Node, ReadError> {
         };
         return Err(ReadError::Syntax {
             line: e.line(),
-            column: e.column(),
+            // serde_json says column 0 at the start of a line (the end of a
+            // file that ends with a line break); columns count from 1.
+            column: e.column().max(1),
             message,
         });
     }

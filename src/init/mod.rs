@@ -165,9 +165,12 @@ impl InitError {
                 column,
                 message,
             } => InitError {
+                message: match path.ends_with(".toml") {
+                    true => format!("not valid TOML: {message}"),
+                    false => format!("not valid JSON: {message}"),
+                },
                 path,
                 position: Some((line, column)),
-                message: format!("not valid JSON: {message}"),
             },
             json_merge::MergeError::Shape(message) => InitError {
                 path,

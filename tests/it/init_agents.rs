@@ -761,3 +761,39 @@ fn a_comment_after_the_last_server_stays_on_its_line() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(files(&repo.root), before);
 }
+
+/// A config that does not parse is named with a 1-based line and column and
+/// its own format: a JSON file cut short after its last line break is at
+/// `6:1` (serde_json's column 0 was printed), a TOML file is "not valid
+/// TOML" (it said JSON).
+#[test]
+fn a_parse_error_names_the_format_and_a_column_from_one() {
+    let repo = Repo::new();
+    repo.write(
+        ".vscode/mcp.json",
+        "{\n  \"servers\": {\n    \"a\": {\"command\": \"x\"\n  }\n}\n",
+    );
+    repo.write(".codex/config.toml", "[mcp_servers.a]\ncommand = \n");
+    let out = notarai(&repo.root, &["init", "--agents", "vscode,codex"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(".vscode/mcp.json:6:1: not valid JSON"),
+        "{err}"
+    );
+    assert!(
+        err.contains(".codex/config.toml:2:11: not valid TOML"),
+        "{err}"
+    );
+    assert!(!err.contains(":0:"), "{err}");
+    let doctor = notarai(
+        &repo.root,
+        &["doctor", "--agents", "vscode", "--no-handshake"],
+        b"",
+    );
+    assert!(
+        stdout(&doctor).contains(".vscode/mcp.json:6:1: does not parse"),
+        "{}",
+        stdout(&doctor)
+    );
+}
