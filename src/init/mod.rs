@@ -308,6 +308,10 @@ struct Planner<'a> {
 impl Planner<'_> {
     /// Read `rel` as text; a problem (and `Err`) when it cannot be read.
     fn read(&mut self, rel: &str) -> Result<Option<String>, ()> {
+        if self.problems.iter().any(|e| e.path == rel) {
+            // Reported once, however many agents share the file.
+            return Err(());
+        }
         // init reads and writes through links (a linked CLAUDE.md stays a
         // link), so a link, or a linked folder, must stay inside the project.
         let root = self

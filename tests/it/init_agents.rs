@@ -797,3 +797,21 @@ fn a_parse_error_names_the_format_and_a_column_from_one() {
         stdout(&doctor)
     );
 }
+
+/// `AGENTS.md` linked outside the repository is shared by several agents:
+/// it is reported once (it was reported per agent, and the count said four
+/// files), and nothing outside changes.
+#[test]
+fn a_shared_file_linked_outside_is_reported_once() {
+    let repo = Repo::new();
+    std::fs::write(repo.outside.join("AGENTS.md"), "# theirs\n").unwrap();
+    std::os::unix::fs::symlink(repo.outside.join("AGENTS.md"), repo.root.join("AGENTS.md"))
+        .unwrap();
+    let outside = repo.outside_snapshot();
+    let out = notarai(&repo.root, &["init", "--agents", "codex,cursor,zed"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert_eq!(err.matches("error: AGENTS.md:").count(), 1, "{err}");
+    assert!(err.contains("error: 1 file(s) above"), "{err}");
+    assert_eq!(repo.outside_snapshot(), outside);
+}
