@@ -815,3 +815,46 @@ fn a_shared_file_linked_outside_is_reported_once() {
     assert!(err.contains("error: 1 file(s) above"), "{err}");
     assert_eq!(repo.outside_snapshot(), outside);
 }
+
+/// Codex reads hooks from `.codex/hooks.json` or inline under `[hooks]` in
+/// `.codex/config.toml`. notarai's hook registered by the user in
+/// `config.toml` counts: `init` adds no second one in `hooks.json` (Codex
+/// would run it twice) and doctor does not warn that it is missing.
+#[test]
+fn a_codex_hook_inline_in_config_toml_counts() {
+    let repo = Repo::new();
+    let config = "[mcp_servers.notarai]\ncommand = \"notarai\"\nargs = [\"mcp\"]\n\n[[hooks.PostToolUse]]\nmatcher = \"apply_patch\"\nhooks = [{ type = \"command\", command = \"notarai hook validate --agent codex\" }]\n";
+    repo.write(".codex/config.toml", config);
+    let out = notarai(&repo.root, &["init", "--agents", "codex"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !repo.root.join(".codex/hooks.json").exists(),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.root.join(".codex/config.toml")).unwrap(),
+        config
+    );
+    let doctor = notarai(
+        &repo.root,
+        &[
+            "doctor",
+            "--agents",
+            "codex",
+            "--no-handshake",
+            "--format",
+            "json",
+        ],
+        b"",
+    );
+    let report: Value = serde_json::from_str(&stdout(&doctor)).unwrap();
+    let hook = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "hook")
+        .unwrap();
+    assert_eq!(hook["verdict"], "ok", "{hook}");
+    assert_eq!(hook["file"], ".codex/config.toml", "{hook}");
+}

@@ -392,18 +392,44 @@ fn inspect_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<HookInspec
         Err(problem) => out.problem = Some(problem),
         Ok(None) => {}
         Ok(Some((_, value))) => {
-            let command = match hook.kind {
-                HookKind::Grouped { event, .. } => at(&value, &["hooks", event])
-                    .and_then(Value::as_array)
-                    .and_then(|groups| groups.iter().find_map(|g| hook_in(g.get("hooks")))),
-                HookKind::Flat { event, .. } => hook_in(at(&value, &["hooks", event])),
-                HookKind::Plugin => unreachable!("handled above"),
-            };
+            let command = hook_command_in(&value, hook.kind);
             out.registered = command.is_some();
             out.command = command;
         }
     }
+    if !out.registered
+        && let Some(command) = hook_also_in(agent, root)
+    {
+        let (file, _) = agent.hook_also_in().expect("found there");
+        out = HookInspection {
+            file: file.to_string(),
+            exists: true,
+            problem: None,
+            registered: true,
+            command: Some(command),
+        };
+    }
     Some(out)
+}
+
+/// The command of notarai's hook in a parsed hook file of `kind`.
+fn hook_command_in(value: &Value, kind: HookKind) -> Option<String> {
+    match kind {
+        HookKind::Grouped { event, .. } => at(value, &["hooks", event])
+            .and_then(Value::as_array)
+            .and_then(|groups| groups.iter().find_map(|g| hook_in(g.get("hooks")))),
+        HookKind::Flat { event, .. } => hook_in(at(value, &["hooks", event])),
+        HookKind::Plugin => None,
+    }
+}
+
+/// The command of notarai's hook when the agent's other hook file
+/// ([`Agent::hook_also_in`]) registers it.
+pub(crate) fn hook_also_in(agent: &(impl Agent + ?Sized), root: &Path) -> Option<String> {
+    let hook = agent.hook()?;
+    let (file, format) = agent.hook_also_in()?;
+    let (_, value) = read_config(root, file, format).ok()??;
+    hook_command_in(&value, hook.kind)
 }
 
 /// The instruction files of `agent` that hold notarai's section.

@@ -265,6 +265,11 @@ fn plan_hook(p: &mut Planner, a: &dyn Agent) {
         return p.edit(SETTINGS_JSON, json_merge::merge_settings);
     }
     let Some(hook) = a.hook() else { return };
+    if super::inspect::hook_also_in(a, p.root).is_some() {
+        // Registered by the user in the agent's other hook file: a second
+        // one would run the hook twice.
+        return;
+    }
     let command = hook_command(a.id());
     match hook.kind {
         HookKind::Plugin => {
