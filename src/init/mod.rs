@@ -308,10 +308,6 @@ struct Planner<'a> {
 impl Planner<'_> {
     /// Read `rel` as text; a problem (and `Err`) when it cannot be read.
     fn read(&mut self, rel: &str) -> Result<Option<String>, ()> {
-        if self.problems.iter().any(|e| e.path == rel) {
-            // Reported once, however many agents share the file.
-            return Err(());
-        }
         // init reads and writes through links (a linked CLAUDE.md stays a
         // link), so a link, or a linked folder, must stay inside the project.
         let root = self
@@ -552,13 +548,21 @@ pub fn plan(root: &Path, options: Options) -> Plan {
         agents::setup::plan_agents(&mut p, &ids);
         plan_merge_driver(root)
     };
+    // A file several agents share (AGENTS.md) fails for each of them (none
+    // is set up); it is reported once.
+    let mut problems: Vec<InitError> = Vec::new();
+    for problem in p.problems {
+        if !problems.contains(&problem) {
+            problems.push(problem);
+        }
+    }
     Plan {
         root: root.to_path_buf(),
         files: p.files,
         merge_driver,
         agents: chosen,
         notes: p.notes,
-        problems: p.problems,
+        problems,
     }
 }
 

@@ -799,8 +799,8 @@ fn a_parse_error_names_the_format_and_a_column_from_one() {
 }
 
 /// `AGENTS.md` linked outside the repository is shared by several agents:
-/// it is reported once (it was reported per agent, and the count said four
-/// files), and nothing outside changes.
+/// it is reported once (it was reported per agent, and the count said three
+/// files), none of those agents is set up, and nothing outside changes.
 #[test]
 fn a_shared_file_linked_outside_is_reported_once() {
     let repo = Repo::new();
@@ -813,6 +813,10 @@ fn a_shared_file_linked_outside_is_reported_once() {
     let err = stderr(&out);
     assert_eq!(err.matches("error: AGENTS.md:").count(), 1, "{err}");
     assert!(err.contains("error: 1 file(s) above"), "{err}");
+    // None of the agents that read it is set up, as for any unreadable file.
+    for rel in [".codex", ".cursor", ".zed"] {
+        assert!(!repo.root.join(rel).exists(), "{rel}: {}", stdout(&out));
+    }
     assert_eq!(repo.outside_snapshot(), outside);
 }
 
