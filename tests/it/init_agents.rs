@@ -786,6 +786,11 @@ fn a_parse_error_names_the_format_and_a_column_from_one() {
         "{err}"
     );
     assert!(!err.contains(":0:"), "{err}");
+    // No step by hand for an agent that was not set up.
+    let report = stdout(&out);
+    assert!(report.contains("Codex CLI: not set up"), "{report}");
+    assert!(!report.contains("review the hook in /hooks"), "{report}");
+    assert!(!report.contains("MCP: List Servers"), "{report}");
     let doctor = notarai(
         &repo.root,
         &["doctor", "--agents", "vscode", "--no-handshake"],

@@ -156,9 +156,12 @@ pub fn plan_agents(p: &mut Planner, chosen: &[AgentId]) {
     for &id in chosen {
         let files = p.files.clone();
         let problems = p.problems.len();
+        let notes = p.notes.len();
         plan_agent(p, id, chosen);
         if p.problems.len() > problems {
             p.files = files;
+            // Its steps by hand are for a setup that did not happen.
+            p.notes.truncate(notes);
             p.notes.push(format!(
                 "{}: not set up, because of the error(s) below",
                 id.title()
