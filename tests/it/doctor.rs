@@ -580,3 +580,43 @@ fn a_hung_server_is_stopped_with_the_processes_it_started() {
     }
     assert!(!alive, "the server's child {pid} outlived doctor");
 }
+
+/// A config that cannot be read (a link leading out of the repository) is
+/// not read, and its fix says so; it said to make the servers key an object.
+#[test]
+fn an_unreadable_config_gets_a_fix_about_the_file() {
+    let repo = repo();
+    std::fs::write(
+        repo.outside.join("mcp.json"),
+        r#"{"mcpServers": {"notarai": {"command": "notarai", "args": ["mcp"]}}}"#,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(repo.outside.join("mcp.json"), repo.root.join(".mcp.json")).unwrap();
+    let (code, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    assert_eq!(code, Some(1));
+    let config = check(&report, Some("claude"), "config");
+    assert_eq!(config["verdict"], "fail");
+    let fix = config["fix"].as_str().unwrap();
+    assert!(!fix.contains("is an object of servers"), "{config}");
+    assert!(
+        fix.contains("readable file inside the repository"),
+        "{config}"
+    );
+    let repo = repo_with_servers_number();
+    let (_, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    let config = check(&report, Some("claude"), "config");
+    assert!(
+        config["fix"]
+            .as_str()
+            .unwrap()
+            .contains("is an object of servers"),
+        "{config}"
+    );
+}
+
+/// A `.mcp.json` whose `mcpServers` is a number.
+fn repo_with_servers_number() -> Repo {
+    let repo = repo();
+    repo.write(".mcp.json", r#"{"mcpServers": 5}"#);
+    repo
+}

@@ -20,6 +20,9 @@ pub struct ConfigProblem {
     pub position: Option<(usize, usize)>,
     /// What is wrong.
     pub message: String,
+    /// It parses, but the servers are not where the agent reads them (not
+    /// an object), as opposed to a file that cannot be read or parsed.
+    pub shape: bool,
 }
 
 impl std::fmt::Display for ConfigProblem {
@@ -118,6 +121,7 @@ pub(crate) fn parse_value(file: &str, text: &str, format: Format) -> Result<Valu
             file: file.to_string(),
             position: Some((line, column)),
             message: format!("does not parse: {message}"),
+            shape: false,
         }
     };
     match format {
@@ -148,6 +152,7 @@ pub(crate) fn parse_value(file: &str, text: &str, format: Format) -> Result<Valu
                             "does not parse: {}",
                             e.message().lines().next().unwrap_or("invalid TOML")
                         ),
+                        shape: false,
                     })?;
             Ok(toml_table(doc.as_table()))
         }
@@ -200,6 +205,7 @@ pub(crate) fn read_config(
         file: rel.to_string(),
         position: None,
         message: format!("{e:#}"),
+        shape: false,
     })?;
     let Some(text) = text else { return Ok(None) };
     // A byte order mark (some Windows editors write one) is not content.
@@ -342,6 +348,7 @@ fn inspect_mcp(agent: &(impl Agent + ?Sized), root: &Path) -> McpInspection {
                         file: rel.to_string(),
                         position: None,
                         message: format!("`{}` is not an object", file.servers.join(".")),
+                        shape: true,
                     });
                 }
             }
@@ -383,6 +390,7 @@ fn inspect_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<HookInspec
                     file: hook.file.to_string(),
                     position: None,
                     message: format!("{e:#}"),
+                    shape: false,
                 })
             }
         }
