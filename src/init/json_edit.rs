@@ -621,12 +621,52 @@ impl Editor {
         next - self.text[at..next].trim_start().len()
     }
 
+    /// The `,` that follows the value ending at `end`, past spaces, line
+    /// breaks and comments, if one does.
+    fn comma_after(&self, end: usize) -> Option<usize> {
+        let mut at = end;
+        loop {
+            let rest = &self.text[at..];
+            let trimmed = rest.trim_start();
+            at += rest.len() - trimmed.len();
+            if trimmed.starts_with(',') {
+                return Some(at);
+            } else if trimmed.starts_with("//") {
+                at += trimmed.find('\n')?;
+            } else if let Some(body) = trimmed.strip_prefix("/*") {
+                at += body.find("*/")? + 4;
+            } else {
+                return None;
+            }
+        }
+    }
+
     /// Remove entry `index` of a container whose entries span `spans`.
     fn remove_span(&mut self, container: &Node, spans: &[(usize, usize)], index: usize) {
         if spans.len() == 1 {
             let open = container.start + 1;
-            let close = container.end - 1 - (spans[0].1 - open);
-            self.splice(open, spans[0].1, "");
+            // Comments before the entry are someone's: they stay, and the
+            // entry goes from the end of their line (or of a comment on
+            // its own line); with none, from the container's opening.
+            let between = &self.text[open..spans[0].0];
+            let start = match between.trim_end().len() {
+                0 => open,
+                n => {
+                    let after = open + n;
+                    match self.text[after..spans[0].0].find('\n') {
+                        Some(i) if self.text[..after + i].ends_with('\r') => after + i - 1,
+                        Some(i) => after + i,
+                        None => after,
+                    }
+                }
+            };
+            // Its trailing comma (JSON with comments) goes with it: `{,}`
+            // is not JSON.
+            if let Some(comma) = self.comma_after(spans[0].1) {
+                self.splice(comma, comma + 1, "");
+            }
+            let close = container.end - 1 - (spans[0].1 - start);
+            self.splice(start, spans[0].1, "");
             if self.text[open..close].trim().is_empty() {
                 self.splice(open, close, "");
             }
@@ -765,6 +805,25 @@ mod tests {
             assert_eq!(e.text(), expected, "{text:?}");
             assert!(e.remove_member(&[], "k"));
             assert_eq!(e.text(), text);
+        }
+    }
+
+    #[test]
+    fn removing_the_only_entry_keeps_the_comments_before_it() {
+        for (text, expected) in [
+            (
+                "{\n  // mine\n  \"m\": {\"x\": 1}\n}\n",
+                "{\n  // mine\n}\n",
+            ),
+            ("{\r\n  /* a */\r\n  \"m\": 1\r\n}", "{\r\n  /* a */\r\n}"),
+            ("{ /* a */ \"m\": 1 }", "{ /* a */ }"),
+            ("{\n  \"m\": 1, // m\n}", "{ // m\n}"),
+            ("{\"m\": [1,],}", "{}"),
+            ("{\n  \"m\": 1\n}", "{}"),
+        ] {
+            let mut e = Editor::new_jsonc(text).unwrap();
+            assert!(e.remove_member(&[], "m"));
+            assert_eq!(e.text(), expected, "{text:?}");
         }
     }
 

@@ -867,3 +867,66 @@ fn a_codex_hook_inline_in_config_toml_counts() {
     assert_eq!(hook["verdict"], "ok", "{hook}");
     assert_eq!(hook["file"], ".codex/config.toml", "{hook}");
 }
+
+/// opencode reads both `opencode.json` and `opencode.jsonc`. With both
+/// there and notarai's entry in the `.jsonc`, doctor finds it (it failed
+/// "no notarai entry", reading only `opencode.json`), `init` adds no second
+/// entry to `opencode.json`, and `--remove` takes it out of the `.jsonc`.
+#[test]
+fn opencode_json_and_jsonc_both_there_the_one_with_notarai_counts() {
+    let repo = Repo::new();
+    let json = "{\"$schema\": \"https://opencode.ai/config.json\", \"theme\": \"x\"}\n";
+    repo.write("opencode.json", json);
+    repo.write(
+        "opencode.jsonc",
+        "{\n  // mine\n  \"mcp\": {\"notarai\": {\"type\": \"local\", \"command\": [\"notarai\", \"mcp\"], \"enabled\": true}}\n}\n",
+    );
+    let doctor = notarai(
+        &repo.root,
+        &["doctor", "--agents", "opencode", "--no-handshake"],
+        b"",
+    );
+    let report = stdout(&doctor);
+    assert!(!report.contains("no notarai entry"), "{report}");
+    assert!(report.contains("opencode.jsonc parses"), "{report}");
+    let out = notarai(&repo.root, &["init", "--agents", "opencode"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(repo.root.join("opencode.json")).unwrap(),
+        json
+    );
+    let out = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let jsonc = std::fs::read_to_string(repo.root.join("opencode.jsonc")).unwrap();
+    assert!(!jsonc.contains("notarai"), "{jsonc}");
+    assert!(jsonc.contains("// mine"), "{jsonc}");
+}
+
+/// `--remove` of notarai's entry when it is the only server and followed by
+/// a trailing comma (JSON with comments, hand-written or formatted so): the
+/// comma goes with it and the file stays valid (it panicked: "an edit keeps
+/// the JSON valid"), and a comment before it stays.
+#[test]
+fn remove_of_an_only_entry_with_a_trailing_comma_keeps_the_file_valid() {
+    let repo = Repo::new();
+    repo.write(
+        "opencode.jsonc",
+        "{\n  \"mcp\": {\n    // ours\n    \"notarai\": {\"type\": \"local\", \"command\": [\"notarai\", \"mcp\"], \"enabled\": true},\n  },\n  \"theme\": \"x\",\n}\n",
+    );
+    let out = notarai(
+        &repo.root,
+        &["init", "--remove", "--agents", "opencode"],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    common_no_panic(&out);
+    let text = std::fs::read_to_string(repo.root.join("opencode.jsonc")).unwrap();
+    assert_eq!(
+        text,
+        "{\n  \"mcp\": {\n    // ours\n  },\n  \"theme\": \"x\",\n}\n"
+    );
+}
+
+fn common_no_panic(out: &std::process::Output) {
+    crate::common::assert_no_panic(&stderr(out));
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Agent, AgentId, EntryShape, Format, HookKind, Mcp, SERVER_NAME};
+use super::{Agent, AgentId, EntryShape, Format, HookKind, Mcp, McpFile, SERVER_NAME};
 use crate::init::fsio;
 use crate::init::json_edit::{self, ReadError};
 use crate::init::json_merge::{is_notarai_hook, is_notarai_program};
@@ -213,13 +213,33 @@ pub(crate) fn read_config(
     Ok(Some((text, value)))
 }
 
-/// The first of `files` that exists at `root` (a link counts), else the first.
-pub(crate) fn choose_file(root: &Path, files: &'static [&'static str]) -> &'static str {
-    files
+/// The file of `mcp` to read and edit at `root`: of its candidates that
+/// exist (a link counts), the first that holds notarai's entry (opencode
+/// reads both `opencode.json` and `opencode.jsonc`), else the first that
+/// exists, else the first.
+pub(crate) fn choose_file(root: &Path, mcp: &McpFile) -> &'static str {
+    let existing: Vec<&'static str> = mcp
+        .files
         .iter()
-        .find(|f| root.join(f).symlink_metadata().is_ok())
         .copied()
-        .unwrap_or(files[0])
+        .filter(|f| root.join(f).symlink_metadata().is_ok())
+        .collect();
+    let holds_notarai = |rel: &str| {
+        read_config(root, rel, mcp.format)
+            .ok()
+            .flatten()
+            .and_then(|(_, value)| find_server(at(&value, mcp.servers)?, mcp.shape))
+            .is_some()
+    };
+    match existing.as_slice() {
+        [] => mcp.files[0],
+        [only] => only,
+        several => several
+            .iter()
+            .copied()
+            .find(|rel| holds_notarai(rel))
+            .unwrap_or(several[0]),
+    }
 }
 
 /// The strings of a JSON array, `None` when it is not an array of strings.
@@ -322,7 +342,7 @@ fn inspect_mcp(agent: &(impl Agent + ?Sized), root: &Path) -> McpInspection {
         }
         Mcp::Project(file) => file,
     };
-    let rel = choose_file(root, file.files);
+    let rel = choose_file(root, &file);
     let mut out = McpInspection {
         file: Some(rel.to_string()),
         user_file: None,

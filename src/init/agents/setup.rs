@@ -253,7 +253,7 @@ fn plan_mcp(p: &mut Planner, a: &dyn Agent) {
         return p.edit(MCP_JSON, json_merge::merge_mcp);
     }
     let Mcp::Project(file) = a.mcp() else { return };
-    let rel = super::inspect::choose_file(p.root, file.files);
+    let rel = super::inspect::choose_file(p.root, &file);
     match file.format {
         Format::Toml => p.edit(rel, |old| merge::add_toml_server(old, file.servers[0])),
         format => p.edit(rel, |old| {
@@ -293,7 +293,7 @@ pub fn plan_remove(p: &mut Planner, ids: &[AgentId], everything: bool) -> MergeD
         let a = agent(id);
         match a.mcp() {
             Mcp::Project(file) => {
-                let rel = super::inspect::choose_file(p.root, file.files);
+                let rel = super::inspect::choose_file(p.root, &file);
                 match file.format {
                     Format::Toml => {
                         p.change(rel, |t| merge::remove_toml_server(t, file.servers[0]))
