@@ -438,7 +438,10 @@ impl Editor {
                     let insert = format!("{eol}{indent}{},", entry(&unit, &indent));
                     return self.splice(line_end, line_end, &insert);
                 }
-                if multiline && let Some(line_end) = self.comment_line_end(last_end) {
+                if multiline
+                    && self.comma_after(last_end).is_none()
+                    && let Some(line_end) = self.comment_line_end(last_end)
+                {
                     // `last // comment` then a line break: the comment is
                     // the last entry's, so the comma goes before it and the
                     // new entry on the next line.
@@ -502,6 +505,10 @@ impl Editor {
             let here = &rest[i..];
             if here.starts_with("//") {
                 i += here.find('\n')?;
+                // The line break is `\r\n` in a CRLF file.
+                if rest[..i].ends_with('\r') {
+                    i -= 1;
+                }
                 comment = true;
                 break;
             }
@@ -702,7 +709,13 @@ impl Editor {
             }
             match (own_comma, before) {
                 (Some(end), Some(line_end)) if line_end < spans[index].0 => (line_end, end),
-                _ => (spans[index - 1].1, spans[index].1),
+                // From the separating comma: a comment between the entry
+                // before and its comma is that entry's, and stays.
+                _ => (
+                    self.comma_after(spans[index - 1].1)
+                        .unwrap_or(spans[index - 1].1),
+                    spans[index].1,
+                ),
             }
         };
         self.splice(start, end, "");
@@ -796,6 +809,10 @@ mod tests {
                 "{\r\n  \"b\": {\"c\": \"y\"}, /* b's */\r\n  \"k\": true\r\n}",
             ),
             (
+                "{\r\n  \"b\": 1 // b's\r\n}",
+                "{\r\n  \"b\": 1, // b's\r\n  \"k\": true\r\n}",
+            ),
+            (
                 "{\n\t\"b\": \"//\" /* x */ // y\n\t/* z */\n}",
                 "{\n\t\"b\": \"//\", /* x */ // y\n\t\"k\": true\n\t/* z */\n}",
             ),
@@ -806,6 +823,18 @@ mod tests {
             assert!(e.remove_member(&[], "k"));
             assert_eq!(e.text(), text);
         }
+    }
+
+    #[test]
+    fn a_comma_after_a_comment_on_the_next_line_is_the_last_entrys() {
+        // `"b": 1 // c` then `,` on the next line: no second comma.
+        let text = "{\n  \"b\": 1 // c\n  ,\n}";
+        let mut e = Editor::new_jsonc(text).unwrap();
+        e.insert_member(&[], "k", &json!(true));
+        let v: Value = serde_json::from_str(&blank_comments(e.text()).unwrap()).unwrap();
+        assert_eq!(v, json!({"b": 1, "k": true}));
+        assert!(e.remove_member(&[], "k"));
+        assert_eq!(e.text(), text);
     }
 
     #[test]
@@ -846,6 +875,11 @@ mod tests {
                 "{/* m */ \"m\": 2}",
             ),
             ("{\"n\": \",\", \"m\": 2}", "n", "{\"m\": 2}"),
+            (
+                "{\"n\": {} /* n */ , \"m\": 2}",
+                "m",
+                "{\"n\": {} /* n */ }",
+            ),
         ] {
             let mut e = Editor::new_jsonc(text).unwrap();
             assert!(e.remove_member(&[], key));
