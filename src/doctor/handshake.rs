@@ -153,13 +153,19 @@ pub fn handshake(
     deadline: Duration,
 ) -> Result<ServerHello, HandshakeError> {
     let started = Instant::now();
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    // A process group of its own, so that stopping the server stops what it
+    // started too (a wrapper script's or `npx`'s children), not the wrapper alone.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
         .spawn()
         .map_err(|e| HandshakeError::Spawn(e.to_string()))?;
     let stderr = Arc::new(Mutex::new(Vec::<u8>::new()));
@@ -293,8 +299,16 @@ fn send(
     stdin.flush()
 }
 
-/// Kill the process and reap it.
+/// Kill the process, with every process of its group (what it started),
+/// and reap it.
 fn kill(child: &mut Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with the group of a child this process spawned in
+        // a group of its own (`process_group(0)`: the group id is its pid),
+        // not yet reaped, so the id cannot belong to anyone else.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+    }
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -414,7 +414,13 @@ fn check_project_file(
                 "fix the syntax of {} at line {line}, column {column}, then run `notarai doctor` again",
                 problem.file
             ),
-            None => format!("fix {} so that `{servers_key}` is an object of servers", problem.file),
+            None if problem.shape => {
+                format!("fix {} so that `{servers_key}` is an object of servers", problem.file)
+            }
+            None => format!(
+                "make {} a readable file inside the repository (what the message says), then run `notarai doctor` again",
+                problem.file
+            ),
         });
         check.position = problem
             .position

@@ -97,6 +97,8 @@ pub fn read_entry(path: &Path, servers: &[&str]) -> UserEntry {
 
 /// JSON with comments and trailing commas, or the error with its line and column.
 fn parse_jsonc(text: &str) -> Result<Value, (String, usize, usize)> {
+    // A byte order mark (some Windows editors write one) is not content.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let blank = json_edit::blank_comments(text).map_err(|e| {
         let json_edit::ReadError::Syntax {
             line,
@@ -110,7 +112,7 @@ fn parse_jsonc(text: &str) -> Result<Value, (String, usize, usize)> {
         let message = full
             .rfind(" at line ")
             .map_or(full.clone(), |i| full[..i].to_string());
-        (message, e.line(), e.column())
+        (message, e.line(), e.column().max(1))
     })
 }
 

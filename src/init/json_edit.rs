@@ -122,7 +122,9 @@ pub fn parse(text: &str) -> Result<Node, ReadError> {
         };
         return Err(ReadError::Syntax {
             line: e.line(),
-            column: e.column(),
+            // serde_json says column 0 at the start of a line (the end of a
+            // file that ends with a line break); columns count from 1.
+            column: e.column().max(1),
             message,
         });
     }
@@ -436,6 +438,18 @@ impl Editor {
                     let insert = format!("{eol}{indent}{},", entry(&unit, &indent));
                     return self.splice(line_end, line_end, &insert);
                 }
+                if multiline
+                    && self.comma_after(last_end).is_none()
+                    && let Some(line_end) = self.comment_line_end(last_end)
+                {
+                    // `last // comment` then a line break: the comment is
+                    // the last entry's, so the comma goes before it and the
+                    // new entry on the next line.
+                    let indent = line_indent(&self.text, first_start).to_string();
+                    self.splice(last_end, last_end, ",");
+                    let insert = format!("{eol}{indent}{}", entry(&unit, &indent));
+                    return self.splice(line_end + 1, line_end + 1, &insert);
+                }
                 let insert = if multiline {
                     let indent = line_indent(&self.text, first_start).to_string();
                     format!(",{eol}{indent}{}", entry(&unit, &indent))
@@ -478,6 +492,43 @@ impl Editor {
         } else {
             newline
         })
+    }
+
+    /// When the value ending at `end` is followed, on its line, by nothing
+    /// but spaces and comments (at least one; JSON with comments): where
+    /// that line's break starts.
+    fn comment_line_end(&self, end: usize) -> Option<usize> {
+        let rest = &self.text[end..];
+        let mut i = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        let mut comment = false;
+        loop {
+            let here = &rest[i..];
+            if here.starts_with("//") {
+                i += here.find('\n')?;
+                // The line break is `\r\n` in a CRLF file.
+                if rest[..i].ends_with('\r') {
+                    i -= 1;
+                }
+                comment = true;
+                break;
+            }
+            if let Some(body) = here.strip_prefix("/*") {
+                let len = body.find("*/")? + 4;
+                if here[..len].contains('\n') {
+                    return None;
+                }
+                i += len;
+                i += rest[i..].len() - rest[i..].trim_start_matches([' ', '\t']).len();
+                comment = true;
+                continue;
+            }
+            break;
+        }
+        let here = &rest[i..];
+        if !comment || !(here.starts_with('\n') || here.starts_with("\r\n")) {
+            return None;
+        }
+        Some(end + i)
     }
 
     /// Add member `key` with `value` at the end of the object at `path`.
@@ -555,19 +606,84 @@ impl Editor {
         true
     }
 
+    /// Where the entry that follows a value ending at `end` begins, the
+    /// value's separating comma and the rest of its line (spaces, a `//`
+    /// comment: the value's) skipped, then the line break and indentation;
+    /// a comment on the lines before the next entry (starting at `next`) is
+    /// that entry's, and stays.
+    fn past_separator(&self, end: usize, next: usize) -> usize {
+        let blank = if self.jsonc {
+            blank_comments(&self.text).expect("the text parsed")
+        } else {
+            self.text.clone()
+        };
+        let Some(comma) = blank[end..next].find(',').map(|i| end + i + 1) else {
+            return next;
+        };
+        let mut at = comma + self.text[comma..next].len()
+            - self.text[comma..next].trim_start_matches([' ', '\t']).len();
+        if self.text[at..next].starts_with("//") {
+            at = self.text[at..next].find('\n').map_or(next, |i| at + i);
+        }
+        next - self.text[at..next].trim_start().len()
+    }
+
+    /// The `,` that follows the value ending at `end`, past spaces, line
+    /// breaks and comments, if one does.
+    fn comma_after(&self, end: usize) -> Option<usize> {
+        let mut at = end;
+        loop {
+            let rest = &self.text[at..];
+            let trimmed = rest.trim_start();
+            at += rest.len() - trimmed.len();
+            if trimmed.starts_with(',') {
+                return Some(at);
+            } else if trimmed.starts_with("//") {
+                at += trimmed.find('\n')?;
+            } else if let Some(body) = trimmed.strip_prefix("/*") {
+                at += body.find("*/")? + 4;
+            } else {
+                return None;
+            }
+        }
+    }
+
     /// Remove entry `index` of a container whose entries span `spans`.
     fn remove_span(&mut self, container: &Node, spans: &[(usize, usize)], index: usize) {
         if spans.len() == 1 {
             let open = container.start + 1;
-            let close = container.end - 1 - (spans[0].1 - open);
-            self.splice(open, spans[0].1, "");
+            // Comments before the entry are someone's: they stay, and the
+            // entry goes from the end of their line (or of a comment on
+            // its own line); with none, from the container's opening.
+            let between = &self.text[open..spans[0].0];
+            let start = match between.trim_end().len() {
+                0 => open,
+                n => {
+                    let after = open + n;
+                    match self.text[after..spans[0].0].find('\n') {
+                        Some(i) if self.text[..after + i].ends_with('\r') => after + i - 1,
+                        Some(i) => after + i,
+                        None => after,
+                    }
+                }
+            };
+            // Its trailing comma (JSON with comments) goes with it: `{,}`
+            // is not JSON.
+            if let Some(comma) = self.comma_after(spans[0].1) {
+                self.splice(comma, comma + 1, "");
+            }
+            let close = container.end - 1 - (spans[0].1 - start);
+            self.splice(start, spans[0].1, "");
             if self.text[open..close].trim().is_empty() {
                 self.splice(open, close, "");
             }
             return;
         }
         let (start, end) = if index + 1 < spans.len() {
-            (spans[index].0, spans[index + 1].0)
+            (
+                spans[index].0,
+                self.past_separator(spans[index].1, spans[index + 1].0),
+            )
         } else {
             // The inverse of `add` after a trailing comma: the entry's own
             // line (and its trailing comma) goes, the line before stays.
@@ -579,9 +695,27 @@ impl Editor {
                     .then(|| spans[index].1 + rest.len() - after.len() + 1)
             };
             let before = own_comma.and_then(|_| self.trailing_comma_line_end(spans[index - 1].1));
+            let previous = spans[index - 1].1;
+            if own_comma.is_none()
+                && self.text[previous..].starts_with(',')
+                && let Some(line_end) = self.comment_line_end(previous + 1)
+                && line_end < spans[index].0
+            {
+                // The inverse of `add` after a last entry with a comment
+                // on its line: the entry's line goes, then the comma that
+                // was put before the comment.
+                self.splice(line_end, spans[index].1, "");
+                return self.splice(previous, previous + 1, "");
+            }
             match (own_comma, before) {
                 (Some(end), Some(line_end)) if line_end < spans[index].0 => (line_end, end),
-                _ => (spans[index - 1].1, spans[index].1),
+                // From the separating comma: a comment between the entry
+                // before and its comma is that entry's, and stays.
+                _ => (
+                    self.comma_after(spans[index - 1].1)
+                        .unwrap_or(spans[index - 1].1),
+                    spans[index].1,
+                ),
             }
         };
         self.splice(start, end, "");
@@ -661,6 +795,99 @@ mod tests {
         let err = parse_jsonc("{\n  /* open\n}").unwrap_err();
         let ReadError::Syntax { line, column, .. } = err;
         assert_eq!((line, column), (2, 3));
+    }
+
+    #[test]
+    fn a_comment_after_the_last_entry_stays_with_it() {
+        for (text, expected) in [
+            (
+                "{\n  \"b\": 1 // b's\n}\n",
+                "{\n  \"b\": 1, // b's\n  \"k\": true\n}\n",
+            ),
+            (
+                "{\r\n  \"b\": {\"c\": \"y\"} /* b's */\r\n}",
+                "{\r\n  \"b\": {\"c\": \"y\"}, /* b's */\r\n  \"k\": true\r\n}",
+            ),
+            (
+                "{\r\n  \"b\": 1 // b's\r\n}",
+                "{\r\n  \"b\": 1, // b's\r\n  \"k\": true\r\n}",
+            ),
+            (
+                "{\n\t\"b\": \"//\" /* x */ // y\n\t/* z */\n}",
+                "{\n\t\"b\": \"//\", /* x */ // y\n\t\"k\": true\n\t/* z */\n}",
+            ),
+        ] {
+            let mut e = Editor::new_jsonc(text).unwrap();
+            e.insert_member(&[], "k", &json!(true));
+            assert_eq!(e.text(), expected, "{text:?}");
+            assert!(e.remove_member(&[], "k"));
+            assert_eq!(e.text(), text);
+        }
+    }
+
+    #[test]
+    fn a_comma_after_a_comment_on_the_next_line_is_the_last_entrys() {
+        // `"b": 1 // c` then `,` on the next line: no second comma.
+        let text = "{\n  \"b\": 1 // c\n  ,\n}";
+        let mut e = Editor::new_jsonc(text).unwrap();
+        e.insert_member(&[], "k", &json!(true));
+        let v: Value = serde_json::from_str(&blank_comments(e.text()).unwrap()).unwrap();
+        assert_eq!(v, json!({"b": 1, "k": true}));
+        assert!(e.remove_member(&[], "k"));
+        assert_eq!(e.text(), text);
+    }
+
+    #[test]
+    fn removing_the_only_entry_keeps_the_comments_before_it() {
+        for (text, expected) in [
+            (
+                "{\n  // mine\n  \"m\": {\"x\": 1}\n}\n",
+                "{\n  // mine\n}\n",
+            ),
+            ("{\r\n  /* a */\r\n  \"m\": 1\r\n}", "{\r\n  /* a */\r\n}"),
+            ("{ /* a */ \"m\": 1 }", "{ /* a */ }"),
+            ("{\n  \"m\": 1, // m\n}", "{ // m\n}"),
+            ("{\"m\": [1,],}", "{}"),
+            ("{\n  \"m\": 1\n}", "{}"),
+        ] {
+            let mut e = Editor::new_jsonc(text).unwrap();
+            assert!(e.remove_member(&[], "m"));
+            assert_eq!(e.text(), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn removing_an_entry_before_another_keeps_the_others_comments() {
+        for (text, key, expected) in [
+            (
+                "{\n\t\"s\": {},\n\t/* theme */\n\t\"theme\": \"x\"\n}",
+                "s",
+                "{\n\t/* theme */\n\t\"theme\": \"x\"\n}",
+            ),
+            (
+                "{\r\n  \"n\": 1, // n's\r\n  // mine\r\n  \"m\": 2\r\n}",
+                "n",
+                "{\r\n  // mine\r\n  \"m\": 2\r\n}",
+            ),
+            (
+                "{\"n\": 1 /* n */, /* m */ \"m\": 2}",
+                "n",
+                "{/* m */ \"m\": 2}",
+            ),
+            ("{\"n\": \",\", \"m\": 2}", "n", "{\"m\": 2}"),
+            (
+                "{\"n\": {} /* n */ , \"m\": 2}",
+                "m",
+                "{\"n\": {} /* n */ }",
+            ),
+        ] {
+            let mut e = Editor::new_jsonc(text).unwrap();
+            assert!(e.remove_member(&[], key));
+            assert_eq!(e.text(), expected, "{text:?}");
+        }
+        let mut e = Editor::new("{\n  \"n\": 1,\n  \"m\": 2\n}").unwrap();
+        assert!(e.remove_member(&[], "n"));
+        assert_eq!(e.text(), "{\n  \"m\": 2\n}");
     }
 
     #[test]

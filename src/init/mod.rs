@@ -165,9 +165,12 @@ impl InitError {
                 column,
                 message,
             } => InitError {
+                message: match path.ends_with(".toml") {
+                    true => format!("not valid TOML: {message}"),
+                    false => format!("not valid JSON: {message}"),
+                },
                 path,
                 position: Some((line, column)),
-                message: format!("not valid JSON: {message}"),
             },
             json_merge::MergeError::Shape(message) => InitError {
                 path,
@@ -545,13 +548,21 @@ pub fn plan(root: &Path, options: Options) -> Plan {
         agents::setup::plan_agents(&mut p, &ids);
         plan_merge_driver(root)
     };
+    // A file several agents share (AGENTS.md) fails for each of them (none
+    // is set up); it is reported once.
+    let mut problems: Vec<InitError> = Vec::new();
+    for problem in p.problems {
+        if !problems.contains(&problem) {
+            problems.push(problem);
+        }
+    }
     Plan {
         root: root.to_path_buf(),
         files: p.files,
         merge_driver,
         agents: chosen,
         notes: p.notes,
-        problems: p.problems,
+        problems,
     }
 }
 

@@ -535,3 +535,88 @@ fn servers_that_hang_are_waited_for_together() {
         assert!(handshake["message"].as_str().unwrap().contains("no answer"));
     }
 }
+
+/// Whether process `pid` is still running (a zombie waiting for its
+/// reaper is not).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().chars().next())
+        })
+        .flatten()
+        .is_some_and(|state| state != 'Z' && state != 'X')
+}
+
+/// A server started through a wrapper (a shell script, `npx`) that hangs:
+/// doctor stops the whole process it started, the wrapper's children too,
+/// not only the wrapper (which left `sleep` running after doctor exited).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hung_server_is_stopped_with_the_processes_it_started() {
+    let repo = repo();
+    repo.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"notarai": {"command": "sh", "args": ["-c", "sleep 120 & echo $! > child.pid; sleep 120"]}}}"#,
+    );
+    let (code, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    assert_eq!(code, Some(1));
+    let handshake = check(&report, Some("claude"), "handshake");
+    assert!(handshake["message"].as_str().unwrap().contains("no answer"));
+    let pid: u32 = std::fs::read_to_string(repo.root.join("child.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while running(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let alive = running(pid);
+    if alive {
+        // SAFETY: a plain kill(2) of the process this test caused.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    }
+    assert!(!alive, "the server's child {pid} outlived doctor");
+}
+
+/// A config that cannot be read (a link leading out of the repository) is
+/// not read, and its fix says so; it said to make the servers key an object.
+#[test]
+fn an_unreadable_config_gets_a_fix_about_the_file() {
+    let repo = repo();
+    std::fs::write(
+        repo.outside.join("mcp.json"),
+        r#"{"mcpServers": {"notarai": {"command": "notarai", "args": ["mcp"]}}}"#,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(repo.outside.join("mcp.json"), repo.root.join(".mcp.json")).unwrap();
+    let (code, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    assert_eq!(code, Some(1));
+    let config = check(&report, Some("claude"), "config");
+    assert_eq!(config["verdict"], "fail");
+    let fix = config["fix"].as_str().unwrap();
+    assert!(!fix.contains("is an object of servers"), "{config}");
+    assert!(
+        fix.contains("readable file inside the repository"),
+        "{config}"
+    );
+    let repo = repo_with_servers_number();
+    let (_, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    let config = check(&report, Some("claude"), "config");
+    assert!(
+        config["fix"]
+            .as_str()
+            .unwrap()
+            .contains("is an object of servers"),
+        "{config}"
+    );
+}
+
+/// A `.mcp.json` whose `mcpServers` is a number.
+fn repo_with_servers_number() -> Repo {
+    let repo = repo();
+    repo.write(".mcp.json", r#"{"mcpServers": 5}"#);
+    repo
+}

@@ -603,3 +603,330 @@ fn every_agent_into_pre_existing_configs() {
     }
     insta::assert_snapshot!("init_agents_into_existing", text);
 }
+
+/// A byte order mark (Windows editors write one) and CRLF line ends are
+/// bytes of the user's file like any other: a JSON config that starts with a
+/// BOM is edited (not refused as `1:1: not valid JSON`), doctor reads it, a
+/// CRLF `.codex/config.toml` keeps `\r\n` on every line (toml_edit writes
+/// `\n`), and `--remove` gives both back byte for byte.
+#[test]
+fn a_byte_order_mark_and_crlf_line_ends_are_kept_and_restored() {
+    let repo = Repo::new();
+    let cursor = "\u{feff}{\r\n    \"mcpServers\": {\r\n        \"other\": {\"command\": \"z\"}\r\n    }\r\n}\r\n";
+    let codex = "# mine\r\n[mcp_servers.other]\r\ncommand = \"w\"\r\n\r\n[hooks]\r\n";
+    let vscode = "\u{feff}// VS Code\n{\"servers\": {\"other\": {\"type\": \"stdio\", \"command\": \"x\"}}}\n";
+    repo.write(".cursor/mcp.json", cursor);
+    repo.write(".codex/config.toml", codex);
+    repo.write(".vscode/mcp.json", vscode);
+    let before = files(&repo.root);
+    let args = ["init", "--agents", "cursor,codex,vscode"];
+    let out = notarai(&repo.root, &args, b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    for rel in [".cursor/mcp.json", ".vscode/mcp.json"] {
+        let text = std::fs::read_to_string(repo.root.join(rel)).unwrap();
+        let body = text.strip_prefix('\u{feff}').expect("the BOM is kept");
+        assert!(body.contains("\"notarai\""), "{rel}: {text}");
+        assert!(body.contains("\"other\""), "{rel}: {text}");
+    }
+    let toml = std::fs::read_to_string(repo.root.join(".codex/config.toml")).unwrap();
+    assert!(toml.contains("[mcp_servers.notarai]"), "{toml}");
+    assert_eq!(
+        toml.matches('\n').count(),
+        toml.matches("\r\n").count(),
+        "every line keeps its CRLF: {toml:?}"
+    );
+    let doctor = notarai(
+        &repo.root,
+        &[
+            "doctor",
+            "--agents",
+            "cursor,codex,vscode",
+            "--no-handshake",
+        ],
+        b"",
+    );
+    let report = stdout(&doctor);
+    assert!(!report.contains("does not parse"), "{report}");
+    let after = files(&repo.root);
+    assert!(notarai(&repo.root, &args, b"").status.success());
+    assert_eq!(files(&repo.root), after, "a second init changed something");
+    let out = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(files(&repo.root), before, "{}", stdout(&out));
+}
+
+/// Codex servers written as an inline table (`mcp_servers = { other = {...} }`)
+/// are valid TOML: notarai's entry joins the inline table (it was refused as
+/// "an inline table", and Codex was not set up), the TOML parser reads both
+/// servers, a second init changes nothing, `--remove` restores every byte.
+#[test]
+fn codex_servers_in_an_inline_table_get_notarais_entry_and_lose_it_exactly() {
+    for before in [
+        "mcp_servers = { other = { command = \"w\", args = [] } }\n",
+        "# c\nmcp_servers = {other={command=\"w\"}}  # tail\n[x]\ny = 1\n",
+        "mcp_servers = {}\n",
+    ] {
+        let repo = Repo::new();
+        repo.write(".codex/config.toml", before);
+        let snapshot = files(&repo.root);
+        let out = notarai(&repo.root, &["init", "--agents", "codex"], b"");
+        assert!(out.status.success(), "{before}: {}", stderr(&out));
+        let after = std::fs::read_to_string(repo.root.join(".codex/config.toml")).unwrap();
+        let doc: toml_edit::DocumentMut = after.parse().unwrap();
+        let servers = doc["mcp_servers"].as_inline_table().expect("still inline");
+        let entry = servers.get("notarai").and_then(|v| v.as_inline_table());
+        let entry = entry.unwrap_or_else(|| panic!("{after}"));
+        assert_eq!(
+            entry.get("command").and_then(|v| v.as_str()),
+            Some("notarai")
+        );
+        assert_eq!(
+            entry.get("args").map(|v| v.to_string().trim().to_string()),
+            Some("[\"mcp\"]".to_string())
+        );
+        if before.contains("other") {
+            assert!(servers.contains_key("other"), "{after}");
+        }
+        let written = files(&repo.root);
+        assert!(
+            notarai(&repo.root, &["init", "--agents", "codex"], b"")
+                .status
+                .success()
+        );
+        assert_eq!(
+            files(&repo.root),
+            written,
+            "a second init changed something"
+        );
+        let out = notarai(&repo.root, &["init", "--remove"], b"");
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(files(&repo.root), snapshot, "{before}\n{}", stdout(&out));
+    }
+}
+
+/// A server the user adds after notarai's (with a comment above it) once
+/// `init` ran: `--remove` takes notarai's entry out and leaves the user's
+/// comment; it took every comment between notarai's entry and the next one.
+#[test]
+fn remove_keeps_the_comment_of_an_entry_added_after_notarais() {
+    let repo = Repo::new();
+    repo.write(
+        ".vscode/mcp.json",
+        "{\n  \"servers\": {\n    \"a\": {\"type\": \"stdio\", \"command\": \"a\"}\n  }\n}\n",
+    );
+    let out = notarai(&repo.root, &["init", "--agents", "vscode"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let path = repo.root.join(".vscode/mcp.json");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let end = written.rfind("\n  }\n}").unwrap();
+    let mine =
+        ",\n    // mine: the docs server\n    \"docs\": {\"type\": \"stdio\", \"command\": \"d\"}";
+    let edited = format!("{}{mine}{}", &written[..end], &written[end..]);
+    std::fs::write(&path, &edited).unwrap();
+    let out = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "{\n  \"servers\": {\n    \"a\": {\"type\": \"stdio\", \"command\": \"a\"},\n    // mine: the docs server\n    \"docs\": {\"type\": \"stdio\", \"command\": \"d\"}\n  }\n}\n"
+    );
+}
+
+/// A comment on the line of the last server (`"other": {...} // why`) is
+/// that server's: notarai's entry goes on the next line, the comma before
+/// the comment, so the comment is not moved onto notarai's entry; `--remove`
+/// gives the file back byte for byte.
+#[test]
+fn a_comment_after_the_last_server_stays_on_its_line() {
+    let repo = Repo::new();
+    let zed = "{\r\n  // zed\r\n  \"context_servers\": {\r\n    \"other\": {\"command\": \"y\"} /* the docs server */\r\n  }\r\n}\r\n";
+    let vscode = "{\n\t\"servers\": {\n\t\t\"a\": {\"type\": \"stdio\", \"command\": \"x\"} // a's\n\t}\n}\n";
+    repo.write(".zed/settings.json", zed);
+    repo.write(".vscode/mcp.json", vscode);
+    let before = files(&repo.root);
+    let out = notarai(&repo.root, &["init", "--agents", "zed,vscode"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let zed_after = std::fs::read_to_string(repo.root.join(".zed/settings.json")).unwrap();
+    assert!(
+        zed_after.contains(
+            "\"other\": {\"command\": \"y\"}, /* the docs server */\r\n    \"notarai\": {"
+        ),
+        "{zed_after:?}"
+    );
+    let vscode_after = std::fs::read_to_string(repo.root.join(".vscode/mcp.json")).unwrap();
+    assert!(
+        vscode_after.contains("\"command\": \"x\"}, // a's\n\t\t\"notarai\": {"),
+        "{vscode_after:?}"
+    );
+    let out = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(files(&repo.root), before);
+}
+
+/// A config that does not parse is named with a 1-based line and column and
+/// its own format: a JSON file cut short after its last line break is at
+/// `6:1` (serde_json's column 0 was printed), a TOML file is "not valid
+/// TOML" (it said JSON).
+#[test]
+fn a_parse_error_names_the_format_and_a_column_from_one() {
+    let repo = Repo::new();
+    repo.write(
+        ".vscode/mcp.json",
+        "{\n  \"servers\": {\n    \"a\": {\"command\": \"x\"\n  }\n}\n",
+    );
+    repo.write(".codex/config.toml", "[mcp_servers.a]\ncommand = \n");
+    let out = notarai(&repo.root, &["init", "--agents", "vscode,codex"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(".vscode/mcp.json:6:1: not valid JSON"),
+        "{err}"
+    );
+    assert!(
+        err.contains(".codex/config.toml:2:11: not valid TOML"),
+        "{err}"
+    );
+    assert!(!err.contains(":0:"), "{err}");
+    // No step by hand for an agent that was not set up.
+    let report = stdout(&out);
+    assert!(report.contains("Codex CLI: not set up"), "{report}");
+    assert!(!report.contains("review the hook in /hooks"), "{report}");
+    assert!(!report.contains("MCP: List Servers"), "{report}");
+    let doctor = notarai(
+        &repo.root,
+        &["doctor", "--agents", "vscode", "--no-handshake"],
+        b"",
+    );
+    assert!(
+        stdout(&doctor).contains(".vscode/mcp.json:6:1: does not parse"),
+        "{}",
+        stdout(&doctor)
+    );
+}
+
+/// `AGENTS.md` linked outside the repository is shared by several agents:
+/// it is reported once (it was reported per agent, and the count said three
+/// files), none of those agents is set up, and nothing outside changes.
+#[test]
+fn a_shared_file_linked_outside_is_reported_once() {
+    let repo = Repo::new();
+    std::fs::write(repo.outside.join("AGENTS.md"), "# theirs\n").unwrap();
+    std::os::unix::fs::symlink(repo.outside.join("AGENTS.md"), repo.root.join("AGENTS.md"))
+        .unwrap();
+    let outside = repo.outside_snapshot();
+    let out = notarai(&repo.root, &["init", "--agents", "codex,cursor,zed"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert_eq!(err.matches("error: AGENTS.md:").count(), 1, "{err}");
+    assert!(err.contains("error: 1 file(s) above"), "{err}");
+    // None of the agents that read it is set up, as for any unreadable file.
+    for rel in [".codex", ".cursor", ".zed"] {
+        assert!(!repo.root.join(rel).exists(), "{rel}: {}", stdout(&out));
+    }
+    assert_eq!(repo.outside_snapshot(), outside);
+}
+
+/// Codex reads hooks from `.codex/hooks.json` or inline under `[hooks]` in
+/// `.codex/config.toml`. notarai's hook registered by the user in
+/// `config.toml` counts: `init` adds no second one in `hooks.json` (Codex
+/// would run it twice) and doctor does not warn that it is missing.
+#[test]
+fn a_codex_hook_inline_in_config_toml_counts() {
+    let repo = Repo::new();
+    let config = "[mcp_servers.notarai]\ncommand = \"notarai\"\nargs = [\"mcp\"]\n\n[[hooks.PostToolUse]]\nmatcher = \"apply_patch\"\nhooks = [{ type = \"command\", command = \"notarai hook validate --agent codex\" }]\n";
+    repo.write(".codex/config.toml", config);
+    let out = notarai(&repo.root, &["init", "--agents", "codex"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !repo.root.join(".codex/hooks.json").exists(),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.root.join(".codex/config.toml")).unwrap(),
+        config
+    );
+    let doctor = notarai(
+        &repo.root,
+        &[
+            "doctor",
+            "--agents",
+            "codex",
+            "--no-handshake",
+            "--format",
+            "json",
+        ],
+        b"",
+    );
+    let report: Value = serde_json::from_str(&stdout(&doctor)).unwrap();
+    let hook = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "hook")
+        .unwrap();
+    assert_eq!(hook["verdict"], "ok", "{hook}");
+    assert_eq!(hook["file"], ".codex/config.toml", "{hook}");
+}
+
+/// opencode reads both `opencode.json` and `opencode.jsonc`. With both
+/// there and notarai's entry in the `.jsonc`, doctor finds it (it failed
+/// "no notarai entry", reading only `opencode.json`), `init` adds no second
+/// entry to `opencode.json`, and `--remove` takes it out of the `.jsonc`.
+#[test]
+fn opencode_json_and_jsonc_both_there_the_one_with_notarai_counts() {
+    let repo = Repo::new();
+    let json = "{\"$schema\": \"https://opencode.ai/config.json\", \"theme\": \"x\"}\n";
+    repo.write("opencode.json", json);
+    repo.write(
+        "opencode.jsonc",
+        "{\n  // mine\n  \"mcp\": {\"notarai\": {\"type\": \"local\", \"command\": [\"notarai\", \"mcp\"], \"enabled\": true}}\n}\n",
+    );
+    let doctor = notarai(
+        &repo.root,
+        &["doctor", "--agents", "opencode", "--no-handshake"],
+        b"",
+    );
+    let report = stdout(&doctor);
+    assert!(!report.contains("no notarai entry"), "{report}");
+    assert!(report.contains("opencode.jsonc parses"), "{report}");
+    let out = notarai(&repo.root, &["init", "--agents", "opencode"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(repo.root.join("opencode.json")).unwrap(),
+        json
+    );
+    let out = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let jsonc = std::fs::read_to_string(repo.root.join("opencode.jsonc")).unwrap();
+    assert!(!jsonc.contains("notarai"), "{jsonc}");
+    assert!(jsonc.contains("// mine"), "{jsonc}");
+}
+
+/// `--remove` of notarai's entry when it is the only server and followed by
+/// a trailing comma (JSON with comments, hand-written or formatted so): the
+/// comma goes with it and the file stays valid (it panicked: "an edit keeps
+/// the JSON valid"), and a comment before it stays.
+#[test]
+fn remove_of_an_only_entry_with_a_trailing_comma_keeps_the_file_valid() {
+    let repo = Repo::new();
+    repo.write(
+        "opencode.jsonc",
+        "{\n  \"mcp\": {\n    // ours\n    \"notarai\": {\"type\": \"local\", \"command\": [\"notarai\", \"mcp\"], \"enabled\": true},\n  },\n  \"theme\": \"x\",\n}\n",
+    );
+    let out = notarai(
+        &repo.root,
+        &["init", "--remove", "--agents", "opencode"],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    common_no_panic(&out);
+    let text = std::fs::read_to_string(repo.root.join("opencode.jsonc")).unwrap();
+    assert_eq!(
+        text,
+        "{\n  \"mcp\": {\n    // ours\n  },\n  \"theme\": \"x\",\n}\n"
+    );
+}
+
+fn common_no_panic(out: &std::process::Output) {
+    crate::common::assert_no_panic(&stderr(out));
+}

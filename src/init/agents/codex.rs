@@ -1,6 +1,7 @@
 //! Codex CLI: `[mcp_servers.notarai]` in `.codex/config.toml` (read only in
 //! trusted projects), `AGENTS.md`, the PostToolUse hook (`apply_patch`, of
-//! which `Write` and `Edit` are aliases) in `.codex/hooks.json`.
+//! which `Write` and `Edit` are aliases) in `.codex/hooks.json` (or, the
+//! user's, inline under `[hooks]` in `.codex/config.toml`).
 
 use super::{Agent, AgentId, EntryShape, Format, HookFile, HookKind, Mcp, McpFile};
 
@@ -35,5 +36,8 @@ impl Agent for Codex {
                 extra: "",
             },
         })
+    }
+    fn hook_also_in(&self) -> Option<(&'static str, Format)> {
+        Some((".codex/config.toml", Format::Toml))
     }
 }

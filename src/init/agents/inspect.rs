@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Agent, AgentId, EntryShape, Format, HookKind, Mcp, SERVER_NAME};
+use super::{Agent, AgentId, EntryShape, Format, HookKind, Mcp, McpFile, SERVER_NAME};
 use crate::init::fsio;
 use crate::init::json_edit::{self, ReadError};
 use crate::init::json_merge::{is_notarai_hook, is_notarai_program};
@@ -20,6 +20,9 @@ pub struct ConfigProblem {
     pub position: Option<(usize, usize)>,
     /// What is wrong.
     pub message: String,
+    /// It parses, but the servers are not where the agent reads them (not
+    /// an object), as opposed to a file that cannot be read or parsed.
+    pub shape: bool,
 }
 
 impl std::fmt::Display for ConfigProblem {
@@ -118,6 +121,7 @@ pub(crate) fn parse_value(file: &str, text: &str, format: Format) -> Result<Valu
             file: file.to_string(),
             position: Some((line, column)),
             message: format!("does not parse: {message}"),
+            shape: false,
         }
     };
     match format {
@@ -148,6 +152,7 @@ pub(crate) fn parse_value(file: &str, text: &str, format: Format) -> Result<Valu
                             "does not parse: {}",
                             e.message().lines().next().unwrap_or("invalid TOML")
                         ),
+                        shape: false,
                     })?;
             Ok(toml_table(doc.as_table()))
         }
@@ -200,19 +205,41 @@ pub(crate) fn read_config(
         file: rel.to_string(),
         position: None,
         message: format!("{e:#}"),
+        shape: false,
     })?;
     let Some(text) = text else { return Ok(None) };
-    let value = parse_value(rel, &text, format)?;
+    // A byte order mark (some Windows editors write one) is not content.
+    let value = parse_value(rel, text.strip_prefix('\u{feff}').unwrap_or(&text), format)?;
     Ok(Some((text, value)))
 }
 
-/// The first of `files` that exists at `root` (a link counts), else the first.
-pub(crate) fn choose_file(root: &Path, files: &'static [&'static str]) -> &'static str {
-    files
+/// The file of `mcp` to read and edit at `root`: of its candidates that
+/// exist (a link counts), the first that holds notarai's entry (opencode
+/// reads both `opencode.json` and `opencode.jsonc`), else the first that
+/// exists, else the first.
+pub(crate) fn choose_file(root: &Path, mcp: &McpFile) -> &'static str {
+    let existing: Vec<&'static str> = mcp
+        .files
         .iter()
-        .find(|f| root.join(f).symlink_metadata().is_ok())
         .copied()
-        .unwrap_or(files[0])
+        .filter(|f| root.join(f).symlink_metadata().is_ok())
+        .collect();
+    let holds_notarai = |rel: &str| {
+        read_config(root, rel, mcp.format)
+            .ok()
+            .flatten()
+            .and_then(|(_, value)| find_server(at(&value, mcp.servers)?, mcp.shape))
+            .is_some()
+    };
+    match existing.as_slice() {
+        [] => mcp.files[0],
+        [only] => only,
+        several => several
+            .iter()
+            .copied()
+            .find(|rel| holds_notarai(rel))
+            .unwrap_or(several[0]),
+    }
 }
 
 /// The strings of a JSON array, `None` when it is not an array of strings.
@@ -315,7 +342,7 @@ fn inspect_mcp(agent: &(impl Agent + ?Sized), root: &Path) -> McpInspection {
         }
         Mcp::Project(file) => file,
     };
-    let rel = choose_file(root, file.files);
+    let rel = choose_file(root, &file);
     let mut out = McpInspection {
         file: Some(rel.to_string()),
         user_file: None,
@@ -341,6 +368,7 @@ fn inspect_mcp(agent: &(impl Agent + ?Sized), root: &Path) -> McpInspection {
                         file: rel.to_string(),
                         position: None,
                         message: format!("`{}` is not an object", file.servers.join(".")),
+                        shape: true,
                     });
                 }
             }
@@ -382,6 +410,7 @@ fn inspect_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<HookInspec
                     file: hook.file.to_string(),
                     position: None,
                     message: format!("{e:#}"),
+                    shape: false,
                 })
             }
         }
@@ -391,18 +420,44 @@ fn inspect_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<HookInspec
         Err(problem) => out.problem = Some(problem),
         Ok(None) => {}
         Ok(Some((_, value))) => {
-            let command = match hook.kind {
-                HookKind::Grouped { event, .. } => at(&value, &["hooks", event])
-                    .and_then(Value::as_array)
-                    .and_then(|groups| groups.iter().find_map(|g| hook_in(g.get("hooks")))),
-                HookKind::Flat { event, .. } => hook_in(at(&value, &["hooks", event])),
-                HookKind::Plugin => unreachable!("handled above"),
-            };
+            let command = hook_command_in(&value, hook.kind);
             out.registered = command.is_some();
             out.command = command;
         }
     }
+    if !out.registered
+        && let Some(command) = hook_also_in(agent, root)
+    {
+        let (file, _) = agent.hook_also_in().expect("found there");
+        out = HookInspection {
+            file: file.to_string(),
+            exists: true,
+            problem: None,
+            registered: true,
+            command: Some(command),
+        };
+    }
     Some(out)
+}
+
+/// The command of notarai's hook in a parsed hook file of `kind`.
+fn hook_command_in(value: &Value, kind: HookKind) -> Option<String> {
+    match kind {
+        HookKind::Grouped { event, .. } => at(value, &["hooks", event])
+            .and_then(Value::as_array)
+            .and_then(|groups| groups.iter().find_map(|g| hook_in(g.get("hooks")))),
+        HookKind::Flat { event, .. } => hook_in(at(value, &["hooks", event])),
+        HookKind::Plugin => None,
+    }
+}
+
+/// The command of notarai's hook when the agent's other hook file
+/// ([`Agent::hook_also_in`]) registers it.
+pub(crate) fn hook_also_in(agent: &(impl Agent + ?Sized), root: &Path) -> Option<String> {
+    let hook = agent.hook()?;
+    let (file, format) = agent.hook_also_in()?;
+    let (_, value) = read_config(root, file, format).ok()??;
+    hook_command_in(&value, hook.kind)
 }
 
 /// The instruction files of `agent` that hold notarai's section.

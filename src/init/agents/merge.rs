@@ -404,6 +404,25 @@ fn toml_error(text: &str, e: toml_edit::TomlError) -> MergeError {
     }
 }
 
+/// `out`, which `toml_edit` wrote with `\n` line ends, with the `\r\n` of
+/// `text` when every line of `text` ends so: no line of a CRLF file changes.
+fn in_line_ends_of(text: &str, out: String) -> String {
+    let crlf = text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
+    if !crlf {
+        return out;
+    }
+    let mut with = String::with_capacity(out.len() + out.len() / 16);
+    let mut previous = '\0';
+    for c in out.chars() {
+        if c == '\n' && previous != '\r' {
+            with.push('\r');
+        }
+        with.push(c);
+        previous = c;
+    }
+    with
+}
+
 /// Add `[<servers>.notarai]` (command, args) to a TOML text. `Ok(None)`
 /// when a `notarai` entry or another entry running `notarai mcp` is there.
 pub fn add_toml_server(
@@ -433,25 +452,41 @@ pub fn add_toml_server(
         parent.set_implicit(true);
         doc.insert(servers, toml_edit::Item::Table(parent));
     }
-    let mut entry = toml_edit::Table::new();
-    entry.insert("command", toml_edit::value("notarai"));
     let mut args = toml_edit::Array::new();
     args.push("mcp");
+    if let Some(inline) = doc[servers].as_inline_table_mut() {
+        // `mcp_servers = { other = {...} }`: notarai's entry joins it as
+        // one more inline table, and takes the space before `}` from the
+        // entry before it (given back by `remove_toml_server`).
+        let mut entry = toml_edit::InlineTable::new();
+        entry.insert("command", "notarai".into());
+        entry.insert("args", toml_edit::Value::Array(args));
+        let mut entry = toml_edit::Value::InlineTable(entry);
+        entry.decor_mut().set_prefix(" ");
+        if let Some((_, last)) = inline.iter_mut().last() {
+            if let Some(space) = last.decor().suffix().cloned() {
+                entry.decor_mut().set_suffix(space);
+            }
+            last.decor_mut().set_suffix("");
+        }
+        inline.insert(SERVER_NAME, entry);
+        return Ok(Some(in_line_ends_of(text, doc.to_string())));
+    }
+    let mut entry = toml_edit::Table::new();
+    entry.insert("command", toml_edit::value("notarai"));
     entry.insert("args", toml_edit::value(args));
     if !text.trim().is_empty() {
         entry.decor_mut().set_prefix("\n");
     }
-    let parent = doc[servers].as_table_mut().ok_or_else(|| {
-        MergeError::Shape(format!(
-            "`{servers}` is an inline table; notarai adds a [{servers}.{SERVER_NAME}] table"
-        ))
-    })?;
+    let parent = doc[servers]
+        .as_table_mut()
+        .ok_or_else(|| MergeError::Shape(format!("`{servers}` is not a table")))?;
     parent.insert(SERVER_NAME, toml_edit::Item::Table(entry));
     let mut out = doc.to_string();
     if text.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
-    Ok(Some(out))
+    Ok(Some(in_line_ends_of(text, out)))
 }
 
 /// Take `[<servers>.notarai]` out of a TOML text when it is exactly what
@@ -464,6 +499,16 @@ pub fn remove_toml_server(text: &str, servers: &str) -> Result<Change, MergeErro
     if !ours {
         return Ok(Change::Unchanged);
     }
+    if let Some(inline) = doc.get_mut(servers).and_then(|i| i.as_inline_table_mut()) {
+        let last = inline.iter().last().is_some_and(|(k, _)| k == SERVER_NAME);
+        let removed = inline.remove(SERVER_NAME);
+        if let (true, Some(removed), Some((_, before))) = (last, removed, inline.iter_mut().last())
+            && let Some(space) = removed.decor().suffix().cloned()
+        {
+            before.decor_mut().set_suffix(space);
+        }
+        return Ok(Change::Write(in_line_ends_of(text, doc.to_string())));
+    }
     let Some(parent) = doc.get_mut(servers).and_then(|i| i.as_table_mut()) else {
         return Ok(Change::Unchanged);
     };
@@ -471,7 +516,7 @@ pub fn remove_toml_server(text: &str, servers: &str) -> Result<Change, MergeErro
     if parent.is_empty() && parent.is_implicit() {
         doc.remove(servers);
     }
-    let out = doc.to_string();
+    let out = in_line_ends_of(text, doc.to_string());
     if out.trim().is_empty() {
         return Ok(Change::Delete(out));
     }

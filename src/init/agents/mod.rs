@@ -142,6 +142,13 @@ pub trait Agent: Sync {
     fn instructions(&self) -> &'static [&'static str];
     /// Its post-edit hook, `None` when the agent has no hooks.
     fn hook(&self) -> Option<HookFile>;
+    /// Another file the agent reads the same `hooks` table from (Codex CLI:
+    /// `[hooks]` in `.codex/config.toml`): notarai's hook registered there
+    /// counts, and `init` adds none to [`Agent::hook`]'s file. `init` never
+    /// writes it.
+    fn hook_also_in(&self) -> Option<(&'static str, Format)> {
+        None
+    }
     /// Read back what is configured for notarai at `root`: the MCP config
     /// file, whether it parses, notarai's entry as the agent would spawn
     /// it, the hook. Reads only inside `root`, writes nothing.

@@ -156,9 +156,12 @@ pub fn plan_agents(p: &mut Planner, chosen: &[AgentId]) {
     for &id in chosen {
         let files = p.files.clone();
         let problems = p.problems.len();
+        let notes = p.notes.len();
         plan_agent(p, id, chosen);
         if p.problems.len() > problems {
             p.files = files;
+            // Its steps by hand are for a setup that did not happen.
+            p.notes.truncate(notes);
             p.notes.push(format!(
                 "{}: not set up, because of the error(s) below",
                 id.title()
@@ -250,7 +253,7 @@ fn plan_mcp(p: &mut Planner, a: &dyn Agent) {
         return p.edit(MCP_JSON, json_merge::merge_mcp);
     }
     let Mcp::Project(file) = a.mcp() else { return };
-    let rel = super::inspect::choose_file(p.root, file.files);
+    let rel = super::inspect::choose_file(p.root, &file);
     match file.format {
         Format::Toml => p.edit(rel, |old| merge::add_toml_server(old, file.servers[0])),
         format => p.edit(rel, |old| {
@@ -265,6 +268,11 @@ fn plan_hook(p: &mut Planner, a: &dyn Agent) {
         return p.edit(SETTINGS_JSON, json_merge::merge_settings);
     }
     let Some(hook) = a.hook() else { return };
+    if super::inspect::hook_also_in(a, p.root).is_some() {
+        // Registered by the user in the agent's other hook file: a second
+        // one would run the hook twice.
+        return;
+    }
     let command = hook_command(a.id());
     match hook.kind {
         HookKind::Plugin => {
@@ -285,7 +293,7 @@ pub fn plan_remove(p: &mut Planner, ids: &[AgentId], everything: bool) -> MergeD
         let a = agent(id);
         match a.mcp() {
             Mcp::Project(file) => {
-                let rel = super::inspect::choose_file(p.root, file.files);
+                let rel = super::inspect::choose_file(p.root, &file);
                 match file.format {
                     Format::Toml => {
                         p.change(rel, |t| merge::remove_toml_server(t, file.servers[0]))
@@ -384,6 +392,36 @@ pub fn remove_line(text: &str, line: &str) -> Change {
     }
 }
 
+/// The byte order mark some Windows editors put at the start of a file.
+const BOM: char = '\u{feff}';
+
+/// `f` applied to `old` without its byte order mark, which the result keeps:
+/// the parsers never see the mark, and no byte of the file is lost.
+fn keeping_bom(
+    old: Option<&str>,
+    f: impl FnOnce(Option<&str>) -> Result<Option<String>, MergeError>,
+) -> Result<Option<String>, MergeError> {
+    match old.and_then(|t| t.strip_prefix(BOM)) {
+        Some(body) => Ok(f(Some(body))?.map(|new| format!("{BOM}{new}"))),
+        None => f(old),
+    }
+}
+
+/// [`keeping_bom`] for a removal edit.
+fn change_keeping_bom(
+    old: &str,
+    f: impl FnOnce(&str) -> Result<Change, MergeError>,
+) -> Result<Change, MergeError> {
+    let Some(body) = old.strip_prefix(BOM) else {
+        return f(old);
+    };
+    Ok(match f(body)? {
+        Change::Unchanged => Change::Unchanged,
+        Change::Write(new) => Change::Write(format!("{BOM}{new}")),
+        Change::Delete(rest) => Change::Delete(format!("{BOM}{rest}")),
+    })
+}
+
 impl Planner<'_> {
     /// Plan an edit of `rel` from its current text (or what an earlier step
     /// of this plan made of it); a parse or shape error is a problem and the
@@ -398,7 +436,7 @@ impl Planner<'_> {
         }
         if let Some(i) = self.files.iter().position(|x| x.rel == rel) {
             let current = self.files[i].after().map(str::to_string);
-            match f(current.as_deref()) {
+            match keeping_bom(current.as_deref(), f) {
                 Ok(Some(new)) => self.files[i].set_after(new),
                 Ok(None) => {}
                 Err(e) => self.problems.push(InitError::from_merge(rel, e)),
@@ -406,7 +444,7 @@ impl Planner<'_> {
             return;
         }
         let Ok(existing) = self.read(rel) else { return };
-        match f(existing.as_deref()) {
+        match keeping_bom(existing.as_deref(), f) {
             Ok(new) => self.record(rel, existing.as_deref(), new),
             Err(e) => self.problems.push(InitError::from_merge(rel, e)),
         }
@@ -428,7 +466,7 @@ impl Planner<'_> {
                 _ => return,
             },
         };
-        let change = match f(&current) {
+        let change = match change_keeping_bom(&current, f) {
             Ok(c) => c,
             Err(e) => return self.problems.push(InitError::from_merge(rel, e)),
         };
