@@ -5,7 +5,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::agent::AgentId;
 use crate::doctor::{self, Options, Report, Verdict};
 
 /// Output format of `notarai doctor`.
@@ -25,8 +24,8 @@ pub struct Args {
     /// The agents to check, comma-separated (claude, codex, cursor, gemini,
     /// vscode, opencode, zed, windsurf) or `all` (default: the agents
     /// configured in the repository).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_agents)]
-    pub agents: Option<Vec<AgentSelector>>,
+    #[arg(long, value_enum, value_name = "LIST", value_delimiter = ',')]
+    pub agents: Option<Vec<super::agents::AgentChoice>>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -37,47 +36,10 @@ pub struct Args {
     pub no_handshake: bool,
 }
 
-/// One item of `--agents`: an agent, or every agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AgentSelector {
-    /// Every agent.
-    All,
-    /// One agent.
-    One(AgentId),
-}
-
-/// Parse one `--agents` item.
-fn parse_agents(name: &str) -> Result<AgentSelector, String> {
-    let name = name.trim();
-    if name == "all" {
-        return Ok(AgentSelector::All);
-    }
-    AgentId::from_name(name)
-        .map(AgentSelector::One)
-        .ok_or_else(|| {
-            let known: Vec<&str> = AgentId::ALL.iter().map(|a| a.name()).collect();
-            format!("unknown agent `{name}`; known: {}, all", known.join(", "))
-        })
-}
-
 /// Run `notarai doctor`: exit 0 when no check fails (warnings pass), 1 otherwise.
 pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     let root = crate::project::resolve_root(root.as_deref())?;
-    let agents = args.agents.map(|items| {
-        let mut out: Vec<AgentId> = Vec::new();
-        for item in items {
-            let add: Vec<AgentId> = match item {
-                AgentSelector::All => AgentId::ALL.to_vec(),
-                AgentSelector::One(id) => vec![id],
-            };
-            for id in add {
-                if !out.contains(&id) {
-                    out.push(id);
-                }
-            }
-        }
-        out
-    });
+    let agents = args.agents.map(|list| super::agents::selected(&list));
     let options = Options {
         agents,
         home: std::env::var_os("HOME")

@@ -3,49 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::agent::AgentId;
 use crate::init::{self, Options, Outcome};
 use crate::project;
-
-/// A value of `--agents`: one agent, or `all`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AgentChoice {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-    /// Cursor.
-    Cursor,
-    /// Gemini CLI.
-    Gemini,
-    /// VS Code (GitHub Copilot).
-    Vscode,
-    /// opencode.
-    Opencode,
-    /// Zed.
-    Zed,
-    /// Windsurf (its MCP entry is user-level: printed, not written).
-    Windsurf,
-    /// Every agent above.
-    All,
-}
-
-impl AgentChoice {
-    /// The agents this choice names.
-    fn agents(self) -> Vec<AgentId> {
-        match self {
-            AgentChoice::Claude => vec![AgentId::Claude],
-            AgentChoice::Codex => vec![AgentId::Codex],
-            AgentChoice::Cursor => vec![AgentId::Cursor],
-            AgentChoice::Gemini => vec![AgentId::Gemini],
-            AgentChoice::Vscode => vec![AgentId::Vscode],
-            AgentChoice::Opencode => vec![AgentId::Opencode],
-            AgentChoice::Zed => vec![AgentId::Zed],
-            AgentChoice::Windsurf => vec![AgentId::Windsurf],
-            AgentChoice::All => AgentId::ALL.to_vec(),
-        }
-    }
-}
 
 /// Arguments of `notarai init`.
 #[derive(Debug, clap::Args)]
@@ -54,7 +13,7 @@ pub struct Args {
     /// repository already uses (their config folders and files) plus Claude
     /// Code; with --remove: every agent.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
-    pub agents: Option<Vec<AgentChoice>>,
+    pub agents: Option<Vec<super::agents::AgentChoice>>,
     /// Show, per file, a unified diff of what would change, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -96,7 +55,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     let agents = args
         .agents
         .as_ref()
-        .map(|list| list.iter().flat_map(|c| c.agents()).collect::<Vec<_>>());
+        .map(|list| super::agents::selected(&list));
     let options = Options {
         force: args.force,
         agents,

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod agents;
 pub mod cache;
 pub mod check;
 pub mod doctor;

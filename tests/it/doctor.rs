@@ -499,7 +499,12 @@ fn unknown_agents_are_refused_and_all_expands() {
     let repo = repo();
     let out = doctor_in(&repo.root, &["--agents", "claude,emacs"], None);
     assert_eq!(out.status.code(), Some(2));
-    assert!(common::stderr(&out).contains("unknown agent `emacs`"));
+    let err = common::stderr(&out);
+    assert!(err.contains("invalid value 'emacs'"), "{err}");
+    assert!(
+        err.contains("claude, codex, cursor"),
+        "the known names: {err}"
+    );
     let (_, report) = doctor_json(
         &repo.root,
         &["--agents", "all,claude", "--no-handshake"],
