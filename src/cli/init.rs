@@ -55,7 +55,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     let agents = args
         .agents
         .as_ref()
-        .map(|list| super::agents::selected(&list));
+        .map(|list| super::agents::selected(list));
     let options = Options {
         force: args.force,
         agents,
