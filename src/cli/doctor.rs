@@ -24,7 +24,7 @@ pub struct Args {
     /// The agents to check, comma-separated (claude, codex, cursor, gemini,
     /// vscode, opencode, zed, windsurf) or `all` (default: the agents
     /// configured in the repository).
-    #[arg(long, value_enum, value_name = "LIST", value_delimiter = ',')]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::agents::parser())]
     pub agents: Option<Vec<super::agents::AgentChoice>>,
 
     /// Output format.

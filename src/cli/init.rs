@@ -12,7 +12,7 @@ pub struct Args {
     /// The agents to set up (comma-separated). Without it: the agents the
     /// repository already uses (their config folders and files) plus Claude
     /// Code; with --remove: every agent.
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
+    #[arg(long, value_delimiter = ',', value_name = "LIST", value_parser = super::agents::parser())]
     pub agents: Option<Vec<super::agents::AgentChoice>>,
     /// Show, per file, a unified diff of what would change, and write nothing.
     #[arg(long)]

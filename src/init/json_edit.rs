@@ -100,9 +100,10 @@ impl Node {
     }
 }
 
-/// 1-based line and column of byte `at`.
-fn position(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..at];
+/// 1-based line and column (in characters) of byte `at` of `text`; an
+/// offset past the end counts as the end.
+pub(crate) fn position(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
         .chars()

@@ -97,17 +97,6 @@ pub struct Inspection {
     pub instructions_with_section: Vec<&'static str>,
 }
 
-/// 1-based line and column of byte `at` of `text`.
-pub(crate) fn position(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..at.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
-        .chars()
-        .count()
-        + 1;
-    (line, column)
-}
-
 /// `text` parsed as `format`, as JSON values (TOML converted), or the
 /// problem with its position.
 pub(crate) fn parse_value(file: &str, text: &str, format: Format) -> Result<Value, ConfigProblem> {
@@ -147,7 +136,7 @@ pub(crate) fn parse_value(file: &str, text: &str, format: Format) -> Result<Valu
                 text.parse()
                     .map_err(|e: toml_edit::TomlError| ConfigProblem {
                         file: file.to_string(),
-                        position: e.span().map(|s| position(text, s.start)),
+                        position: e.span().map(|s| json_edit::position(text, s.start)),
                         message: format!(
                             "does not parse: {}",
                             e.message().lines().next().unwrap_or("invalid TOML")

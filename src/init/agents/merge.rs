@@ -391,7 +391,7 @@ pub fn remove_hook(
 fn toml_error(text: &str, e: toml_edit::TomlError) -> MergeError {
     let (line, column) = e
         .span()
-        .map_or((1, 1), |s| super::inspect::position(text, s.start));
+        .map_or((1, 1), |s| crate::init::json_edit::position(text, s.start));
     MergeError::Parse {
         line,
         column,
