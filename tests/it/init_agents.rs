@@ -930,3 +930,91 @@ fn remove_of_an_only_entry_with_a_trailing_comma_keeps_the_file_valid() {
 fn common_no_panic(out: &std::process::Output) {
     crate::common::assert_no_panic(&stderr(out));
 }
+
+/// Bun, to run the opencode plugin: `NOTARAI_TEST_BUN`, else `bun` on
+/// `PATH`, else the copy `.ci/run` installs under `target/test-tools`;
+/// `None` after saying the test skipped.
+fn bun() -> Option<PathBuf> {
+    let installed =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools/node_modules/.bin/bun");
+    let candidates = [
+        std::env::var_os("NOTARAI_TEST_BUN").map(PathBuf::from),
+        Some(PathBuf::from("bun")),
+        Some(installed),
+    ];
+    let found = candidates.into_iter().flatten().find(|bun| {
+        Command::new(bun)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    if found.is_none() {
+        // Past libtest's capture, so a user sees why the test did nothing.
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: no bun to run the opencode plugin (install it with \
+             `npm install --prefix target/test-tools bun@1`, or set NOTARAI_TEST_BUN)"
+        );
+    }
+    found
+}
+
+/// The plugin `init --agents opencode` writes, loaded by real Bun and called
+/// as opencode calls `tool.execute.after`: its Bun shell runs the real
+/// `notarai hook validate --agent opencode`, and a broken spec's errors are
+/// appended to the tool's output, where the model reads them; a good spec
+/// and a tool that does not edit leave the output as it was.
+#[test]
+fn the_opencode_plugin_runs_the_hook_under_bun() {
+    let Some(bun) = bun() else { return };
+    let repo = Repo::new();
+    let out = notarai(&repo.root, &["init", "--agents", "opencode"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let plugin = repo.root.join(".opencode/plugins/notarai.js");
+    assert!(plugin.is_file(), "the plugin is written");
+    repo.write(
+        ".notarai/bad.spec.yaml",
+        "schema_version: '0.8'\nintent: x\nbogus: 1\n",
+    );
+    let driver = repo.outside.join("drive.mjs");
+    std::fs::write(
+        &driver,
+        r#"import { $ } from "bun";
+const [plugin, dir, tool, file] = process.argv.slice(2);
+const mod = await import(plugin);
+const hooks = await Object.values(mod)[0]({ $, directory: dir });
+const output = { title: tool, output: "done", metadata: {} };
+await hooks["tool.execute.after"]({ tool, sessionID: "s", callID: "c", args: { filePath: file } }, output);
+console.log(JSON.stringify(output));
+"#,
+    )
+    .unwrap();
+    let (_bin_dir, path) = path_with_notarai();
+    let run = |tool: &str, file: &str| -> String {
+        let out = Command::new(&bun)
+            .arg(&driver)
+            .arg(&plugin)
+            .arg(&repo.root)
+            .arg(tool)
+            .arg(repo.root.join(file))
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "bun: {}", stderr(&out));
+        let value: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        value["output"].as_str().unwrap().to_string()
+    };
+    let broken = run("write", ".notarai/bad.spec.yaml");
+    assert!(
+        broken.starts_with("done\n\nnotarai hook validate:"),
+        "{broken}"
+    );
+    assert!(
+        broken.contains(".notarai/bad.spec.yaml:3:1: unknown key `bogus`"),
+        "{broken}"
+    );
+    assert_eq!(run("write", ".notarai/system.spec.yaml"), "done");
+    assert_eq!(run("read", ".notarai/bad.spec.yaml"), "done");
+}
