@@ -59,7 +59,8 @@ pub struct Argument {
     /// Whether the prompt needs it.
     pub required: bool,
     /// How a given value narrows the pass, one Markdown list item; every
-    /// `{value}` is replaced by the value.
+    /// `{value}` is replaced by the value, `{json}` by the value as a JSON
+    /// string (quotes and backslashes escaped).
     pub narrows: &'static str,
     /// What kind of value it takes, which says how it is checked and what
     /// completion offers.
@@ -226,7 +227,12 @@ impl Workflow {
                 let (_, value) = given
                     .iter()
                     .find(|(name, value)| *name == arg.name && !value.is_empty())?;
-                Some(arg.narrows.replace("{value}", value))
+                let json = serde_json::Value::from(*value).to_string();
+                Some(
+                    arg.narrows
+                        .replace("{json}", &json)
+                        .replace("{value}", value),
+                )
             })
             .collect();
         items.extend(extra.iter().map(|e| e.to_string()));
@@ -332,9 +338,16 @@ mod tests {
             assert!(narrowed.ends_with(steps));
             let pass = &narrowed[narrowed.find("## This pass").unwrap()..];
             for arg in workflow.prompt.arguments {
-                let item = arg.narrows.replace("{value}", "VALUE-X");
+                let item = arg
+                    .narrows
+                    .replace("{json}", "\"VALUE-X\"")
+                    .replace("{value}", "VALUE-X");
                 assert!(pass.contains(&item), "{}: {pass}", arg.name);
-                assert!(!item.contains("{value"), "{}", arg.name);
+                assert!(
+                    !item.contains("{value") && !item.contains("{json"),
+                    "{}",
+                    arg.name
+                );
             }
             assert!(pass.contains("- extra item\n"));
         }
@@ -360,5 +373,14 @@ mod tests {
                 .ends_with("ends the pass.")
         );
         assert_eq!(RECONCILE.tool_note("no_such_tool"), None);
+    }
+
+    #[test]
+    fn a_quote_in_a_branch_name_is_escaped_where_the_prompt_quotes_it() {
+        let text = RECONCILE.prompt_text(&[("base_branch", "we\"ird")], &[]);
+        assert!(
+            text.contains(r#"base_branch: "we\"ird""#),
+            "the value as a JSON string: {text}"
+        );
     }
 }

@@ -230,7 +230,7 @@ diff lacks the context to judge a behavior.",
                 description: "The branch this work merges into (optional: notarai chooses the \
                               base when it is not given)",
                 required: false,
-                narrows: "Base branch: `{value}`. Pass `base_branch: \"{value}\"` to every call \
+                narrows: "Base branch: `{value}`. Pass `base_branch: {json}` to every call \
                           of this pass that takes it.",
                 kind: ArgumentKind::Branch,
             },
