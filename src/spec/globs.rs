@@ -91,15 +91,19 @@ pub(crate) fn check_compile(rel: &str, spec: &Spec, tree: &Node) -> Vec<Finding>
 }
 
 /// Warnings for artifact globs (refs without `source`) that match none of
-/// `files`. All globs are compiled into one set and each file is matched once.
+/// `files`. Each glob is tried only on the files below its literal prefix
+/// (a range of the sorted list, found by binary search) and only until its
+/// first match, so a repository of many specs and files costs about one
+/// look per glob, not every file against every glob.
 pub(crate) fn check_orphans(
     specs: &[LoadedSpec],
     trees: &[Node],
     files: &[String],
 ) -> Vec<Finding> {
-    let mut builder = GlobSetBuilder::new();
-    let mut owners: Vec<usize> = Vec::new();
+    let mut sorted: Vec<&str> = files.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
     let mut sites: Vec<(usize, String, String, &'static str)> = Vec::new();
+    let mut matched: Vec<bool> = Vec::new();
     for (s, loaded) in specs.iter().enumerate() {
         for g in globs_of(&loaded.spec) {
             if g.external {
@@ -108,22 +112,14 @@ pub(crate) fn check_orphans(
             let Ok(parts) = glob_parts(g.pattern) else {
                 continue; // reported by check_compile
             };
-            for part in parts {
-                builder.add(part);
-                owners.push(sites.len());
-            }
+            let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
+            let candidates = below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref());
+            matched.push(
+                candidates
+                    .iter()
+                    .any(|file| matchers.iter().any(|m| m.is_match(file))),
+            );
             sites.push((s, g.pointer, g.pattern.to_string(), g.what));
-        }
-    }
-    let Ok(set) = builder.build() else {
-        return Vec::new();
-    };
-    let mut matched = vec![false; sites.len()];
-    let mut hits = Vec::new();
-    for file in files {
-        set.matches_into(file.as_str(), &mut hits);
-        for &h in &hits {
-            matched[owners[h]] = true;
         }
     }
     let mut out = Vec::new();
@@ -155,6 +151,19 @@ pub(crate) fn check_orphans(
     out
 }
 
+/// The files of `sorted` that start with `prefix` (all of them without a
+/// prefix): one contiguous range of the sorted list. It may hold a few that
+/// are not below the prefix folder (`src/authz.rs` for `src/auth`); the glob
+/// itself decides which files match.
+fn below<'a>(sorted: &'a [&'a str], prefix: Option<&str>) -> &'a [&'a str] {
+    let Some(prefix) = prefix else {
+        return sorted;
+    };
+    let start = sorted.partition_point(|f| *f < prefix);
+    let len = sorted[start..].partition_point(|f| f.starts_with(prefix));
+    &sorted[start..start + len]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +184,33 @@ mod tests {
         let g = compile_artifact_glob("{a,b}/*.md").unwrap();
         assert!(g.is_match("b/x.md"));
         assert!(compile_artifact_glob("src/[").is_err());
+    }
+
+    #[test]
+    fn below_is_the_range_starting_with_the_prefix() {
+        let files = [
+            "a.md",
+            "src/auth.rs",
+            "src/auth/x.rs",
+            "src/authz.rs",
+            "srcx/y.rs",
+        ];
+        assert_eq!(
+            below(&files, Some("src/auth")),
+            ["src/auth.rs", "src/auth/x.rs", "src/authz.rs"]
+        );
+        assert_eq!(below(&files, Some("docs")), [] as [&str; 0]);
+        assert_eq!(below(&files, None).len(), files.len());
+        // The glob decides within the range: `src/auth` (a folder) matches
+        // below it only, so a file that merely shares the prefix is no match.
+        let folder = compile_artifact_glob("src/auth").unwrap();
+        let range = below(&files[..4], Some("src/auth"));
+        assert_eq!(
+            range
+                .iter()
+                .filter(|f| folder.is_match(f))
+                .collect::<Vec<_>>(),
+            [&"src/auth/x.rs"]
+        );
     }
 }
