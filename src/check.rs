@@ -20,7 +20,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::changes::{Base, ChangeError, GitRepo};
+use crate::changes::{Base, ChangeError, ChangeSet, GitRepo};
 use crate::governance::{Governance, Scope, is_under};
 use crate::progress::{Cancelled, Progress};
 use crate::project::Project;
@@ -96,12 +96,11 @@ struct Assessed {
 fn assess(
     root: &Path,
     git: &GitRepo,
+    changes: &ChangeSet<'_>,
     governance: &Governance,
     state: State,
-    base: &Base,
     progress: &Progress,
 ) -> Result<Vec<Assessed>, CheckError> {
-    let changes = git.changes(base, &Scope::Everything, false)?;
     let paths: Vec<String> = changes
         .paths()
         .into_iter()
@@ -181,7 +180,8 @@ pub fn status(
     let state = state::read_lenient(&root);
     let git = project.git()?;
     let (base, used) = choose_base(git, &state, base_branch)?;
-    let assessed = assess(&root, git, specs.governance(), state, &base, progress)?;
+    let changes = git.changes(&base, &Scope::Everything, false)?;
+    let assessed = assess(&root, git, &changes, specs.governance(), state, progress)?;
     let (specs, totals) = per_spec(&specs.set, &assessed);
     Ok(ReconciliationStatus {
         base: used,
@@ -337,16 +337,19 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         }
         None => State::empty(),
     };
-    let files = git.files(&Scope::Everything)?;
+    let (base, used) = choose_base(&git, &state, options.base.as_deref())?;
+    // One walk of the work tree: the change set also names the untracked
+    // files the spec loader's file list needs.
+    let changes = git.changes(&base, &Scope::Everything, false)?;
+    let files = git.files_with(&Scope::Everything, &changes)?;
     let set = SpecSet::load_with(root, Some(&files));
     let governance = Governance::build(&set);
-    let (base, used) = choose_base(&git, &state, options.base.as_deref())?;
     let assessed = assess(
         root,
         &git,
+        &changes,
         &governance,
         state.clone(),
-        &base,
         &Progress::none(),
     )?;
 

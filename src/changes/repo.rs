@@ -689,15 +689,7 @@ impl GitRepo {
     /// the universe of files that can be governed. Sorted, each once.
     pub fn files(&self, scope: &Scope) -> Result<Vec<String>, ChangeError> {
         let index = self.repo.index()?;
-        let mut files: Vec<String> = Vec::new();
-        let mut take = |entry: git2::IndexEntry| {
-            if let Ok(path) = String::from_utf8(entry.path)
-                && scope.contains(&path)
-            {
-                files.push(path);
-            }
-        };
-        index_entries_in(&index, scope, &mut take);
+        let mut files = index_paths(&index, scope);
         for pathspec in per_prefix(scope) {
             let mut opts = DiffOptions::new();
             opts.include_untracked(true).recurse_untracked_dirs(true);
@@ -713,15 +705,57 @@ impl GitRepo {
                 }
             }
         }
-        files.retain(|p| !is_under(p, CACHE_DIR));
-        files.sort();
-        files.dedup();
-        Ok(files)
+        Ok(universe(files))
+    }
+
+    /// The same list as [`GitRepo::files`], with the untracked files taken
+    /// from `changes`, a change set already computed over the same `scope`
+    /// (an untracked file is a change: added since any base), so the work
+    /// tree is walked once instead of twice. A changed path that is not in
+    /// the index and not deleted is untracked.
+    pub fn files_with(
+        &self,
+        scope: &Scope,
+        changes: &super::ChangeSet<'_>,
+    ) -> Result<Vec<String>, ChangeError> {
+        let index = self.repo.index()?;
+        let mut files = index_paths(&index, scope);
+        files.extend(
+            changes
+                .files
+                .iter()
+                .filter(|f| f.status != ChangeKind::Deleted && scope.contains(&f.path))
+                .map(|f| f.path.clone()),
+        );
+        Ok(universe(files))
     }
 }
 
 /// Every index entry within `scope`, in index order: all of them for
 /// [`Scope::Everything`], else only the run below each prefix (entries are
+/// The paths of the index entries within `scope` (names that are not
+/// UTF-8 are left out).
+fn index_paths(index: &git2::Index, scope: &Scope) -> Vec<String> {
+    let mut files = Vec::new();
+    index_entries_in(index, scope, &mut |entry: git2::IndexEntry| {
+        if let Ok(path) = String::from_utf8(entry.path)
+            && scope.contains(&path)
+        {
+            files.push(path);
+        }
+    });
+    files
+}
+
+/// A file list as [`GitRepo::files`] answers it: without the cache folder,
+/// sorted, each once.
+fn universe(mut files: Vec<String>) -> Vec<String> {
+    files.retain(|p| !is_under(p, CACHE_DIR));
+    files.sort();
+    files.dedup();
+    files
+}
+
 /// sorted by path, so a prefix's entries are found without a full scan).
 fn index_entries_in(index: &git2::Index, scope: &Scope, take: &mut impl FnMut(git2::IndexEntry)) {
     match scope {

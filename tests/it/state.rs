@@ -492,3 +492,50 @@ fn a_reconciled_deletion_is_committed_too() {
     let (code, text, err) = check(&repo.root, &[]);
     assert_eq!(code, 0, "{text}\n{err}");
 }
+
+/// `check` lists the repository's files from the change set it already has
+/// (`GitRepo::files_with`) instead of walking the work tree a second time:
+/// the list is the same as `GitRepo::files` gives, with tracked, untracked
+/// (also in new folders), ignored, deleted, staged-deleted and renamed
+/// files around, at a base on another branch and on an unborn-like base.
+#[test]
+fn the_file_list_from_the_change_set_equals_the_walked_one() {
+    use notarai::changes::GitRepo;
+    use notarai::governance::Scope;
+    let repo = Repo::with_spec();
+    repo.write(".gitignore", "ignored/\n*.log\n");
+    repo.write("kept.rs", "k\n");
+    repo.write("gone.rs", "g\n");
+    repo.write("unstaged.rs", "u\n");
+    repo.write("moved.rs", "m\n");
+    repo.commit("more");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("new/deep/untracked.rs", "n\n");
+    repo.write("top.rs", "t\n");
+    repo.write("ignored/x.rs", "i\n");
+    repo.write("trace.log", "l\n");
+    repo.write("staged.rs", "s\n");
+    repo.git(&["add", "staged.rs"]);
+    std::fs::remove_file(repo.root.join("unstaged.rs")).unwrap();
+    repo.git(&["rm", "-q", "gone.rs"]);
+    repo.git(&["mv", "moved.rs", "renamed.rs"]);
+    repo.write("kept.rs", "k2\n");
+    let git = GitRepo::open(&repo.root).unwrap();
+    let walked = git.files(&Scope::Everything).unwrap();
+    for base in ["main", "HEAD"] {
+        let base = git.resolve_base(base).unwrap();
+        let changes = git.changes(&base, &Scope::Everything, false).unwrap();
+        let from_changes = git.files_with(&Scope::Everything, &changes).unwrap();
+        assert_eq!(from_changes, walked, "base {base:?}");
+    }
+    assert!(walked.contains(&"new/deep/untracked.rs".to_string()));
+    assert!(
+        walked.contains(&"unstaged.rs".to_string()),
+        "deleted in the work tree only: still in the index"
+    );
+    assert!(
+        !walked
+            .iter()
+            .any(|p| p == "gone.rs" || p.starts_with("ignored/") || p == "trace.log")
+    );
+}
