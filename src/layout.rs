@@ -10,6 +10,9 @@ pub const CACHE_DIR: &str = ".notarai/.cache";
 pub const SYSTEM_SPEC: &str = ".notarai/system.spec.yaml";
 /// The hash cache database, relative to the root.
 pub const DB_FILE: &str = ".notarai/.cache/notarai.db";
+/// The JSON Schema of the spec format that `notarai init` writes (and
+/// regenerates) for editors: notarai's own file, like the state file.
+pub const SCHEMA_FILE: &str = ".notarai/notarai.spec.json";
 /// The kept spec load status, relative to the root.
 pub const LOAD_STATUS_FILE: &str = ".notarai/.cache/load-status.json";
 /// The folder git keeps its own data in; never walked.

@@ -1,5 +1,6 @@
 //! `notarai init`: plan, report, write.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -66,18 +67,22 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         init::apply(&plan)?;
     }
     let dry = args.dry_run;
-    println!(
+    // Written with `?`, not `println!`: a reader that stops early
+    // (`notarai init --dry-run | head`) ends the report, it does not panic.
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "notarai init{}{} in {}",
         if args.remove { " --remove" } else { "" },
         if dry { " (dry run)" } else { "" },
         root.display()
-    );
+    )?;
     let names: Vec<String> = plan
         .agents
         .iter()
         .map(|(a, why)| format!("{} ({why})", a.title()))
         .collect();
-    println!("agents: {}", names.join(", "));
+    writeln!(out, "agents: {}", names.join(", "))?;
     let width = plan
         .files
         .iter()
@@ -86,9 +91,9 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         .max()
         .unwrap_or(0);
     for file in &plan.files {
-        println!("  {:width$}  {}", file.status.describe(dry), file.rel);
+        writeln!(out, "  {:width$}  {}", file.status.describe(dry), file.rel)?;
         if let Some(note) = &file.note {
-            println!("  {:width$}    {note}", "");
+            writeln!(out, "  {:width$}    {note}", "")?;
         }
         if dry && file.changes() {
             let diff = unified(
@@ -97,18 +102,18 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
                 file.after().unwrap_or(""),
             );
             for line in diff.lines() {
-                println!("  {:width$}    {line}", "");
+                writeln!(out, "  {:width$}    {line}", "")?;
             }
         }
     }
-    let (driver_changes, configures) = report_driver(&plan, dry, width);
+    let (driver_changes, configures) = report_driver(&mut out, &plan, dry, width)?;
     for problem in &plan.problems {
         eprintln!("error: {problem}");
     }
     if !plan.notes.is_empty() {
-        println!("By hand:");
+        writeln!(out, "By hand:")?;
         for note in &plan.notes {
-            println!("  - {note}");
+            writeln!(out, "  - {note}")?;
         }
     }
     let changed = driver_changes + plan.files.iter().filter(|f| f.changes()).count();
@@ -118,29 +123,36 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
         .filter(|f| f.status == Outcome::Kept)
         .count();
     if plan.is_noop() && kept > 0 {
-        println!("Nothing to write; {kept} file(s) kept as they are (see above).");
+        writeln!(
+            out,
+            "Nothing to write; {kept} file(s) kept as they are (see above)."
+        )?;
     } else if plan.is_noop() {
-        println!(
+        writeln!(
+            out,
             "{}",
             if args.remove {
                 "Nothing of notarai's to take out."
             } else {
                 "Already set up: nothing to write."
             }
-        );
+        )?;
     } else if dry {
         let config = match configures {
             true => " and the local git config would change",
             false => "",
         };
-        println!("Dry run: {changed} file(s) would change{config}; nothing was written.");
+        writeln!(
+            out,
+            "Dry run: {changed} file(s) would change{config}; nothing was written."
+        )?;
     } else {
         let config = match (configures, args.remove) {
             (true, false) => " and registered the merge driver in the local git config",
             (true, true) => " and unset the merge driver in the local git config",
             (false, _) => "",
         };
-        println!("Wrote {changed} file(s){config}.");
+        writeln!(out, "Wrote {changed} file(s){config}.")?;
     }
     if !plan.problems.is_empty() {
         eprintln!(
@@ -156,7 +168,12 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
 
 /// Print the merge driver's lines; how many files it changes and whether
 /// it changes the local git config.
-fn report_driver(plan: &init::Plan, dry: bool, width: usize) -> (usize, bool) {
+fn report_driver(
+    out: &mut impl Write,
+    plan: &init::Plan,
+    dry: bool,
+    width: usize,
+) -> std::io::Result<(usize, bool)> {
     match &plan.merge_driver {
         init::MergeDriver::Planned {
             attributes_existed,
@@ -172,21 +189,27 @@ fn report_driver(plan: &init::Plan, dry: bool, width: usize) -> (usize, bool) {
                 true => Outcome::Created,
                 false => Outcome::Unchanged,
             };
-            println!("  {:width$}  {}", status.describe(dry), init::GITATTRIBUTES);
+            writeln!(
+                out,
+                "  {:width$}  {}",
+                status.describe(dry),
+                init::GITATTRIBUTES
+            )?;
             if let (true, Some((before, after))) = (dry, attributes) {
                 for line in unified(init::GITATTRIBUTES, before, after).lines() {
-                    println!("  {:width$}    {line}", "");
+                    writeln!(out, "  {:width$}    {line}", "")?;
                 }
             }
-            println!(
+            writeln!(
+                out,
                 "  {:width$}  {} (local git config)",
                 config.describe(dry),
                 crate::state::DRIVER_KEY
-            );
-            (
+            )?;
+            Ok((
                 usize::from(setup.gitattributes_added),
                 setup.driver_configured,
-            )
+            ))
         }
         init::MergeDriver::Unregister { configured } => {
             let status = if *configured {
@@ -194,16 +217,17 @@ fn report_driver(plan: &init::Plan, dry: bool, width: usize) -> (usize, bool) {
             } else {
                 Outcome::Unchanged
             };
-            println!(
+            writeln!(
+                out,
                 "  {:width$}  {} (local git config)",
                 status.describe(dry),
                 crate::state::DRIVER_KEY
-            );
-            (0, *configured)
+            )?;
+            Ok((0, *configured))
         }
         init::MergeDriver::Skipped(why) => {
-            println!("  note: {why}");
-            (0, false)
+            writeln!(out, "  note: {why}")?;
+            Ok((0, false))
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::project::resolve_root;
 pub struct Args {
     /// Serve only the tools that read: `mark_reconciled`, `snapshot_state`
     /// and `clear_cache` are not offered, and nothing under `.notarai/` is
-    /// written (no cache, no load-status stamp).
+    /// written (the hash cache is read, never written; no load-status stamp).
     #[arg(long)]
     pub read_only: bool,
 }

@@ -46,7 +46,7 @@ pub const BOOTSTRAP_SKILL: &str = ".claude/skills/notarai-bootstrap/SKILL.md";
 /// Claude Code's instructions file.
 pub const CLAUDE_MD: &str = "CLAUDE.md";
 /// The JSON Schema of the spec format, for editors.
-pub const SCHEMA_JSON: &str = ".notarai/notarai.spec.json";
+pub const SCHEMA_JSON: &str = crate::layout::SCHEMA_FILE;
 /// The short explanation of the spec folder.
 pub const SPEC_README: &str = ".notarai/README.md";
 /// The starter system spec.

@@ -129,14 +129,25 @@ impl Spec {
     }
 
     /// A one-line title for the spec, from its intent: the first sentence of
-    /// its first non-blank line, at most [`TITLE_CHARS`] characters (cut at
+    /// its first paragraph (its lines joined, so a sentence wrapped in a
+    /// block scalar stays whole), at most [`TITLE_CHARS`] characters (cut at
     /// a word, with `...`). `None` when the intent is blank.
     pub fn title(&self) -> Option<String> {
-        let line = self.intent.lines().map(str::trim).find(|l| !l.is_empty())?;
+        let paragraph: Vec<&str> = self
+            .intent
+            .lines()
+            .map(str::trim)
+            .skip_while(|l| l.is_empty())
+            .take_while(|l| !l.is_empty())
+            .collect();
+        if paragraph.is_empty() {
+            return None;
+        }
+        let line = paragraph.join(" ");
         let sentence = line
             .match_indices(". ")
             .next()
-            .map_or(line, |(at, _)| &line[..=at]);
+            .map_or(line.as_str(), |(at, _)| &line[..=at]);
         if sentence.chars().count() <= TITLE_CHARS {
             return Some(sentence.to_string());
         }
@@ -1038,6 +1049,11 @@ mod tests {
         assert_eq!(
             with_intent("\n  Login and sessions. Tokens expire.\nMore.").title(),
             Some("Login and sessions.".into())
+        );
+        assert_eq!(
+            with_intent("Login and\n  sessions for users. Tokens expire.\n\nMore.").title(),
+            Some("Login and sessions for users.".into()),
+            "a sentence wrapped over lines is whole"
         );
         assert_eq!(with_intent("  \n ").title(), None);
         let long = with_intent(&"word ".repeat(40)).title().unwrap();

@@ -525,3 +525,25 @@ fn the_merge_driver_is_added_beside_the_users_attributes_once() {
     assert_eq!(snapshot(root), before, "second run byte-identical");
     assert_eq!(std::fs::read(root.join(".git/config")).unwrap(), config);
 }
+
+/// A reader that stops early (`notarai init --dry-run | head`) ends the
+/// report quietly: no panic on the broken pipe, exit 0, nothing written.
+/// The dry run of every agent prints far more than a pipe holds, so the
+/// writer always meets the closed pipe.
+#[test]
+fn a_reader_that_stops_early_is_no_panic() {
+    let dir = repo();
+    let before = snapshot(dir.path());
+    let mut child = common::notarai_cmd(dir.path(), &["init", "--agents", "all", "--dry-run"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    assert_eq!(snapshot(dir.path()), before);
+}

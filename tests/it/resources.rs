@@ -17,7 +17,7 @@ fn repo() -> Repo {
     let repo = Repo::with_spec();
     repo.write(
         ".notarai/system.spec.yaml",
-        "schema_version: '0.7'\nintent: |\n  The whole system. It has parts.\nbehaviors:\n  - name: all\n    given: x\n    then: y\nartifacts:\n  docs:\n    - path: 'README.md'\nsubsystems:\n  - $ref: './a.spec.yaml'\n",
+        "schema_version: '0.7'\nintent: |\n  The whole\n  system. It has parts.\nbehaviors:\n  - name: all\n    given: x\n    then: y\nartifacts:\n  docs:\n    - path: 'README.md'\nsubsystems:\n  - $ref: './a.spec.yaml'\n",
     );
     repo.write(".notarai/broken.spec.yaml", "schema_version: '0.7'\n");
     repo
@@ -57,7 +57,11 @@ async fn rmcp_client_lists_reads_and_templates_the_specs() {
     );
     let system = &listed[2];
     assert_eq!(system.name, ".notarai/system.spec.yaml");
-    assert_eq!(system.title.as_deref(), Some("The whole system."));
+    assert_eq!(
+        system.title.as_deref(),
+        Some("The whole system."),
+        "the first sentence, wrapped over two lines of the block scalar"
+    );
     assert_eq!(system.mime_type.as_deref(), Some("application/yaml"));
     let on_disk = std::fs::read_to_string(repo.root.join(".notarai/system.spec.yaml")).unwrap();
     assert_eq!(system.size, Some(on_disk.len() as u64));

@@ -140,8 +140,11 @@ fn a_pass_in_one_clone_is_seen_by_a_fresh_clone() {
 fn check_warns_on_ungoverned_changes_and_strict_fails_them() {
     let repo = Repo::with_spec();
     repo.write("notes.txt", "loose\n");
+    // notarai's own schema (what `init` writes) is no ungoverned change.
+    repo.write(".notarai/notarai.spec.json", "{}\n");
     let (code, text, _) = check(&repo.root, &["--base", "main"]);
     assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("notarai.spec.json"), "{text}");
     assert!(
         text.contains("warning  notes.txt changed and no spec governs it"),
         "{text}"
@@ -150,6 +153,7 @@ fn check_warns_on_ungoverned_changes_and_strict_fails_them() {
     let (code, gh, _) = check(&repo.root, &["--strict", "--format", "github"]);
     assert_eq!(code, 1, "{gh}");
     assert!(gh.contains("::error file=notes.txt::"), "{gh}");
+    assert!(!gh.contains("notarai.spec.json"), "{gh}");
     // A bad base is a usage error that says what exists.
     let (code, _, err) = check(&repo.root, &["--base", "nope"]);
     assert_eq!(code, 2);
