@@ -157,8 +157,9 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     if !plan.problems.is_empty() {
         eprintln!(
             "error: {} file(s) above could not be edited and were left untouched; \
-             fix them and run notarai init again (everything else was {})",
+             fix them and run notarai init{} again (everything else was {})",
             plan.problems.len(),
+            if args.remove { " --remove" } else { "" },
             if dry { "planned" } else { "done" }
         );
         return Ok(ExitCode::FAILURE);

@@ -1018,3 +1018,22 @@ console.log(JSON.stringify(output));
     assert_eq!(run("write", ".notarai/system.spec.yaml"), "done");
     assert_eq!(run("read", ".notarai/bad.spec.yaml"), "done");
 }
+
+/// A file `--remove` cannot edit is named, left as it is, and the closing
+/// error says to run `notarai init --remove` again (not `init`).
+#[test]
+fn remove_names_itself_when_a_file_cannot_be_edited() {
+    let repo = Repo::new();
+    let out = notarai(&repo.root, &["init", "--agents", "cursor"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+    repo.write(".cursor/mcp.json", "{\n  \"mcpServers\": {\n");
+    let out = notarai(&repo.root, &["init", "--remove", "--agents", "cursor"], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(".cursor/mcp.json:"), "{err}");
+    assert!(err.contains("run notarai init --remove again"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(repo.root.join(".cursor/mcp.json")).unwrap(),
+        "{\n  \"mcpServers\": {\n"
+    );
+}
