@@ -600,3 +600,20 @@ pub fn soak_rounds(default: usize) -> usize {
 pub fn proptest_cases(default: u32) -> u32 {
     env_count("NOTARAI_PROPTEST_CASES", default)
 }
+
+/// An rmcp client over a child `notarai mcp [extra...] --root <root>`,
+/// handshake done: the client a real MCP host would be.
+pub async fn rmcp_client(
+    root: &Path,
+    extra: &[&str],
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    use rmcp::ServiceExt;
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    let root = root.to_path_buf();
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    let transport = TokioChildProcess::new(tokio::process::Command::new(BIN).configure(|cmd| {
+        cmd.arg("mcp").args(&extra).arg("--root").arg(&root);
+    }))
+    .unwrap();
+    ().serve(transport).await.unwrap()
+}

@@ -4,9 +4,7 @@
 use crate::common;
 
 use common::{Repo, Server, strings};
-use rmcp::ServiceExt;
 use rmcp::model::{GetPromptRequestParams, Role};
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
 fn repo() -> Repo {
@@ -31,13 +29,7 @@ fn text_of(result: &Value) -> String {
 #[tokio::test]
 async fn rmcp_client_lists_and_gets_the_prompts() {
     let repo = repo();
-    let root = repo.root.clone();
-    let transport =
-        TokioChildProcess::new(tokio::process::Command::new(common::BIN).configure(|cmd| {
-            cmd.arg("mcp").arg("--root").arg(&root);
-        }))
-        .unwrap();
-    let client = ().serve(transport).await.unwrap();
+    let client = common::rmcp_client(&repo.root, &[]).await;
     let capabilities = client.peer_info().unwrap().capabilities.clone();
     assert!(capabilities.prompts.is_some() && capabilities.completions.is_some());
 

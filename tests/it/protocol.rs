@@ -6,9 +6,7 @@ use crate::common;
 use std::time::Duration;
 
 use common::{Repo, Server, strings};
-use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
 fn repo() -> Repo {
@@ -24,13 +22,7 @@ fn repo() -> Repo {
 #[tokio::test]
 async fn rmcp_client_runs_a_reconciliation_pass() {
     let repo = repo();
-    let root = repo.root.clone();
-    let transport =
-        TokioChildProcess::new(tokio::process::Command::new(common::BIN).configure(|cmd| {
-            cmd.arg("mcp").arg("--root").arg(&root);
-        }))
-        .unwrap();
-    let client = ().serve(transport).await.unwrap();
+    let client = common::rmcp_client(&repo.root, &[]).await;
     let info = client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "notarai");
     let instructions = info.instructions.clone().unwrap();

@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use common::{Repo, Server, strings};
-use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
 const WRITE_TOOLS: [&str; 3] = ["mark_reconciled", "snapshot_state", "clear_cache"];
@@ -221,13 +219,7 @@ fn a_read_only_server_says_so_and_creates_no_cache() {
 #[tokio::test]
 async fn rmcp_client_sees_only_the_reading_tools() {
     let repo = reconciled_repo();
-    let root = repo.root.clone();
-    let transport =
-        TokioChildProcess::new(tokio::process::Command::new(common::BIN).configure(|cmd| {
-            cmd.arg("mcp").arg("--read-only").arg("--root").arg(&root);
-        }))
-        .unwrap();
-    let client = ().serve(transport).await.unwrap();
+    let client = common::rmcp_client(&repo.root, &["--read-only"]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(names, READ_TOOLS);

@@ -8,9 +8,7 @@ use crate::common;
 use std::collections::BTreeSet;
 
 use common::{Repo, Server};
-use rmcp::ServiceExt;
 use rmcp::model::{PaginatedRequestParams, ReadResourceRequestParams, ResourceContents};
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
 fn repo() -> Repo {
@@ -24,13 +22,7 @@ fn repo() -> Repo {
 }
 
 async fn client(root: &std::path::Path) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
-    let root = root.to_path_buf();
-    let transport =
-        TokioChildProcess::new(tokio::process::Command::new(common::BIN).configure(|cmd| {
-            cmd.arg("mcp").arg("--root").arg(&root);
-        }))
-        .unwrap();
-    ().serve(transport).await.unwrap()
+    common::rmcp_client(root, &[]).await
 }
 
 #[tokio::test]
