@@ -264,10 +264,8 @@ mod tests {
         );
         assert!(matches!(got[2].as_ref().unwrap(), FileHash::Content(_)));
         let big = dir.path().join("big");
-        std::fs::File::create(&big)
-            .unwrap()
-            .set_len(MAX_HASHED + 1)
-            .unwrap();
+        let sparse = std::fs::File::create(&big).unwrap();
+        sparse.set_len(MAX_HASHED + 1).unwrap();
         let FileHash::Content(value) = hash_path(&big).unwrap() else {
             panic!("a large file has a value");
         };
