@@ -6,7 +6,7 @@
 //! under any name notarai might write, FIFOs where notarai expects a file, and
 //! files of any size. This module is where notarai's guarantees are kept:
 //!
-//! - **Writes** ([`write`]) never follow a link out of the repository: the
+//! - **Writes** ([`write_file`]) never follow a link out of the repository: the
 //!   folder chain below the root is checked once (a linked folder must
 //!   resolve inside the root; a missing one is created), the target is
 //!   refused when it is a link that resolves outside the root (or nowhere),
@@ -40,7 +40,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static WRITES_FORBIDDEN: AtomicBool = AtomicBool::new(false);
 
 /// Forbid every write of this process from now on (`notarai mcp
-/// --read-only`): [`write`] and [`rename_aside`] fail, and the modules that
+/// --read-only`): [`write_file`] and [`rename_aside`] fail, and the modules that
 /// write their own files (the SQLite cache, the load-status stamp) check
 /// [`writes_forbidden`] first. There is no way back.
 pub fn forbid_writes() {
@@ -237,7 +237,7 @@ fn resolve_inside(root_canonical: &Path, path: &Path) -> Result<PathBuf, FsError
 /// target kept only when it resolves inside the root, a fresh exclusive
 /// temporary file synced and renamed over the target. The permissions of a
 /// replaced file are kept.
-pub fn write(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsError> {
+pub fn write_file(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsError> {
     if writes_forbidden() {
         return Err(read_only_error(path));
     }
@@ -434,8 +434,8 @@ mod tests {
     #[test]
     fn write_replaces_and_leaves_no_temporary_file() {
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), Path::new("a/b/file.txt"), b"one").unwrap();
-        write(dir.path(), Path::new("a/b/file.txt"), b"two").unwrap();
+        write_file(dir.path(), Path::new("a/b/file.txt"), b"one").unwrap();
+        write_file(dir.path(), Path::new("a/b/file.txt"), b"two").unwrap();
         let path = dir.path().join("a/b/file.txt");
         assert_eq!(fs::read_to_string(&path).unwrap(), "two");
         let names: Vec<_> = fs::read_dir(path.parent().unwrap())
@@ -451,7 +451,7 @@ mod tests {
         for bad in ["../x", "/etc/x", "", "."] {
             assert!(
                 matches!(
-                    write(dir.path(), Path::new(bad), b"x"),
+                    write_file(dir.path(), Path::new(bad), b"x"),
                     Err(FsError::OutsideRoot { .. })
                 ),
                 "{bad}"
@@ -469,7 +469,7 @@ mod tests {
         std::os::unix::fs::symlink(&victim, dir.path().join("out")).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("folder")).unwrap();
         for name in ["out", "folder/victim"] {
-            let err = write(dir.path(), Path::new(name), b"bad").unwrap_err();
+            let err = write_file(dir.path(), Path::new(name), b"bad").unwrap_err();
             assert!(matches!(err, FsError::LinkOutside { .. }), "{name}: {err}");
             let err = read(dir.path(), Path::new(name), 100).unwrap_err();
             assert!(matches!(err, FsError::LinkOutside { .. }), "{name}: {err}");
@@ -478,7 +478,7 @@ mod tests {
         // A link inside the root is written through and stays a link.
         fs::write(dir.path().join("real.md"), "old").unwrap();
         std::os::unix::fs::symlink("real.md", dir.path().join("CLAUDE.md")).unwrap();
-        write(dir.path(), Path::new("CLAUDE.md"), b"new").unwrap();
+        write_file(dir.path(), Path::new("CLAUDE.md"), b"new").unwrap();
         assert_eq!(
             fs::read_to_string(dir.path().join("real.md")).unwrap(),
             "new"
@@ -492,7 +492,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("plain"), "x").unwrap();
-        write(dir.path(), Path::new("safe"), b"x").unwrap();
+        write_file(dir.path(), Path::new("safe"), b"x").unwrap();
         let mode = |n: &str| {
             fs::metadata(dir.path().join(n))
                 .unwrap()
@@ -510,7 +510,7 @@ mod tests {
         let path = dir.path().join("script");
         fs::write(&path, "old").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o750)).unwrap();
-        write(dir.path(), &path, b"new").unwrap();
+        write_file(dir.path(), &path, b"new").unwrap();
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o750);
     }

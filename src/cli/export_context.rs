@@ -6,7 +6,7 @@
 //!
 //! `--output FILE` may name a file outside the repository: the user named
 //! it explicitly, as `validate PATH` may. It is written through the one safe
-//! writer ([`crate::safe_fs::write`]): a FILE inside the repository is
+//! writer ([`crate::safe_fs::write_file`]): a FILE inside the repository is
 //! written with the repository as the boundary (a link planted in the
 //! repository that leads out is refused, never followed); a FILE outside it
 //! with its own folder as the boundary (a link at FILE leading elsewhere is
@@ -124,7 +124,7 @@ fn write_output(root: &Path, file: &Path, contents: &[u8]) -> anyhow::Result<()>
                 )
                 .into());
         }
-        return crate::safe_fs::write(root, &absolute, contents)
+        return crate::safe_fs::write_file(root, &absolute, contents)
             .with_context(|| format!("cannot write {}", file.display()));
     }
     let (Some(folder), Some(name)) = (absolute.parent(), absolute.file_name()) else {
@@ -140,7 +140,7 @@ fn write_output(root: &Path, file: &Path, contents: &[u8]) -> anyhow::Result<()>
             file.display()
         );
     }
-    crate::safe_fs::write(&folder, &folder.join(name), contents)
+    crate::safe_fs::write_file(&folder, &folder.join(name), contents)
         .with_context(|| format!("cannot write {}", file.display()))
 }
 

@@ -25,11 +25,12 @@ pub fn read_text(root: &Path, rel: &str) -> anyhow::Result<Option<String>> {
 }
 
 /// Write `contents` to the file `rel` below `root` atomically with the one
-/// safe writer ([`safe_fs::write`]): a crash leaves the old file or the new
+/// safe writer ([`safe_fs::write_file`]): a crash leaves the old file or the new
 /// one; a link is written through only when it stays inside the project;
 /// parent folders are created and the permissions of a replaced file kept.
 pub fn write_atomic(root: &Path, rel: &str, contents: &[u8]) -> anyhow::Result<()> {
-    safe_fs::write(root, Path::new(rel), contents).with_context(|| format!("cannot write {rel}"))
+    safe_fs::write_file(root, Path::new(rel), contents)
+        .with_context(|| format!("cannot write {rel}"))
 }
 
 /// Delete the file `rel` below `root` (a link is deleted, not what it

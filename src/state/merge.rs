@@ -153,7 +153,8 @@ pub fn register_merge_driver(
             && words.any(|w| w.starts_with("merge="))
     });
     if !has_line && !dry_run {
-        crate::safe_fs::write(root, &path, &with_attributes_line(&existing)).map_err(fs_error)?;
+        crate::safe_fs::write_file(root, &path, &with_attributes_line(&existing))
+            .map_err(fs_error)?;
     }
     let config_error = |e: git2::Error| StateError::Io {
         path: git.raw().path().join("config"),

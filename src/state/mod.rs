@@ -392,7 +392,7 @@ pub fn problem(root: &Path) -> Option<String> {
 /// temporary file in the same folder, flushed to disk, renamed over the old
 /// file. A crash leaves the old file or the new one, never half of either.
 pub fn write_file(root: &Path, path: &Path, state: &State) -> Result<(), StateError> {
-    crate::safe_fs::write(root, path, state.to_text().as_bytes()).map_err(|e| StateError::Io {
+    crate::safe_fs::write_file(root, path, state.to_text().as_bytes()).map_err(|e| StateError::Io {
         path: path.to_path_buf(),
         message: format!("cannot write: {e}"),
     })

@@ -8,7 +8,7 @@
 //! beyond that: the files outside the repository, notarai's binary, its
 //! arguments. notarai guarantees that running `notarai init` or starting
 //! `notarai mcp` in such a repository changes no byte outside it: every file
-//! is written by the one safe writer (`safe_fs::write`), which creates its
+//! is written by the one safe writer (`safe_fs::write_file`), which creates its
 //! temporary file exclusively under an unpredictable name (a planted link is
 //! never opened), checks the folder chain once, and refuses a target that is
 //! a link resolving outside the repository. A link that stays inside the
@@ -192,7 +192,7 @@ fn every_write_goes_through_the_one_safe_writer() {
             .iter()
             .any(|w| {
                 line.match_indices(w).any(|(at, _)| {
-                    // `safe_fs::write(` is the one writer itself.
+                    // `safe_fs::write_file(` is the one writer itself.
                     !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
                 })
             });
