@@ -202,32 +202,52 @@ pub fn markdown(context: &ExportContext) -> String {
         .map(|s| s.spec_path.as_str())
         .collect();
     let extras = [
-        (!reconciled.is_empty(), "Already reconciled", "reconciled"),
-        (
-            !context.not_affected.is_empty(),
-            "Not affected",
-            "not-affected",
-        ),
-        (
-            !affected.invalid_specs.is_empty(),
-            "Invalid specs",
-            "invalid-specs",
-        ),
-        (
-            !affected.deleted_specs.is_empty(),
-            "Deleted specs",
-            "deleted-specs",
-        ),
-        (
-            !affected.unreviewable.is_empty(),
-            "Unreviewable files",
-            "unreviewable",
-        ),
+        ListSection {
+            anchor: "reconciled",
+            title: "Already reconciled",
+            intro: "Every changed file these specs govern is reconciled:",
+            items: reconciled.iter().map(|path| code(path)).collect(),
+        },
+        ListSection {
+            anchor: "not-affected",
+            title: "Not affected",
+            intro: "No change on this branch touches these specs:",
+            items: context.not_affected.iter().map(|path| code(path)).collect(),
+        },
+        ListSection {
+            anchor: "invalid-specs",
+            title: "Invalid specs",
+            intro: "These fail `notarai validate`; a spec that failed to load governs nothing:",
+            items: affected
+                .invalid_specs
+                .iter()
+                .map(|i| format!("{}: {}", code(&i.spec_path), one_line(&i.error)))
+                .collect(),
+        },
+        ListSection {
+            anchor: "deleted-specs",
+            title: "Deleted specs",
+            intro: "These spec files were deleted on this branch:",
+            items: affected
+                .deleted_specs
+                .iter()
+                .map(|path| code(path))
+                .collect(),
+        },
+        ListSection {
+            anchor: "unreviewable",
+            title: "Unreviewable files",
+            intro: "These changed files cannot be reviewed:",
+            items: affected
+                .unreviewable
+                .iter()
+                .map(|f| format!("{}: {}", code(&f.path), one_line(&f.reason)))
+                .collect(),
+        },
     ];
-    for (shown, title, anchor) in extras {
-        if shown {
-            md.push_str(&format!("- [{title}](#{anchor})\n"));
-        }
+    let extras: Vec<ListSection> = extras.into_iter().filter(|e| !e.items.is_empty()).collect();
+    for extra in &extras {
+        md.push_str(&format!("- [{}](#{})\n", extra.title, extra.anchor));
     }
     if context.specs.is_empty() {
         md.push_str("\nNothing to review: no affected spec has a file left to reconcile.\n");
@@ -235,52 +255,25 @@ pub fn markdown(context: &ExportContext) -> String {
     for (n, spec) in context.specs.iter().enumerate() {
         spec_section(&mut md, n + 1, spec, context);
     }
-    if !reconciled.is_empty() {
-        md.push_str("\n<a id=\"reconciled\"></a>\n## Already reconciled\n\n");
-        md.push_str("Every changed file these specs govern is reconciled:\n\n");
-        for path in reconciled {
-            md.push_str(&format!("- {}\n", code(path)));
-        }
-    }
-    if !context.not_affected.is_empty() {
-        md.push_str("\n<a id=\"not-affected\"></a>\n## Not affected\n\n");
-        md.push_str("No change on this branch touches these specs:\n\n");
-        for path in &context.not_affected {
-            md.push_str(&format!("- {}\n", code(path)));
-        }
-    }
-    if !affected.invalid_specs.is_empty() {
-        md.push_str("\n<a id=\"invalid-specs\"></a>\n## Invalid specs\n\n");
-        md.push_str(
-            "These fail `notarai validate`; a spec that failed to load governs nothing:\n\n",
-        );
-        for invalid in &affected.invalid_specs {
-            md.push_str(&format!(
-                "- {}: {}\n",
-                code(&invalid.spec_path),
-                one_line(&invalid.error)
-            ));
-        }
-    }
-    if !affected.deleted_specs.is_empty() {
-        md.push_str("\n<a id=\"deleted-specs\"></a>\n## Deleted specs\n\n");
-        md.push_str("These spec files were deleted on this branch:\n\n");
-        for path in &affected.deleted_specs {
-            md.push_str(&format!("- {}\n", code(path)));
-        }
-    }
-    if !affected.unreviewable.is_empty() {
-        md.push_str("\n<a id=\"unreviewable\"></a>\n## Unreviewable files\n\n");
-        md.push_str("These changed files cannot be reviewed:\n\n");
-        for file in &affected.unreviewable {
-            md.push_str(&format!(
-                "- {}: {}\n",
-                code(&file.path),
-                one_line(&file.reason)
-            ));
+    for extra in &extras {
+        md.push_str(&format!(
+            "\n<a id=\"{}\"></a>\n## {}\n\n{}\n\n",
+            extra.anchor, extra.title, extra.intro
+        ));
+        for item in &extra.items {
+            md.push_str(&format!("- {item}\n"));
         }
     }
     md
+}
+
+/// A section after the specs: a list under a heading with an anchor, in the
+/// table of contents when it has items.
+struct ListSection {
+    anchor: &'static str,
+    title: &'static str,
+    intro: &'static str,
+    items: Vec<String>,
 }
 
 fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportContext) {

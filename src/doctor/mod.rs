@@ -557,15 +557,7 @@ fn check_user_file(
             None
         }
         user_file::UserEntry::NoEntry => {
-            out.push(
-                Check::new(
-                    Some(agent),
-                    CheckKind::Config,
-                    Verdict::Ok,
-                    format!("{user_file} parses"),
-                )
-                .file(user_file),
-            );
+            out.push(parses(agent, user_file));
             out.push(
                 Check::new(
                     Some(agent),
@@ -579,19 +571,22 @@ fn check_user_file(
             None
         }
         user_file::UserEntry::Found(entry) => {
-            out.push(
-                Check::new(
-                    Some(agent),
-                    CheckKind::Config,
-                    Verdict::Ok,
-                    format!("{user_file} parses"),
-                )
-                .file(user_file),
-            );
+            out.push(parses(agent, user_file));
             out.push(entry_check(agent, &entry, &servers_key.join(".")).file(user_file));
             Some(entry)
         }
     }
+}
+
+/// The check that the user-level config file `user_file` parses.
+fn parses(agent: AgentId, user_file: &str) -> Check {
+    Check::new(
+        Some(agent),
+        CheckKind::Config,
+        Verdict::Ok,
+        format!("{user_file} parses"),
+    )
+    .file(user_file)
 }
 
 /// The results of the handshakes already made, by what was spawned: agents
