@@ -85,10 +85,14 @@ pub fn agent_for(requested: Option<HookAgent>, event: &Value) -> HookAgent {
 pub fn parse(agent: HookAgent, event: &Value) -> Parsed {
     match agent {
         // Zed has no hook events: read as Claude Code's, the common format.
-        HookAgent::Claude | HookAgent::Zed => read::<ClaudeEvent>(event)?.edit(),
+        HookAgent::Claude | HookAgent::Zed => {
+            read::<FilePathEvent>(event)?.edit("PostToolUse", &["Write", "Edit", "MultiEdit"])
+        }
         HookAgent::Codex => read::<CodexEvent>(event)?.edit(),
         HookAgent::Cursor => read::<CursorEvent>(event)?.edit(),
-        HookAgent::Gemini => read::<GeminiEvent>(event)?.edit(),
+        HookAgent::Gemini => {
+            read::<FilePathEvent>(event)?.edit("AfterTool", &["write_file", "replace"])
+        }
         HookAgent::Vscode => read::<VscodeEvent>(event)?.edit(),
         HookAgent::Opencode => read::<OpencodeEvent>(event)?.edit(),
         HookAgent::Windsurf => read::<WindsurfEvent>(event)?.edit(),
@@ -136,19 +140,21 @@ struct FilePathInput {
     file_path: Option<String>,
 }
 
-/// Claude Code's `PostToolUse` event (the fields the hook uses).
+/// The event of Claude Code (`PostToolUse`) and of Gemini CLI (`AfterTool`):
+/// the same fields, the edited file at `tool_input.file_path`; they differ
+/// only in the event's name and the editing tools' names.
 #[derive(Debug, Deserialize)]
-struct ClaudeEvent {
+struct FilePathEvent {
     hook_event_name: Option<String>,
     tool_name: Option<String>,
     cwd: Option<String>,
     tool_input: FilePathInput,
 }
 
-impl ClaudeEvent {
-    fn edit(self) -> Parsed {
-        event_is(self.hook_event_name.as_deref(), "PostToolUse")?;
-        tool_is(self.tool_name.as_deref(), &["Write", "Edit", "MultiEdit"])?;
+impl FilePathEvent {
+    fn edit(self, event: &str, tools: &[&str]) -> Parsed {
+        event_is(self.hook_event_name.as_deref(), event)?;
+        tool_is(self.tool_name.as_deref(), tools)?;
         Ok(Edit {
             cwd: absolute(self.cwd.as_deref()),
             files: files(self.tool_input.file_path)?,
@@ -239,26 +245,6 @@ impl CursorEvent {
         Ok(Edit {
             cwd,
             files: files(Some(self.file_path))?,
-        })
-    }
-}
-
-/// Gemini CLI's `AfterTool` event.
-#[derive(Debug, Deserialize)]
-struct GeminiEvent {
-    hook_event_name: Option<String>,
-    tool_name: Option<String>,
-    cwd: Option<String>,
-    tool_input: FilePathInput,
-}
-
-impl GeminiEvent {
-    fn edit(self) -> Parsed {
-        event_is(self.hook_event_name.as_deref(), "AfterTool")?;
-        tool_is(self.tool_name.as_deref(), &["write_file", "replace"])?;
-        Ok(Edit {
-            cwd: absolute(self.cwd.as_deref()),
-            files: files(self.tool_input.file_path)?,
         })
     }
 }
