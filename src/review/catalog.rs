@@ -70,10 +70,17 @@ pub struct Completion {
 pub fn spec_catalog(project: &mut Project, cursor: Option<&str>) -> Result<CatalogPage> {
     let specs = project.specs();
     let root = project.root().to_path_buf();
+    // One lookup table, not a search of every spec for every file.
+    let loaded: std::collections::HashMap<&str, &crate::spec::LoadedSpec> = specs
+        .set
+        .specs
+        .iter()
+        .map(|s| (s.path.as_str(), s))
+        .collect();
     let entries: Vec<CatalogEntry> = crate::spec::discover(&root)
         .into_iter()
         .map(|path| {
-            let spec = specs.set.get(&path);
+            let spec = loaded.get(path.as_str()).copied();
             let title = spec.and_then(|s| s.spec.title());
             let size = std::fs::symlink_metadata(root.join(&path))
                 .ok()
