@@ -284,6 +284,11 @@ impl Governance {
         (!out.is_empty()).then_some(out)
     }
 
+    /// The path of spec `spec`'s file.
+    pub fn spec_path(&self, spec: usize) -> &str {
+        &self.rules[spec].path
+    }
+
     /// Whether spec `spec` anchors any of its artifacts to symbols.
     pub fn has_anchors(&self, spec: usize) -> bool {
         self.rules[spec].glob_anchor.iter().any(Option::is_some)

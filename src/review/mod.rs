@@ -13,6 +13,7 @@ mod pages;
 mod params;
 mod record;
 mod results;
+mod symbolic;
 mod symbols;
 
 use std::fmt;
@@ -36,6 +37,7 @@ pub use params::{
     GetChangedArtifactsParams, GetSpecDiffParams, ListAffectedSpecsParams, MarkReconciledParams,
     SnapshotParams,
 };
+pub use symbolic::{BrokenAnchor, Narrowed, narrow};
 pub use symbols::{LineRange, OutlineEntry, SymbolsAnswer, symbols};
 pub use record::{clear_cache, get_changed_artifacts, mark_reconciled, snapshot_tool};
 pub use results::{

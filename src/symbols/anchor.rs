@@ -84,6 +84,13 @@ impl Anchor {
             .collect()
     }
 
+    /// The symbols of `outline` the pattern names exactly.
+    pub fn named(&self, outline: &Outline) -> Vec<usize> {
+        (0..outline.symbols.len())
+            .filter(|&i| self.matches(&outline.symbols[i].name))
+            .collect()
+    }
+
     /// Whether the pattern names at least one symbol of `outline`.
     pub fn names_any(&self, outline: &Outline) -> bool {
         outline.symbols.iter().any(|s| self.matches(&s.name))
