@@ -65,12 +65,24 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             writeln!(out)?;
         }
         Format::Text => {
-            let at = args.rev.as_deref().map(|r| format!(" at {r}")).unwrap_or_default();
+            let at = args
+                .rev
+                .as_deref()
+                .map(|r| format!(" at {r}"))
+                .unwrap_or_default();
             if let Some(reason) = &answer.fallback {
-                writeln!(out, "{}{at}: no outline ({reason}); the whole file is one unit", answer.path)?;
+                writeln!(
+                    out,
+                    "{}{at}: no outline ({reason}); the whole file is one unit",
+                    answer.path
+                )?;
             }
             if let (Some(range), Some(attribution)) = (&answer.lines, &answer.attribution) {
-                writeln!(out, "{}:{}-{}: {attribution}", answer.path, range.first, range.last)?;
+                writeln!(
+                    out,
+                    "{}:{}-{}: {attribution}",
+                    answer.path, range.first, range.last
+                )?;
             }
             for entry in answer.symbols.iter().flatten() {
                 let s = &entry.symbol;

@@ -93,7 +93,11 @@ fn affected_specs_with(
     let governed: Vec<(&String, Vec<usize>)> = governed
         .iter()
         .filter_map(|(p, g)| {
-            let kept = narrowed.affected.get(p).cloned().unwrap_or_else(|| g.clone());
+            let kept = narrowed
+                .affected
+                .get(p)
+                .cloned()
+                .unwrap_or_else(|| g.clone());
             (!kept.is_empty()).then_some((p, kept))
         })
         .collect();

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 use globset::GlobSetBuilder;
 
 use super::{
-    symbolic, GetSpecDiffParams, Result, ReviewError, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now,
-    pages, spec_index, unreviewable,
+    GetSpecDiffParams, Result, ReviewError, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now,
+    pages, spec_index, symbolic, unreviewable,
 };
 use crate::changes::Patch;
 use crate::governance;
@@ -168,11 +168,13 @@ fn spec_diff_parts(
         ) {
             symbolic::View::Show(patch) => patch,
             symbolic::View::FormattingOnly => {
-                out.formatting_only.extend(other.iter().map(|p| p.to_string()));
+                out.formatting_only
+                    .extend(other.iter().map(|p| p.to_string()));
                 continue;
             }
             symbolic::View::Untouched => {
-                out.outside_anchors.extend(other.iter().map(|p| p.to_string()));
+                out.outside_anchors
+                    .extend(other.iter().map(|p| p.to_string()));
                 continue;
             }
         };

@@ -37,14 +37,14 @@ pub use params::{
     GetChangedArtifactsParams, GetSpecDiffParams, ListAffectedSpecsParams, MarkReconciledParams,
     SnapshotParams,
 };
-pub use symbolic::{BrokenAnchor, Narrowed, narrow};
-pub use symbols::{LineRange, OutlineEntry, SymbolsAnswer, symbols};
 pub use record::{clear_cache, get_changed_artifacts, mark_reconciled, snapshot_tool};
 pub use results::{
     AffectedSpec, AffectedSpecs, CacheCleared, ChangedArtifacts, InvalidSpec, MarkReconciled,
     PlanEntry, ReconciliationStatus, SpecDiff, SpecFile, SpecStatus, SystemSpec, Totals,
     Unreviewable,
 };
+pub use symbolic::{BrokenAnchor, Narrowed, narrow};
+pub use symbols::{LineRange, OutlineEntry, SymbolsAnswer, symbols};
 
 /// Why a question could not be answered: its kind (see [`ReviewError::kind`])
 /// and, through [`ReviewError::hinted`], what to do about it.

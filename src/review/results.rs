@@ -258,6 +258,14 @@ pub struct ReconciliationStatus {
     /// not read (it is then ignored: only the local cache counts).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_problem: Option<String>,
+    /// Changed governed files whose token streams are unchanged (formatting
+    /// or comments only): not counted (`include_formatting: true` counts them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formatting_only: Vec<String>,
+    /// Anchors (`path#Symbol`) whose symbol this branch removed, with the
+    /// likely rename or move when the same code appears elsewhere.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken_anchors: Vec<crate::review::BrokenAnchor>,
     /// This page's number, from 1.
     pub page: usize,
     /// Number of pages of the whole answer.

@@ -96,8 +96,14 @@ fn governed_hashes(outline: &Outline, anchors: &[&Anchor]) -> Vec<(String, [u8; 
 
 /// Which hunks of `symbols` touch a symbol `anchors` govern, on either side.
 pub fn touching(sides: &Sides, symbols: &PatchSymbols, anchors: &[&Anchor]) -> Vec<bool> {
-    let old: Vec<usize> = anchors.iter().flat_map(|a| a.governed(&sides.old)).collect();
-    let new: Vec<usize> = anchors.iter().flat_map(|a| a.governed(&sides.new)).collect();
+    let old: Vec<usize> = anchors
+        .iter()
+        .flat_map(|a| a.governed(&sides.old))
+        .collect();
+    let new: Vec<usize> = anchors
+        .iter()
+        .flat_map(|a| a.governed(&sides.new))
+        .collect();
     symbols
         .hunks
         .iter()
@@ -273,11 +279,15 @@ pub fn narrow(
         .filter_map(|(p, s)| Some((*p, s.as_ref()?.new.clone())))
         .collect();
     for (path, governors) in governed {
-        let Some(file) = by_path.get(path.as_str()) else { continue };
+        let Some(file) = by_path.get(path.as_str()) else {
+            continue;
+        };
         if path != &file.path && file.old_path.as_deref() != Some(path) {
             continue;
         }
-        let Some(Some(sides)) = outlined.get(file.path.as_str()) else { continue };
+        let Some(Some(sides)) = outlined.get(file.path.as_str()) else {
+            continue;
+        };
         if sides.old.fallback.is_some() || sides.new.fallback.is_some() {
             continue;
         }

@@ -29,7 +29,9 @@ impl LineRange {
                 .parse::<u32>()
                 .ok()
                 .filter(|n| *n >= 1)
-                .ok_or_else(|| format!("`{text}` is not a line range: write `A` or `A-B`, lines from 1"))
+                .ok_or_else(|| {
+                    format!("`{text}` is not a line range: write `A` or `A-B`, lines from 1")
+                })
         };
         let (first, last) = (num(a)?, num(b)?);
         if first > last {
@@ -86,9 +88,8 @@ pub fn symbols(
         None => crate::safe_fs::read(root, Path::new(path.as_str()), MAX_HASHED)
             .map_err(|e| ReviewError::InvalidParams(e.to_string()))?,
         Some(rev) => {
-            let git = git.ok_or_else(|| {
-                ReviewError::InvalidParams("--rev needs a git repository".into())
-            })?;
+            let git = git
+                .ok_or_else(|| ReviewError::InvalidParams("--rev needs a git repository".into()))?;
             match git.read_at(rev, path.as_str(), MAX_HASHED)? {
                 BlobRead::Bytes(bytes) => bytes,
                 BlobRead::Absent => {
@@ -158,8 +159,14 @@ mod tests {
 
     #[test]
     fn line_ranges_are_read_and_checked() {
-        assert_eq!(LineRange::parse("3").unwrap(), LineRange { first: 3, last: 3 });
-        assert_eq!(LineRange::parse("3-7").unwrap(), LineRange { first: 3, last: 7 });
+        assert_eq!(
+            LineRange::parse("3").unwrap(),
+            LineRange { first: 3, last: 3 }
+        );
+        assert_eq!(
+            LineRange::parse("3-7").unwrap(),
+            LineRange { first: 3, last: 7 }
+        );
         assert!(LineRange::parse("0").is_err());
         assert!(LineRange::parse("7-3").is_err());
         assert!(LineRange::parse("a").is_err());

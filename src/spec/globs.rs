@@ -192,12 +192,13 @@ pub(crate) fn check_anchors(
                 continue; // reported by check_compile
             };
             let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
-            let matched: Vec<&str> = below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref())
-                .iter()
-                .filter(|f| matchers.iter().any(|m| m.is_match(f)))
-                .take(ANCHOR_FILES)
-                .copied()
-                .collect();
+            let matched: Vec<&str> =
+                below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref())
+                    .iter()
+                    .filter(|f| matchers.iter().any(|m| m.is_match(f)))
+                    .take(ANCHOR_FILES)
+                    .copied()
+                    .collect();
             if matched.is_empty() {
                 continue;
             }
@@ -227,7 +228,9 @@ pub(crate) fn check_anchors(
             let pos = pos_of(&trees[s], &g.pointer);
             let hint = if names.is_empty() {
                 match no_outline.first() {
-                    Some(why) => format!("no symbol outline for the matched files ({why}); anchor a Rust, TypeScript, JavaScript, Python or Go file, or drop the `#`"),
+                    Some(why) => format!(
+                        "no symbol outline for the matched files ({why}); anchor a Rust, TypeScript, JavaScript, Python or Go file, or drop the `#`"
+                    ),
                     None => "the matched files could not be read".to_string(),
                 }
             } else {
@@ -260,7 +263,8 @@ pub(crate) fn closest_names(wanted: &str, names: &[String]) -> Vec<String> {
         .map(|n| {
             let last = n.rsplit([':', '.']).next().unwrap_or(n);
             let want_last = wanted.rsplit([':', '.']).next().unwrap_or(wanted);
-            let score = strsim::jaro_winkler(wanted, n).max(strsim::jaro_winkler(want_last, last) - 0.05);
+            let score =
+                strsim::jaro_winkler(wanted, n).max(strsim::jaro_winkler(want_last, last) - 0.05);
             (score, n)
         })
         .collect();

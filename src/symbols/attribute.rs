@@ -161,12 +161,23 @@ pub fn hunk_lines(patch: &str) -> Vec<HunkLines> {
 /// The attribution of `lines` (changed lines of one side) in `outline`.
 /// Blank lines count only when every line is blank.
 pub fn attribute(outline: &Outline, lines: &[Line]) -> Attribution {
+    attribute_with(outline, lines, &|_| false)
+}
+
+/// [`attribute`], where a symbol covered whole by `lines` counts as added
+/// only when `existed` says its name was not there before (a function whose
+/// every line was rewritten is still that function).
+fn attribute_with(
+    outline: &Outline,
+    lines: &[Line],
+    existed: &dyn Fn(&str) -> bool,
+) -> Attribution {
     if let Some(reason) = &outline.fallback {
         return Attribution::WholeFile {
             reason: reason.clone(),
         };
     }
-    let (added, touched, within) = attribute_parts(outline, lines);
+    let (added, touched, within) = attribute_parts(outline, lines, existed);
     let name = |i: &usize| outline.symbols[*i].name.clone();
     if touched.len() >= 2 || (touched.len() == 1 && (!added.is_empty() || within.is_none())) {
         return Attribution::Multiple {
@@ -189,7 +200,11 @@ pub fn attribute(outline: &Outline, lines: &[Line]) -> Attribution {
 /// (whole children added, children partly changed, the container) of
 /// `lines` in `outline`: the container is the innermost symbol holding all
 /// lines that the lines do not cover whole (`None`: the file).
-fn attribute_parts(outline: &Outline, lines: &[Line]) -> (Vec<usize>, Vec<usize>, Option<usize>) {
+fn attribute_parts(
+    outline: &Outline,
+    lines: &[Line],
+    existed: &dyn Fn(&str) -> bool,
+) -> (Vec<usize>, Vec<usize>, Option<usize>) {
     let all: std::collections::HashSet<u32> = lines.iter().map(|l| l.0).collect();
     let solid: Vec<u32> = lines.iter().filter(|l| !l.1).map(|l| l.0).collect();
     let lines: Vec<u32> = if solid.is_empty() {
@@ -202,7 +217,7 @@ fn attribute_parts(outline: &Outline, lines: &[Line]) -> (Vec<usize>, Vec<usize>
     }
     let covered = |i: usize| {
         let s = &outline.symbols[i];
-        (s.start_line..=s.end_line).all(|l| all.contains(&l))
+        (s.start_line..=s.end_line).all(|l| all.contains(&l)) && !existed(&s.name)
     };
     // The innermost symbol containing every line.
     let mut within = outline
@@ -233,12 +248,13 @@ fn attribute_parts(outline: &Outline, lines: &[Line]) -> (Vec<usize>, Vec<usize>
     (added, touched, within)
 }
 
-/// Symbols of `outline` wholly inside `lines` and not inside another such.
-fn whole(outline: &Outline, lines: &[Line]) -> Vec<String> {
+/// Symbols of `outline` wholly inside `lines` and not inside another
+/// such, whose name `remains` does not say is still there.
+fn whole(outline: &Outline, lines: &[Line], remains: &dyn Fn(&str) -> bool) -> Vec<String> {
     let all: std::collections::HashSet<u32> = lines.iter().map(|l| l.0).collect();
     let is_whole = |i: usize| {
         let s = &outline.symbols[i];
-        (s.start_line..=s.end_line).all(|l| all.contains(&l))
+        (s.start_line..=s.end_line).all(|l| all.contains(&l)) && !remains(&s.name)
     };
     (0..outline.symbols.len())
         .filter(|&i| is_whole(i) && !outline.symbols[i].parent.is_some_and(is_whole))
@@ -281,8 +297,10 @@ pub struct PatchSymbols {
 /// removed lines in the old one for a pure deletion), with the whole
 /// symbols it removes named.
 pub fn attribute_hunk(old: &Outline, new: &Outline, hunk: &HunkLines) -> Attribution {
+    let in_old = |name: &str| old.fallback.is_none() && old.named(name).next().is_some();
+    let in_new = |name: &str| new.fallback.is_none() && new.named(name).next().is_some();
     if hunk.added.is_empty() {
-        return match attribute(old, &hunk.removed) {
+        return match attribute_with(old, &hunk.removed, &in_new) {
             Attribution::TopLevel { added, .. } => Attribution::TopLevel {
                 added: Vec::new(),
                 removed: added,
@@ -296,11 +314,11 @@ pub fn attribute_hunk(old: &Outline, new: &Outline, hunk: &HunkLines) -> Attribu
         };
     }
     let removed = if old.fallback.is_none() {
-        whole(old, &hunk.removed)
+        whole(old, &hunk.removed, &in_new)
     } else {
         Vec::new()
     };
-    match attribute(new, &hunk.added) {
+    match attribute_with(new, &hunk.added, &in_old) {
         Attribution::TopLevel { added, .. } => Attribution::TopLevel { added, removed },
         Attribution::Multiple { touched, added, .. } => Attribution::Multiple {
             touched,

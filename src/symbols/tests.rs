@@ -391,6 +391,16 @@ fn a_patch_names_each_hunk_symbol() {
     });
     assert!(!only_c.contains("symbol: a"), "{only_c}");
     assert!(only_c.starts_with("diff --git"));
+    // A function whose every line was rewritten is still that function.
+    let old2 = "struct S;\n\nimpl S {\n    fn a(&self) {}\n}\n";
+    let new2 = "struct S;\n\nimpl S {\n    fn a(&self) {\n        1;\n    }\n}\n";
+    let patch2 = "--- a/x.rs\n+++ b/x.rs\n@@ -4 +4,3 @@\n-    fn a(&self) {}\n+    fn a(&self) {\n+        1;\n+    }\n";
+    let text = annotate_patch(
+        &outline("x.rs", old2.as_bytes()),
+        &outline("x.rs", new2.as_bytes()),
+        patch2,
+    );
+    assert!(text.contains("@@ -4 +4,3 @@ symbol: S::a\n"), "{text}");
     // A pure deletion is read on the old side.
     let patch = "--- a/x.rs\n+++ b/x.rs\n@@ -4,4 +3,0 @@\n-\n-fn b() {\n-    2;\n-}\n";
     let text = annotate_patch(&o, &outline("x.rs", b"fn a() {\n    1;\n}\n"), patch);
