@@ -31,7 +31,9 @@ pub struct Args {
     pub rev: Option<String>,
 
     /// Attribute lines A to B (or line A) as a diff hunk is: the innermost
-    /// symbol holding them all, `<top-level>` or `<multiple>`.
+    /// symbol holding them all, `<top-level>` or `<multiple>`. A symbol they
+    /// cover whole counts as added when the file one commit earlier (REV's
+    /// parent, or HEAD for the work tree) has no symbol of that name.
     #[arg(long, value_name = "A[-B]", value_parser = LineRange::parse)]
     pub lines: Option<LineRange>,
 

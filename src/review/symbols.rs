@@ -115,7 +115,7 @@ pub fn symbols(
         language: outline.language,
         fallback: outline.fallback.clone(),
         symbols: None,
-        lines: lines.clone(),
+        lines,
         attribution: None,
     };
     match lines {
@@ -147,7 +147,24 @@ pub fn symbols(
             let changed: Vec<Line> = (range.first..=range.last)
                 .map(|l| (l, blank.get(l as usize - 1).copied().unwrap_or(true)))
                 .collect();
-            answer.attribution = Some(symbols::attribute(&outline, &changed));
+            // As a hunk is read: against the file one commit earlier (the
+            // parent of `rev`, or `HEAD` for the work tree), so a symbol
+            // the lines cover whole counts as added only when it is new.
+            let before = match (git, rev) {
+                (Some(git), Some(rev)) => git
+                    .read_at(&format!("{rev}^"), path.as_str(), MAX_HASHED)
+                    .ok(),
+                (Some(git), None) => git.read_at("HEAD", path.as_str(), MAX_HASHED).ok(),
+                (None, _) => None,
+            };
+            let attribution = match before {
+                Some(BlobRead::Bytes(old)) => {
+                    let before = symbols::outline_cached(path.as_str(), &old);
+                    symbols::attribute_since(&outline, &changed, &before)
+                }
+                _ => symbols::attribute(&outline, &changed),
+            };
+            answer.attribution = Some(attribution);
         }
     }
     Ok(answer)

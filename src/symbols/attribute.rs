@@ -159,9 +159,19 @@ pub fn hunk_lines(patch: &str) -> Vec<HunkLines> {
 }
 
 /// The attribution of `lines` (changed lines of one side) in `outline`.
-/// Blank lines count only when every line is blank.
+/// Blank lines count only when every line is blank. A symbol the lines
+/// cover whole counts as added.
 pub fn attribute(outline: &Outline, lines: &[Line]) -> Attribution {
     attribute_with(outline, lines, &|_| false)
+}
+
+/// [`attribute`] of lines changed since `before` (the same file earlier): a
+/// symbol the lines cover whole counts as added only when `before` has no
+/// symbol of that name (a rewritten function is still that function).
+pub fn attribute_since(outline: &Outline, lines: &[Line], before: &Outline) -> Attribution {
+    attribute_with(outline, lines, &|name| {
+        before.fallback.is_none() && before.named(name).next().is_some()
+    })
 }
 
 /// [`attribute`], where a symbol covered whole by `lines` counts as added
@@ -180,8 +190,32 @@ fn attribute_with(
     let (added, touched, within) = attribute_parts(outline, lines, existed);
     let name = |i: &usize| outline.symbols[*i].name.clone();
     if touched.len() >= 2 || (touched.len() == 1 && (!added.is_empty() || within.is_none())) {
+        // Each sibling touched, named by its innermost symbol holding the
+        // lines that fall in it (`Session::refresh`, not `Session`).
+        let solid: Vec<u32> = lines.iter().filter(|l| !l.1).map(|l| l.0).collect();
+        let innermost = |t: &usize| {
+            let inside: Vec<u32> = solid
+                .iter()
+                .copied()
+                .filter(|l| outline.symbols[*t].contains(*l))
+                .collect();
+            let best = (0..outline.symbols.len())
+                .filter(|&i| {
+                    let mut at = Some(i);
+                    while let Some(j) = at {
+                        if j == *t {
+                            return inside.iter().all(|l| outline.symbols[i].contains(*l));
+                        }
+                        at = outline.symbols[j].parent;
+                    }
+                    false
+                })
+                .max_by_key(|&i| outline.depth(i))
+                .unwrap_or(*t);
+            outline.symbols[best].name.clone()
+        };
         return Attribution::Multiple {
-            touched: touched.iter().map(name).collect(),
+            touched: touched.iter().map(innermost).collect(),
             added: added.iter().map(name).collect(),
             removed: Vec::new(),
         };

@@ -30,7 +30,7 @@ mod outline;
 pub use anchor::{Anchor, AnchorError, split_anchor};
 pub use attribute::{
     Attribution, HunkLines, HunkSymbols, Line, PatchSymbols, annotate_patch, attribute,
-    attribute_hunk, hunk_lines, patch_symbols,
+    attribute_hunk, attribute_since, hunk_lines, patch_symbols,
 };
 pub use lang::Lang;
 pub use outline::{Outline, SemanticHash, Symbol, outline, outline_cached, semantic_hash};
