@@ -28,6 +28,8 @@ pub struct Sides {
     pub old: Arc<Outline>,
     /// The file in the work tree (empty when deleted).
     pub new: Arc<Outline>,
+    /// Whether the file was modified in place (not added, deleted, renamed).
+    modified: bool,
 }
 
 /// Outline both sides of `file` (the base's content of its old path, the
@@ -52,14 +54,16 @@ pub fn sides(root: &Path, git: &GitRepo, base: &Base, file: &ChangedFile) -> Opt
     Some(Sides {
         old: symbols::outline_cached(old_path, &old),
         new: symbols::outline_cached(&file.path, &new),
+        modified: file.status == ChangeKind::Modified,
     })
 }
 
 impl Sides {
-    /// Whether the file changed in formatting or comments only: both sides
-    /// parse and their token streams are equal.
+    /// Whether the file changed in formatting or comments only: modified in
+    /// place, both sides parse and their token streams are equal.
     pub fn formatting_only(&self) -> bool {
-        self.old.fallback.is_none()
+        self.modified
+            && self.old.fallback.is_none()
             && self.new.fallback.is_none()
             && self.old.file_hash == self.new.file_hash
     }
@@ -245,7 +249,7 @@ pub fn narrow(
             out.affected.insert(path.clone(), governors.clone());
             continue;
         };
-        if !include_formatting && file.status == ChangeKind::Modified && sides.formatting_only() {
+        if !include_formatting && sides.formatting_only() {
             out.formatting_only.push(path.clone());
             out.affected.insert(path.clone(), Vec::new());
             continue;

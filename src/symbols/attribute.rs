@@ -47,12 +47,19 @@ pub enum Attribution {
 impl fmt::Display for Attribution {
     /// `Session::refresh`, `<top-level> adds: a, b`, `<multiple> a, b; adds: c`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |names: &[String]| {
+            let mut text = names[..names.len().min(LISTED)].join(", ");
+            if names.len() > LISTED {
+                text.push_str(&format!(" and {} more", names.len() - LISTED));
+            }
+            text
+        };
         let lists = |f: &mut fmt::Formatter<'_>, added: &[String], removed: &[String]| {
             if !added.is_empty() {
-                write!(f, "; adds: {}", added.join(", "))?;
+                write!(f, "; adds: {}", list(added))?;
             }
             if !removed.is_empty() {
-                write!(f, "; removes: {}", removed.join(", "))?;
+                write!(f, "; removes: {}", list(removed))?;
             }
             Ok(())
         };
@@ -67,7 +74,7 @@ impl fmt::Display for Attribution {
                 added,
                 removed,
             } => {
-                write!(f, "<multiple> {}", touched.join(", "))?;
+                write!(f, "<multiple> {}", list(touched))?;
                 lists(f, added, removed)
             }
             Attribution::WholeFile { reason } => write!(f, "<whole-file> ({reason})"),
@@ -253,12 +260,15 @@ fn attribute_parts(
         let s = &outline.symbols[i];
         (s.start_line..=s.end_line).all(|l| all.contains(&l)) && !existed(&s.name)
     };
+    let mut lines = lines;
+    lines.sort_unstable();
+    let (first, last) = (lines[0], lines[lines.len() - 1]);
     // The innermost symbol containing every line.
     let mut within = outline
         .symbols
         .iter()
         .enumerate()
-        .filter(|(_, s)| lines.iter().all(|l| s.contains(*l)))
+        .filter(|(_, s)| s.contains(first) && s.contains(last))
         .max_by_key(|(i, _)| outline.depth(*i))
         .map(|(i, _)| i);
     while let Some(s) = within {
@@ -270,7 +280,7 @@ fn attribute_parts(
     let mut added = Vec::new();
     let mut touched = Vec::new();
     for (i, s) in outline.symbols.iter().enumerate() {
-        if s.parent != within || !lines.iter().any(|l| s.contains(*l)) {
+        if s.parent != within || !holds_any(&lines, s) {
             continue;
         }
         if covered(i) {
@@ -298,14 +308,25 @@ fn whole(outline: &Outline, lines: &[Line], remains: &dyn Fn(&str) -> bool) -> V
 
 /// Indices of the symbols of `outline` whose extent holds one of `lines`.
 fn touched(outline: &Outline, lines: &[Line]) -> Vec<usize> {
+    let mut sorted: Vec<u32> = lines.iter().map(|l| l.0).collect();
+    sorted.sort_unstable();
     outline
         .symbols
         .iter()
         .enumerate()
-        .filter(|(_, s)| lines.iter().any(|l| s.contains(l.0)))
+        .filter(|(_, s)| holds_any(&sorted, s))
         .map(|(i, _)| i)
         .collect()
 }
+
+/// Whether symbol `s` holds one of `sorted` (ascending line numbers).
+fn holds_any(sorted: &[u32], s: &super::Symbol) -> bool {
+    let at = sorted.partition_point(|l| *l < s.start_line);
+    sorted.get(at).is_some_and(|l| *l <= s.end_line)
+}
+
+/// Names in a hunk header's `adds:`/`removes:` lists, at most.
+const LISTED: usize = 8;
 
 /// One hunk's attribution and the symbols it touches on each side.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -126,11 +126,14 @@ pub fn outline_cached(path: &str, bytes: &[u8]) -> Arc<Outline> {
     let lang = Lang::of_path(path);
     let key = (lang, *blake3::hash(bytes).as_bytes());
     let kept = KEPT.get_or_init(Default::default);
-    if let Some(found) = kept.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+    // Parsed under the lock: calls asking for the same blob at once (the
+    // server answers several questions together) wait for one parse
+    // rather than each making its own.
+    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(found) = kept.get(&key) {
         return found.clone();
     }
     let made = Arc::new(outline(path, bytes));
-    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
     if kept.len() >= KEPT_OUTLINES {
         kept.clear();
     }
@@ -244,35 +247,37 @@ fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         .collect();
 
     let text = |n: tree_sitter::Node| n.utf8_text(bytes).unwrap_or_default();
+    let family = Family::of(root);
     let mut symbols: Vec<Symbol> = Vec::with_capacity(defs.len());
     let mut index_of: Vec<Option<usize>> = vec![None; defs.len()];
     for (i, def) in defs.iter().enumerate() {
         // The enclosing definition, and whether this one may stand in it.
-        let mut up = def.node.parent();
+        let mut up = family.parent(def.node);
         let mut parent_def = None;
         while let Some(n) = up {
             if let Some(&p) = by_node.get(&n.id()) {
                 parent_def = Some(p);
                 break;
             }
-            up = n.parent();
+            up = family.parent(n);
         }
         let parent = parent_def.and_then(|p| index_of[p]);
         if parent_def.is_some() && parent.is_none() {
             continue; // inside something that was dropped
         }
         // An object literal's method belongs to a module-level declaration.
-        let in_object =
-            def.node.kind() == "pair" || def.node.parent().is_some_and(|p| p.kind() == "object");
+        let in_object = def.node.kind() == "pair"
+            || family
+                .parent(def.node)
+                .is_some_and(|p| p.kind() == "object");
         if in_object {
-            let declarator = def
-                .node
-                .parent()
+            let declarator = family
+                .parent(def.node)
                 .filter(|p| p.kind() == "object")
-                .or_else(|| def.node.parent().and_then(|p| p.parent()))
+                .or_else(|| family.parent(def.node).and_then(|p| family.parent(p)))
                 .and_then(|o| {
                     if o.kind() == "object" {
-                        o.parent()
+                        family.parent(o)
                     } else {
                         Some(o)
                     }
@@ -308,7 +313,7 @@ fn parse(lang: Lang, bytes: &[u8]) -> Outline {
             Some(p) => format!("{}{}{own}", symbols[p].name, lang.separator()),
             None => own,
         };
-        let (extent, first) = extent(config, def.node, bytes);
+        let (extent, first) = extent(config, &family, def.node);
         let end = {
             let e = extent.end_position();
             if e.column == 0 && e.row > extent.start_position().row {
@@ -328,8 +333,13 @@ fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         let start = first
             .first()
             .map_or(extent.start_position().row, |n| n.start_position().row);
-        let start = comments_above(config, first.first().copied().unwrap_or(extent), bytes)
-            .unwrap_or(start);
+        let start = comments_above(
+            config,
+            &family,
+            first.first().copied().unwrap_or(extent),
+            bytes,
+        )
+        .unwrap_or(start);
         index_of[i] = Some(symbols.len());
         symbols.push(Symbol {
             name,
@@ -354,6 +364,82 @@ fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         symbols,
         separator: lang.separator(),
         file_hash,
+    }
+}
+
+/// Every node's parent and previous sibling, found in one walk of the tree:
+/// tree-sitter's own `parent()` and `prev_sibling()` search from the root
+/// or the parent each time, quadratic on a file of many items.
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+struct Family<'t> {
+    parent: HashMap<usize, tree_sitter::Node<'t>, IdHash>,
+    prev: HashMap<usize, tree_sitter::Node<'t>, IdHash>,
+}
+
+/// Hashing for node ids (addresses): one multiplication, no SipHash.
+type IdHash = std::hash::BuildHasherDefault<IdHasher>;
+
+/// See [`IdHash`].
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+impl<'t> Family<'t> {
+    fn of(root: tree_sitter::Node<'t>) -> Family<'t> {
+        let mut family = Family {
+            parent: HashMap::default(),
+            prev: HashMap::default(),
+        };
+        let mut cursor = root.walk();
+        let mut todo = vec![root];
+        while let Some(node) = todo.pop() {
+            let mut last: Option<tree_sitter::Node<'t>> = None;
+            for child in node.children(&mut cursor) {
+                family.parent.insert(child.id(), node);
+                if let Some(prev) = last {
+                    family.prev.insert(child.id(), prev);
+                }
+                last = Some(child);
+                if child.child_count() > 0 {
+                    todo.push(child);
+                }
+            }
+        }
+        family
+    }
+
+    fn parent(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
+        self.parent.get(&node.id()).copied()
+    }
+
+    fn prev(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
+        self.prev.get(&node.id()).copied()
     }
 }
 
@@ -475,11 +561,11 @@ fn receiver_name(node: tree_sitter::Node, bytes: &[u8]) -> String {
 ))]
 fn extent<'t>(
     config: &super::lang::Config,
+    family: &Family<'t>,
     node: tree_sitter::Node<'t>,
-    _bytes: &[u8],
 ) -> (tree_sitter::Node<'t>, Vec<tree_sitter::Node<'t>>) {
     let mut at = node;
-    while let Some(parent) = at.parent() {
+    while let Some(parent) = family.parent(at) {
         if !config.wrappers.contains(&parent.kind()) {
             break;
         }
@@ -501,11 +587,11 @@ fn extent<'t>(
         at = parent;
     }
     let mut attached = Vec::new();
-    let mut prev = at.prev_sibling();
+    let mut prev = family.prev(at);
     while let Some(p) = prev {
         if config.attached.contains(&p.kind()) {
             attached.push(p);
-            prev = p.prev_sibling();
+            prev = family.prev(p);
         } else {
             break;
         }
@@ -522,14 +608,15 @@ fn extent<'t>(
     feature = "lang-python",
     feature = "lang-go"
 ))]
-fn comments_above(
+fn comments_above<'t>(
     config: &super::lang::Config,
-    node: tree_sitter::Node,
+    family: &Family<'t>,
+    node: tree_sitter::Node<'t>,
     bytes: &[u8],
 ) -> Option<usize> {
     let mut top = node.start_position().row;
     let mut found = None;
-    let mut prev = node.prev_sibling();
+    let mut prev = family.prev(node);
     while let Some(p) = prev {
         if !config.comments.contains(&p.kind()) || p.end_position().row + 1 < top {
             break;
@@ -551,7 +638,7 @@ fn comments_above(
         }
         top = p.start_position().row;
         found = Some(top);
-        prev = p.prev_sibling();
+        prev = family.prev(p);
     }
     found
 }
