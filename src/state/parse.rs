@@ -27,13 +27,32 @@ use super::{FileFingerprint, LastReconciliation, State, default_version};
 /// The most text of unknown keys, over the whole file, kept and expanded.
 pub const MAX_UNKNOWN_BYTES: usize = 1024 * 1024;
 
+/// The most entries of all maps of the file together. A real entry is a
+/// path and a 64-digit hash (90 bytes and more), so a full-size file holds
+/// fewer; tiny made-up entries would otherwise cost 12 times their text.
+pub const MAX_ENTRIES: usize = 400_000;
+
 thread_local! {
     static UNKNOWN_LEFT: Cell<usize> = const { Cell::new(MAX_UNKNOWN_BYTES) };
+    static ENTRIES_LEFT: Cell<usize> = const { Cell::new(MAX_ENTRIES) };
 }
 
-/// Start a parse: the unknown-text budget is full again.
+/// Start a parse: the budgets are full again.
 pub(super) fn reset_budget() {
     UNKNOWN_LEFT.with(|c| c.set(MAX_UNKNOWN_BYTES));
+    ENTRIES_LEFT.with(|c| c.set(MAX_ENTRIES));
+}
+
+/// Count one map entry against [`MAX_ENTRIES`].
+fn count_entry<E: de::Error>() -> Result<(), E> {
+    let left = ENTRIES_LEFT.with(Cell::get);
+    if left == 0 {
+        return Err(E::custom(format!(
+            "more than {MAX_ENTRIES} entries, more than notarai reads in one state file; rewrite it with `notarai state snapshot --force`"
+        )));
+    }
+    ENTRIES_LEFT.with(|c| c.set(left - 1));
+    Ok(())
 }
 
 /// An unknown key's raw value, expanded when the budget allows.
@@ -72,6 +91,7 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for UniqueMap<V> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut out = BTreeMap::new();
                 while let Some(key) = map.next_key::<String>()? {
+                    count_entry()?;
                     if out.contains_key(&key) {
                         return Err(duplicate(&key));
                     }
