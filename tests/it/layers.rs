@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("parallel", 0),
     ("progress", 0),
     ("repo_path", 0),
+    ("record", 0),
     ("workflow", 0),
     ("walk", 1),
     ("safe_fs", 1),
