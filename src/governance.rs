@@ -284,11 +284,6 @@ impl Governance {
         (!out.is_empty()).then_some(out)
     }
 
-    /// The path of spec `spec`'s file.
-    pub fn spec_path(&self, spec: usize) -> &str {
-        &self.rules[spec].path
-    }
-
     /// Whether spec `spec` anchors any of its artifacts to symbols.
     pub fn has_anchors(&self, spec: usize) -> bool {
         self.rules[spec].glob_anchor.iter().any(Option::is_some)
@@ -297,6 +292,11 @@ impl Governance {
     /// The part of the repository spec `spec` can govern.
     pub fn scope(&self, spec: usize) -> &Scope {
         &self.rules[spec].scope
+    }
+
+    /// The path of spec `spec`'s file.
+    pub fn spec_path(&self, spec: usize) -> &str {
+        &self.rules[spec].path
     }
 
     /// The spec index of a spec file path.

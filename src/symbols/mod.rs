@@ -33,7 +33,9 @@ pub use attribute::{
     attribute_hunk, attribute_since, hunk_lines, patch_symbols,
 };
 pub use lang::Lang;
-pub use outline::{Outline, SemanticHash, Symbol, outline, outline_cached, semantic_hash};
+pub use outline::{
+    Outline, SemanticHash, Symbol, known_semantic_hash, outline, outline_cached, semantic_hash,
+};
 
 #[cfg(test)]
 mod tests;

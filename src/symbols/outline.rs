@@ -115,14 +115,30 @@ fn fallback(lang: Option<Lang>, bytes: &[u8], reason: String) -> Outline {
     }
 }
 
+/// The semantic hash of the content of `path` whose BLAKE3 (hex) is
+/// `bytes_hex`, when this process has outlined that content (every changed
+/// file a question looked at); `None` otherwise, and for content that did
+/// not parse or is in no language the outline knows (no token hash).
+pub fn known_semantic_hash(path: &str, bytes_hex: &str) -> Option<SemanticHash> {
+    let digest: [u8; 32] = blake3::Hash::from_hex(bytes_hex).ok()?.into();
+    let kept = KEPT.get()?.lock().unwrap_or_else(|e| e.into_inner());
+    let outline = kept.get(&(Lang::of_path(path), digest))?;
+    outline.file_hash.tokens.then_some(outline.file_hash)
+}
+
+/// The outlines kept, by language and BLAKE3 of the content.
+type Kept = Mutex<HashMap<(Option<Lang>, [u8; 32]), Arc<Outline>>>;
+static KEPT: OnceLock<Kept> = OnceLock::new();
+
 /// Outlines kept by (language, content hash): a blob is parsed once per
 /// process. Bounded: cleared when it holds this many.
 const KEPT_OUTLINES: usize = 4096;
 
 /// [`outline`], kept by content: the same bytes in the same language are
 /// parsed once per process (the long-lived server asks again and again).
+/// [`outline`], kept by content: the same bytes in the same language are
+/// parsed once per process (the long-lived server asks again and again).
 pub fn outline_cached(path: &str, bytes: &[u8]) -> Arc<Outline> {
-    static KEPT: OnceLock<Mutex<HashMap<(Option<Lang>, [u8; 32]), Arc<Outline>>>> = OnceLock::new();
     let lang = Lang::of_path(path);
     let key = (lang, *blake3::hash(bytes).as_bytes());
     let kept = KEPT.get_or_init(Default::default);

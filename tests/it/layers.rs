@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("parallel", 0),
     ("progress", 0),
     ("repo_path", 0),
+    ("record", 1),
     ("workflow", 0),
     ("symbols", 0),
     ("walk", 1),
