@@ -138,6 +138,46 @@ fn assess(
     Ok(out)
 }
 
+/// The assessed files narrowed by their symbols (`review::narrow`): a
+/// formatting-only change and an anchored spec whose symbols no hunk
+/// touches are not counted; a file left with no spec drops out.
+fn by_symbols(
+    root: &Path,
+    git: &GitRepo,
+    base: &crate::changes::Base,
+    changes: &ChangeSet<'_>,
+    governance: &Governance,
+    assessed: Vec<Assessed>,
+    include_formatting: bool,
+) -> (Vec<Assessed>, crate::review::Narrowed) {
+    let governed: Vec<(String, Vec<usize>)> = assessed
+        .iter()
+        .filter(|a| !a.governors.is_empty() && !spec::is_spec_path(&a.path))
+        .map(|a| (a.path.clone(), a.governors.clone()))
+        .collect();
+    let narrowed = crate::review::narrow(
+        root,
+        git,
+        base,
+        changes,
+        governance,
+        &governed,
+        include_formatting,
+    );
+    let assessed = assessed
+        .into_iter()
+        .filter_map(|mut a| match narrowed.affected.get(&a.path) {
+            Some(kept) if kept.is_empty() => None,
+            Some(kept) => {
+                a.governors = kept.clone();
+                Some(a)
+            }
+            None => Some(a),
+        })
+        .collect();
+    (assessed, narrowed)
+}
+
 fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>, Totals) {
     let mut specs: BTreeMap<usize, SpecStatus> = BTreeMap::new();
     let mut totals = Totals {
@@ -187,6 +227,16 @@ pub fn status(
     base_branch: Option<&str>,
     progress: &Progress,
 ) -> Result<ReconciliationStatus, CheckError> {
+    status_with(project, base_branch, false, progress)
+}
+
+/// [`status`], counting formatting-only changes when `include_formatting`.
+pub fn status_with(
+    project: &mut Project,
+    base_branch: Option<&str>,
+    include_formatting: bool,
+    progress: &Progress,
+) -> Result<ReconciliationStatus, CheckError> {
     let specs = project.specs();
     let root = project.root().to_path_buf();
     let state_problem = state::problem(&root);
@@ -195,12 +245,23 @@ pub fn status(
     let (base, used) = choose_base(git, &state, base_branch)?;
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let assessed = assess(&root, git, &changes, specs.governance(), state, progress)?;
+    let (assessed, narrowed) = by_symbols(
+        &root,
+        git,
+        &base,
+        &changes,
+        specs.governance(),
+        assessed,
+        include_formatting,
+    );
     let (specs, totals) = per_spec(&specs.set, &assessed);
     Ok(ReconciliationStatus {
         base: used,
         specs,
         totals,
         state_problem,
+        formatting_only: narrowed.formatting_only,
+        broken_anchors: narrowed.broken,
         page: 1,
         pages: 1,
         next_cursor: None,
@@ -245,6 +306,11 @@ pub enum FindingKind {
     Ungoverned,
     /// A changed file governed by more than one spec.
     MultipleSpecs,
+    /// A changed file whose token stream is unchanged (formatting or
+    /// comments only): it affects no spec.
+    FormattingOnly,
+    /// An anchor (`path#Symbol`) whose symbol the change removed.
+    BrokenAnchor,
     /// git tracks the local hash cache (`.notarai/.cache/`): it is ignored,
     /// since a branch could pre-mark its own changes as reconciled.
     TrackedCache,
@@ -336,6 +402,8 @@ pub struct CheckOptions {
     pub base: Option<String>,
     /// Make warnings errors.
     pub strict: bool,
+    /// Count files changed in formatting or comments only.
+    pub include_formatting: bool,
 }
 
 /// Run the CI gate over the project at `root`.
@@ -365,6 +433,15 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         state.clone(),
         &Progress::none(),
     )?;
+    let (assessed, narrowed) = by_symbols(
+        root,
+        &git,
+        &base,
+        &changes,
+        &governance,
+        assessed,
+        options.include_formatting,
+    );
 
     let mut findings = Vec::new();
     for f in set.errors() {
@@ -444,6 +521,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         }
     }
     stale_tests(root, &set, &assessed, &mut findings);
+    symbol_findings(&narrowed, &mut findings);
     let spec_path = |g: usize| set.specs[g].path.clone();
     for file in &assessed {
         let path = &file.path;
@@ -548,6 +626,33 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         claims,
         summary,
     })
+}
+
+/// Formatting-only changes (a notice each) and broken anchors (a warning
+/// each, with the likely rename or move).
+fn symbol_findings(narrowed: &crate::review::Narrowed, findings: &mut Vec<Finding>) {
+    for path in &narrowed.formatting_only {
+        findings.push(Finding {
+            severity: Severity::Notice,
+            kind: FindingKind::FormattingOnly,
+            spec: None,
+            file: Some(path.clone()),
+            line: None,
+            message: format!(
+                "{path} changed in formatting or comments only (equal token streams): it affects no spec (`--include-formatting` counts it)"
+            ),
+        });
+    }
+    for broken in &narrowed.broken {
+        findings.push(Finding {
+            severity: Severity::Warning,
+            kind: FindingKind::BrokenAnchor,
+            spec: Some(broken.spec_path.clone()),
+            file: Some(broken.file.clone()),
+            line: None,
+            message: broken.message(),
+        });
+    }
 }
 
 /// For 0.8 specs: each `tested_by` file that did not change since the base
@@ -655,6 +760,11 @@ pub struct StatusParams {
     /// The answer's `base` says which was used.
     #[serde(default)]
     pub base_branch: Option<String>,
+    /// `true` to count files changed in formatting or comments only (equal
+    /// token streams); by default they affect no spec and are listed in
+    /// `formatting_only`.
+    #[serde(default)]
+    pub include_formatting: bool,
     /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
     #[serde(default)]
     pub max_tokens: Option<crate::page::MaxTokens>,
@@ -681,7 +791,12 @@ pub fn status_tool(
     params: &StatusParams,
     progress: &Progress,
 ) -> Result<ReconciliationStatus, crate::review::ReviewError> {
-    let full = status(project, params.base_branch.as_deref(), progress)?;
+    let full = status_with(
+        project,
+        params.base_branch.as_deref(),
+        params.include_formatting,
+        progress,
+    )?;
     let args = (&params.base_branch, params.max_tokens);
     crate::review::status_page(full, &args, params.max_tokens, params.cursor.as_deref())
 }
@@ -716,6 +831,7 @@ mod tests {
             &mut project,
             &StatusParams {
                 base_branch: None,
+                include_formatting: false,
                 max_tokens: None,
                 cursor: None,
             },
@@ -729,6 +845,7 @@ mod tests {
             &mut project,
             &StatusParams {
                 base_branch: Some("trunk".into()),
+                include_formatting: false,
                 max_tokens: None,
                 cursor: None,
             },

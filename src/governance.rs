@@ -23,6 +23,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 pub use crate::glob::{compile, is_under, literal_prefix};
 use crate::layout::CACHE_DIR;
 use crate::spec::SpecSet;
+use crate::symbols::{Anchor, split_anchor};
 
 /// The category reported for a spec file governing itself.
 pub const SELF_CATEGORY: &str = "spec";
@@ -69,6 +70,9 @@ struct SpecRules {
     set: OnceLock<GlobSet>,
     /// Category of each glob in `globs`, by index into `categories`.
     glob_category: Vec<usize>,
+    /// The anchor (`path#Symbol`) of each glob in `globs`: `None` governs
+    /// the whole file.
+    glob_anchor: Vec<Option<Anchor>>,
     categories: Vec<String>,
     scope: Scope,
 }
@@ -112,6 +116,7 @@ impl Governance {
             by_path.insert(loaded.path.clone(), index);
             let mut globs = Vec::new();
             let mut glob_category = Vec::new();
+            let mut glob_anchor = Vec::new();
             let mut categories = Vec::new();
             let mut prefixes = vec![loaded.path.clone()];
             let mut everything = false;
@@ -119,7 +124,19 @@ impl Governance {
                 let category_index = categories.len();
                 categories.push(category.clone());
                 for artifact in refs {
-                    let compiled = match compile(&artifact.path, true) {
+                    let (path, anchor) = split_anchor(&artifact.path);
+                    let anchor = match anchor.map(Anchor::parse).transpose() {
+                        Ok(anchor) => anchor,
+                        Err(e) => {
+                            errors.push(GlobError {
+                                spec: loaded.path.clone(),
+                                glob: artifact.path.clone(),
+                                message: e.to_string(),
+                            });
+                            continue;
+                        }
+                    };
+                    let compiled = match compile(path, true) {
                         Ok(globs) => globs,
                         Err(message) => {
                             errors.push(GlobError {
@@ -130,13 +147,14 @@ impl Governance {
                             continue;
                         }
                     };
-                    match literal_prefix(&artifact.path) {
+                    match literal_prefix(path) {
                         Some(prefix) => prefixes.push(prefix),
                         None => everything = true,
                     }
                     for glob in compiled {
                         globs.push(glob);
                         glob_category.push(category_index);
+                        glob_anchor.push(anchor.clone());
                     }
                 }
             }
@@ -150,6 +168,7 @@ impl Governance {
                 globs,
                 set: OnceLock::new(),
                 glob_category,
+                glob_anchor,
                 categories,
                 scope,
             });
@@ -240,6 +259,34 @@ impl Governance {
     /// model keeps them in a sorted map).
     pub fn category(&self, spec: usize, path: &str) -> Option<&str> {
         self.categories(spec, path).into_iter().next()
+    }
+
+    /// How spec `spec` governs `path`: `None` when it governs the whole file
+    /// (a matching artifact has no anchor, or the path is the spec itself),
+    /// else the anchors (`path#Symbol`) naming the symbols it governs there.
+    /// Meaningful only for a path the spec governs.
+    pub fn anchors(&self, spec: usize, path: &str) -> Option<Vec<&Anchor>> {
+        let rules = &self.rules[spec];
+        if rules.path == path || !rules.glob_anchor.iter().any(Option::is_some) {
+            return None;
+        }
+        let mut out: Vec<&Anchor> = Vec::new();
+        for g in rules.set().matches(path) {
+            match &rules.glob_anchor[g] {
+                None => return None,
+                Some(anchor) => {
+                    if !out.contains(&anchor) {
+                        out.push(anchor);
+                    }
+                }
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// Whether spec `spec` anchors any of its artifacts to symbols.
+    pub fn has_anchors(&self, spec: usize) -> bool {
+        self.rules[spec].glob_anchor.iter().any(Option::is_some)
     }
 
     /// The part of the repository spec `spec` can govern.

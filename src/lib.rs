@@ -39,6 +39,7 @@ pub mod review;
 pub mod safe_fs;
 pub mod spec;
 pub mod state;
+pub mod symbols;
 pub mod walk;
 pub mod watch;
 pub mod workflow;

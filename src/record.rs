@@ -58,14 +58,16 @@ impl HashKind {
     }
 
     /// This kind's hash of the content at `path` now, given its bytes hash
-    /// `bytes` (hex BLAKE3, or `deleted`). The one place a kind is computed:
-    /// a semantic hasher plugs in here. This build computes no semantic
-    /// hash, so a semantic record (written by a build that does) never
-    /// matches and the file is shown for review, never hidden.
-    pub fn current(self, _path: &str, bytes: &str) -> Option<String> {
+    /// `bytes` (hex BLAKE3, or `deleted`). The one place a kind is computed.
+    /// A semantic hash (`tokens1:<hex>`, [`crate::symbols::semantic_hash`])
+    /// is known for content this process outlined; when it is not, the
+    /// record does not match and the file is shown for review, never hidden.
+    pub fn current(self, path: &str, bytes: &str) -> Option<String> {
         match self {
             HashKind::Bytes => Some(bytes.to_string()),
-            HashKind::Semantic => None,
+            HashKind::Semantic => {
+                crate::symbols::known_semantic_hash(path, bytes).map(|h| h.to_string())
+            }
         }
     }
 }
@@ -220,12 +222,28 @@ mod tests {
             kind: HashKind::Semantic,
             value: "aa".into(),
         };
-        assert!(!semantic.matches("x", "aa"), "no semantic hasher: shown");
+        assert!(!semantic.matches("x", "aa"), "content never outlined: shown");
         let mut review = Review::new(&bytes, Some("b1".into()));
         assert!(review.matches("x", "aa"));
         review.kind = "future".into();
         assert!(!review.matches("x", "aa"));
         assert_eq!(split_key(&entry_key("a.rs", Some("S::f"))), ("a.rs", Some("S::f")));
         assert_eq!(Scope::from_key(Scope::EverySpec.key()), Scope::EverySpec);
+    }
+
+    #[test]
+    fn a_semantic_record_matches_reformatted_content_once_outlined() {
+        let reviewed = b"fn a() { 1; }\n";
+        let now = b"// note\nfn a() {\n    1;\n}\n";
+        let recorded = ContentHash {
+            kind: HashKind::Semantic,
+            value: crate::symbols::semantic_hash("r.rs", reviewed).to_string(),
+        };
+        let bytes_now = blake3::hash(now).to_hex().to_string();
+        crate::symbols::outline_cached("r.rs", now);
+        assert!(recorded.matches("r.rs", &bytes_now));
+        let changed = b"fn a() { 2; }\n";
+        crate::symbols::outline_cached("r.rs", changed);
+        assert!(!recorded.matches("r.rs", &blake3::hash(changed).to_hex()));
     }
 }

@@ -15,10 +15,12 @@ use std::path::PathBuf;
 
 use git2::Oid;
 
+mod blob;
 mod diff;
 mod kept;
 mod repo;
 
+pub use blob::BlobRead;
 pub use diff::ChangeSet;
 pub use repo::{GitRepo, keep_trees_cached, tracked_cache_message};
 

@@ -42,6 +42,12 @@ pub struct Args {
     /// Make warnings (ungoverned changes, spec warnings) errors.
     #[arg(long)]
     pub strict: bool,
+
+    /// Count files changed in formatting or comments only (equal token
+    /// streams in Rust, TypeScript, JavaScript, Python, Go); by default they
+    /// affect no spec and are reported as notices.
+    #[arg(long)]
+    pub include_formatting: bool,
 }
 
 /// Run `notarai check`.
@@ -54,6 +60,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
                 &CheckOptions {
                     base: args.base.clone(),
                     strict: args.strict,
+                    include_formatting: args.include_formatting,
                 },
             )
             .map_err(|e| {

@@ -19,6 +19,7 @@ pub mod mcp;
 pub mod reconcile;
 pub mod schema;
 pub mod state;
+pub mod symbols;
 pub mod validate;
 
 /// Command-line interface of notarai.
@@ -74,6 +75,8 @@ pub enum Command {
     /// Check that every configured agent can use notarai: config, entry,
     /// command, a real MCP handshake, hook, specs.
     Doctor(doctor::Args),
+    /// A file's symbols (Rust, TypeScript, JavaScript, Python, Go), or the symbol of a line range as a diff hunk is attributed.
+    Symbols(symbols::Args),
 }
 
 /// Parse the command line, set up logging on stderr, run the subcommand and
@@ -94,6 +97,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(root, args),
         Command::ExportContext(args) => export_context::run(root, args),
         Command::Doctor(args) => doctor::run(root, args),
+        Command::Symbols(args) => symbols::run(root, args),
     };
     match result {
         Ok(code) => code,

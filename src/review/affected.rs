@@ -39,7 +39,12 @@ pub fn list_affected_specs(
     params: &ListAffectedSpecsParams,
     progress: &Progress,
 ) -> Result<AffectedSpecs> {
-    let full = whole_affected_specs(project, params.base_branch.as_deref(), progress)?;
+    let full = affected_specs_with(
+        project,
+        params.base_branch.as_deref(),
+        params.include_formatting,
+        progress,
+    )?;
     let args = (&params.base_branch, params.max_tokens);
     pages::affected_specs(full, &args, params.max_tokens, params.cursor.as_deref())
         .map_err(|e| ReviewError::InvalidParams(e.to_string()))
@@ -52,6 +57,17 @@ pub fn whole_affected_specs(
     base_branch: Option<&str>,
     progress: &Progress,
 ) -> Result<AffectedSpecs> {
+    affected_specs_with(project, base_branch, false, progress)
+}
+
+/// [`whole_affected_specs`], showing formatting-only changes when
+/// `include_formatting`.
+fn affected_specs_with(
+    project: &mut Project,
+    base_branch: Option<&str>,
+    include_formatting: bool,
+    progress: &Progress,
+) -> Result<AffectedSpecs> {
     let specs = project.specs();
     let root = project.root().to_path_buf();
     let git = project.git()?;
@@ -59,10 +75,31 @@ pub fn whole_affected_specs(
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let changed_files = changes.paths();
     let mut matched: BTreeMap<usize, Vec<(String, bool)>> = BTreeMap::new();
-    let governed: Vec<(&String, Vec<usize>)> = changed_files
+    let governed: Vec<(String, Vec<usize>)> = changed_files
         .iter()
-        .map(|p| (p, specs.governance().governors(p)))
+        .map(|p| (p.clone(), specs.governance().governors(p)))
         .filter(|(_, g)| !g.is_empty())
+        .collect();
+    // Formatting-only changes and anchored specs whose symbols no hunk touches.
+    let narrowed = super::narrow(
+        &root,
+        git,
+        &base,
+        &changes,
+        specs.governance(),
+        &governed,
+        include_formatting,
+    );
+    let governed: Vec<(&String, Vec<usize>)> = governed
+        .iter()
+        .filter_map(|(p, g)| {
+            let kept = narrowed
+                .affected
+                .get(p)
+                .cloned()
+                .unwrap_or_else(|| g.clone());
+            (!kept.is_empty()).then_some((p, kept))
+        })
         .collect();
     let governed_paths: Vec<&str> = governed.iter().map(|(p, _)| p.as_str()).collect();
     progress.begin(governed_paths.len() as u64, "hashing changed files");
@@ -124,6 +161,8 @@ pub fn whole_affected_specs(
         changed_files,
         affected_specs,
         invalid_specs: invalid_specs(&specs),
+        formatting_only: narrowed.formatting_only,
+        broken_anchors: narrowed.broken,
         page: 1,
         pages: 1,
         next_cursor: None,

@@ -6,7 +6,7 @@ use globset::GlobSetBuilder;
 
 use super::{
     GetSpecDiffParams, Result, ReviewError, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now,
-    pages, spec_index, unreviewable,
+    pages, spec_index, symbolic, unreviewable,
 };
 use crate::changes::Patch;
 use crate::governance;
@@ -127,6 +127,8 @@ fn spec_diff_parts(
         unreviewable: unreviewable(&changes, |p| {
             specs.governance().category(index, p).is_some() && !exclude.is_match(p)
         }),
+        formatting_only: Vec::new(),
+        outside_anchors: Vec::new(),
     };
     progress.stage("diffing files");
     for (file, governed) in candidates {
@@ -155,6 +157,28 @@ fn spec_diff_parts(
         if other.is_empty() {
             continue;
         }
+        // Each hunk named by its symbol; for an anchored spec only the hunks
+        // touching its symbols; a formatting-only change set apart.
+        let anchors = symbolic::spec_anchors(specs.governance(), index, &other);
+        let sides = symbolic::sides(&root, git, &base, file);
+        let patch = match symbolic::view(
+            sides.as_ref(),
+            changes.patch(file)?,
+            anchors.as_deref(),
+            params.include_formatting,
+        ) {
+            symbolic::View::Show(patch) => patch,
+            symbolic::View::FormattingOnly => {
+                out.formatting_only
+                    .extend(other.iter().map(|p| p.to_string()));
+                continue;
+            }
+            symbolic::View::Untouched => {
+                out.outside_anchors
+                    .extend(other.iter().map(|p| p.to_string()));
+                continue;
+            }
+        };
         for path in &other {
             out.files.push(path.to_string());
             if let Some(category) = specs.governance().category(index, path) {
@@ -162,7 +186,7 @@ fn spec_diff_parts(
                     .insert(path.to_string(), category.to_string());
             }
         }
-        let patch = match changes.patch(file)? {
+        let patch = match patch {
             Patch::Text(text) => Some(text),
             Patch::Binary => {
                 out.binary_changes
@@ -184,6 +208,8 @@ fn spec_diff_parts(
     for list in [
         &mut out.files,
         &mut out.skipped,
+        &mut out.formatting_only,
+        &mut out.outside_anchors,
         &mut out.binary_changes,
         &mut out.large_changes,
     ] {

@@ -90,6 +90,7 @@ pub fn export_context(
             base_branch: params.base_branch.clone(),
             exclude_patterns: Vec::new(),
             bypass_cache: false,
+            include_formatting: false,
             max_tokens: None,
             cursor: None,
         };

@@ -13,6 +13,8 @@ mod pages;
 mod params;
 mod record;
 mod results;
+mod symbolic;
+mod symbols;
 
 use std::fmt;
 
@@ -41,6 +43,8 @@ pub use results::{
     PlanEntry, ReconciliationStatus, SpecDiff, SpecFile, SpecStatus, SystemSpec, Totals,
     Unreviewable,
 };
+pub use symbolic::{BrokenAnchor, Narrowed, narrow};
+pub use symbols::{LineRange, OutlineEntry, SymbolsAnswer, symbols};
 
 /// Why a question could not be answered: its kind (see [`ReviewError::kind`])
 /// and, through [`ReviewError::hinted`], what to do about it.

@@ -64,6 +64,8 @@ pub fn affected_specs(
     let invalid = std::mem::take(&mut full.invalid_specs);
     let deleted = std::mem::take(&mut full.deleted_specs);
     let changed = std::mem::take(&mut full.changed_files);
+    let formatting = std::mem::take(&mut full.formatting_only);
+    let broken = std::mem::take(&mut full.broken_anchors);
     full.page = MAX_PAGE;
     full.pages = MAX_PAGE;
     let mut layout = Layout::new(capacity(budget, json_len(&full)));
@@ -101,6 +103,8 @@ pub fn affected_specs(
     let invalid_at = place_all(&mut layout, &invalid);
     let deleted_at = place_all(&mut layout, &deleted);
     let changed_at = place_all(&mut layout, &changed);
+    let formatting_at = place_all(&mut layout, &formatting);
+    let broken_at = place_all(&mut layout, &broken);
 
     let pages = layout.pages();
     let page = requested_page(cursor, LIST_AFFECTED_SPECS, fp, pages)?;
@@ -112,6 +116,8 @@ pub fn affected_specs(
     full.invalid_specs = on_page(invalid, &invalid_at, page);
     full.deleted_specs = on_page(deleted, &deleted_at, page);
     full.changed_files = on_page(changed, &changed_at, page);
+    full.formatting_only = on_page(formatting, &formatting_at, page);
+    full.broken_anchors = on_page(broken, &broken_at, page);
     full.page = page + 1;
     full.pages = pages;
     full.next_cursor = next_cursor(LIST_AFFECTED_SPECS, page, pages, fp);
@@ -216,6 +222,8 @@ pub fn spec_diff(
     let spec_changes = std::mem::take(&mut full.spec_changes);
     let system = full.system_spec.take();
     let skipped = std::mem::take(&mut full.skipped);
+    let formatting = std::mem::take(&mut full.formatting_only);
+    let outside = std::mem::take(&mut full.outside_anchors);
     let mut binary = std::mem::take(&mut full.binary_changes);
     let mut large = std::mem::take(&mut full.large_changes);
     let categories = std::mem::take(&mut full.file_categories);
@@ -319,6 +327,8 @@ pub fn spec_diff(
         }
     }
     let skipped_at = place_all(&mut layout, &skipped);
+    let formatting_at = place_all(&mut layout, &formatting);
+    let outside_at = place_all(&mut layout, &outside);
     let binary_at = place_all(&mut layout, &binary);
     let large_at = place_all(&mut layout, &large);
 
@@ -369,6 +379,8 @@ pub fn spec_diff(
         .find(|(p, _)| *p == page)
         .map(|(_, s)| s);
     full.skipped = on_page(skipped, &skipped_at, page);
+    full.formatting_only = on_page(formatting, &formatting_at, page);
+    full.outside_anchors = on_page(outside, &outside_at, page);
     full.binary_changes = on_page(binary, &binary_at, page);
     full.large_changes = on_page(large, &large_at, page);
     full.diff = diff_pages.remove(&page).unwrap_or_default();

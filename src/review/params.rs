@@ -15,6 +15,11 @@ pub struct ListAffectedSpecsParams {
     /// the answer's `base` says which.
     #[serde(default)]
     pub base_branch: Option<String>,
+    /// `true` to count files changed in formatting or comments only (equal
+    /// token streams); by default they affect no spec and are listed in
+    /// `formatting_only`.
+    #[serde(default)]
+    pub include_formatting: bool,
     /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
     #[serde(default)]
     pub max_tokens: Option<MaxTokens>,
@@ -42,6 +47,11 @@ pub struct GetSpecDiffParams {
     /// and show every changed governed file.
     #[serde(default)]
     pub bypass_cache: bool,
+    /// `true` to show files changed in formatting or comments only (their
+    /// token streams are equal); by default they are listed apart in
+    /// `formatting_only`, affecting no spec.
+    #[serde(default)]
+    pub include_formatting: bool,
     /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
     #[serde(default)]
     pub max_tokens: Option<MaxTokens>,

@@ -32,6 +32,15 @@ pub struct AffectedSpecs {
     /// Changed files notarai cannot review (a name that is not UTF-8), with
     /// why: they are in no other list; rename them to review them.
     pub unreviewable: Vec<Unreviewable>,
+    /// Changed governed files whose token streams are unchanged (formatting
+    /// or comments only): they affect no spec (`include_formatting: true`
+    /// counts them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formatting_only: Vec<String>,
+    /// Anchors (`path#Symbol`) whose symbol this branch removed, with the
+    /// likely rename or move when the same code appears elsewhere.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken_anchors: Vec<crate::review::BrokenAnchor>,
     /// This page's number, from 1.
     pub page: usize,
     /// Number of pages of the whole answer.
@@ -129,6 +138,15 @@ pub struct SpecDiff {
     /// Changed files the spec may govern that notarai cannot review (a name
     /// that is not UTF-8), with why; rename them to review them.
     pub unreviewable: Vec<Unreviewable>,
+    /// Changed governed files whose token streams are unchanged (formatting
+    /// or comments only, Rust, TypeScript, JavaScript, Python, Go): not in
+    /// `diff` and affecting no spec; `include_formatting: true` shows them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formatting_only: Vec<String>,
+    /// Changed files where the spec anchors symbols (`path#Symbol`) and no
+    /// hunk touches them (on either side): not in `diff`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside_anchors: Vec<String>,
     /// This page's number, from 1.
     pub page: usize,
     /// Number of pages of the whole answer.
@@ -243,6 +261,14 @@ pub struct ReconciliationStatus {
     /// not read (it is then ignored: only the local cache counts).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_problem: Option<String>,
+    /// Changed governed files whose token streams are unchanged (formatting
+    /// or comments only): not counted (`include_formatting: true` counts them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formatting_only: Vec<String>,
+    /// Anchors (`path#Symbol`) whose symbol this branch removed, with the
+    /// likely rename or move when the same code appears elsewhere.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken_anchors: Vec<crate::review::BrokenAnchor>,
     /// This page's number, from 1.
     pub page: usize,
     /// Number of pages of the whole answer.

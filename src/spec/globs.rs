@@ -31,6 +31,8 @@ fn escape(part: &str) -> String {
 struct GlobAt<'a> {
     pointer: String,
     pattern: &'a str,
+    /// The symbol anchor after `#` (artifacts only).
+    anchor: Option<&'a str>,
     external: bool,
     what: &'static str,
 }
@@ -39,9 +41,11 @@ fn globs_of(spec: &Spec) -> Vec<GlobAt<'_>> {
     let mut out = Vec::new();
     for (category, refs) in &spec.artifacts {
         for (i, r) in refs.iter().enumerate() {
+            let (pattern, anchor) = crate::symbols::split_anchor(&r.path);
             out.push(GlobAt {
                 pointer: format!("/artifacts/{}/{i}/path", escape(category)),
-                pattern: &r.path,
+                pattern,
+                anchor,
                 external: r.source.is_some(),
                 what: "artifact glob",
             });
@@ -52,6 +56,7 @@ fn globs_of(spec: &Spec) -> Vec<GlobAt<'_>> {
             out.push(GlobAt {
                 pointer: format!("/design/assets/{i}/path"),
                 pattern: &r.path,
+                anchor: None,
                 external: r.source.is_some(),
                 what: "design asset glob",
             });
@@ -61,6 +66,7 @@ fn globs_of(spec: &Spec) -> Vec<GlobAt<'_>> {
         out.push(GlobAt {
             pointer: format!("/exclude/{i}"),
             pattern,
+            anchor: None,
             external: true,
             what: "exclude glob",
         });
@@ -78,6 +84,13 @@ fn pos_of(tree: &Node, pointer: &str) -> Pos {
 pub(crate) fn check_compile(rel: &str, spec: &Spec, tree: &Node) -> Vec<Finding> {
     let mut out = Vec::new();
     for g in globs_of(spec) {
+        if let Some(Err(e)) = g.anchor.map(crate::symbols::Anchor::parse) {
+            let pos = pos_of(tree, &g.pointer);
+            out.push(
+                Finding::error(rel, pos.line, pos.column, e.to_string())
+                    .with_hint("write `path#Name`, `path#Type::method` or `path#Class.*`"),
+            );
+        }
         if let Err(e) = glob_parts(g.pattern) {
             let pos = pos_of(tree, &g.pointer);
             let reason = e;
@@ -147,6 +160,123 @@ pub(crate) fn check_orphans(
             )
             .with_hint(hint),
         );
+    }
+    out
+}
+
+/// Files read per anchored glob, at most, looking for the symbol it names.
+const ANCHOR_FILES: usize = 500;
+
+/// A file larger than this is not parsed to check an anchor.
+const ANCHOR_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Warnings for anchors (`path#Symbol`) that name no symbol in any file
+/// their glob matches, with the closest names as the hint. A glob that
+/// matches no file is [`check_orphans`]' warning, not this one.
+pub(crate) fn check_anchors(
+    root: &std::path::Path,
+    specs: &[LoadedSpec],
+    trees: &[Node],
+    files: &[String],
+) -> Vec<Finding> {
+    use crate::symbols::{Anchor, outline_cached};
+    let mut sorted: Vec<&str> = files.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    let mut out = Vec::new();
+    for (s, loaded) in specs.iter().enumerate() {
+        for g in globs_of(&loaded.spec) {
+            let (Some(written), false) = (g.anchor, g.external) else {
+                continue;
+            };
+            let (Ok(anchor), Ok(parts)) = (Anchor::parse(written), glob_parts(g.pattern)) else {
+                continue; // reported by check_compile
+            };
+            let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
+            let matched: Vec<&str> =
+                below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref())
+                    .iter()
+                    .filter(|f| matchers.iter().any(|m| m.is_match(f)))
+                    .take(ANCHOR_FILES)
+                    .copied()
+                    .collect();
+            if matched.is_empty() {
+                continue;
+            }
+            let mut names: Vec<String> = Vec::new();
+            let mut no_outline: Vec<String> = Vec::new();
+            let mut found = false;
+            for file in &matched {
+                let Ok(bytes) =
+                    crate::safe_fs::read(root, std::path::Path::new(file), ANCHOR_FILE_BYTES)
+                else {
+                    continue;
+                };
+                let outline = outline_cached(file, &bytes);
+                if let Some(reason) = &outline.fallback {
+                    no_outline.push(format!("{file}: {reason}"));
+                    continue;
+                }
+                if anchor.names_any(&outline) {
+                    found = true;
+                    break;
+                }
+                names.extend(outline.symbols.iter().map(|s| s.name.clone()));
+            }
+            if found {
+                continue;
+            }
+            let pos = pos_of(&trees[s], &g.pointer);
+            let hint = if names.is_empty() {
+                match no_outline.first() {
+                    Some(why) => format!(
+                        "no symbol outline for the matched files ({why}); anchor a Rust, TypeScript, JavaScript, Python or Go file, or drop the `#`"
+                    ),
+                    None => "the matched files could not be read".to_string(),
+                }
+            } else {
+                let closest = closest_names(written, &names);
+                format!("closest existing names: {}", closest.join(", "))
+            };
+            out.push(
+                Finding::warning(
+                    &specs[s].path,
+                    pos.line,
+                    pos.column,
+                    format!(
+                        "anchor `#{written}` names no symbol in the {} file{} `{}` matches",
+                        matched.len(),
+                        if matched.len() == 1 { "" } else { "s" },
+                        g.pattern
+                    ),
+                )
+                .with_hint(hint),
+            );
+        }
+    }
+    out
+}
+
+/// The (up to three) names of `names` closest to `wanted`.
+pub(crate) fn closest_names(wanted: &str, names: &[String]) -> Vec<String> {
+    let mut scored: Vec<(f64, &String)> = names
+        .iter()
+        .map(|n| {
+            let last = n.rsplit([':', '.']).next().unwrap_or(n);
+            let want_last = wanted.rsplit([':', '.']).next().unwrap_or(wanted);
+            let score =
+                strsim::jaro_winkler(wanted, n).max(strsim::jaro_winkler(want_last, last) - 0.05);
+            (score, n)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let mut out: Vec<String> = Vec::new();
+    for (_, n) in scored {
+        if !out.contains(n) {
+            out.push(n.clone());
+        }
+        if out.len() == 3 {
+            break;
+        }
     }
     out
 }

@@ -219,6 +219,8 @@ pub fn load_set(root: &Path, files: Option<&[String]>) -> SpecSet {
     if let Some(files) = files {
         set.findings
             .extend(globs::check_orphans(&set.specs, &trees, files));
+        set.findings
+            .extend(globs::check_anchors(root, &set.specs, &trees, files));
     }
     sort_findings(&mut set.invalid);
     sort_findings(&mut set.findings);

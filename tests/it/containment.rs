@@ -50,7 +50,7 @@ fn a_linked_cache_folder_is_refused_and_nothing_outside_changes() {
     let repo = Repo::with_spec();
     let before = repo.outside_snapshot();
     std::os::unix::fs::symlink(&repo.outside, repo.root.join(".notarai/.cache")).unwrap();
-    repo.append("src/a.rs", "// more\n");
+    repo.append("src/a.rs", "const _: u8 = 1; // more\n");
     let mut server = Server::start(&repo.root);
     // Reads are a cold cache; writes and clearing are refused with the reason.
     let diff = server.call_ok(
@@ -92,7 +92,7 @@ fn a_linked_spec_folder_outside_loads_no_specs() {
     )
     .unwrap();
     std::os::unix::fs::symlink(repo.outside.join("specs"), repo.root.join(".notarai")).unwrap();
-    repo.append("src/a.rs", "// more\n");
+    repo.append("src/a.rs", "const _: u8 = 2; // more\n");
     let mut server = Server::start(&repo.root);
     let affected = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(affected["affected_specs"], json!([]));
@@ -125,7 +125,7 @@ fn a_listed_link_to_outside_can_be_marked_reconciled_without_being_followed() {
     let repo = Repo::with_spec();
     std::os::unix::fs::symlink(repo.outside.join("secret.txt"), repo.root.join("src/host"))
         .unwrap();
-    repo.append("src/a.rs", "// more\n");
+    repo.append("src/a.rs", "const _: u8 = 3; // more\n");
     let mut server = Server::start(&repo.root);
     let diff = server.call_ok(
         1,

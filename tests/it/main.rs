@@ -37,6 +37,7 @@ mod spec_set;
 mod state;
 mod state_mcp;
 mod stdio_rules;
+mod symbols;
 mod tools;
 mod untrusted_git;
 mod untrusted_reads;

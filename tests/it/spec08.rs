@@ -239,7 +239,10 @@ fn a_real_0_8_project_loads_with_no_error_anywhere() {
 
     // Edits on the branch: code, a test, both cross-cutting specs and a 0.8 spec.
     repo.append("src/auth/jwt.rs", "fn rotate() {}\n");
-    repo.append("tests/auth/session.rs", "// timeout test\n");
+    repo.append(
+        "tests/auth/session.rs",
+        "const _: u8 = 18; // timeout test\n",
+    );
     repo.append(
         ".notarai/_shared/style.spec.yaml",
         "invariants:\n  - no tabs in code\n",

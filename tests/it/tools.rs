@@ -119,10 +119,13 @@ fn known_gap_4_untracked_files_show_as_added() {
 #[test]
 fn known_gap_5_base_branch_work_is_not_the_branch_s() {
     let repo = auth_repo();
-    repo.append("src/auth/a.rs", "// on feature\n");
+    repo.append("src/auth/a.rs", "const _: u8 = 4; // on feature\n");
     repo.commit("feature work");
     repo.git(&["checkout", "-q", "main"]);
-    repo.append("src/auth/b.rs", "// on main after branching\n");
+    repo.append(
+        "src/auth/b.rs",
+        "const _: u8 = 5; // on main after branching\n",
+    );
     repo.commit("main moves on");
     repo.git(&["checkout", "-q", "feature"]);
     let mut server = repo.server();
@@ -151,8 +154,8 @@ fn known_gap_6_files_lists_only_changed_files() {
     }
     repo.commit("base");
     repo.git(&["checkout", "-q", "-b", "feature"]);
-    repo.append("lib/m/f3.rs", "// changed\n");
-    repo.append("lib/m/f17.rs", "// changed\n");
+    repo.append("lib/m/f3.rs", "const _: u8 = 6; // changed\n");
+    repo.append("lib/m/f17.rs", "const _: u8 = 7; // changed\n");
     let mut server = repo.server();
     let diff = server.call_ok(
         1,
@@ -395,9 +398,9 @@ fn renames_binaries_staged_and_excludes() {
     repo.write("src/auth/Cargo.lock", "lock\n");
     repo.write("src/auth/gen/out.rs", "generated\n");
     repo.git(&["mv", "src/auth/b.rs", "src/auth/renamed.rs"]);
-    repo.append("src/auth/a.rs", "// staged\n");
+    repo.append("src/auth/a.rs", "const _: u8 = 8; // staged\n");
     repo.git(&["add", "src/auth/a.rs"]);
-    repo.append("src/auth/a.rs", "// unstaged\n");
+    repo.append("src/auth/a.rs", "const _: u8 = 9; // unstaged\n");
     let mut server = repo.server();
     let diff = server.call_ok(1, "get_spec_diff",
         json!({"spec_path": AUTH, "base_branch": "main", "exclude_patterns": ["*.lock", "src/auth/gen"]}),);
@@ -420,7 +423,7 @@ fn renames_binaries_staged_and_excludes() {
         "{text}"
     );
     assert!(
-        text.contains("+// staged") && text.contains("+// unstaged"),
+        text.contains("; // staged") && text.contains("; // unstaged"),
         "{text}"
     );
     assert!(
@@ -510,7 +513,7 @@ fn unborn_and_detached_head() {
     repo.commit("base");
     let head = repo.git(&["rev-parse", "HEAD"]);
     repo.git(&["checkout", "-q", "--detach", head.trim()]);
-    repo.append("src/a.rs", "// detached\n");
+    repo.append("src/a.rs", "const _: u8 = 10; // detached\n");
     let mut server = repo.server();
     let affected = server.call_ok(3, "list_affected_specs", json!({"base_branch": "main"}));
     assert_eq!(strings(&affected["changed_files"]), ["src/a.rs"]);

@@ -1,0 +1,68 @@
+//! A file's content at a commit, read through libgit2 and bounded: what
+//! `notarai symbols --rev` and the symbol attribution of a diff's old side
+//! read.
+
+use git2::ObjectType;
+
+use super::{Base, ChangeError, GitRepo};
+
+/// What reading a file at a commit found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlobRead {
+    /// The file's bytes.
+    Bytes(Vec<u8>),
+    /// No such file in that commit (or not a file).
+    Absent,
+    /// Larger than the limit; not read.
+    TooLarge(u64),
+}
+
+impl GitRepo {
+    /// The content of `path` in the commit `rev` names (`HEAD~2`, a branch,
+    /// a hash), read only when at most `limit` bytes.
+    pub fn read_at(&self, rev: &str, path: &str, limit: u64) -> Result<BlobRead, ChangeError> {
+        let object = self
+            .repo
+            .revparse_single(rev)
+            .map_err(|_| ChangeError::BaseNotFound {
+                base: rev.to_string(),
+                branches: self.branch_names(),
+            })?;
+        let tree = object.peel_to_tree()?;
+        Ok(self.read_in(&tree, path, limit))
+    }
+
+    /// The content of `path` at the merge base of `base` (absent when the
+    /// base has none: everything is new then).
+    pub fn read_at_base(&self, base: &Base, path: &str, limit: u64) -> BlobRead {
+        let Some(oid) = base.merge_base else {
+            return BlobRead::Absent;
+        };
+        match self.repo.find_commit(oid).and_then(|c| c.tree()) {
+            Ok(tree) => self.read_in(&tree, path, limit),
+            Err(_) => BlobRead::Absent,
+        }
+    }
+
+    fn read_in(&self, tree: &git2::Tree<'_>, path: &str, limit: u64) -> BlobRead {
+        let Ok(entry) = tree.get_path(std::path::Path::new(path)) else {
+            return BlobRead::Absent;
+        };
+        if entry.kind() != Some(ObjectType::Blob) {
+            return BlobRead::Absent;
+        }
+        // The size from the object header, before the content is loaded.
+        let Ok(odb) = self.repo.odb() else {
+            return BlobRead::Absent;
+        };
+        match odb.read_header(entry.id()) {
+            Ok((size, _)) if size as u64 > limit => return BlobRead::TooLarge(size as u64),
+            Ok(_) => {}
+            Err(_) => return BlobRead::Absent,
+        }
+        match self.repo.find_blob(entry.id()) {
+            Ok(blob) => BlobRead::Bytes(blob.content().to_vec()),
+            Err(_) => BlobRead::Absent,
+        }
+    }
+}

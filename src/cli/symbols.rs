@@ -1,0 +1,105 @@
+//! `notarai symbols PATH [--rev REV] [--lines A[-B]]`: a file's symbol
+//! outline, or the symbol of a line range exactly as a diff hunk is
+//! attributed.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::error::{ErrorKind, Hinted};
+use crate::repo_path::RepoPath;
+use crate::review::{self, LineRange};
+
+/// Output format of `notarai symbols`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// One symbol per line: lines, kind, qualified name (indented by nesting).
+    #[default]
+    Text,
+    /// One JSON document.
+    Json,
+}
+
+/// Arguments of `notarai symbols`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The file (relative to the current folder, inside the repository).
+    pub path: PathBuf,
+
+    /// Read the file at this commit (a branch, tag, hash, `HEAD~2`).
+    #[arg(long, value_name = "REV")]
+    pub rev: Option<String>,
+
+    /// Attribute lines A to B (or line A) as a diff hunk is: the innermost
+    /// symbol holding them all, `<top-level>` or `<multiple>`. A symbol they
+    /// cover whole counts as added when the file one commit earlier (REV's
+    /// parent, or HEAD for the work tree) has no symbol of that name.
+    #[arg(long, value_name = "A[-B]", value_parser = LineRange::parse)]
+    pub lines: Option<LineRange>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Run `notarai symbols`.
+pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+    let root = crate::project::resolve_root(root.as_deref())?;
+    let root = root.canonicalize().unwrap_or(root);
+    let given = if args.path.is_absolute() {
+        args.path.clone()
+    } else {
+        std::env::current_dir()?.join(&args.path)
+    };
+    let path = RepoPath::resolve(&root, &given.to_string_lossy()).map_err(|e| {
+        Hinted::new(
+            ErrorKind::InvalidInput,
+            format!("{}: {e}", args.path.display()),
+        )
+        .hinted("notarai reads files of this repository only")
+    })?;
+    let git = crate::changes::GitRepo::open(&root).ok();
+    let answer = review::symbols(&root, git.as_ref(), &path, args.rev.as_deref(), args.lines)?;
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &answer)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            let at = args
+                .rev
+                .as_deref()
+                .map(|r| format!(" at {r}"))
+                .unwrap_or_default();
+            if let Some(reason) = &answer.fallback {
+                writeln!(
+                    out,
+                    "{}{at}: no outline ({reason}); the whole file is one unit",
+                    answer.path
+                )?;
+            }
+            if let (Some(range), Some(attribution)) = (&answer.lines, &answer.attribution) {
+                writeln!(
+                    out,
+                    "{}:{}-{}: {attribution}",
+                    answer.path, range.first, range.last
+                )?;
+            }
+            for entry in answer.symbols.iter().flatten() {
+                let s = &entry.symbol;
+                writeln!(
+                    out,
+                    "{:>5}-{:<5} {:<9} {}{}",
+                    s.start_line,
+                    s.end_line,
+                    s.kind,
+                    "  ".repeat(entry.depth),
+                    s.name
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,355 @@
+//! What a change means once its symbols are known: each hunk's symbol,
+//! whether an anchored spec's symbols are touched (on either side),
+//! whether a file changed in formatting or comments only, and which
+//! anchors broke (their symbol is gone) and where it likely went.
+//!
+//! Shared by `get_spec_diff`, `list_affected_specs`, the reconciliation
+//! status and `check`: a spec is affected by a changed file when it governs
+//! the whole file and the file's token stream changed (or always, with
+//! `include_formatting`), or when it anchors symbols of the file and a hunk
+//! touches one of them whose token stream changed.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::changes::{
+    Base, BlobRead, ChangeKind, ChangeSet, ChangedFile, GitRepo, MAX_DIFF_FILE, Patch,
+};
+use crate::governance::Governance;
+use crate::symbols::{self, Anchor, Lang, Outline, PatchSymbols};
+
+/// Both sides of one changed file, outlined.
+pub struct Sides {
+    /// The file at the merge base (empty when added).
+    pub old: Arc<Outline>,
+    /// The file in the work tree (empty when deleted).
+    pub new: Arc<Outline>,
+    /// Whether the file was modified in place (not added, deleted, renamed).
+    modified: bool,
+}
+
+/// Outline both sides of `file` (the base's content of its old path, the
+/// work tree's of its path). `None` for a file in a language the outline
+/// does not know: it is whole-file, with nothing to learn.
+pub fn sides(root: &Path, git: &GitRepo, base: &Base, file: &ChangedFile) -> Option<Sides> {
+    Lang::of_path(&file.path)?;
+    let old_path = file.old_path.as_deref().unwrap_or(&file.path);
+    let old = match (file.status, git.read_at_base(base, old_path, MAX_DIFF_FILE)) {
+        (ChangeKind::Added, _) | (_, BlobRead::Absent) => Vec::new(),
+        (_, BlobRead::Bytes(bytes)) => bytes,
+        (_, BlobRead::TooLarge(_)) => return None,
+    };
+    let new = if file.status == ChangeKind::Deleted {
+        Vec::new()
+    } else {
+        match crate::safe_fs::read(root, Path::new(&file.path), MAX_DIFF_FILE) {
+            Ok(bytes) => bytes,
+            Err(_) => return None,
+        }
+    };
+    Some(Sides {
+        old: symbols::outline_cached(old_path, &old),
+        new: symbols::outline_cached(&file.path, &new),
+        modified: file.status == ChangeKind::Modified,
+    })
+}
+
+impl Sides {
+    /// Whether the file changed in formatting or comments only: modified in
+    /// place, both sides parse and their token streams are equal.
+    pub fn formatting_only(&self) -> bool {
+        self.modified
+            && self.old.fallback.is_none()
+            && self.new.fallback.is_none()
+            && self.old.file_hash == self.new.file_hash
+    }
+
+    /// Whether either side has no outline (the file is then whole-file).
+    fn whole_file(&self) -> bool {
+        self.old.fallback.is_some() || self.new.fallback.is_some()
+    }
+}
+
+/// How an anchored spec stands to one changed file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// A hunk touches one of its symbols and its token stream changed.
+    Affected,
+    /// Its symbols changed in formatting or comments only.
+    FormattingOnly,
+    /// No hunk touches its symbols.
+    Untouched,
+}
+
+/// The symbols `anchors` govern in `outline`, with their semantic hashes,
+/// as a sorted list (a multiset: a getter and a setter share a name).
+fn governed_hashes(outline: &Outline, anchors: &[&Anchor]) -> Vec<(String, [u8; 32])> {
+    let mut out: Vec<(String, [u8; 32])> = anchors
+        .iter()
+        .flat_map(|a| a.governed(outline))
+        .map(|i| (outline.symbols[i].name.clone(), outline.symbols[i].hash))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Which hunks of `symbols` touch a symbol `anchors` govern, on either side.
+pub fn touching(sides: &Sides, symbols: &PatchSymbols, anchors: &[&Anchor]) -> Vec<bool> {
+    let old: Vec<usize> = anchors
+        .iter()
+        .flat_map(|a| a.governed(&sides.old))
+        .collect();
+    let new: Vec<usize> = anchors
+        .iter()
+        .flat_map(|a| a.governed(&sides.new))
+        .collect();
+    symbols
+        .hunks
+        .iter()
+        .map(|h| {
+            h.touched_old.iter().any(|i| old.contains(i))
+                || h.touched_new.iter().any(|i| new.contains(i))
+        })
+        .collect()
+}
+
+/// How an anchored spec stands to a changed file with `patch`.
+pub fn verdict(sides: &Sides, patch: &str, anchors: &[&Anchor]) -> Verdict {
+    if sides.whole_file() {
+        return Verdict::Affected;
+    }
+    let symbols = symbols::patch_symbols(&sides.old, &sides.new, patch);
+    if !touching(sides, &symbols, anchors).contains(&true) {
+        return Verdict::Untouched;
+    }
+    if governed_hashes(&sides.old, anchors) == governed_hashes(&sides.new, anchors) {
+        Verdict::FormattingOnly
+    } else {
+        Verdict::Affected
+    }
+}
+
+/// A changed file as one spec sees it.
+pub enum View {
+    /// Show it, with this patch (hunks attributed, for an anchored spec only
+    /// the hunks touching its symbols).
+    Show(Patch),
+    /// It changed in formatting or comments only.
+    FormattingOnly,
+    /// None of the spec's anchored symbols is touched.
+    Untouched,
+}
+
+/// How the spec with `anchors` on this file (`None`: the whole file) sees
+/// `file` and its `patch`.
+pub fn view(
+    sides: Option<&Sides>,
+    patch: Patch,
+    anchors: Option<&[&Anchor]>,
+    include_formatting: bool,
+) -> View {
+    let (Some(sides), Patch::Text(text)) = (sides, &patch) else {
+        return View::Show(patch);
+    };
+    if !include_formatting && sides.formatting_only() {
+        return View::FormattingOnly;
+    }
+    let symbols = symbols::patch_symbols(&sides.old, &sides.new, text);
+    let Some(anchors) = anchors.filter(|_| !sides.whole_file()) else {
+        return View::Show(Patch::Text(symbols.render(text, |_, _| true)));
+    };
+    let touched = touching(sides, &symbols, anchors);
+    if !touched.contains(&true) {
+        return View::Untouched;
+    }
+    if !include_formatting
+        && governed_hashes(&sides.old, anchors) == governed_hashes(&sides.new, anchors)
+    {
+        return View::FormattingOnly;
+    }
+    View::Show(Patch::Text(symbols.render(text, |i, _| touched[i])))
+}
+
+/// An anchor whose symbol the change removed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct BrokenAnchor {
+    /// The spec.
+    pub spec_path: String,
+    /// The anchored artifact path as written (`glob#Symbol`).
+    pub anchor: String,
+    /// The file it named symbols in at the base.
+    pub file: String,
+    /// Where the same symbol (same semantic hash) now is, as an anchor to
+    /// write instead (`path#Name`): the likely rename or move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub likely_moved_to: Option<String>,
+}
+
+impl BrokenAnchor {
+    /// One sentence for a person: what broke and what to write instead.
+    pub fn message(&self) -> String {
+        match &self.likely_moved_to {
+            Some(to) => format!(
+                "anchor `#{}` names no symbol in {} any more; the same code is now `{to}` (a likely rename or move): write `{to}`",
+                self.anchor, self.file
+            ),
+            None => format!(
+                "anchor `#{}` names no symbol in {} any more: the symbol was removed; point the anchor at its successor or drop it",
+                self.anchor, self.file
+            ),
+        }
+    }
+}
+
+/// What the symbols say about one whole change set, for every spec.
+#[derive(Debug, Default)]
+pub struct Narrowed {
+    /// Per changed path, the governing specs the change affects.
+    pub affected: BTreeMap<String, Vec<usize>>,
+    /// Changed files whose token streams are unchanged (formatting,
+    /// comments only), affecting no spec unless formatting is included.
+    pub formatting_only: Vec<String>,
+    /// Anchors whose symbol the change removed.
+    pub broken: Vec<BrokenAnchor>,
+}
+
+/// Narrow `governed` (each changed path with its governing specs) to the
+/// specs each change affects, as the module header says. A path whose
+/// list comes back empty affects no spec.
+pub fn narrow(
+    root: &Path,
+    git: &GitRepo,
+    base: &Base,
+    changes: &ChangeSet<'_>,
+    governance: &Governance,
+    governed: &[(String, Vec<usize>)],
+    include_formatting: bool,
+) -> Narrowed {
+    let mut out = Narrowed::default();
+    let by_path: HashMap<&str, &ChangedFile> = changes
+        .files
+        .iter()
+        .flat_map(|f| f.paths().map(move |p| (p, f)))
+        .collect();
+    let mut outlined: HashMap<&str, Option<Sides>> = HashMap::new();
+    for (path, governors) in governed {
+        let Some(file) = by_path.get(path.as_str()) else {
+            out.affected.insert(path.clone(), governors.clone());
+            continue;
+        };
+        let sides = outlined
+            .entry(file.path.as_str())
+            .or_insert_with(|| sides(root, git, base, file));
+        let Some(sides) = sides.as_ref() else {
+            out.affected.insert(path.clone(), governors.clone());
+            continue;
+        };
+        if !include_formatting && sides.formatting_only() {
+            out.formatting_only.push(path.clone());
+            out.affected.insert(path.clone(), Vec::new());
+            continue;
+        }
+        let mut patch: Option<Option<String>> = None;
+        let mut kept = Vec::new();
+        for &g in governors {
+            let Some(anchors) = governance.anchors(g, path) else {
+                kept.push(g);
+                continue;
+            };
+            let text = patch.get_or_insert_with(|| match changes.patch(file) {
+                Ok(Patch::Text(t)) => Some(t),
+                _ => None,
+            });
+            let verdict = match text {
+                Some(t) => verdict(sides, t, &anchors),
+                None => Verdict::Affected,
+            };
+            match verdict {
+                Verdict::Affected => kept.push(g),
+                Verdict::FormattingOnly if include_formatting => kept.push(g),
+                _ => {}
+            }
+        }
+        out.affected.insert(path.clone(), kept);
+    }
+    // Broken anchors: named at the base, gone now.
+    let news: Vec<(&str, Arc<Outline>)> = outlined
+        .iter()
+        .filter_map(|(p, s)| Some((*p, s.as_ref()?.new.clone())))
+        .collect();
+    for (path, governors) in governed {
+        let Some(file) = by_path.get(path.as_str()) else {
+            continue;
+        };
+        if path != &file.path && file.old_path.as_deref() != Some(path) {
+            continue;
+        }
+        let Some(Some(sides)) = outlined.get(file.path.as_str()) else {
+            continue;
+        };
+        if sides.old.fallback.is_some() || sides.new.fallback.is_some() {
+            continue;
+        }
+        for &g in governors {
+            for anchor in governance.anchors(g, path).unwrap_or_default() {
+                let before: Vec<usize> = anchor.named(&sides.old);
+                if before.is_empty() || anchor.names_any(&sides.new) && path == &file.path {
+                    continue;
+                }
+                let entry = BrokenAnchor {
+                    spec_path: governance.spec_path(g).to_string(),
+                    anchor: anchor.to_string(),
+                    file: file.old_path.clone().unwrap_or_else(|| file.path.clone()),
+                    likely_moved_to: moved_to(&sides.old, &before, &news),
+                };
+                if !out.broken.contains(&entry) {
+                    out.broken.push(entry);
+                }
+            }
+        }
+    }
+    out.formatting_only.sort();
+    out.formatting_only.dedup();
+    out
+}
+
+/// Where the symbols `before` of `old` now are: a symbol with the same
+/// semantic hash under another name or in another file.
+fn moved_to(old: &Outline, before: &[usize], news: &[(&str, Arc<Outline>)]) -> Option<String> {
+    for &i in before {
+        let wanted = &old.symbols[i];
+        for (path, outline) in news {
+            if let Some(s) = outline
+                .symbols
+                .iter()
+                .find(|s| s.hash == wanted.hash && s.kind == wanted.kind)
+            {
+                return Some(format!("{path}#{}", s.name));
+            }
+        }
+    }
+    None
+}
+
+/// The anchors spec `spec` has on `paths` (the paths of one changed file):
+/// `None` when it governs any of them whole.
+pub fn spec_anchors<'g>(
+    governance: &'g Governance,
+    spec: usize,
+    paths: &[&str],
+) -> Option<Vec<&'g Anchor>> {
+    let mut out: Vec<&Anchor> = Vec::new();
+    for path in paths {
+        for anchor in governance.anchors(spec, path)? {
+            if !out.contains(&anchor) {
+                out.push(anchor);
+            }
+        }
+    }
+    Some(out)
+}

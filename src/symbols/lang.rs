@@ -1,0 +1,181 @@
+//! One configuration per language: the grammar, notarai's own outline query
+//! (`queries/<lang>.scm`, data beside the code), and the few facts the
+//! outline needs about the grammar's node kinds. Each is compiled once, on
+//! first use, and only when its cargo feature is on.
+
+/// A language the outline knows, chosen from a file's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lang {
+    /// `.rs`
+    Rust,
+    /// `.ts`, `.mts`, `.cts`
+    TypeScript,
+    /// `.tsx`
+    Tsx,
+    /// `.js`, `.jsx`, `.mjs`, `.cjs`
+    JavaScript,
+    /// `.py`, `.pyi`
+    Python,
+    /// `.go`
+    Go,
+}
+
+impl Lang {
+    /// The language of `path` by its extension, `None` for any other file.
+    pub fn of_path(path: &str) -> Option<Lang> {
+        let ext = path.rsplit_once('.')?.1;
+        Some(match ext {
+            "rs" => Lang::Rust,
+            "ts" | "mts" | "cts" => Lang::TypeScript,
+            "tsx" => Lang::Tsx,
+            "js" | "jsx" | "mjs" | "cjs" => Lang::JavaScript,
+            "py" | "pyi" => Lang::Python,
+            "go" => Lang::Go,
+            _ => return None,
+        })
+    }
+
+    /// The language's name as the answers print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::JavaScript => "javascript",
+            Lang::Python => "python",
+            Lang::Go => "go",
+        }
+    }
+
+    /// The cargo feature that builds this language in.
+    pub fn feature(self) -> &'static str {
+        match self {
+            Lang::Rust => "lang-rust",
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => "lang-typescript",
+            Lang::Python => "lang-python",
+            Lang::Go => "lang-go",
+        }
+    }
+
+    /// What separates a qualified name's segments (`Type::method`, `Class.method`).
+    pub fn separator(self) -> &'static str {
+        match self {
+            Lang::Rust => "::",
+            _ => ".",
+        }
+    }
+}
+
+/// The compiled configuration of one language.
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+pub(super) struct Config {
+    pub(super) language: tree_sitter::Language,
+    pub(super) query: tree_sitter::Query,
+    /// Index of the `@name` capture.
+    pub(super) name_capture: Option<u32>,
+    /// Node kinds that wrap a symbol's node without being a symbol
+    /// (`export_statement`, Python's `decorated_definition`, a one-spec
+    /// Go `const` declaration): the extent grows to them.
+    pub(super) wrappers: &'static [&'static str],
+    /// Node kinds attached to the symbol that follows them wherever they
+    /// stand (attributes, decorators).
+    pub(super) attached: &'static [&'static str],
+    /// Comment node kinds: attached when directly above (no blank line).
+    pub(super) comments: &'static [&'static str],
+}
+
+/// The configuration of `lang`, or `None` when its feature is off.
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+pub(super) fn config(lang: Lang) -> Option<&'static Config> {
+    macro_rules! cached {
+        ($feature:literal, $grammar:expr, $query:literal, $wrappers:expr, $attached:expr, $comments:expr) => {{
+            #[cfg(feature = $feature)]
+            {
+                static CELL: std::sync::OnceLock<Config> = std::sync::OnceLock::new();
+                Some(CELL.get_or_init(|| {
+                    let language: tree_sitter::Language = $grammar.into();
+                    let query = tree_sitter::Query::new(&language, include_str!($query))
+                        .expect("notarai's own outline query compiles (tested)");
+                    let name_capture = query.capture_index_for_name("name");
+                    Config {
+                        language,
+                        query,
+                        name_capture,
+                        wrappers: $wrappers,
+                        attached: $attached,
+                        comments: $comments,
+                    }
+                }))
+            }
+            #[cfg(not(feature = $feature))]
+            {
+                None
+            }
+        }};
+    }
+    const JS_WRAPPERS: &[&str] = &[
+        "export_statement",
+        "lexical_declaration",
+        "ambient_declaration",
+    ];
+    match lang {
+        Lang::Rust => cached!(
+            "lang-rust",
+            tree_sitter_rust::LANGUAGE,
+            "queries/rust.scm",
+            &[],
+            &["attribute_item"],
+            &["line_comment", "block_comment"]
+        ),
+        Lang::TypeScript => cached!(
+            "lang-typescript",
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+            "queries/typescript.scm",
+            JS_WRAPPERS,
+            &["decorator"],
+            &["comment"]
+        ),
+        Lang::Tsx => cached!(
+            "lang-typescript",
+            tree_sitter_typescript::LANGUAGE_TSX,
+            "queries/typescript.scm",
+            JS_WRAPPERS,
+            &["decorator"],
+            &["comment"]
+        ),
+        Lang::JavaScript => cached!(
+            "lang-typescript",
+            tree_sitter_javascript::LANGUAGE,
+            "queries/javascript.scm",
+            JS_WRAPPERS,
+            &["decorator"],
+            &["comment"]
+        ),
+        Lang::Python => cached!(
+            "lang-python",
+            tree_sitter_python::LANGUAGE,
+            "queries/python.scm",
+            &["decorated_definition", "expression_statement"],
+            &["decorator"],
+            &["comment"]
+        ),
+        Lang::Go => cached!(
+            "lang-go",
+            tree_sitter_go::LANGUAGE,
+            "queries/go.scm",
+            &["const_declaration", "type_declaration"],
+            &[],
+            &["comment"]
+        ),
+    }
+}

@@ -1,0 +1,41 @@
+//! The symbol outline: which named symbols a source file holds, their
+//! extent and qualified names, a hunk's symbol, and semantic hashes.
+//!
+//! The rules are `../shared/reference/symbols.md` (summarised in the README,
+//! "Symbol anchors"): Rust, TypeScript/TSX, JavaScript, Python and Go are
+//! parsed with tree-sitter and the official grammars, and notarai's own
+//! queries (`queries/*.scm`, one per grammar, data beside the code) say
+//! what counts. Each language is a cargo feature (`lang-rust`,
+//! `lang-typescript`, `lang-python`, `lang-go`), all on by default.
+//!
+//! A file in another language, or one whose parse has errors, has no
+//! outline: [`Outline::fallback`] says why, and every caller treats it as
+//! one whole-file unit (its semantic hash is then its bytes' hash).
+//!
+//! A symbol's extent runs from its first attached doc comment, attribute or
+//! decorator line (a plain comment directly above, with no blank line
+//! between, is attached) to its closing line. Its semantic hash is BLAKE3
+//! over its syntax tree with comments and whitespace dropped and its own
+//! name left out, so a reformat or a comment edit leaves it equal and a
+//! renamed symbol with the same body is recognised.
+//!
+//! A leaf: it names nothing of notarai. Outlines are kept by content hash
+//! ([`outline_cached`]), so a long-lived server parses each blob once.
+
+mod anchor;
+mod attribute;
+mod lang;
+mod outline;
+
+pub use anchor::{Anchor, AnchorError, split_anchor};
+pub use attribute::{
+    Attribution, HunkLines, HunkSymbols, Line, PatchSymbols, annotate_patch, attribute,
+    attribute_hunk, attribute_since, hunk_lines, patch_symbols,
+};
+pub use lang::Lang;
+pub use outline::{
+    Outline, SemanticHash, Symbol, known_semantic_hash, outline, outline_cached, semantic_hash,
+};
+
+#[cfg(test)]
+mod tests;
