@@ -62,7 +62,7 @@ fn scan_index(git_dir: &Path, needle: &[u8]) -> bool {
     let finder = memchr::memmem::Finder::new(needle);
     // Blocks overlap by the needle's length less one, so no match is split.
     let holds = |path: &Path, check_header: bool| -> Option<bool> {
-        let mut file = std::fs::File::open(path).ok()?;
+        let mut file = crate::safe_fs::open_regular(path).ok()?;
         let mut buf = vec![0u8; 1 << 20];
         let mut kept = 0usize;
         let mut first = true;

@@ -138,7 +138,12 @@ fn execute(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
             )?;
         }
         Command::Reset => {
-            if state::reset(&root)? {
+            // Through the one safe module: a linked `.notarai` leading
+            // outside the project, or into its git directory, deletes nothing.
+            let removed =
+                crate::safe_fs::remove_file(&root, std::path::Path::new(state::STATE_FILE))
+                    .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", state::STATE_FILE))?;
+            if removed {
                 writeln!(out, "Removed {}", state::STATE_FILE)?;
             } else {
                 writeln!(out, "No {} to remove", state::STATE_FILE)?;

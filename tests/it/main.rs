@@ -39,6 +39,7 @@ mod state_mcp;
 mod stdio_rules;
 mod tools;
 mod untrusted_git;
+mod untrusted_links;
 mod untrusted_reads;
 mod untrusted_writes;
 mod validate;
