@@ -14,6 +14,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("error", 0),
     ("parallel", 0),
     ("progress", 0),
+    ("quote", 0),
     ("repo_path", 0),
     ("workflow", 0),
     ("walk", 1),
