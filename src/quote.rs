@@ -55,6 +55,17 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` as a terminal may show it, its line feeds and tabs kept (a
+/// message of several lines), everything else as [`terminal`] escapes it.
+pub fn terminal_lines(text: &str) -> String {
+    let mut out = Vec::with_capacity(text.len());
+    {
+        let mut w = Terminal::new(&mut out);
+        let _ = std::io::Write::write_all(&mut w, text.as_bytes());
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
 /// `text` as the data of a GitHub workflow command (after the `::`).
 pub fn github_data(text: &str) -> String {
     text.replace('%', "%25")
@@ -76,6 +87,89 @@ pub fn for_model(text: &str) -> String {
     terminal(&json).into_owned()
 }
 
+/// A writer for text meant for a terminal (the CLI's text output): every
+/// control or invisible format character written through it is escaped as
+/// [`terminal`] does, but line feeds and tabs, which lay out the output,
+/// pass; a byte that is not UTF-8 is written as `\xNN`. Wrap the output
+/// once, and every name printed into it is safe.
+pub struct Terminal<W: std::io::Write> {
+    inner: W,
+    /// The start of a UTF-8 sequence split between two writes.
+    pending: Vec<u8>,
+}
+
+impl<W: std::io::Write> Terminal<W> {
+    /// Escape what is written to `inner`.
+    pub fn new(inner: W) -> Terminal<W> {
+        Terminal {
+            inner,
+            pending: Vec::new(),
+        }
+    }
+
+    fn emit(&mut self, text: &str) -> std::io::Result<()> {
+        let mut start = 0;
+        for (at, c) in text.char_indices() {
+            if c != '\n' && c != '\t' && unsafe_for_terminal(c) {
+                self.inner.write_all(&text.as_bytes()[start..at])?;
+                let mut buf = [0u8; 4];
+                self.inner
+                    .write_all(terminal(c.encode_utf8(&mut buf)).as_bytes())?;
+                start = at + c.len_utf8();
+            }
+        }
+        self.inner.write_all(&text.as_bytes()[start..])
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Terminal<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        let mut bytes = std::mem::take(&mut self.pending);
+        let mut at = 0;
+        loop {
+            match std::str::from_utf8(&bytes[at..]) {
+                Ok(text) => {
+                    self.emit(text)?;
+                    break;
+                }
+                Err(e) => {
+                    let valid = at + e.valid_up_to();
+                    let text = std::str::from_utf8(&bytes[at..valid]).unwrap_or_default();
+                    self.emit(text)?;
+                    match e.error_len() {
+                        Some(n) => {
+                            for b in &bytes[valid..valid + n] {
+                                write!(self.inner, "\\x{b:02x}")?;
+                            }
+                            at = valid + n;
+                        }
+                        None => {
+                            bytes.drain(..valid);
+                            self.pending = bytes;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        for b in std::mem::take(&mut self.pending) {
+            write!(self.inner, "\\x{b:02x}")?;
+        }
+        self.inner.flush()
+    }
+}
+
+impl<W: std::io::Write> Drop for Terminal<W> {
+    fn drop(&mut self) {
+        let _ = std::io::Write::flush(self);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,6 +183,23 @@ mod tests {
         );
         assert_eq!(terminal("\u{9b}31m"), "\\u{9b}31m");
         assert_eq!(terminal("é ünïcode"), "é ünïcode");
+    }
+
+    #[test]
+    fn the_terminal_writer_keeps_layout_and_escapes_the_rest() {
+        use std::io::Write;
+        let mut out = Vec::new();
+        {
+            let mut w = Terminal::new(&mut out);
+            writeln!(w, "a\tb\x1b[31mred\u{202e}").unwrap();
+            // A sequence split between writes, then a stray byte.
+            w.write_all(&[0xc3]).unwrap();
+            w.write_all(&[0xa9, b'!', 0xff, b'\n']).unwrap();
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a\tb\\x1b[31mred\\u{202e}\né!\\xff\n"
+        );
     }
 
     #[test]

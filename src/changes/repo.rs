@@ -29,7 +29,11 @@ pub fn tracked_cache_message(files: &[String]) -> String {
          its own changes as reviewed, so notarai ignores it (cold cache) and will not write \
          to it; run `git rm -r --cached {CACHE_DIR}`, add `{CACHE_DIR}/` to .gitignore and \
          run `notarai cache clear`",
-        files.join(", ")
+        files
+            .iter()
+            .map(|f| crate::quote::for_model(f))
+            .collect::<Vec<_>>()
+            .join(", ")
     )
 }
 

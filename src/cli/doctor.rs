@@ -63,7 +63,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     doctor::handshake::stop_descendants();
     let mut out = std::io::stdout().lock();
     match args.format {
-        Format::Text => write_text(&mut out, &report)?,
+        Format::Text => write_text(&mut crate::quote::Terminal::new(&mut out), &report)?,
         Format::Json => {
             serde_json::to_writer_pretty(&mut out, &report)?;
             writeln!(out)?;

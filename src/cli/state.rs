@@ -63,7 +63,7 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
         Ok(code) => Ok(code),
         Err(e) if is_broken_pipe(&e) => Err(e),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", crate::quote::terminal_lines(&format!("{e:#}")));
             Ok(ExitCode::from(2))
         }
     }

@@ -19,7 +19,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("workflow", 0),
     ("walk", 1),
     ("safe_fs", 1),
-    ("hashing", 1),
+    ("hashing", 2),
     ("watch", 1),
     ("spec", 2),
     ("governance", 3),

@@ -42,6 +42,7 @@ mod untrusted_doctor;
 mod untrusted_git;
 mod untrusted_links;
 mod untrusted_reads;
+mod untrusted_text;
 mod untrusted_writes;
 mod validate;
 mod warm_server;
