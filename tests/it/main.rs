@@ -38,6 +38,7 @@ mod state;
 mod state_mcp;
 mod stdio_rules;
 mod tools;
+mod untrusted_costs;
 mod untrusted_doctor;
 mod untrusted_git;
 mod untrusted_links;
