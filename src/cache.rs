@@ -1,8 +1,13 @@
 //! The BLAKE3 hash cache: what has already been reconciled.
 //!
-//! A SQLite database at `.notarai/.cache/notarai.db` with one table,
+//! A SQLite database at `.notarai/.cache/notarai.db`. Its table
 //! `file_cache(path TEXT PRIMARY KEY, blake3_hash TEXT, updated_at INTEGER)`,
-//! the same as the existing NotarAI writes, so its caches still read.
+//! the same as the existing NotarAI writes (so its caches still read), holds
+//! files reviewed for every spec that governs them, keyed by
+//! repository-relative path. The table `reviews(spec, path, symbol, kind,
+//! hash, blob, updated_at)` holds every record with its blob id
+//! ([`crate::record::Record`]): `spec` is `''` for every spec, `symbol` `''`
+//! for the whole file. A build that knows only `file_cache` ignores it.
 //!
 //! Several processes share it (two MCP servers and a shell): the database runs
 //! in WAL mode with a busy timeout, writes take the lock up front
@@ -26,6 +31,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, params};
 
 use crate::hashing::{self, FileHash};
+use crate::record::{ContentHash, HashKind, Record, Scope};
 
 /// Location of the database relative to the project root.
 pub const DB_RELATIVE: &str = crate::layout::DB_FILE;
@@ -219,7 +225,10 @@ impl Cache {
             Err(e) => return Err(err(describe(&e))),
         }
         conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS file_cache (path TEXT PRIMARY KEY, blake3_hash TEXT, updated_at INTEGER);",
+            "CREATE TABLE IF NOT EXISTS file_cache (path TEXT PRIMARY KEY, blake3_hash TEXT, updated_at INTEGER);
+             CREATE TABLE IF NOT EXISTS reviews (spec TEXT NOT NULL, path TEXT NOT NULL, symbol TEXT NOT NULL DEFAULT '',
+               kind TEXT NOT NULL, hash TEXT NOT NULL, blob TEXT, updated_at INTEGER, PRIMARY KEY (spec, path, symbol));
+             CREATE INDEX IF NOT EXISTS reviews_path ON reviews (path);",
         )
         .map_err(|e| err(describe(&e)))?;
         let version: i64 = conn
@@ -329,6 +338,102 @@ impl Cache {
         };
         // The busy timeout covers ordinary contention; retry a few times for
         // the rare busy answer SQLite gives without waiting (WAL recovery).
+        let mut attempt = 0;
+        loop {
+            match write(conn) {
+                Ok(n) => return Ok(n),
+                Err(e) if is_busy(&e) && attempt < 5 => {
+                    attempt += 1;
+                    std::thread::sleep(Duration::from_millis(50 * attempt));
+                }
+                Err(e) => {
+                    return Err(CacheError {
+                        db,
+                        cause: format!("write failed: {}", describe(&e)),
+                    });
+                }
+            }
+        }
+    }
+
+    /// The records of `paths` (every scope and symbol), by path. A
+    /// database without the `reviews` table (written before it) has none;
+    /// errors degrade to none with a warning.
+    pub fn lookup_records<'k>(
+        &self,
+        paths: impl IntoIterator<Item = &'k str>,
+    ) -> HashMap<String, Vec<Record>> {
+        let Some(conn) = &self.conn else {
+            return HashMap::new();
+        };
+        let paths: Vec<&str> = paths.into_iter().collect();
+        match lookup_records(conn, &paths) {
+            Ok(map) => map,
+            Err(e) => {
+                tracing::warn!(
+                    "hash cache {}: read failed ({}); treating it as cold",
+                    self.db.display(),
+                    describe(&e)
+                );
+                HashMap::new()
+            }
+        }
+    }
+
+    /// Store `records` in one transaction (a record for every spec also in
+    /// `file_cache`, which older builds read); `cancelled` is asked right
+    /// before the commit (`None`: rolled back, nothing written).
+    pub fn store_records(
+        &mut self,
+        records: &[Record],
+        cancelled: impl Fn() -> bool,
+    ) -> Result<Option<usize>, CacheError> {
+        let db = self.db.clone();
+        let Some(conn) = self.conn.as_mut() else {
+            return Err(CacheError {
+                db,
+                cause: "the cache is not open for writing".into(),
+            });
+        };
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let write = |conn: &mut Connection| -> rusqlite::Result<Option<usize>> {
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            {
+                let mut review = tx.prepare_cached(
+                    "INSERT INTO reviews (spec, path, symbol, kind, hash, blob, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     ON CONFLICT(spec, path, symbol) DO UPDATE SET kind = excluded.kind, hash = excluded.hash,
+                       blob = excluded.blob, updated_at = excluded.updated_at",
+                )?;
+                let mut file = tx.prepare_cached(
+                    "INSERT INTO file_cache (path, blake3_hash, updated_at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT(path) DO UPDATE SET blake3_hash = excluded.blake3_hash, updated_at = excluded.updated_at",
+                )?;
+                for r in records {
+                    review.execute(params![
+                        r.scope.key(),
+                        r.path,
+                        r.symbol.as_deref().unwrap_or(""),
+                        r.hash.kind.as_str(),
+                        r.hash.value,
+                        r.blob,
+                        now
+                    ])?;
+                    if r.scope == Scope::EverySpec
+                        && r.symbol.is_none()
+                        && r.hash.kind == HashKind::Bytes
+                    {
+                        file.execute(params![r.path, r.hash.value, now])?;
+                    }
+                }
+            }
+            if cancelled() {
+                return Ok(None);
+            }
+            tx.commit()?;
+            Ok(Some(records.len()))
+        };
         let mut attempt = 0;
         loop {
             match write(conn) {
@@ -548,6 +653,59 @@ fn lookup(conn: &Connection, keys: &[&str]) -> rusqlite::Result<HashMap<String, 
         let hash: Option<Option<String>> = stmt.query_row([key], |r| r.get(0)).optional()?;
         if let Some(Some(hash)) = hash {
             map.insert((*key).to_string(), hash);
+        }
+    }
+    Ok(map)
+}
+
+fn lookup_records(
+    conn: &Connection,
+    paths: &[&str],
+) -> rusqlite::Result<HashMap<String, Vec<Record>>> {
+    let mut map: HashMap<String, Vec<Record>> = HashMap::new();
+    let table: Option<String> = conn
+        .query_row(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'reviews'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if table.is_none() {
+        return Ok(map);
+    }
+    let row = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Option<Record>> {
+        let (spec, path, symbol, kind, hash, blob): (String, String, String, String, String, Option<String>) =
+            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?);
+        // A kind this build does not know never matches: left out.
+        Ok(HashKind::parse(&kind).map(|kind| Record {
+            scope: Scope::from_key(&spec),
+            path,
+            symbol: (!symbol.is_empty()).then_some(symbol),
+            hash: ContentHash { kind, value: hash },
+            blob,
+        }))
+    };
+    const COLUMNS: &str = "SELECT spec, path, symbol, kind, hash, blob FROM reviews";
+    if paths.len() > BULK_LOOKUP {
+        let wanted: std::collections::HashSet<&str> = paths.iter().copied().collect();
+        let mut stmt = conn.prepare(COLUMNS)?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            if let Some(record) = row(r)?
+                && wanted.contains(record.path.as_str())
+            {
+                map.entry(record.path.clone()).or_default().push(record);
+            }
+        }
+        return Ok(map);
+    }
+    let mut stmt = conn.prepare_cached(&format!("{COLUMNS} WHERE path = ?1"))?;
+    for path in paths {
+        let mut rows = stmt.query([path])?;
+        while let Some(r) = rows.next()? {
+            if let Some(record) = row(r)? {
+                map.entry(record.path.clone()).or_default().push(record);
+            }
         }
     }
     Ok(map)

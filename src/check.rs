@@ -88,7 +88,10 @@ pub use crate::review::{ReconciliationStatus, SpecStatus, Totals};
 struct Assessed {
     path: String,
     governors: Vec<usize>,
+    /// Reconciled for every governor (for an ungoverned file: reviewed).
     reconciled: bool,
+    /// Reconciled for each governor, in `governors`' order.
+    reconciled_for: Vec<bool>,
 }
 
 /// The changed files since `base` (the state file and the cache left out),
@@ -108,18 +111,28 @@ fn assess(
         .collect();
     let known = Reconciled::with_state(root, git, paths.iter().map(String::as_str), state);
     progress.begin(paths.len() as u64, "hashing changed files");
+    let governors: Vec<Vec<usize>> = paths.iter().map(|p| governance.governors(p)).collect();
+    let spec_paths: Vec<Vec<&str>> = governors
+        .iter()
+        .map(|g| g.iter().map(|&i| governance.spec_path(i)).collect())
+        .collect();
     let judged = known
-        .judge_tracked(root, Some(git), &paths, progress)
+        .judge_specs(root, Some(git), &paths, &spec_paths, progress)
         .map_err(|e| match e {
             JudgeError::Io(message) => CheckError::Io(message),
             JudgeError::Cancelled(c) => CheckError::Cancelled(c),
         })?;
     let mut out = Vec::with_capacity(paths.len());
-    for (path, reconciled) in paths.into_iter().zip(judged) {
+    for ((path, governors), reconciled_for) in paths.into_iter().zip(governors).zip(judged) {
         out.push(Assessed {
-            governors: governance.governors(&path),
+            reconciled: reconciled_for.iter().all(|r| *r),
+            reconciled_for: if governors.is_empty() {
+                Vec::new()
+            } else {
+                reconciled_for
+            },
+            governors,
             path,
-            reconciled,
         });
     }
     Ok(out)
@@ -141,7 +154,7 @@ fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>, Totals) {
         } else {
             totals.unreconciled += 1;
         }
-        for &g in &file.governors {
+        for (&g, &reconciled) in file.governors.iter().zip(&file.reconciled_for) {
             let entry = specs.entry(g).or_insert_with(|| SpecStatus {
                 spec_path: set.specs[g].path.clone(),
                 unreconciled: Vec::new(),
@@ -150,7 +163,7 @@ fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>, Totals) {
                 all_reconciled: true,
                 continued: false,
             });
-            if file.reconciled {
+            if reconciled {
                 entry.reconciled += 1;
             } else {
                 entry.unreconciled.push(file.path.clone());
@@ -479,8 +492,12 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
                 ),
             });
         }
-        if !file.reconciled {
-            for &g in &file.governors {
+        for (&g, _) in file
+            .governors
+            .iter()
+            .zip(&file.reconciled_for)
+            .filter(|(_, r)| !**r)
+        {
                 findings.push(Finding {
                     severity: Severity::Error,
                     kind: FindingKind::Unreconciled,
@@ -489,7 +506,6 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
                     line: None,
                     message: format!("{path} changed and is not reconciled with {}", spec_path(g)),
                 });
-            }
         }
     }
     if options.strict {

@@ -247,6 +247,11 @@ impl Governance {
         &self.rules[spec].scope
     }
 
+    /// The path of spec `spec`'s file.
+    pub fn spec_path(&self, spec: usize) -> &str {
+        &self.rules[spec].path
+    }
+
     /// The spec index of a spec file path.
     pub fn spec_index(&self, path: &str) -> Option<usize> {
         self.by_path.get(path).copied()

@@ -34,6 +34,7 @@ pub mod parallel;
 pub mod progress;
 pub mod project;
 pub mod quote;
+pub mod record;
 pub mod repo_path;
 pub mod review;
 pub mod safe_fs;

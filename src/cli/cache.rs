@@ -1,8 +1,10 @@
 //! `notarai cache ...`: the hash cache from the shell.
 //!
-//! The shell commands key the cache by canonical absolute path; the MCP tools
-//! key it by repository-relative path. The two key spaces never meet: seed the
-//! MCP side with the `mark_reconciled` tool, not with `cache update`.
+//! One key space with the MCP tools and `notarai check`: paths are given
+//! relative to the current folder or absolute, and keyed by
+//! repository-relative path. `cache update` records like `notarai
+//! reconcile` without `--spec`; `cache changed` prints the paths given that
+//! are not reconciled for every spec that governs them.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -11,21 +13,24 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cache::Cache;
-use crate::hashing::{self, FileHash};
+use crate::changes::GitRepo;
 use crate::project::resolve_root;
 use crate::repo_path::Guard;
+use crate::state::Reconciled;
 
 /// The cache subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// Hash files and store them, keyed by canonical absolute path (paths
-    /// from stdin, one per line, when none are given).
+    /// Record files as reviewed for every spec that governs them, as
+    /// `notarai reconcile` without --spec (paths from stdin, one per line,
+    /// when none are given).
     Update {
         /// Files to hash, relative to the current folder or absolute, inside the project.
         paths: Vec<String>,
     },
-    /// Print the given paths whose content differs from the cache or that are
-    /// not cached (a path that no longer exists counts as changed).
+    /// Print the given paths not reconciled in their current content for
+    /// every spec that governs them (per the cache and the committed state,
+    /// as `notarai check` judges).
     Changed {
         /// Files to check (paths from stdin when none are given).
         paths: Vec<String>,
@@ -43,36 +48,42 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
         Command::Update { paths } => {
             let paths = paths_or_stdin(paths)?;
-            let keyed = keys(&root, &paths)?;
-            let files: Vec<&PathBuf> = keyed.iter().map(|(_, fs, _)| fs).collect();
-            let mut entries = Vec::with_capacity(keyed.len());
-            for ((given, _, key), hash) in keyed.iter().zip(hashing::hash_many(&files)) {
-                match hash.with_context(|| format!("cannot read {given}"))? {
-                    FileHash::Content(h) => entries.push((key.clone(), h)),
-                    FileHash::Missing => tracing::warn!("{given}: no such file; not cached"),
-                    FileHash::NotAFile => tracing::warn!("{given}: not a file; not cached"),
-                }
-            }
-            let n = if entries.is_empty() {
-                0
-            } else {
-                Cache::open_write(&root)?.store(&entries)?
+            let Some(recorded) = super::reconcile::record(&root, paths, None, false)? else {
+                return Ok(ExitCode::from(2));
             };
-            writeln!(out, "Updated {n} file(s)")?;
+            writeln!(out, "Updated {} file(s)", recorded.updated + recorded.deleted)?;
         }
         Command::Changed { paths } => {
             let paths = paths_or_stdin(paths)?;
-            let keyed = keys(&root, &paths)?;
-            let files: Vec<(&str, &PathBuf)> = keyed
+            let rels = paths
                 .iter()
-                .map(|(_, fs, key)| (key.as_str(), fs))
+                .map(|p| repo_relative(&root, p))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let mut project = crate::project::Project::new(root.clone());
+            let specs = project.specs();
+            let git = GitRepo::open(&root).ok();
+            let governors: Vec<Vec<&str>> = rels
+                .iter()
+                .map(|p| {
+                    let g = specs.governance();
+                    g.governors(p).into_iter().map(|i| g.spec_path(i)).collect()
+                })
                 .collect();
-            let compared = Cache::open_read(&root).compare(&files);
-            for ((given, _, _), compared) in keyed.iter().zip(compared) {
-                let compared = compared.with_context(|| format!("cannot read {given}"))?;
-                // A file that is gone or not a file counts as changed.
-                let changed = !matches!(compared.now, FileHash::Content(_)) || !compared.reconciled;
-                if changed {
+            let known = match &git {
+                Some(git) => Reconciled::trusted(&root, git, rels.iter().map(String::as_str)),
+                None => Reconciled::lookup(&root, rels.iter().map(String::as_str)),
+            };
+            let judged = known
+                .judge_specs(
+                    &root,
+                    git.as_ref(),
+                    &rels,
+                    &governors,
+                    &crate::progress::Progress::none(),
+                )
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            for (given, reconciled) in paths.iter().zip(judged) {
+                if !reconciled.iter().all(|r| *r) {
                     writeln!(out, "{given}")?;
                 }
             }
@@ -103,7 +114,7 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
 }
 
 /// The given paths, or one path per non-empty line of stdin.
-fn paths_or_stdin(paths: Vec<String>) -> anyhow::Result<Vec<String>> {
+pub(super) fn paths_or_stdin(paths: Vec<String>) -> anyhow::Result<Vec<String>> {
     if !paths.is_empty() {
         return Ok(paths);
     }
@@ -118,57 +129,45 @@ fn paths_or_stdin(paths: Vec<String>) -> anyhow::Result<Vec<String>> {
     Ok(out)
 }
 
-/// For each given path: the path as given, its file-system path, and its
-/// cache key (canonical absolute path). Every path is checked against the
-/// project root before anything is read; one outside fails the command.
-fn keys(root: &Path, paths: &[String]) -> anyhow::Result<Vec<(String, PathBuf, String)>> {
+/// A path given on the command line (relative to the current folder, or
+/// absolute) as the repository-relative path the tools use, checked as a
+/// [`crate::repo_path::RepoPath`] (a path outside the project fails the
+/// command). Its folders are resolved, the file itself is not followed.
+pub(super) fn repo_relative(root: &Path, given: &str) -> anyhow::Result<String> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
-    let mut guard = Guard::new(root);
-    let mut out = Vec::with_capacity(paths.len());
     // From a folder inside the root, a relative path is resolved relative
     // to the root (`src/../../x` is refused as climbing out, which is what
     // happened), not turned absolute first (which would be refused as
     // "absolute", a confusing reason for a relative path).
+    let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let cwd_in_root = cwd
-        .strip_prefix(root)
+        .strip_prefix(&canonical_root)
+        .or_else(|_| cwd.strip_prefix(root))
         .ok()
         .and_then(Path::to_str)
         .map(str::to_string);
-    for given in paths {
-        let input = match &cwd_in_root {
-            Some(rel_cwd) if !Path::new(given).is_absolute() => {
-                if rel_cwd.is_empty() {
-                    given.clone()
-                } else {
-                    format!("{rel_cwd}/{given}")
-                }
+    let input = match &cwd_in_root {
+        Some(rel_cwd) if !Path::new(given).is_absolute() => {
+            if rel_cwd.is_empty() {
+                given.to_string()
+            } else {
+                format!("{rel_cwd}/{given}")
             }
-            _ => {
-                let absolute = if Path::new(given).is_absolute() {
-                    PathBuf::from(given)
-                } else {
-                    cwd.join(given)
-                };
-                absolute
-                    .to_str()
-                    .with_context(|| format!("{given}: path is not UTF-8"))?
-                    .to_string()
-            }
-        };
-        // The file itself is hashed without following a link, so only its
-        // folder is resolved for the key: a link and its target stay two keys.
-        let rel = guard
-            .resolve_unfollowed(&input)
-            .map_err(|e| anyhow::anyhow!("{given}: {e} (project root: {})", root.display()))?;
-        let fs = rel.to_fs(root);
-        let key = match (
-            fs.parent().and_then(|p| p.canonicalize().ok()),
-            fs.file_name(),
-        ) {
-            (Some(parent), Some(name)) => parent.join(name),
-            _ => fs.clone(),
-        };
-        out.push((given.clone(), fs, key.to_string_lossy().into_owned()));
-    }
-    Ok(out)
+        }
+        _ => {
+            let absolute = if Path::new(given).is_absolute() {
+                PathBuf::from(given)
+            } else {
+                cwd.join(given)
+            };
+            absolute
+                .to_str()
+                .with_context(|| format!("{given}: path is not UTF-8"))?
+                .to_string()
+        }
+    };
+    let rel = Guard::new(root)
+        .resolve_unfollowed(&input)
+        .map_err(|e| anyhow::anyhow!("{given}: {e} (project root: {})", root.display()))?;
+    Ok(rel.into_string())
 }

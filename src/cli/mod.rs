@@ -16,6 +16,7 @@ pub mod export_context;
 pub mod hook;
 pub mod init;
 pub mod mcp;
+pub mod reconcile;
 pub mod schema;
 pub mod state;
 pub mod validate;
@@ -53,6 +54,9 @@ pub enum Command {
     /// Work with the BLAKE3 hash cache from the shell.
     #[command(subcommand)]
     Cache(cache::Command),
+    /// Record files as reviewed (for one spec with --spec): what the
+    /// `mark_reconciled` tool records, read by the tools and `notarai check`.
+    Reconcile(reconcile::Args),
     /// Check spec files and report errors with file, line and column.
     Validate(validate::Args),
     /// Print the JSON Schema of the spec format.
@@ -82,6 +86,7 @@ pub fn main() -> ExitCode {
         Command::Mcp(args) => mcp::run(root, args),
         Command::Init(args) => init::run(root, args),
         Command::Cache(cmd) => cache::run(root, cmd),
+        Command::Reconcile(args) => reconcile::run(root, args),
         Command::Validate(args) => validate::run(root, args),
         Command::Schema(args) => schema::run(args),
         Command::Hook(cmd) => hook::run(root, cmd),

@@ -45,8 +45,11 @@ pub enum Command {
         #[arg(long, value_name = "REF")]
         base: Option<String>,
     },
-    /// Merge driver for git: `notarai state merge %O %A %B` writes the merge
-    /// of the three versions to %A (register it with `notarai init`).
+    /// Merge driver for git: `notarai state merge %O %A %B %P` writes the
+    /// merge of the three versions to %A (register it with `notarai init`).
+    /// Only the state file is merged: for another path (%P), or a side that
+    /// does not read as a state file, the three are merged as text into %A
+    /// and the command exits 1, so git reports a conflict.
     Merge {
         /// The common ancestor's version (%O).
         base: PathBuf,
@@ -54,6 +57,8 @@ pub enum Command {
         ours: PathBuf,
         /// Their version (%B).
         theirs: PathBuf,
+        /// The path being merged (%P); without it only the content is checked.
+        path: Option<PathBuf>,
     },
 }
 
@@ -77,11 +82,22 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 fn execute(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    if let Command::Merge { base, ours, theirs } = &cmd {
+    if let Command::Merge {
+        base,
+        ours,
+        theirs,
+        path,
+    } = &cmd
+    {
         // Run by git at the top of the work tree being merged.
         let root = resolve_root(root.as_deref()).unwrap_or_else(|_| PathBuf::from("."));
-        state::merge_files(&root, base, ours, theirs)?;
-        return Ok(ExitCode::SUCCESS);
+        return match state::merge_files(&root, base, ours, theirs, path.as_deref())? {
+            state::MergeOutcome::Merged(_) => Ok(ExitCode::SUCCESS),
+            state::MergeOutcome::Conflict(why) => {
+                eprintln!("notarai state merge: {why}");
+                Ok(ExitCode::from(1))
+            }
+        };
     }
     let root = resolve_root(root.as_deref())?;
     match cmd {

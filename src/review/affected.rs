@@ -66,18 +66,23 @@ pub fn whole_affected_specs(
         .collect();
     let governed_paths: Vec<&str> = governed.iter().map(|(p, _)| p.as_str()).collect();
     progress.begin(governed_paths.len() as u64, "hashing changed files");
+    // Reconciled per spec: a file reviewed for one spec is still new to another.
+    let spec_paths: Vec<Vec<&str>> = governed
+        .iter()
+        .map(|(_, g)| g.iter().map(|&i| specs.governance().spec_path(i)).collect())
+        .collect();
     let judged = Reconciled::trusted(&root, git, governed_paths.iter().copied())
-        .judge_tracked(&root, Some(git), &governed_paths, progress)
+        .judge_specs(&root, Some(git), &governed_paths, &spec_paths, progress)
         .map_err(|e| match e {
             JudgeError::Io(message) => ReviewError::Internal(message),
             JudgeError::Cancelled(c) => c.into(),
         })?;
-    for ((path, governors), reconciled) in governed.into_iter().zip(judged) {
-        for spec in governors {
+    for ((path, governors), reconciled) in governed.iter().zip(judged) {
+        for (&spec, reconciled) in governors.iter().zip(reconciled) {
             matched
                 .entry(spec)
                 .or_default()
-                .push((path.clone(), reconciled));
+                .push(((*path).clone(), reconciled));
         }
     }
     let affected_specs = matched

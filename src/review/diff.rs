@@ -102,8 +102,9 @@ fn spec_diff_parts(
     // Reconciled per the local cache (unless git tracks it) or the committed state.
     let known =
         (!params.bypass_cache).then(|| Reconciled::trusted(&root, git, paths.iter().copied()));
+    let spec_path = specs.governance().spec_path(index);
     let reconciled = |p: &str| match (now.get(p).and_then(FileHash::cache_value), &known) {
-        (Some(current), Some(known)) => known.matches(p, current),
+        (Some(current), Some(known)) => known.matches_for(spec_path, p, current),
         _ => false,
     };
 

@@ -72,6 +72,11 @@ pub struct MarkReconciledParams {
     /// Files reviewed in this pass, relative to the repository root. A path
     /// that no longer exists is remembered as reconciled while deleted.
     pub files: Vec<String>,
+    /// The spec these files were reviewed for, e.g. `.notarai/auth.spec.yaml`:
+    /// they then stay unreconciled for every other spec that governs them.
+    /// Omitted: reviewed for every spec that governs them.
+    #[serde(default)]
+    pub spec_path: Option<String>,
     /// `true` to also write `.notarai/reconciliation_state.json` afterwards,
     /// as the `snapshot_state` tool does.
     #[serde(default)]

@@ -64,7 +64,7 @@ pub fn get_changed_artifacts(
     for (path, hash) in governed.iter().zip(hashes) {
         let hash = hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}")))?;
         if let FileHash::Content(current) = hash
-            && !known.matches(path, &current)
+            && !known.matches_for(&loaded.path, path, &current)
         {
             changed_artifacts.push(path.clone());
         }
@@ -82,18 +82,32 @@ pub fn get_changed_artifacts(
         .map_err(|e| ReviewError::InvalidParams(e.to_string()))
 }
 
-/// Hash the given files and store them in the cache in one transaction.
-/// Every path is checked before anything is written: one path outside the
-/// repository fails the whole call. Each file hashed advances `progress`;
-/// cancelled before the commit, nothing is written.
+/// Hash the given files and record them as reviewed, for `spec_path` or
+/// (without it) for every spec that governs them, in the cache in one
+/// transaction, with the git blob id of each reviewed content (written to
+/// git's object store when it is not there yet). Every path is checked
+/// before anything is written: one path outside the repository, one that
+/// neither exists nor is known to git (in `HEAD`, the index or the base),
+/// or, with `spec_path`, one that spec does not govern, fails the whole
+/// call with a hint. Each file hashed advances `progress`; cancelled before
+/// the commit, nothing is written.
 pub fn mark_reconciled(
     project: &mut Project,
     params: &MarkReconciledParams,
     progress: &Progress,
 ) -> Result<MarkReconciled> {
     let root = project.root().to_path_buf();
+    let scope = match &params.spec_path {
+        Some(spec_path) => {
+            let specs = project.specs();
+            let index = spec_index(project, &specs, spec_path)?;
+            Some((index, specs))
+        }
+        None => None,
+    };
     let mut guard = Guard::new(&root);
-    progress.begin(params.files.len() as u64, "checking paths");
+    // Twice the files: hashing each, then keeping each reviewed content.
+    progress.begin(2 * params.files.len() as u64, "checking paths");
     let mut paths: Vec<RepoPath> = Vec::with_capacity(params.files.len());
     for input in &params.files {
         progress.check()?;
@@ -104,6 +118,21 @@ pub fn mark_reconciled(
     }
     paths.sort();
     paths.dedup();
+    if let Some((index, specs)) = &scope {
+        let foreign: Vec<&str> = paths
+            .iter()
+            .map(RepoPath::as_str)
+            .filter(|p| specs.governance().categories(*index, p).is_empty())
+            .collect();
+        if !foreign.is_empty() {
+            return Err(ReviewError::InvalidParams(format!(
+                "files: {} not governed by {}; nothing was recorded",
+                name_list(&foreign),
+                specs.governance().spec_path(*index)
+            ))
+            .hinted("pass only files of that spec's artifacts, or omit `spec_path` to record them for every spec that governs them"));
+        }
+    }
     // A path named twice is hashed once: its second mention is done.
     progress.advance((params.files.len() - paths.len()) as u64);
     // Without a repository there is no index to consult, and no tracked cache.
@@ -119,11 +148,39 @@ pub fn mark_reconciled(
     }
     let rels: Vec<&str> = paths.iter().map(RepoPath::as_str).collect();
     progress.stage("hashing files");
-    let mut entries = Vec::with_capacity(paths.len());
-    let (mut updated, mut deleted) = (0, 0);
+    let mut hashed = Vec::with_capacity(paths.len());
     for (path, hash) in paths.iter().zip(hash_now(&root, git, &rels, progress)?) {
-        let hash = hash?;
-        match &hash {
+        hashed.push((path, hash?));
+    }
+    if let Some(git) = git {
+        let unknown: Vec<&str> = hashed
+            .iter()
+            .filter(|(_, h)| *h == FileHash::Missing)
+            .map(|(p, _)| p.as_str())
+            .filter(|p| !known_to_git(&root, git, p))
+            .collect();
+        if !unknown.is_empty() {
+            return Err(ReviewError::InvalidParams(format!(
+                "files: {} neither present nor known to git (not in HEAD, the index or the base); nothing was recorded",
+                name_list(&unknown)
+            ))
+            .hinted("check the spelling: pass the `files` that get_spec_diff listed (a file deleted on the branch is accepted)"));
+        }
+    }
+    let record_scope = match &scope {
+        Some((index, specs)) => {
+            crate::record::Scope::Spec(specs.governance().spec_path(*index).to_string())
+        }
+        None => crate::record::Scope::EverySpec,
+    };
+    let mut records = Vec::with_capacity(hashed.len());
+    let (mut updated, mut deleted) = (0, 0);
+    progress.stage("keeping the reviewed content in git's object store");
+    progress.advance((params.files.len() - paths.len()) as u64);
+    for (path, hash) in &hashed {
+        progress.check()?;
+        progress.advance(1);
+        match hash {
             FileHash::Content(_) => updated += 1,
             FileHash::Missing => deleted += 1,
             FileHash::NotAFile => {
@@ -132,17 +189,29 @@ pub fn mark_reconciled(
             }
         }
         if let Some(value) = hash.cache_value() {
-            entries.push((path.as_str().to_string(), value.to_string()));
+            let blob = match (hash, git) {
+                (FileHash::Content(_), Some(git)) => {
+                    crate::state::store_reviewed(&root, git, path.as_str())
+                }
+                _ => None,
+            };
+            records.push(crate::record::Record {
+                scope: record_scope.clone(),
+                path: path.as_str().to_string(),
+                symbol: None,
+                hash: crate::record::ContentHash::bytes(value),
+                blob,
+            });
         }
     }
     progress.stage("writing the cache");
     progress.flush();
     progress.check()?;
-    if !entries.is_empty() {
+    if !records.is_empty() {
         let mut cache =
             Cache::open_write(&root).map_err(|e| ReviewError::Internal(e.to_string()))?;
         cache
-            .store_unless(&entries, || progress.is_cancelled())
+            .store_records(&records, || progress.is_cancelled())
             .map_err(|e| ReviewError::Internal(e.to_string()))?
             .ok_or(Cancelled)?;
     }
@@ -156,8 +225,57 @@ pub fn mark_reconciled(
     Ok(MarkReconciled {
         updated,
         deleted,
+        spec_path: match record_scope {
+            crate::record::Scope::Spec(spec) => Some(spec),
+            crate::record::Scope::EverySpec => None,
+        },
         snapshot,
     })
+}
+
+/// `a`, `b` and 3 more: the first few names of a refused list, quoted.
+fn name_list(names: &[&str]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(5)
+        .map(|n| format!("`{}`", n.escape_debug()))
+        .collect();
+    match names.len() {
+        n if n > 5 => format!("{} and {} more are", shown.join(", "), n - 5),
+        1 => format!("{} is", shown[0]),
+        _ => format!("{} are", shown.join(", ")),
+    }
+}
+
+/// Whether git knows `path` although it is not in the work tree: in
+/// `HEAD`, in the index, or in the base the branch is compared with (a file
+/// the branch deleted). A path never known to git is a typo, not a deletion.
+fn known_to_git(root: &std::path::Path, git: &crate::changes::GitRepo, path: &str) -> bool {
+    let repo = git.raw();
+    let in_tree = |oid: git2::Oid| {
+        repo.find_commit(oid)
+            .and_then(|c| c.tree())
+            .is_ok_and(|t| t.get_path(std::path::Path::new(path)).is_ok())
+    };
+    if repo
+        .head()
+        .ok()
+        .and_then(|h| h.target())
+        .is_some_and(in_tree)
+    {
+        return true;
+    }
+    if repo
+        .index()
+        .is_ok_and(|i| i.get_path(std::path::Path::new(path), 0).is_some())
+    {
+        return true;
+    }
+    let state = crate::state::read_lenient(root);
+    crate::state::choose_base(git, &state, None)
+        .ok()
+        .and_then(|(base, _)| base.merge_base)
+        .is_some_and(in_tree)
 }
 
 /// Delete the cache database.

@@ -214,6 +214,9 @@ pub struct MarkReconciled {
     pub updated: usize,
     /// Number of paths that do not exist, remembered as reconciled while deleted.
     pub deleted: usize,
+    /// The spec they were recorded for; absent: for every spec that governs them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spec_path: Option<String>,
     /// What the snapshot wrote, when `snapshot` was `true`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<crate::state::SnapshotSummary>,

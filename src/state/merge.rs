@@ -8,24 +8,70 @@ fn timestamp_secs(state: &State) -> Option<u64> {
     t.trim_end_matches('Z').parse().ok()
 }
 
+/// The three-way choice of one entry: a side that changed it wins over one
+/// that did not (a removal counts as a change only when the other side kept
+/// the base's entry); when both changed it differently, `tie` picks (true:
+/// ours).
+fn choose<'v, V: PartialEq>(
+    o: Option<&'v V>,
+    a: Option<&'v V>,
+    b: Option<&'v V>,
+    tie: impl FnOnce(&V, &V) -> bool,
+) -> Option<&'v V> {
+    if a == b || b == o {
+        a
+    } else if a == o {
+        b
+    } else {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(if tie(x, y) { x } else { y }),
+            (Some(_), None) => a,
+            (None, _) => b,
+        }
+    }
+}
+
 /// Three-way merge of two states with their common ancestor `base`: union by
-/// path; a side that changed an entry wins over one that did not (a removal
-/// counts as a change only when the other side kept the base's entry); when
-/// both changed it differently, the entry matching `current(path)` (the
-/// merged work tree's fingerprint) wins, else the side with the newer
-/// `last_reconciliation`.
+/// path (and, for per-spec reviews, by spec and path); a side that changed an
+/// entry wins over one that did not (a removal counts as a change only when
+/// the other side kept the base's entry); when both changed it differently,
+/// the entry matching `current(path)` (the merged work tree's fingerprint)
+/// wins, else the side with the newer `last_reconciliation`. Keys this
+/// version does not know merge the same way; one both sides changed
+/// differently keeps ours and is named in `conflicts`.
 pub fn merge(
     base: &State,
     ours: &State,
     theirs: &State,
     current: impl Fn(&str) -> Option<String>,
 ) -> State {
+    merge_reporting(base, ours, theirs, current).0
+}
+
+/// [`merge`], with the unknown keys both sides changed differently.
+pub fn merge_reporting(
+    base: &State,
+    ours: &State,
+    theirs: &State,
+    current: impl Fn(&str) -> Option<String>,
+) -> (State, Vec<String>) {
     let ours_newer = timestamp_secs(ours) >= timestamp_secs(theirs);
-    let mut out = ours.clone();
+    let mut out = ours.clone().upgraded();
     out.file_fingerprints.clear();
     out.spec_fingerprints.clear();
-    for (k, v) in &theirs.other {
-        out.other.entry(k.clone()).or_insert_with(|| v.clone());
+    out.spec_reviews.clear();
+    out.other.clear();
+    let mut conflicts = Vec::new();
+    let keys: BTreeSet<&String> = ours.other.keys().chain(theirs.other.keys()).collect();
+    for key in keys {
+        let (o, a, b) = (base.other.get(key), ours.other.get(key), theirs.other.get(key));
+        let chosen = choose(o, a, b, |_, _| {
+            conflicts.push(key.clone());
+            true
+        });
+        if let Some(v) = chosen {
+            out.other.insert(key.clone(), v.clone());
+        }
     }
     if !ours_newer {
         out.last_reconciliation = theirs.last_reconciliation.clone();
@@ -33,69 +79,157 @@ pub fn merge(
     let (o, a, b) = (base.entries(), ours.entries(), theirs.entries());
     let paths: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
     for path in paths {
-        let (o, a, b) = (o.get(path), a.get(path), b.get(path));
-        let chosen = if a == b || b == o {
-            a
-        } else if a == o {
-            b
-        } else {
-            match (a, b) {
-                (Some(_), None) => a,
-                (None, Some(_)) => b,
-                _ => {
-                    let now = current(path);
-                    if now.as_deref() == a.copied() {
-                        a
-                    } else if now.as_deref() == b.copied() {
-                        b
-                    } else if ours_newer {
-                        a
-                    } else {
-                        b
-                    }
-                }
+        let chosen = choose(o.get(path), a.get(path), b.get(path), |a, b| {
+            let now = current(path);
+            if now.as_deref() == Some(*a) {
+                true
+            } else if now.as_deref() == Some(*b) {
+                false
+            } else {
+                ours_newer
             }
-        };
+        });
         if let Some(fingerprint) = chosen {
             out.insert(path, fingerprint);
-            let extra = ours
+            let side = [ours, theirs]
+                .into_iter()
+                .find(|s| s.fingerprint(path) == Some(*fingerprint))
+                .unwrap_or(ours);
+            let extra = side
                 .file_fingerprints
                 .get(path)
+                .or_else(|| ours.file_fingerprints.get(path))
                 .or_else(|| theirs.file_fingerprints.get(path));
             if let (Some(extra), Some(entry)) = (extra, out.file_fingerprints.get_mut(path)) {
                 entry.other = extra.other.clone();
+                entry.blob = extra.blob.clone();
             }
         }
     }
-    out
+    let flat = |s: &State| -> BTreeMap<(String, String), Review> {
+        s.spec_reviews
+            .iter()
+            .flat_map(|(spec, e)| e.iter().map(move |(k, r)| ((spec.clone(), k.clone()), r.clone())))
+            .collect()
+    };
+    let (o, a, b) = (flat(base), flat(ours), flat(theirs));
+    let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
+    for key in keys {
+        let path = record::split_key(&key.1).0;
+        let chosen = choose(o.get(key), a.get(key), b.get(key), |x, y| {
+            let now = current(path);
+            match now {
+                Some(now) if x.matches(path, &now) => true,
+                Some(now) if y.matches(path, &now) => false,
+                _ => ours_newer,
+            }
+        });
+        if let Some(review) = chosen {
+            out.spec_reviews
+                .entry(key.0.clone())
+                .or_default()
+                .insert(key.1.clone(), review.clone());
+        }
+    }
+    (out, conflicts)
+}
+
+/// What the merge driver did.
+#[derive(Debug)]
+pub enum MergeOutcome {
+    /// The merged state was written to ours.
+    Merged(State),
+    /// Written to ours, but not merged cleanly: git should report a
+    /// conflict (the driver exits 1); the message says what and why.
+    Conflict(String),
+}
+
+/// Whether `path` (git's `%P`, relative to the top of the work tree) names
+/// the state file.
+pub fn is_state_path(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    let mut text = text.as_ref();
+    while let Some(rest) = text.strip_prefix("./") {
+        text = rest;
+    }
+    text == STATE_FILE
 }
 
 /// The git merge driver: merge the files `base` (%O), `ours` (%A) and
-/// `theirs` (%B) and write the result to `ours`. Paths are hashed under
-/// `root` (the work tree being merged) to break ties. Git's default merge
-/// (`ort`) writes the work tree after its drivers ran, so a tie is broken by
-/// the content checked out before the merge (ours), else by age; a
-/// `notarai state snapshot` after the merge drops whatever no longer matches.
-/// An empty file (what git passes for a side without the file, such as the
-/// ancestor when both branches added it) is an empty state.
+/// `theirs` (%B) and write the result to `ours`. It merges only the state
+/// file: `merged_path` (%P, when the registration passes it) must name
+/// [`STATE_FILE`] and each side must read as a state file (at most
+/// [`MAX_STATE_BYTES`], valid, with a key of the format); otherwise the
+/// three are merged as text the way git would (conflict markers where both
+/// sides changed the same lines) into ours and the outcome is a
+/// [`MergeOutcome::Conflict`], so git stops with a conflict and nothing of
+/// either side is lost.
+///
+/// Paths are hashed under `root` (the work tree being merged) to break ties.
+/// Git's default merge (`ort`) writes the work tree after its drivers ran,
+/// so a tie is broken by the content checked out before the merge (ours),
+/// else by age; a `notarai state snapshot` after the merge drops whatever no
+/// longer matches. An empty file (what git passes for a side without the
+/// file, such as the ancestor when both branches added it) is an empty state.
 pub fn merge_files(
     root: &Path,
     base: &Path,
     ours: &Path,
     theirs: &Path,
-) -> Result<State, StateError> {
+    merged_path: Option<&Path>,
+) -> Result<MergeOutcome, StateError> {
+    if let Some(path) = merged_path
+        && !is_state_path(path)
+    {
+        return text_conflict(
+            root,
+            base,
+            ours,
+            theirs,
+            format!(
+                "{} is not {STATE_FILE}: notarai merges only its state file; the file is left to you as a conflict (route only {STATE_FILE} to `merge=notarai` in .gitattributes)",
+                path.display()
+            ),
+        );
+    }
     let load = |p: &Path| -> Result<State, StateError> {
         // git passes an empty file for a side without the file (both
         // branches added it: the ancestor is empty).
         if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file() && m.len() == 0) {
             return Ok(State::empty());
         }
-        Ok(read_file(root, p)?
-            .map(|l| l.state)
-            .unwrap_or_else(State::empty))
+        let loaded = read_file(root, p)?.ok_or_else(|| StateError::Io {
+            path: p.to_path_buf(),
+            message: "missing".into(),
+        })?;
+        if !looks_like_state(&loaded.state) {
+            return Err(StateError::Io {
+                path: p.to_path_buf(),
+                message: "has none of the state file's keys".into(),
+            });
+        }
+        Ok(loaded.state)
     };
-    let (o, a, b) = (load(base)?, load(ours)?, load(theirs)?);
-    let merged = merge(&o, &a, &b, |path| {
+    let sides = (load(base), load(ours), load(theirs));
+    let (o, a, b) = match sides {
+        (Ok(o), Ok(a), Ok(b)) => (o, a, b),
+        (o, a, b) => {
+            let why = [o.err(), a.err(), b.err()]
+                .into_iter()
+                .flatten()
+                .map(|e| e.to_string())
+                .next()
+                .unwrap_or_default();
+            return text_conflict(
+                root,
+                base,
+                ours,
+                theirs,
+                format!("not merged as a state file ({why}); left to you as a conflict"),
+            );
+        }
+    };
+    let (merged, conflicts) = merge_reporting(&o, &a, &b, |path| {
         let path = Guard::new(root).resolve_unfollowed(path).ok()?;
         hashing::hash_path(&path.to_fs(root))
             .ok()?
@@ -103,7 +237,74 @@ pub fn merge_files(
             .map(str::to_string)
     });
     write_file(root, ours, &merged)?;
-    Ok(merged)
+    if conflicts.is_empty() {
+        Ok(MergeOutcome::Merged(merged))
+    } else {
+        Ok(MergeOutcome::Conflict(format!(
+            "both sides changed the key{} {} (unknown to this notarai) differently; kept ours: check it, then `git add {STATE_FILE}`",
+            if conflicts.len() == 1 { "" } else { "s" },
+            conflicts
+                .iter()
+                .map(|k| format!("`{}`", k.escape_debug()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
+    }
+}
+
+/// Whether a parsed file has at least one key of the format (a JSON object
+/// such as `package.json` parses, but is not a state file).
+fn looks_like_state(state: &State) -> bool {
+    state.cli_version.is_some()
+        || state.last_reconciliation.is_some()
+        || !state.file_fingerprints.is_empty()
+        || !state.spec_fingerprints.is_empty()
+        || !state.spec_reviews.is_empty()
+        || state.other.is_empty()
+}
+
+/// Merge the three files as text, as git's own merge would, into `ours`,
+/// and report a conflict with `why`.
+fn text_conflict(
+    root: &Path,
+    base: &Path,
+    ours: &Path,
+    theirs: &Path,
+    why: String,
+) -> Result<MergeOutcome, StateError> {
+    let read = |p: &Path| -> Result<Vec<u8>, StateError> {
+        match crate::safe_fs::read(root, p, MAX_STATE_BYTES) {
+            Ok(bytes) => Ok(bytes),
+            Err(crate::safe_fs::FsError::NotFound { .. }) => Ok(Vec::new()),
+            Err(e) => Err(StateError::Io {
+                path: p.to_path_buf(),
+                message: format!("cannot read: {e}"),
+            }),
+        }
+    };
+    let (o, a, b) = (read(base)?, read(ours)?, read(theirs)?);
+    fn input<'a>(bytes: &'a [u8], label: &str) -> git2::MergeFileInput<'a> {
+        let mut f = git2::MergeFileInput::new();
+        f.content(bytes).path(label);
+        f
+    }
+    let mut options = git2::MergeFileOptions::new();
+    options.ancestor_label("base").our_label("ours").their_label("theirs");
+    let merged = git2::merge_file(
+        &input(&o, "base"),
+        &input(&a, "ours"),
+        &input(&b, "theirs"),
+        Some(&mut options),
+    )
+    .map_err(|e| StateError::Io {
+        path: ours.to_path_buf(),
+        message: format!("cannot merge as text: {}", e.message()),
+    })?;
+    crate::safe_fs::write_file(root, ours, merged.content()).map_err(|e| StateError::Io {
+        path: ours.to_path_buf(),
+        message: format!("cannot write: {e}"),
+    })?;
+    Ok(MergeOutcome::Conflict(why))
 }
 
 /// The `.gitattributes` line that routes the state file to the driver.
@@ -111,8 +312,12 @@ pub const GITATTRIBUTES_LINE: &str = ".notarai/reconciliation_state.json merge=n
 
 /// The git config key of the driver's command, and its value.
 pub const DRIVER_KEY: &str = "merge.notarai.driver";
-/// The command git runs to merge the state file.
-pub const DRIVER_COMMAND: &str = "notarai state merge %O %A %B";
+/// The command git runs to merge the state file (`%P`: the path merged,
+/// so the driver refuses any other file).
+pub const DRIVER_COMMAND: &str = "notarai state merge %O %A %B %P";
+
+/// The command earlier versions registered (no `%P`); `init` replaces it.
+pub const OLD_DRIVER_COMMAND: &str = "notarai state merge %O %A %B";
 
 /// What [`register_merge_driver`] changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -165,7 +370,10 @@ pub fn register_merge_driver(
         .config()
         .and_then(|c| c.open_level(git2::ConfigLevel::Local))
         .map_err(config_error)?;
-    let configured = config.get_string(DRIVER_KEY).is_ok();
+    // The registration of earlier versions lacks `%P`: replaced.
+    let configured = config
+        .get_string(DRIVER_KEY)
+        .is_ok_and(|v| v != OLD_DRIVER_COMMAND);
     if !configured && !dry_run {
         config
             .set_str(DRIVER_KEY, DRIVER_COMMAND)
@@ -203,7 +411,7 @@ pub fn merge_driver_registered(git: &GitRepo) -> bool {
         .config()
         .and_then(|c| c.open_level(git2::ConfigLevel::Local))
         .and_then(|c| c.get_string(DRIVER_KEY))
-        .is_ok_and(|v| v == DRIVER_COMMAND)
+        .is_ok_and(|v| v == DRIVER_COMMAND || v == OLD_DRIVER_COMMAND)
 }
 
 /// Unset notarai's merge driver in the local git config (`init --remove`),

@@ -33,7 +33,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::cache::Cache;
 use crate::changes::{Base, GitRepo};
@@ -41,14 +41,19 @@ use crate::governance::Scope;
 use crate::hashing;
 use crate::progress::{Cancelled, Progress};
 use crate::repo_path::{Guard, RepoPath};
+pub use crate::record::{self, ContentHash, HashKind, Record, Review};
 
 mod base;
+mod blobs;
 mod merge;
+mod parse;
+
 mod snapshot;
 
+pub use blobs::{reviewed_content, store_reviewed};
 pub use base::{BaseError, BaseSource, DEFAULT_BASES, UsedBase, choose_base};
 pub use merge::{
-    DRIVER_COMMAND, DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, merge,
+    DRIVER_COMMAND, DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome, OLD_DRIVER_COMMAND, is_state_path, merge, merge_reporting,
     merge_driver_registered, merge_files, register_merge_driver, unregister_merge_driver,
     with_attributes_line,
 };
@@ -57,48 +62,56 @@ pub use snapshot::{SnapshotSummary, compute_snapshot, head_of, snapshot};
 /// Location of the state file relative to the project root.
 pub const STATE_FILE: &str = ".notarai/reconciliation_state.json";
 
-/// The format version this build writes.
-pub const SCHEMA_VERSION: &str = "1";
+/// The format version this build writes: "2" adds `spec_reviews` and
+/// `blob`; a build that knows only "1" still reads the file (with a
+/// warning) and keeps the new keys.
+pub const SCHEMA_VERSION: &str = "2";
 
-/// The committed reconciliation state, as stored.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// The versions this build reads without a warning.
+const KNOWN_VERSIONS: [&str; 2] = ["1", "2"];
+
+/// The committed reconciliation state, as stored. Read by the bounded
+/// reader of `parse.rs` (never through serde's buffering), written sorted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 pub struct State {
-    /// Format version; "1" (absent in the oldest files).
-    #[serde(default = "default_version")]
+    /// Format version: "2" (per-spec reviews), "1", or absent in the oldest files.
     pub schema_version: String,
     /// Version of the program that last wrote the file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cli_version: Option<String>,
     /// The commit and branch of the last snapshot.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_reconciliation: Option<LastReconciliation>,
-    /// Reconciled non-spec files by path.
-    #[serde(default)]
+    /// Non-spec files reviewed for every spec that governs them, by path.
     pub file_fingerprints: BTreeMap<String, FileFingerprint>,
     /// Reconciled spec files by path: their BLAKE3.
-    #[serde(default)]
     pub spec_fingerprints: BTreeMap<String, String>,
-    /// Keys this version does not know, kept as they were.
+    /// Schema "2": what was reviewed for one spec only, by spec path, then by
+    /// `path` (or `path#symbol`). A file here is reconciled for that spec,
+    /// never for another one.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub spec_reviews: BTreeMap<String, BTreeMap<String, Review>>,
+    /// Keys this version does not know, kept as they were (sections a later
+    /// version adds, such as drift notes, included).
     #[serde(flatten)]
     #[schemars(skip)]
     pub other: BTreeMap<String, serde_json::Value>,
 }
 
-fn default_version() -> String {
-    SCHEMA_VERSION.to_string()
+pub(crate) fn default_version() -> String {
+    "1".to_string()
 }
 
 /// When and where the last snapshot was taken.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 pub struct LastReconciliation {
     /// Seconds since the Unix epoch followed by `Z`, e.g. `1773423102Z`.
-    #[serde(default)]
     pub timestamp: String,
     /// The `HEAD` commit when the snapshot was taken.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub git_hash: Option<String>,
     /// The branch checked out then (absent on a detached `HEAD`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
     /// Keys this version does not know.
     #[serde(flatten)]
@@ -106,37 +119,19 @@ pub struct LastReconciliation {
     pub other: BTreeMap<String, serde_json::Value>,
 }
 
-/// The fingerprint of one non-spec file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(from = "FingerprintRepr")]
+/// The fingerprint of one non-spec file (on disk an object, or in the
+/// oldest files a bare hash).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct FileFingerprint {
     /// BLAKE3 of the content, or `deleted`.
     pub blake3: String,
+    /// The git blob id of the reviewed content (schema "2"; absent before).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
     /// Keys this version does not know.
     #[serde(flatten)]
     #[schemars(skip)]
     pub other: BTreeMap<String, serde_json::Value>,
-}
-
-/// What a file fingerprint may look like on disk: the object, or a bare hash.
-#[derive(Deserialize, JsonSchema)]
-#[serde(untagged)]
-enum FingerprintRepr {
-    Object {
-        blake3: String,
-        #[serde(flatten)]
-        other: BTreeMap<String, serde_json::Value>,
-    },
-    Bare(String),
-}
-
-impl From<FingerprintRepr> for FileFingerprint {
-    fn from(r: FingerprintRepr) -> Self {
-        match r {
-            FingerprintRepr::Object { blake3, other } => FileFingerprint { blake3, other },
-            FingerprintRepr::Bare(blake3) => FileFingerprint::new(blake3),
-        }
-    }
 }
 
 impl FileFingerprint {
@@ -144,6 +139,7 @@ impl FileFingerprint {
     pub fn new(blake3: impl Into<String>) -> FileFingerprint {
         FileFingerprint {
             blake3: blake3.into(),
+            blob: None,
             other: BTreeMap::new(),
         }
     }
@@ -218,6 +214,12 @@ impl State {
         }
     }
 
+    /// This state as this build writes it: the current schema version.
+    pub fn upgraded(mut self) -> State {
+        self.schema_version = SCHEMA_VERSION.into();
+        self
+    }
+
     /// The stored fingerprint of `path` (spec or file), if any.
     pub fn fingerprint(&self, path: &str) -> Option<&str> {
         self.spec_fingerprints
@@ -259,34 +261,98 @@ impl State {
         }
     }
 
-    /// Parse the text of a state file; `path` names it in errors.
+    /// Record `record` (a whole file; a symbol-level record goes under
+    /// its spec as `path#symbol`): for every spec in `file_fingerprints` or
+    /// `spec_fingerprints`, for one spec in `spec_reviews`.
+    pub fn record(&mut self, record: &Record) {
+        match &record.scope {
+            record::Scope::EverySpec if record.symbol.is_none() => {
+                self.insert(&record.path, &record.hash.value);
+                if let Some(f) = self.file_fingerprints.get_mut(&record.path) {
+                    f.blob = record.blob.clone();
+                }
+            }
+            scope => {
+                self.spec_reviews
+                    .entry(scope.key().to_string())
+                    .or_default()
+                    .insert(
+                        record::entry_key(&record.path, record.symbol.as_deref()),
+                        Review::new(&record.hash, record.blob.clone()),
+                    );
+            }
+        }
+    }
+
+    /// The review of `path` (whole file) recorded for `spec` alone.
+    pub fn review_for(&self, spec: &str, path: &str) -> Option<&Review> {
+        self.spec_reviews.get(spec)?.get(path)
+    }
+
+    /// Every per-spec record, as records.
+    pub fn spec_records(&self) -> impl Iterator<Item = Record> + '_ {
+        self.spec_reviews.iter().flat_map(|(spec, entries)| {
+            entries.iter().filter_map(move |(key, review)| {
+                let (path, symbol) = record::split_key(key);
+                Some(Record {
+                    scope: record::Scope::Spec(spec.clone()),
+                    path: path.to_string(),
+                    symbol: symbol.map(str::to_string),
+                    hash: review.content_hash()?,
+                    blob: review.blob.clone(),
+                })
+            })
+        })
+    }
+
+    /// Parse the text of a state file; `path` names it in errors. Bounded:
+    /// see `parse.rs`. A leading byte order mark is dropped with a warning;
+    /// a duplicate key anywhere is malformed.
     pub fn parse(text: &str, path: &Path) -> Result<Loaded, StateError> {
+        let mut warnings = Vec::new();
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => {
+                warnings.push(format!(
+                    "{}: starts with a byte order mark; read without it (the next snapshot writes the file without one)",
+                    path.display()
+                ));
+                rest
+            }
+            None => text,
+        };
+        parse::reset_budget();
         let mut state: State = serde_json::from_str(text).map_err(|e| StateError::Malformed {
             path: path.to_path_buf(),
             line: e.line(),
             column: e.column(),
             message: e.to_string(),
         })?;
-        let mut warnings = Vec::new();
-        if state.schema_version != SCHEMA_VERSION {
+        if !KNOWN_VERSIONS.contains(&state.schema_version.as_str()) {
             warnings.push(format!(
-                "{}: schema_version `{}` is not `{SCHEMA_VERSION}`; reading the fields this version knows",
+                "{}: schema_version `{}` is not one of {}; reading the fields this version knows",
                 path.display(),
-                state.schema_version
+                state.schema_version.escape_debug(),
+                KNOWN_VERSIONS.join(", ")
             ));
         }
         let mut unsafe_paths = |keys: Vec<String>| -> Vec<(String, Option<String>)> {
             keys.into_iter()
-                .filter_map(|key| match RepoPath::parse(&key) {
-                    Ok(p) if p.as_str() == key => None,
-                    Ok(p) => Some((key, Some(p.into_string()))),
-                    Err(e) => {
-                        warnings.push(format!(
-                            "{}: entry `{}` ignored: {e}",
-                            path.display(),
-                            key.escape_debug()
-                        ));
-                        Some((key, None))
+                .filter_map(|key| {
+                    let (file, symbol) = record::split_key(&key);
+                    match RepoPath::parse(file) {
+                        Ok(p) if p.as_str() == file => None,
+                        Ok(p) => Some((
+                            key.clone(),
+                            Some(record::entry_key(p.as_str(), symbol)),
+                        )),
+                        Err(e) => {
+                            warnings.push(format!(
+                                "{}: entry `{}` ignored: {e}",
+                                path.display(),
+                                key.escape_debug()
+                            ));
+                            Some((key, None))
+                        }
                     }
                 })
                 .collect()
@@ -301,6 +367,31 @@ impl State {
             let entry = state.spec_fingerprints.remove(&key).expect("listed");
             if let Some(normal) = normal {
                 state.spec_fingerprints.entry(normal).or_insert(entry);
+            }
+        }
+        let mut reviews = std::mem::take(&mut state.spec_reviews);
+        for entries in reviews.values_mut() {
+            for (key, normal) in unsafe_paths(entries.keys().cloned().collect()) {
+                let entry = entries.remove(&key).expect("listed");
+                if let Some(normal) = normal {
+                    entries.entry(normal).or_insert(entry);
+                }
+            }
+        }
+        for (spec, entries) in reviews {
+            match RepoPath::parse(&spec) {
+                Ok(p) => {
+                    state
+                        .spec_reviews
+                        .entry(p.into_string())
+                        .or_default()
+                        .extend(entries);
+                }
+                Err(e) => warnings.push(format!(
+                    "{}: reviews for spec `{}` ignored: {e}",
+                    path.display(),
+                    spec.escape_debug()
+                )),
             }
         }
         Ok(Loaded { state, warnings })
@@ -335,9 +426,10 @@ pub fn state_path(root: &Path) -> PathBuf {
     root.join(STATE_FILE)
 }
 
-/// The largest state file read (a repository of a million files stays
-/// well below it).
-const MAX_STATE_BYTES: u64 = 256 * 1024 * 1024;
+/// The largest state file read: 32 MiB, about 250,000 reviewed files.
+/// Parsed, a file costs a small multiple of its size (`parse.rs`), so a
+/// hostile one stays far under 256 MB of memory.
+pub const MAX_STATE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Read a state file at `path`; `Ok(None)` when there is none.
 pub fn read_file(root: &Path, path: &Path) -> Result<Option<Loaded>, StateError> {
@@ -423,11 +515,12 @@ pub fn reset(root: &Path) -> Result<bool, StateError> {
 // ---------------------------------------------------------------- reconciled
 
 /// The two sources of "reconciled": the local hash cache and the committed
-/// state. A file is reconciled when its current fingerprint equals its entry
-/// in either.
+/// state. A file is reconciled for spec S when its current content is in a
+/// record for S or for every spec, in either source (see [`crate::record`]).
 #[derive(Debug, Default)]
 pub struct Reconciled {
     cache: HashMap<String, String>,
+    records: HashMap<String, Vec<Record>>,
     state: State,
 }
 
@@ -444,9 +537,26 @@ impl Reconciled {
         root: &Path,
         paths: impl IntoIterator<Item = &'k str>,
     ) -> Reconciled {
+        Reconciled::with(cache, paths, read_lenient(root))
+    }
+
+    fn with<'k>(
+        cache: Option<Cache>,
+        paths: impl IntoIterator<Item = &'k str>,
+        state: State,
+    ) -> Reconciled {
+        let paths: Vec<&str> = paths.into_iter().collect();
+        let (cache, records) = match cache {
+            Some(c) => (
+                c.lookup(paths.iter().copied()),
+                c.lookup_records(paths.iter().copied()),
+            ),
+            None => Default::default(),
+        };
         Reconciled {
-            cache: cache.map_or_else(Default::default, |c| c.lookup(paths)),
-            state: read_lenient(root),
+            cache,
+            records,
+            state,
         }
     }
 
@@ -458,17 +568,50 @@ impl Reconciled {
         paths: impl IntoIterator<Item = &'k str>,
         state: State,
     ) -> Reconciled {
-        Reconciled {
-            cache: trusted_cache(root, git).map_or_else(Default::default, |c| c.lookup(paths)),
-            state,
-        }
+        Reconciled::with(trusted_cache(root, git), paths, state)
     }
 
     /// Whether `path`, whose fingerprint now is `current` (a hash or
-    /// `deleted`), was reconciled in this content.
+    /// `deleted`), was reviewed in this content for every spec.
     pub fn matches(&self, path: &str, current: &str) -> bool {
         self.cache.get(path).is_some_and(|c| c == current)
             || self.state.fingerprint(path) == Some(current)
+    }
+
+    /// Whether `path` (fingerprint now `current`) was reviewed in this
+    /// content for `spec`: a record for every spec, or one for `spec`
+    /// itself. A record for another spec never counts.
+    pub fn matches_for(&self, spec: &str, path: &str, current: &str) -> bool {
+        self.matches(path, current)
+            || self.records.get(path).is_some_and(|rs| {
+                rs.iter().any(|r| {
+                    r.symbol.is_none()
+                        && r.scope.key() == spec
+                        && r.hash.matches(path, current)
+                })
+            })
+            || self
+                .state
+                .review_for(spec, path)
+                .is_some_and(|r| r.matches(path, current))
+    }
+
+    /// The git blob id of the content of `path` last reviewed for `spec`
+    /// (or for every spec), when one was kept: where "since reconciled"
+    /// diffs start. The local cache first (the newest pass), then the
+    /// committed state; a record for this spec before one for every spec.
+    pub fn reviewed_blob(&self, spec: &str, path: &str) -> Option<&str> {
+        let cached = |key: &str| {
+            self.records.get(path)?.iter().find_map(|r| {
+                (r.symbol.is_none() && r.scope.key() == key)
+                    .then_some(r.blob.as_deref())
+                    .flatten()
+            })
+        };
+        cached(spec)
+            .or_else(|| cached(""))
+            .or_else(|| self.state.review_for(spec, path)?.blob.as_deref())
+            .or_else(|| self.state.file_fingerprints.get(path)?.blob.as_deref())
     }
 }
 
@@ -485,13 +628,8 @@ impl Reconciled {
         Reconciled::from(cache, root, paths)
     }
 
-    /// Whether each of the changed files `paths` is reconciled in its
-    /// current content, in order: the one judgement behind
-    /// `list_affected_specs`' counts, `get_reconciliation_status` and
-    /// `notarai check`. A file is hashed as git sees it (never through a
-    /// symbolic link; a deleted file is `deleted`; with `git`, a file the
-    /// index marks skip-worktree is its staged content); what is not a file
-    /// (a folder where a file was) is not reconciled.
+    /// Whether each of the changed files `paths` is reconciled for every
+    /// spec in its current content, in order (see [`Reconciled::judge_specs`]).
     pub fn judge<S: AsRef<str> + Sync>(
         &self,
         root: &Path,
@@ -511,6 +649,31 @@ impl Reconciled {
         paths: &[S],
         progress: &Progress,
     ) -> Result<Vec<bool>, JudgeError> {
+        let none: Vec<Vec<String>> = vec![Vec::new(); paths.len()];
+        Ok(self
+            .judge_specs(root, git, paths, &none, progress)?
+            .into_iter()
+            .map(|v| v[0])
+            .collect())
+    }
+
+    /// For each of the changed files `paths`, whether it is reconciled in
+    /// its current content for each spec of `specs[i]` (the specs governing
+    /// it), in order; for a path no spec governs, one answer: reviewed for
+    /// every spec (or, for a spec file, for itself). The one judgement
+    /// behind `list_affected_specs`' counts, `get_reconciliation_status`
+    /// and `notarai check`. A file is hashed as git sees it (never through a
+    /// symbolic link; a deleted file is `deleted`; with `git`, a file the
+    /// index marks skip-worktree is its staged content); what is not a file
+    /// (a folder where a file was) is not reconciled.
+    pub fn judge_specs<S: AsRef<str> + Sync, T: AsRef<str>>(
+        &self,
+        root: &Path,
+        git: Option<&GitRepo>,
+        paths: &[S],
+        specs: &[Vec<T>],
+        progress: &Progress,
+    ) -> Result<Vec<Vec<bool>>, JudgeError> {
         // A file outside a sparse checkout is its staged content, not deleted.
         let rels: Vec<&str> = paths.iter().map(AsRef::as_ref).collect();
         let mut staged = git
@@ -520,14 +683,21 @@ impl Reconciled {
         progress.check().map_err(JudgeError::Cancelled)?;
         rels.iter()
             .zip(hashes)
-            .map(|(path, hash)| {
+            .zip(specs)
+            .map(|((path, hash), specs)| {
                 let hash = match staged.remove(*path) {
                     Some(staged) => staged,
                     None => hash.map_err(|e| JudgeError::Io(format!("cannot read {path}: {e}")))?,
                 };
-                Ok(hash
-                    .cache_value()
-                    .is_some_and(|current| self.matches(path, current)))
+                let current = hash.cache_value();
+                Ok(if specs.is_empty() {
+                    vec![current.is_some_and(|c| self.matches_for(path, path, c))]
+                } else {
+                    specs
+                        .iter()
+                        .map(|s| current.is_some_and(|c| self.matches_for(s.as_ref(), path, c)))
+                        .collect()
+                })
             })
             .collect()
     }
@@ -572,6 +742,15 @@ pub fn read_at(git: &GitRepo, commit: git2::Oid) -> Result<Option<Loaded>, State
         Err(e) => return Err(io(e)),
     };
     let blob = repo.find_blob(entry.id()).map_err(io)?;
+    if blob.size() as u64 > MAX_STATE_BYTES {
+        return Err(StateError::Io {
+            path: PathBuf::from(&name),
+            message: format!(
+                "is larger than {} MiB; notarai does not read a state file that large",
+                MAX_STATE_BYTES >> 20
+            ),
+        });
+    }
     let text = String::from_utf8_lossy(blob.content());
     State::parse(&text, Path::new(&name)).map(Some)
 }

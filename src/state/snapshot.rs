@@ -43,12 +43,24 @@ pub fn compute_snapshot(
         keys.extend(changes.paths());
     }
     keys.remove(STATE_FILE);
-    let cached = Cache::open_read(root).lookup(keys.iter().map(String::as_str));
-    // Only what one of the two sources names needs hashing.
+    let cache = Cache::open_read(root);
+    let cached = cache.lookup(keys.iter().map(String::as_str));
+    let records = cache.lookup_records(keys.iter().map(String::as_str));
+    let reviewed: BTreeSet<&str> = existing
+        .spec_reviews
+        .values()
+        .flat_map(|e| e.keys().map(|k| record::split_key(k).0))
+        .collect();
+    // Only what one of the sources names needs hashing.
     let mut guard = Guard::new(root);
     let candidates: Vec<RepoPath> = keys
         .iter()
-        .filter(|k| cached.contains_key(*k) || existing.fingerprint(k).is_some())
+        .filter(|k| {
+            cached.contains_key(*k)
+                || records.contains_key(*k)
+                || existing.fingerprint(k).is_some()
+                || reviewed.contains(k.as_str())
+        })
         .filter_map(|k| guard.resolve_unfollowed(k).ok())
         .collect();
     let fs: Vec<PathBuf> = candidates.iter().map(|p| p.to_fs(root)).collect();
@@ -56,26 +68,82 @@ pub fn compute_snapshot(
         other: existing.other.clone(),
         ..State::empty()
     };
-    let (mut added, mut kept) = (0, 0);
+    // Symbol-level entries are carried as they are: their matching is the
+    // symbol outline's.
+    for (spec, entries) in &existing.spec_reviews {
+        for (key, review) in entries {
+            if record::split_key(key).1.is_some() {
+                state
+                    .spec_reviews
+                    .entry(spec.clone())
+                    .or_default()
+                    .insert(key.clone(), review.clone());
+            }
+        }
+    }
+    let (mut added, mut kept) = (0, existing_count(&state));
     for (path, hash) in candidates.iter().zip(hashing::hash_many(&fs)) {
         let hash = hash.map_err(|e| io(format!("cannot read {path}: {e}")))?;
         let Some(current) = hash.cache_value() else {
             continue;
         };
         let path = path.as_str();
+        let cached_records = records.get(path).map(Vec::as_slice).unwrap_or_default();
+        let cached_every = cached_records.iter().find(|r| {
+            r.scope == record::Scope::EverySpec && r.symbol.is_none() && r.hash.matches(path, current)
+        });
         let in_state = existing.fingerprint(path) == Some(current);
-        if in_state || cached.get(path).is_some_and(|c| c == current) {
+        let every_spec = in_state
+            || cached.get(path).is_some_and(|c| c == current)
+            || cached_every.is_some();
+        if every_spec {
             state.insert(path, current);
             // Keep what the old entry carried besides its hash.
-            if let Some(old) = existing.file_fingerprints.get(path)
-                && let Some(new) = state.file_fingerprints.get_mut(path)
-            {
-                new.other = old.other.clone();
+            if let Some(new) = state.file_fingerprints.get_mut(path) {
+                if let Some(old) = existing.file_fingerprints.get(path) {
+                    new.other = old.other.clone();
+                    if in_state {
+                        new.blob = old.blob.clone();
+                    }
+                }
+                if let Some(blob) = cached_every.and_then(|r| r.blob.clone()) {
+                    new.blob = Some(blob);
+                }
             }
             if in_state { kept += 1 } else { added += 1 }
+            // Reviewed for every spec: the per-spec entries say no more.
+            continue;
+        }
+        // Reviewed for some specs only.
+        for (spec, entries) in &existing.spec_reviews {
+            if let Some(review) = entries.get(path)
+                && review.matches(path, current)
+            {
+                state
+                    .spec_reviews
+                    .entry(spec.clone())
+                    .or_default()
+                    .insert(path.to_string(), review.clone());
+                kept += 1;
+            }
+        }
+        for r in cached_records {
+            if let record::Scope::Spec(spec) = &r.scope
+                && r.symbol.is_none()
+                && r.hash.matches(path, current)
+            {
+                let entries = state.spec_reviews.entry(spec.clone()).or_default();
+                let new = Review::new(&r.hash, r.blob.clone());
+                if entries.get(path) != Some(&new) {
+                    if entries.insert(path.to_string(), new).is_some() {
+                        kept -= 1;
+                    }
+                    added += 1;
+                }
+            }
         }
     }
-    let dropped = existing.entries().len() - kept;
+    let dropped = existing_count(existing).saturating_sub(kept);
     let (git_hash, branch) = head_of(git);
     state.cli_version = Some(env!("CARGO_PKG_VERSION").into());
     state.last_reconciliation = Some(LastReconciliation {
@@ -90,13 +158,18 @@ pub fn compute_snapshot(
     });
     let summary = SnapshotSummary {
         path: STATE_FILE.into(),
-        entries: state.entries().len(),
+        entries: existing_count(&state),
         added,
         dropped,
         git_hash,
         branch,
     };
     Ok((state, summary))
+}
+
+/// Entries of a state: per path, plus per spec and path.
+fn existing_count(state: &State) -> usize {
+    state.entries().len() + state.spec_reviews.values().map(BTreeMap::len).sum::<usize>()
 }
 
 /// Snapshot the project's state: read the existing file (refusing a

@@ -48,7 +48,8 @@ fn update_changed_status_clear() {
         "edited and deleted files are changed, as given"
     );
 
-    // Keys are canonical absolute paths: the same file named another way is the same entry.
+    // Keys are repository-relative paths, as the MCP tools and `check` use:
+    // the same file named another way is the same entry.
     let abs = format!("{}/dir/b.txt", repo.root.display());
     let out = notarai(
         &repo.root,
@@ -64,7 +65,7 @@ fn update_changed_status_clear() {
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(key, format!("{}/a.txt", repo.root.display()));
+    assert_eq!(key, "a.txt");
     drop(db);
 
     let out = notarai(&repo.root, &["cache", "status"], b"");

@@ -83,7 +83,7 @@ fn fresh_repository_gets_everything() {
     );
     assert_eq!(
         git(root, &["config", "--local", "merge.notarai.driver"]).trim(),
-        "notarai state merge %O %A %B"
+        "notarai state merge %O %A %B %P"
     );
 
     assert_eq!(

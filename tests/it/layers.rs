@@ -16,6 +16,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("progress", 0),
     ("quote", 0),
     ("repo_path", 0),
+    ("record", 0),
     ("workflow", 0),
     ("walk", 1),
     ("safe_fs", 1),

@@ -75,10 +75,11 @@ fn a_long_call_reports_progress_only_with_a_token() {
         answer["result"]["structuredContent"]["updated"], 3000,
         "{answer}"
     );
-    let reports = progress_of(&seen, "tok-1", 3000);
+    // Each file counts twice: hashed, then its content kept in git's store.
+    let reports = progress_of(&seen, "tok-1", 6000);
     assert!(reports.len() >= 2, "start and end at least: {seen:?}");
     assert_eq!(reports[0].1, 0, "the start is reported at once");
-    assert_eq!(reports.last().unwrap().1, 3000, "the end is reported");
+    assert_eq!(reports.last().unwrap().1, 6000, "the end is reported");
     for pair in reports.windows(2) {
         assert!(
             pair[0].1 < pair[1].1,

@@ -263,6 +263,10 @@ fn every_answer_conforms_to_its_declared_output_schema() {
     );
     repo.write("src/logo.bin", [0u8, 1, 2, 0].repeat(50));
     repo.write(".notarai/broken.spec.yaml", "schema_version: '0.7'\n");
+    // A file the branch deletes: marked reconciled while deleted.
+    repo.write("src/gone.rs", "fn gone() {}\n");
+    repo.commit("gone");
+    repo.remove("src/gone.rs");
     let mut server = Server::start(&repo.root);
     let tools = server.request(1, "tools/list", json!({}));
     let schemas: Vec<(String, jsonschema::Validator)> = tools["result"]["tools"]

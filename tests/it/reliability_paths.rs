@@ -123,6 +123,17 @@ fn hostile_paths_refused_or_contained_everywhere() {
                     "a refused mark_reconciled wrote the cache ({input:?})"
                 );
             }
+            // Contained but absent and unknown to git: refused as a typo,
+            // nothing written.
+            None if answer.get("error").is_some() => {
+                let (code, message) = Server::error_of(&answer);
+                assert_eq!(code, -32602, "files {input:?}: {answer}");
+                assert!(
+                    message.contains("neither present nor known to git"),
+                    "files {input:?}: {message:?}"
+                );
+                assert!(!repo.db().exists(), "{input:?}: a refused mark wrote");
+            }
             None => {
                 let result = &answer["result"]["structuredContent"];
                 assert!(

@@ -1,0 +1,90 @@
+//! `notarai reconcile FILES... [--spec PATH] [--snapshot]`: record a review
+//! pass from the shell, into the same state the MCP tools and `notarai
+//! check` use (what `mark_reconciled` records).
+//!
+//! Thin: turn the paths given (relative to the current folder, or absolute,
+//! inside the project) into repository-relative ones, call
+//! [`crate::review::mark_reconciled`], print one line. Errors exit 2.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::project::{Project, resolve_root};
+use crate::review::{MarkReconciledParams, mark_reconciled};
+
+/// Arguments of `notarai reconcile`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Files reviewed, relative to the current folder or absolute, inside
+    /// the project (paths from stdin, one per line, when none are given). A
+    /// file the branch deleted is recorded as reviewed while deleted.
+    pub files: Vec<String>,
+    /// The spec they were reviewed for (e.g. `.notarai/auth.spec.yaml`):
+    /// they stay unreconciled for every other spec that governs them.
+    /// Without it: reviewed for every spec that governs them.
+    #[arg(long, value_name = "PATH")]
+    pub spec: Option<String>,
+    /// Also write `.notarai/reconciliation_state.json` (as `notarai state snapshot`).
+    #[arg(long)]
+    pub snapshot: bool,
+}
+
+/// Record the pass; failures print `error: ...` (with a hint) and exit 2.
+pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+    let root = resolve_root(root.as_deref())?;
+    let files = super::cache::paths_or_stdin(args.files)?;
+    let spec = match args.spec {
+        Some(spec) => Some(super::cache::repo_relative(&root, &spec)?),
+        None => None,
+    };
+    let recorded = record(&root, files, spec, args.snapshot)?;
+    let Some(recorded) = recorded else {
+        return Ok(ExitCode::from(2));
+    };
+    let mut out = std::io::stdout().lock();
+    let scope = match &recorded.spec_path {
+        Some(spec) => format!("for {spec}"),
+        None => "for every spec that governs them".to_string(),
+    };
+    write!(
+        out,
+        "Recorded {} file(s) as reviewed {scope}",
+        recorded.updated + recorded.deleted
+    )?;
+    if recorded.deleted > 0 {
+        write!(out, " ({} deleted)", recorded.deleted)?;
+    }
+    writeln!(out)?;
+    if let Some(s) = &recorded.snapshot {
+        writeln!(out, "Wrote {}: {} entries", s.path, s.entries)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Record `files` (as given on the command line) as reviewed for `spec`
+/// (repository-relative) or every spec; `None` after printing the error.
+pub(super) fn record(
+    root: &std::path::Path,
+    files: Vec<String>,
+    spec: Option<String>,
+    snapshot: bool,
+) -> anyhow::Result<Option<crate::review::MarkReconciled>> {
+    let files = files
+        .iter()
+        .map(|f| super::cache::repo_relative(root, f))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut project = Project::new(root.to_path_buf());
+    let params = MarkReconciledParams {
+        files,
+        spec_path: spec,
+        snapshot,
+    };
+    match mark_reconciled(&mut project, &params, &crate::progress::Progress::none()) {
+        Ok(recorded) => Ok(Some(recorded)),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(None)
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! One reconciliation record: what was reviewed, for which spec, against
+//! what content. The one shape the hash cache, the committed state file and
+//! every tool share.
+//!
+//! A record is `(spec, path, symbol, hash, blob)`:
+//! - `spec`: the spec the content was reviewed for, or [`Scope::EverySpec`]
+//!   (`mark_reconciled` without `spec_path`, `notarai reconcile` without
+//!   `--spec`, `cache update`, and every record written before per-spec
+//!   reconciliation existed): reviewed for every spec that governs the file.
+//! - `path` and an optional `symbol` (a symbol-level record; none yet).
+//! - `hash`: a [`ContentHash`], typed by its [`HashKind`]: the BLAKE3 of the
+//!   bytes, or a semantic hash (a token stream's, comments and whitespace
+//!   dropped). [`HashKind::current`] is the one place a kind is computed.
+//! - `blob`: the git blob id of the reviewed content, so a later diff can
+//!   start from it (`get_spec_diff` "since reconciled").
+//!
+//! A file is reconciled for spec S when a record for S or for every spec
+//! holds its current content. Reconciling for one spec never satisfies
+//! another: a record for S is looked up only under S.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How a content hash was computed.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum HashKind {
+    /// BLAKE3 of the file's bytes (a symbolic link: of its target text), or
+    /// `deleted` for a file reviewed while deleted.
+    #[default]
+    Bytes,
+    /// A hash of the token stream with comments and whitespace dropped, for
+    /// the languages notarai parses.
+    Semantic,
+}
+
+impl HashKind {
+    /// The name stored in the cache and the state file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HashKind::Bytes => "bytes",
+            HashKind::Semantic => "semantic",
+        }
+    }
+
+    /// The kind a stored name names; `None` for a kind this build does not
+    /// know (such a record never matches: the file reads as unreconciled).
+    pub fn parse(name: &str) -> Option<HashKind> {
+        match name {
+            "bytes" | "" => Some(HashKind::Bytes),
+            "semantic" => Some(HashKind::Semantic),
+            _ => None,
+        }
+    }
+
+    /// This kind's hash of the content at `path` now, given its bytes hash
+    /// `bytes` (hex BLAKE3, or `deleted`). The one place a kind is computed:
+    /// a semantic hasher plugs in here. This build computes no semantic
+    /// hash, so a semantic record (written by a build that does) never
+    /// matches and the file is shown for review, never hidden.
+    pub fn current(self, _path: &str, bytes: &str) -> Option<String> {
+        match self {
+            HashKind::Bytes => Some(bytes.to_string()),
+            HashKind::Semantic => None,
+        }
+    }
+}
+
+/// A hash with its kind.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ContentHash {
+    /// How it was computed.
+    pub kind: HashKind,
+    /// The hex digest (or `deleted`).
+    pub value: String,
+}
+
+impl ContentHash {
+    /// The bytes hash `value` (a hex BLAKE3, or `deleted`).
+    pub fn bytes(value: impl Into<String>) -> ContentHash {
+        ContentHash {
+            kind: HashKind::Bytes,
+            value: value.into(),
+        }
+    }
+
+    /// Whether this hash is the content at `path` whose bytes hash now is `bytes`.
+    pub fn matches(&self, path: &str, bytes: &str) -> bool {
+        self.kind
+            .current(path, bytes)
+            .is_some_and(|now| now == self.value)
+    }
+}
+
+/// For which specs a record holds.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// Reviewed for every spec that governs the file.
+    EverySpec,
+    /// Reviewed for this spec only (its repository-relative path).
+    Spec(String),
+}
+
+impl Scope {
+    /// The cache's key: the spec's path, or the empty string for every spec.
+    pub fn key(&self) -> &str {
+        match self {
+            Scope::EverySpec => "",
+            Scope::Spec(s) => s,
+        }
+    }
+
+    /// The scope a cache key names.
+    pub fn from_key(key: &str) -> Scope {
+        match key {
+            "" => Scope::EverySpec,
+            s => Scope::Spec(s.to_string()),
+        }
+    }
+}
+
+/// One record: `content` of `path` (or of its `symbol`) reviewed for `scope`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// For which specs.
+    pub scope: Scope,
+    /// The repository-relative file.
+    pub path: String,
+    /// A symbol of the file (a symbol-level record), or `None` for the whole file.
+    pub symbol: Option<String>,
+    /// The reviewed content's hash.
+    pub hash: ContentHash,
+    /// The git blob id of the reviewed content (absent for a deleted file,
+    /// and in records written before blob ids were kept).
+    pub blob: Option<String>,
+}
+
+/// A per-spec entry of the committed state file (schema "2"):
+/// `spec_reviews[spec]["path"]` (or `"path#symbol"`). Read by the state
+/// file's bounded reader (`state/parse.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Review {
+    /// The hex digest (or `deleted`).
+    pub hash: String,
+    /// How it was computed: `bytes` (default) or `semantic`; a name this
+    /// build does not know is kept and never matches.
+    #[serde(skip_serializing_if = "is_bytes")]
+    pub kind: String,
+    /// The git blob id of the reviewed content.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+    /// Keys this version does not know, kept as they were.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub other: BTreeMap<String, serde_json::Value>,
+}
+
+fn is_bytes(kind: &str) -> bool {
+    kind == HashKind::Bytes.as_str()
+}
+
+impl Review {
+    /// The entry of `hash` and `blob`.
+    pub fn new(hash: &ContentHash, blob: Option<String>) -> Review {
+        Review {
+            hash: hash.value.clone(),
+            kind: hash.kind.as_str().into(),
+            blob,
+            other: BTreeMap::new(),
+        }
+    }
+
+    /// Its typed hash; `None` when the kind is unknown to this build.
+    pub fn content_hash(&self) -> Option<ContentHash> {
+        Some(ContentHash {
+            kind: HashKind::parse(&self.kind)?,
+            value: self.hash.clone(),
+        })
+    }
+
+    /// Whether it holds the content whose bytes hash now is `bytes`.
+    pub fn matches(&self, path: &str, bytes: &str) -> bool {
+        self.content_hash().is_some_and(|h| h.matches(path, bytes))
+    }
+}
+
+/// The state file's key of a record: `path`, or `path#symbol`.
+pub fn entry_key(path: &str, symbol: Option<&str>) -> String {
+    match symbol {
+        Some(symbol) => format!("{path}#{symbol}"),
+        None => path.to_string(),
+    }
+}
+
+/// The path and symbol of a state-file key (the inverse of [`entry_key`]).
+pub fn split_key(key: &str) -> (&str, Option<&str>) {
+    match key.split_once('#') {
+        Some((path, symbol)) => (path, Some(symbol)),
+        None => (key, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_and_unknown_never_matches() {
+        for kind in [HashKind::Bytes, HashKind::Semantic] {
+            assert_eq!(HashKind::parse(kind.as_str()), Some(kind));
+        }
+        let bytes = ContentHash::bytes("aa");
+        assert!(bytes.matches("x", "aa"));
+        assert!(!bytes.matches("x", "bb"));
+        let semantic = ContentHash {
+            kind: HashKind::Semantic,
+            value: "aa".into(),
+        };
+        assert!(!semantic.matches("x", "aa"), "no semantic hasher: shown");
+        let mut review = Review::new(&bytes, Some("b1".into()));
+        assert!(review.matches("x", "aa"));
+        review.kind = "future".into();
+        assert!(!review.matches("x", "aa"));
+        assert_eq!(split_key(&entry_key("a.rs", Some("S::f"))), ("a.rs", Some("S::f")));
+        assert_eq!(Scope::from_key(Scope::EverySpec.key()), Scope::EverySpec);
+    }
+}
