@@ -197,14 +197,11 @@ impl Cache {
         if let Some(why) = check_regular(root) {
             return Err(err(why));
         }
-        if let Some(dir) = db.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                err(format!(
-                    "cannot create folder {}: {e}; check its permissions",
-                    dir.display()
-                ))
-            })?;
-        }
+        crate::safe_fs::create_dir_all(root, Path::new(crate::layout::CACHE_DIR)).map_err(|e| {
+            err(format!(
+                "cannot create the cache folder: {e}; check its permissions"
+            ))
+        })?;
         let conn = match open(&db, true) {
             Ok(conn) => conn,
             Err(e) if is_corruption(&e) => {
@@ -519,16 +516,15 @@ impl Cache {
         let existed = db.exists();
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let file = PathBuf::from(format!("{}{suffix}", db.display()));
-            match std::fs::remove_file(&file) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            match crate::safe_fs::remove_file(root, &file) {
+                Ok(_) => {}
                 // A file where the cache folder should be: there is no
                 // database to remove, which is `false`, not a failure.
-                Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {}
+                Err(crate::safe_fs::FsError::NotRegular { .. }) => {}
                 Err(e) => {
                     return Err(CacheError {
                         db: db.clone(),
-                        cause: format!("cannot remove {}: {e}", file.display()),
+                        cause: format!("cannot remove: {e}"),
                     });
                 }
             }
@@ -762,7 +758,10 @@ fn set_aside(db: &Path) {
     match crate::safe_fs::rename_aside(db, &aside) {
         Ok(()) => {
             for suffix in ["-wal", "-shm"] {
-                let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+                if let Some(folder) = db.parent() {
+                    let side = PathBuf::from(format!("{}{suffix}", db.display()));
+                    let _ = crate::safe_fs::remove_file(folder, &side);
+                }
             }
             tracing::warn!(
                 "hash cache {} was corrupt; moved it to {} and starting with a cold cache",

@@ -11,7 +11,6 @@
 //! identified by its size and modification time instead of its content.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -92,7 +91,9 @@ pub fn hash_path(path: &Path) -> io::Result<FileHash> {
             meta.len()
         )));
     }
-    let file = File::open(path)?;
+    // Opened without following a link and without blocking on a FIFO
+    // swapped in since the look above, and required regular on the handle.
+    let file = crate::safe_fs::open_regular(path).map_err(io::Error::other)?;
     // Never more than the size seen above, even if the file grows meanwhile.
     Ok(FileHash::Content(hash_reader(file.take(MAX_HASHED))?))
 }

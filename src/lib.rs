@@ -33,6 +33,7 @@ pub mod page;
 pub mod parallel;
 pub mod progress;
 pub mod project;
+pub mod quote;
 pub mod record;
 pub mod repo_path;
 pub mod review;

@@ -172,7 +172,9 @@ impl Project {
             set,
             governance: OnceLock::new(),
         });
-        self.store_status(&stamps, specs.status());
+        if !self.cache_tracked() {
+            self.store_status(&stamps, specs.status());
+        }
         self.loaded = Some((stamps, specs.clone()));
         specs
     }
@@ -182,6 +184,7 @@ impl Project {
     pub fn load_status(&mut self) -> LoadStatus {
         let stamps = spec_stamps(&self.root);
         if self.loaded.is_none()
+            && !self.cache_tracked()
             && let Some(stored) = self.stored_status()
             && stored.version == env!("CARGO_PKG_VERSION")
             && stored.stamps == stamps
@@ -189,6 +192,14 @@ impl Project {
             return stored.status;
         }
         self.specs_for(stamps).status()
+    }
+
+    /// Whether git tracks something under the cache folder: such a folder
+    /// came with the repository (a committed link among it may lead into
+    /// `.git/`), so the load-status stamp is neither read nor written there.
+    fn cache_tracked(&mut self) -> bool {
+        self.git()
+            .is_ok_and(|git| !git.tracked_cache_files().is_empty())
     }
 
     fn stored_status(&self) -> Option<StoredStatus> {

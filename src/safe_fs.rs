@@ -77,6 +77,21 @@ pub enum FsError {
         /// The link.
         path: PathBuf,
     },
+    /// The target of a write or removal is a symbolic link: notarai never
+    /// writes through a link, wherever it leads.
+    Link {
+        /// The link.
+        path: PathBuf,
+        /// Where it leads, as written in the link.
+        target: PathBuf,
+    },
+    /// The path lies in the repository's git directory (`.git/`, the common
+    /// folder of linked worktrees, a nested repository's): notarai never
+    /// writes or deletes there.
+    GitDir {
+        /// The path.
+        path: PathBuf,
+    },
     /// The path is not a regular file (a folder, FIFO, socket or device).
     NotRegular {
         /// The path.
@@ -116,6 +131,18 @@ impl fmt::Display for FsError {
             FsError::LinkOutside { path } => write!(
                 f,
                 "{} is a symbolic link that leads outside the project (or nowhere); notarai does not follow it (replace the link with the file itself)",
+                path.display()
+            ),
+            FsError::Link { path, target } => write!(
+                f,
+                "{} is a symbolic link (to {}); notarai never writes through a link (replace the link with a regular file, or make the change in {} yourself)",
+                path.display(),
+                target.display(),
+                target.display()
+            ),
+            FsError::GitDir { path } => write!(
+                f,
+                "{} is inside the git directory; notarai never writes or deletes there (a link in the repository may lead there: remove it)",
                 path.display()
             ),
             FsError::NotRegular { path, kind } => write!(
@@ -232,79 +259,138 @@ fn resolve_inside(root_canonical: &Path, path: &Path) -> Result<PathBuf, FsError
     }
 }
 
+/// Whether `path` (canonical, or a canonical folder joined with a name) lies
+/// in a git directory: below `root_canonical` under a component named `.git`
+/// (the repository's own, a nested repository's or a submodule's), or in the
+/// git directory or common directory git itself finds for the root (a
+/// linked worktree's, or one set by a `.git` file).
+fn in_git_dir(root_canonical: &Path, git_dirs: &[PathBuf], path: &Path) -> bool {
+    if let Ok(rel) = path.strip_prefix(root_canonical)
+        && rel
+            .components()
+            .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+    {
+        return true;
+    }
+    git_dirs.iter().any(|dir| path.starts_with(dir))
+}
+
+/// The git directory and common directory git finds for the root
+/// (canonical), asked once per write or removal.
+fn git_dirs(root_canonical: &Path) -> Vec<PathBuf> {
+    let Ok(repo) = git2::Repository::discover(root_canonical) else {
+        return Vec::new();
+    };
+    [repo.path(), repo.commondir()]
+        .iter()
+        .filter_map(|dir| dir.canonicalize().ok())
+        .collect()
+}
+
+/// The folder the parent of `rel` (relative, clean) resolves to, checked
+/// once from the root down: each folder on the way is a real folder or a
+/// link resolving to a folder inside the root. A missing folder is created
+/// when `create` (with `create_dir`, which never follows a link), else the
+/// answer is `None`. The result is never in a git directory.
+fn checked_folder(
+    root_canonical: &Path,
+    git: &[PathBuf],
+    folders: &Path,
+    create: bool,
+) -> Result<Option<PathBuf>, FsError> {
+    let mut dir = root_canonical.to_path_buf();
+    for part in folders.components() {
+        dir.push(part);
+        if in_git_dir(root_canonical, git, &dir) {
+            return Err(FsError::GitDir { path: dir });
+        }
+        match fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(meta) if meta.file_type().is_symlink() => {
+                dir = resolve_inside(root_canonical, &dir)?;
+                if !dir.is_dir() {
+                    return Err(FsError::NotRegular {
+                        path: dir,
+                        kind: "file where a folder is expected",
+                    });
+                }
+            }
+            Ok(meta) => {
+                return Err(FsError::NotRegular {
+                    path: dir,
+                    kind: kind_name(meta.file_type()),
+                });
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound && create => match fs::create_dir(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+                Err(e) => return Err(io_err(&dir)(e)),
+            },
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_err(&dir)(e)),
+        }
+    }
+    if in_git_dir(root_canonical, git, &dir) {
+        return Err(FsError::GitDir { path: dir });
+    }
+    Ok(Some(dir))
+}
+
+/// The target `name` in the checked folder `dir`: refused when it is in a
+/// git directory or a symbolic link (never written or deleted through).
+/// Its metadata when it exists.
+fn checked_target(
+    root_canonical: &Path,
+    git: &[PathBuf],
+    dir: &Path,
+    name: &std::ffi::OsStr,
+) -> Result<(PathBuf, Option<fs::Metadata>), FsError> {
+    let target = dir.join(name);
+    if in_git_dir(root_canonical, git, &target) {
+        return Err(FsError::GitDir { path: target });
+    }
+    match fs::symlink_metadata(&target) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            let link_target = fs::read_link(&target).unwrap_or_default();
+            Err(FsError::Link {
+                path: target,
+                target: link_target,
+            })
+        }
+        Ok(meta) => Ok((target, Some(meta))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((target, None)),
+        Err(e) => Err(io_err(&target)(e)),
+    }
+}
+
 /// Write `contents` to `path` (relative to `root`, or absolute below it) as
-/// the module header describes: folder chain checked and created, a link
-/// target kept only when it resolves inside the root, a fresh exclusive
-/// temporary file synced and renamed over the target. The permissions of a
-/// replaced file are kept.
+/// the module header describes: folder chain checked and created, never in a
+/// git directory, a target that is a symbolic link refused (never written
+/// through, wherever it leads), a fresh exclusive temporary file synced and
+/// renamed over the target. The permissions of a replaced file are kept.
 pub fn write_file(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsError> {
     if writes_forbidden() {
         return Err(read_only_error(path));
     }
     let root_canonical = canonical_root(root)?;
     let rel = relative_to(root, &root_canonical, path)?;
+    let git = git_dirs(&root_canonical);
     let name = rel.file_name().expect("a relative path with a component");
-    // The folder chain, checked once from the root down.
-    let mut dir = root_canonical.clone();
-    if let Some(parent) = rel.parent() {
-        for part in parent.components() {
-            dir.push(part);
-            match fs::symlink_metadata(&dir) {
-                Ok(meta) if meta.is_dir() => {}
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    dir = resolve_inside(&root_canonical, &dir)?;
-                    if !dir.is_dir() {
-                        return Err(FsError::NotRegular {
-                            path: dir,
-                            kind: "file where a folder is expected",
-                        });
-                    }
-                }
-                Ok(meta) => {
-                    return Err(FsError::NotRegular {
-                        path: dir,
-                        kind: kind_name(meta.file_type()),
-                    });
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::create_dir(&dir) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => {}
-                    Err(e) => return Err(io_err(&dir)(e)),
-                },
-                Err(e) => return Err(io_err(&dir)(e)),
-            }
-        }
-    }
-    // The target: a link is kept (its target is written) only inside the root.
-    let mut target = dir.join(name);
-    let mut permissions = None;
-    match fs::symlink_metadata(&target) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            target = resolve_inside(&root_canonical, &target)?;
-            let meta = fs::symlink_metadata(&target).map_err(io_err(&target))?;
-            if !meta.is_file() {
-                return Err(FsError::NotRegular {
-                    path: target,
-                    kind: kind_name(meta.file_type()),
-                });
-            }
-            permissions = Some(meta.permissions());
-        }
-        Ok(meta) if meta.is_file() => permissions = Some(meta.permissions()),
-        Ok(meta) => {
+    let folders = rel.parent().unwrap_or(Path::new(""));
+    let dir =
+        checked_folder(&root_canonical, &git, folders, true)?.expect("created folders are there");
+    let (target, meta) = checked_target(&root_canonical, &git, &dir, name)?;
+    let permissions = match meta {
+        Some(meta) if meta.is_file() => Some(meta.permissions()),
+        Some(meta) => {
             return Err(FsError::NotRegular {
                 path: target,
                 kind: kind_name(meta.file_type()),
             });
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io_err(&target)(e)),
-    }
-    let folder = target.parent().unwrap_or(&dir).to_path_buf();
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+        None => None,
+    };
+    let file_name = name.to_string_lossy().into_owned();
     // `tempfile` creates with O_CREAT|O_EXCL and a random name, retrying on a
     // name that exists (a planted link included).
     let prefix = format!(".{file_name}.");
@@ -317,7 +403,7 @@ pub fn write_file(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsErr
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
-    let mut tmp = builder.tempfile_in(&folder).map_err(io_err(&folder))?;
+    let mut tmp = builder.tempfile_in(&dir).map_err(io_err(&dir))?;
     let result = (|| -> io::Result<()> {
         tmp.write_all(contents)?;
         if let Some(permissions) = permissions {
@@ -326,8 +412,92 @@ pub fn write_file(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsErr
         tmp.as_file().sync_all()
     })();
     result.map_err(io_err(&target))?;
+    // `rename` replaces whatever entry is at the target (a link planted
+    // since the check included) and never follows it.
     tmp.persist(&target).map_err(|e| io_err(&target)(e.error))?;
     Ok(())
+}
+
+/// Delete the file `path` (relative to `root`, or absolute below it): the
+/// folder chain checked as for a write (a linked folder must resolve inside
+/// the root; nothing in a git directory), a link deleted itself (never what
+/// it points to), a folder refused. `false` when nothing was there.
+pub fn remove_file(root: &Path, path: &Path) -> Result<bool, FsError> {
+    if writes_forbidden() {
+        return Err(read_only_error(path));
+    }
+    let root_canonical = canonical_root(root)?;
+    let rel = relative_to(root, &root_canonical, path)?;
+    let git = git_dirs(&root_canonical);
+    let name = rel.file_name().expect("a relative path with a component");
+    let folders = rel.parent().unwrap_or(Path::new(""));
+    let Some(dir) = checked_folder(&root_canonical, &git, folders, false)? else {
+        return Ok(false);
+    };
+    let target = dir.join(name);
+    if in_git_dir(&root_canonical, &git, &target) {
+        return Err(FsError::GitDir { path: target });
+    }
+    match fs::symlink_metadata(&target) {
+        Ok(meta) if meta.is_dir() => Err(FsError::NotRegular {
+            path: target,
+            kind: "folder",
+        }),
+        // `unlink` removes the entry itself: a link, never its target.
+        Ok(_) => match fs::remove_file(&target) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(io_err(&target)(e)),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io_err(&target)(e)),
+    }
+}
+
+/// Remove the folders on the way from `root` to `path` (relative, or
+/// absolute below the root; `path` itself included when it is a folder)
+/// that are empty, deepest first, stopping at the first that is not empty,
+/// not a real folder (a link is never removed through) or the root.
+pub fn remove_empty_folders(root: &Path, path: &Path) -> Result<(), FsError> {
+    if writes_forbidden() {
+        return Err(read_only_error(path));
+    }
+    let root_canonical = canonical_root(root)?;
+    let rel = relative_to(root, &root_canonical, path)?;
+    let git = git_dirs(&root_canonical);
+    let mut current = Some(rel.as_path());
+    while let Some(rel) = current.filter(|r| !r.as_os_str().is_empty()) {
+        let full = root_canonical.join(rel);
+        if in_git_dir(&root_canonical, &git, &full) {
+            return Err(FsError::GitDir { path: full });
+        }
+        // Every folder above must be real: no link is walked through.
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        let chain_real = parent.ancestors().all(|a| {
+            a.as_os_str().is_empty()
+                || fs::symlink_metadata(root_canonical.join(a)).is_ok_and(|m| m.is_dir())
+        });
+        let is_dir = fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir());
+        if is_dir && (!chain_real || fs::remove_dir(&full).is_err()) {
+            break;
+        }
+        current = rel.parent();
+    }
+    Ok(())
+}
+
+/// Create the folder `path` (relative to `root`, or absolute below it) and
+/// every missing one on the way, checked as a write's folder chain: a
+/// linked folder must resolve inside the root, nothing in a git directory.
+/// The folder's real path.
+pub fn create_dir_all(root: &Path, path: &Path) -> Result<PathBuf, FsError> {
+    if writes_forbidden() {
+        return Err(read_only_error(path));
+    }
+    let root_canonical = canonical_root(root)?;
+    let rel = relative_to(root, &root_canonical, path)?;
+    let git = git_dirs(&root_canonical);
+    Ok(checked_folder(&root_canonical, &git, &rel, true)?.expect("created folders are there"))
 }
 
 /// Rename `from` to `to` in the same folder (setting a corrupt file
@@ -470,20 +640,69 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), dir.path().join("folder")).unwrap();
         for name in ["out", "folder/victim"] {
             let err = write_file(dir.path(), Path::new(name), b"bad").unwrap_err();
-            assert!(matches!(err, FsError::LinkOutside { .. }), "{name}: {err}");
+            assert!(
+                matches!(err, FsError::LinkOutside { .. } | FsError::Link { .. }),
+                "{name}: {err}"
+            );
             let err = read(dir.path(), Path::new(name), 100).unwrap_err();
             assert!(matches!(err, FsError::LinkOutside { .. }), "{name}: {err}");
         }
         assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
-        // A link inside the root is written through and stays a link.
+        // A link inside the root is read through but never written through.
         fs::write(dir.path().join("real.md"), "old").unwrap();
         std::os::unix::fs::symlink("real.md", dir.path().join("CLAUDE.md")).unwrap();
-        write_file(dir.path(), Path::new("CLAUDE.md"), b"new").unwrap();
+        let err = write_file(dir.path(), Path::new("CLAUDE.md"), b"new").unwrap_err();
+        assert!(matches!(err, FsError::Link { .. }), "{err}");
         assert_eq!(
             fs::read_to_string(dir.path().join("real.md")).unwrap(),
-            "new"
+            "old"
         );
-        assert_eq!(read(dir.path(), Path::new("CLAUDE.md"), 3).unwrap(), b"new");
+        assert_eq!(read(dir.path(), Path::new("CLAUDE.md"), 3).unwrap(), b"old");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn nothing_is_written_removed_or_created_in_a_git_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        fs::write(root.join(".git/config"), "keep").unwrap();
+        std::os::unix::fs::symlink(".git", root.join("g")).unwrap();
+        std::os::unix::fs::symlink(".git/config", root.join("c")).unwrap();
+        for name in [".git/config", "g/config", "g/new", ".git/x/y", "sub/.git/z"] {
+            let err = write_file(root, Path::new(name), b"bad").unwrap_err();
+            assert!(matches!(err, FsError::GitDir { .. }), "{name}: {err}");
+        }
+        for name in [".git/config", "g/config"] {
+            let err = remove_file(root, Path::new(name)).unwrap_err();
+            assert!(matches!(err, FsError::GitDir { .. }), "{name}: {err}");
+        }
+        assert!(matches!(
+            create_dir_all(root, Path::new("g/hooks")),
+            Err(FsError::GitDir { .. })
+        ));
+        // A link at the target is refused, and removing it removes the link.
+        let err = write_file(root, Path::new("c"), b"bad").unwrap_err();
+        assert!(matches!(err, FsError::Link { .. }), "{err}");
+        assert!(remove_file(root, Path::new("c")).unwrap());
+        assert!(!remove_file(root, Path::new("c")).unwrap());
+        assert_eq!(
+            fs::read_to_string(root.join(".git/config")).unwrap(),
+            "keep"
+        );
+        assert!(!root.join(".git/new").exists() && !root.join(".git/hooks").exists());
+    }
+
+    #[test]
+    fn removal_leaves_no_empty_folder_and_stops_at_a_full_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write_file(root, Path::new("a/b/c/f"), b"x").unwrap();
+        write_file(root, Path::new("a/keep"), b"x").unwrap();
+        assert!(remove_file(root, Path::new("a/b/c/f")).unwrap());
+        remove_empty_folders(root, Path::new("a/b/c")).unwrap();
+        assert!(!root.join("a/b").exists());
+        assert!(root.join("a/keep").is_file());
     }
 
     #[cfg(unix)]

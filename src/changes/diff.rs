@@ -361,7 +361,7 @@ fn starts_binary(workdir: &Path, rel: &str) -> bool {
     if !meta.is_file() {
         return false;
     }
-    let Ok(file) = std::fs::File::open(workdir.join(rel)) else {
+    let Ok(file) = crate::safe_fs::open_regular(&workdir.join(rel)) else {
         return false;
     };
     let mut head = Vec::with_capacity(8000);

@@ -29,7 +29,11 @@ pub fn tracked_cache_message(files: &[String]) -> String {
          its own changes as reviewed, so notarai ignores it (cold cache) and will not write \
          to it; run `git rm -r --cached {CACHE_DIR}`, add `{CACHE_DIR}/` to .gitignore and \
          run `notarai cache clear`",
-        files.join(", ")
+        files
+            .iter()
+            .map(|f| crate::quote::for_model(f))
+            .collect::<Vec<_>>()
+            .join(", ")
     )
 }
 
@@ -62,7 +66,7 @@ fn scan_index(git_dir: &Path, needle: &[u8]) -> bool {
     let finder = memchr::memmem::Finder::new(needle);
     // Blocks overlap by the needle's length less one, so no match is split.
     let holds = |path: &Path, check_header: bool| -> Option<bool> {
-        let mut file = std::fs::File::open(path).ok()?;
+        let mut file = crate::safe_fs::open_regular(path).ok()?;
         let mut buf = vec![0u8; 1 << 20];
         let mut kept = 0usize;
         let mut first = true;

@@ -44,7 +44,7 @@ pub enum Command {
 /// Run a cache subcommand.
 pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
     let root = resolve_root(root.as_deref())?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::quote::Terminal::new(std::io::stdout().lock());
     match cmd {
         Command::Update { paths } => {
             let paths = paths_or_stdin(paths)?;

@@ -77,18 +77,24 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             if args.format == Format::Github {
                 println!("::error::{}", escape_data(&e));
             }
-            eprintln!("{}", crate::error::cli_message(&e, hint.as_deref()));
+            eprintln!(
+                "{}",
+                crate::quote::terminal_lines(&crate::error::cli_message(&e, hint.as_deref()))
+            );
             return Ok(ExitCode::from(2));
         }
     };
-    let mut out = std::io::stdout().lock();
+    // Text for a terminal or a CI log: names from the repository are
+    // escaped on the way out ([`crate::quote::Terminal`]).
+    let stdout = std::io::stdout().lock();
     match args.format {
-        Format::Text => text(&mut out, &report)?,
+        Format::Text => text(&mut crate::quote::Terminal::new(stdout), &report)?,
         Format::Json => {
+            let mut out = stdout;
             serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from)?;
             writeln!(out)?;
         }
-        Format::Github => github(&mut out, &report)?,
+        Format::Github => github(&mut crate::quote::Terminal::new(stdout), &report)?,
     }
     Ok(if report.failed() {
         ExitCode::from(1)
@@ -191,17 +197,7 @@ fn text(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
     Ok(())
 }
 
-/// GitHub's escaping of a workflow command's message.
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// GitHub's escaping of a workflow command's property value.
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
-}
+use crate::quote::{github_data as escape_data, github_property as escape_property};
 
 fn github(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
     for f in &report.findings {
@@ -236,16 +232,20 @@ fn github(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
         };
         writeln!(
             out,
-            "::notice file={}::marked reconciled on this branch ({change}, {specs}): {}",
+            "::notice file={}::{}",
             escape_property(&c.path),
-            escape_data(&c.path)
+            escape_data(&format!(
+                "marked reconciled on this branch ({change}, {specs}): {}",
+                c.path
+            ))
         )?;
     }
     let s = &report.summary;
+    // Not a command, but one line all the same: a branch name cannot start one.
     writeln!(
         out,
         "notarai check: {}; {}, {}, {}",
-        base_line(report),
+        escape_data(&base_line(report)),
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),
         plural(s.notices, "notice")

@@ -34,6 +34,13 @@ pub struct Args {
     /// Do not start the configured servers (skips the MCP handshake).
     #[arg(long)]
     pub no_handshake: bool,
+
+    /// Also start entries that do not run this notarai's own server
+    /// (`notarai mcp`), for the agents named in `--agents` only. Without it,
+    /// such an entry (a cloned repository may name any command) is shown,
+    /// with its arguments and environment, and not started.
+    #[arg(long, requires = "agents")]
+    pub run_configured_commands: bool,
 }
 
 /// Run `notarai doctor`: exit 0 when no check fails (warnings pass), 1 otherwise.
@@ -47,11 +54,16 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
             .map(PathBuf::from),
         path_var: std::env::var_os("PATH"),
         no_handshake: args.no_handshake,
+        run_configured: args.run_configured_commands,
     };
+    // Whatever a started command leaves behind, detached or not, is this
+    // process's to stop before it exits.
+    doctor::handshake::adopt_orphans();
     let report = doctor::run(&root, &options);
+    doctor::handshake::stop_descendants();
     let mut out = std::io::stdout().lock();
     match args.format {
-        Format::Text => write_text(&mut out, &report)?,
+        Format::Text => write_text(&mut crate::quote::Terminal::new(&mut out), &report)?,
         Format::Json => {
             serde_json::to_writer_pretty(&mut out, &report)?;
             writeln!(out)?;

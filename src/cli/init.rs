@@ -69,7 +69,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     let dry = args.dry_run;
     // Written with `?`, not `println!`: a reader that stops early
     // (`notarai init --dry-run | head`) ends the report, it does not panic.
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::quote::Terminal::new(std::io::stdout().lock());
     writeln!(
         out,
         "notarai init{}{} in {}",
@@ -108,7 +108,10 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     }
     let (driver_changes, configures) = report_driver(&mut out, &plan, dry, width)?;
     for problem in &plan.problems {
-        eprintln!("error: {problem}");
+        eprintln!(
+            "error: {}",
+            crate::quote::terminal_lines(&problem.to_string())
+        );
     }
     if !plan.notes.is_empty() {
         writeln!(out, "By hand:")?;

@@ -111,9 +111,13 @@ pub fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(err) => {
+            // Names from the repository in the message are escaped.
             eprintln!(
                 "{}",
-                crate::error::cli_message(&format!("{err:#}"), hint(&err).as_deref())
+                crate::quote::terminal_lines(&crate::error::cli_message(
+                    &format!("{err:#}"),
+                    hint(&err).as_deref()
+                ))
             );
             ExitCode::FAILURE
         }

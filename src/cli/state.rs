@@ -68,7 +68,7 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
         Ok(code) => Ok(code),
         Err(e) if is_broken_pipe(&e) => Err(e),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", crate::quote::terminal_lines(&format!("{e:#}")));
             Ok(ExitCode::from(2))
         }
     }
@@ -154,7 +154,12 @@ fn execute(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
             )?;
         }
         Command::Reset => {
-            if state::reset(&root)? {
+            // Through the one safe module: a linked `.notarai` leading
+            // outside the project, or into its git directory, deletes nothing.
+            let removed =
+                crate::safe_fs::remove_file(&root, std::path::Path::new(state::STATE_FILE))
+                    .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", state::STATE_FILE))?;
+            if removed {
                 writeln!(out, "Removed {}", state::STATE_FILE)?;
             } else {
                 writeln!(out, "No {} to remove", state::STATE_FILE)?;

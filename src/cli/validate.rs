@@ -66,7 +66,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut out = std::io::stdout().lock();
     match args.format {
-        Format::Text => write_text(&mut out, &reports)?,
+        Format::Text => write_text(&mut crate::quote::Terminal::new(&mut out), &reports)?,
         Format::Json => {
             serde_json::to_writer_pretty(&mut out, &json_report(&reports))?;
             writeln!(out)?;

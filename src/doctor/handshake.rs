@@ -256,11 +256,11 @@ pub fn handshake(
             &serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         );
     }
-    // End of input: a well-behaved server exits; the rest are stopped.
+    // End of input: a well-behaved server exits; then its whole group is
+    // stopped either way (what it left running in the background too).
     drop(stdin);
-    if wait_until(&mut child, Instant::now() + Duration::from_millis(500)).is_none() {
-        kill(&mut child);
-    }
+    exited_by(&mut child, Instant::now() + Duration::from_millis(500));
+    kill(&mut child);
     outcome
 }
 
@@ -300,39 +300,119 @@ fn send(
 }
 
 /// Kill the process, with every process of its group (what it started),
-/// and reap it.
-fn kill(child: &mut Child) {
+/// and reap it; its exit code when it had exited by itself.
+fn kill(child: &mut Child) -> Option<i32> {
     #[cfg(unix)]
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {
         // SAFETY: kill(2) with the group of a child this process spawned in
         // a group of its own (`process_group(0)`: the group id is its pid),
-        // not yet reaped, so the id cannot belong to anyone else.
+        // not yet reaped ([`exited_by`] never reaps), so the id cannot
+        // belong to anyone else.
         unsafe { libc::kill(-pid, libc::SIGKILL) };
     }
     let _ = child.kill();
-    let _ = child.wait();
+    child.wait().ok().and_then(|status| status.code())
 }
 
 /// The exit code once the process has exited (stdout closed first, so this
-/// is short); killed after a second.
+/// is short); killed after a second. Its group is killed either way.
 fn wait_briefly(child: &mut Child) -> Option<i32> {
-    match wait_until(child, Instant::now() + Duration::from_secs(1)) {
-        Some(code) => code,
-        None => {
-            kill(child);
-            None
+    exited_by(child, Instant::now() + Duration::from_secs(1));
+    kill(child)
+}
+
+/// Whether the process exits before `until`, without reaping it: its id
+/// stays its own (and its group's) until [`kill`] reaps it.
+fn exited_by(child: &mut Child, until: Instant) -> bool {
+    loop {
+        #[cfg(unix)]
+        let exited = {
+            // SAFETY: waitid(2) on our own unreaped child, WNOWAIT leaves it
+            // waitable; `info` is a plain C struct zeroed before the call.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            let rc = unsafe {
+                libc::waitid(
+                    libc::P_PID,
+                    child.id() as libc::id_t,
+                    &mut info,
+                    libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                )
+            };
+            rc != 0 || unsafe { info.si_pid() } != 0
+        };
+        #[cfg(not(unix))]
+        let exited = matches!(child.try_wait(), Ok(Some(_)) | Err(_));
+        if exited {
+            return true;
         }
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
-/// `Some(exit code)` once the process exits before `until`, `None` if it runs on.
-fn wait_until(child: &mut Child, until: Instant) -> Option<Option<i32>> {
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status.code()),
-            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
-            Ok(None) => return None,
-            Err(_) => return Some(None),
-        }
+/// Make this process the reaper of what its children leave behind (Linux:
+/// `PR_SET_CHILD_SUBREAPER`): a process a started command detaches (a double
+/// fork, `setsid`) stays a descendant, which [`stop_descendants`] finds.
+/// Called by `notarai doctor` before it starts anything.
+pub fn adopt_orphans() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl(2) with an integer option on this process only.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     }
+}
+
+/// Kill every descendant of this process and reap them (Linux, from
+/// `/proc`): what a configured command left running, even detached into a
+/// session of its own. Called by `notarai doctor` when it is done.
+pub fn stop_descendants() {
+    #[cfg(target_os = "linux")]
+    for _ in 0..50 {
+        let me = std::process::id();
+        let parents = process_parents();
+        let mut found = vec![me];
+        let mut i = 0;
+        while i < found.len() {
+            let of = found[i];
+            found.extend(parents.iter().filter(|(_, p)| *p == of).map(|(c, _)| *c));
+            i += 1;
+        }
+        found.remove(0);
+        for pid in &found {
+            if let Ok(pid) = libc::pid_t::try_from(*pid) {
+                // SAFETY: kill(2) on a descendant of this process; as its
+                // subreaper, this process reaps it, so the id is not reused
+                // before the reaping below.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+        // SAFETY: waitpid(2) on any child of this process, without blocking.
+        while unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) } > 0 {}
+        if found.is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Every process's parent, from `/proc/<pid>/stat`.
+#[cfg(target_os = "linux")]
+fn process_parents() -> Vec<(u32, u32)> {
+    let proc = Path::new("/proc");
+    let Ok(entries) = proc.read_dir() else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = crate::safe_fs::read(proc, Path::new(&format!("{pid}/stat")), 4096).ok()?;
+            let stat = String::from_utf8_lossy(&stat);
+            // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
+            Some((pid, ppid))
+        })
+        .collect()
 }

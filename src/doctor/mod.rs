@@ -17,7 +17,16 @@
 //!
 //! Doctor reads only: the repository's files, and for Windsurf (whose MCP
 //! servers live only in the user's home) `~/.codeium/windsurf/mcp_config.json`.
-//! It runs the configured commands, exactly as the agents would.
+//!
+//! A cloned repository's configs are untrusted: doctor starts an entry for
+//! the handshake only when it runs notarai itself (the same executable as
+//! the running doctor) with notarai's own arguments (`mcp` and the flags it
+//! knows, `--root` only naming the project) and no environment beyond
+//! notarai's logging ([`own_server`]). Any other entry is shown (command,
+//! arguments and environment, escaped) and not started, unless the user
+//! names its agent (`--agents X`) and passes `--run-configured-commands`. A
+//! switched-off entry is never started. What doctor started is killed with
+//! its whole process group on the deadline and at the end.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -212,6 +221,9 @@ pub struct Options {
     pub path_var: Option<OsString>,
     /// Skip the handshakes (no configured command is run).
     pub no_handshake: bool,
+    /// Start the entries of the agents named in `agents` even when they do
+    /// not run notarai's own server (`--run-configured-commands`).
+    pub run_configured: bool,
 }
 
 /// Check every selected agent at `root` and the specs.
@@ -328,7 +340,9 @@ fn prefetch_handshakes(
         let Some(entry) = entry_checks(root, *agent, &seen, options, &mut Vec::new()) else {
             continue;
         };
-        if let Ok(program) = resolve_entry(root, &entry, options) {
+        if let Ok(program) = resolve_entry(root, &entry, options)
+            && may_start(root, *agent, &entry, &program, options).is_ok()
+        {
             let key = (program, entry.args, entry.env);
             if !spawns.contains(&key) {
                 spawns.push(key);
@@ -488,12 +502,149 @@ fn entry_check(agent: AgentId, entry: &ServerEntry, servers_key: &str) -> Check 
     }
 }
 
-/// The command line an entry spawns, for people.
+/// The command line an entry spawns, for people: its environment
+/// (`KEY=value`), command and arguments, each escaped for a terminal and
+/// quoted when it holds a space or a quote.
 fn spawn_line(entry: &ServerEntry) -> String {
-    std::iter::once(entry.command.as_str())
-        .chain(entry.args.iter().map(String::as_str))
+    fn word(text: &str) -> String {
+        let shown = crate::quote::terminal(text);
+        if shown.is_empty() || shown.contains([' ', '\'', '"', '`', '$']) {
+            format!("'{}'", shown.replace('\'', "'\\''"))
+        } else {
+            shown.into_owned()
+        }
+    }
+    entry
+        .env
+        .iter()
+        .map(|(k, v)| format!("{}={}", word(k), word(v)))
+        .chain(std::iter::once(word(&entry.command)))
+        .chain(entry.args.iter().map(|a| word(a)))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The environment variables an entry may set and still count as
+/// notarai's own server: notarai's logging and `PATH` (which only chooses
+/// the program, checked to be notarai itself).
+const OWN_ENV: &[&str] = &[
+    "NOTARAI_LOG",
+    "RUST_LOG",
+    "RUST_BACKTRACE",
+    "NO_COLOR",
+    "PATH",
+];
+
+/// Why the entry is not notarai's own server, `None` when it is: `program`
+/// is the running executable, the arguments are `mcp` with flags `notarai
+/// mcp` knows (`--root` only naming the project), the environment only
+/// [`OWN_ENV`].
+pub fn own_server(
+    root: &Path,
+    entry: &ServerEntry,
+    program: &Path,
+    current_exe: Option<&Path>,
+) -> Option<String> {
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if !current_exe.is_some_and(|exe| same(program, exe)) {
+        return Some(format!(
+            "{} is not this notarai executable",
+            crate::quote::terminal(&program.display().to_string())
+        ));
+    }
+    let mut args = entry.args.iter();
+    let mut subcommand = false;
+    while let Some(arg) = args.next() {
+        let root_value = if arg == "--root" {
+            Some(args.next().map(String::as_str).unwrap_or(""))
+        } else {
+            arg.strip_prefix("--root=")
+        };
+        match (arg.as_str(), root_value) {
+            (_, Some(dir)) => {
+                if !same(&root.join(dir), root) {
+                    return Some(format!(
+                        "`--root {}` names another folder than the project",
+                        crate::quote::terminal(dir)
+                    ));
+                }
+            }
+            ("mcp", None) if !subcommand => subcommand = true,
+            ("--read-only", None) if subcommand => {}
+            ("-v" | "-vv" | "-vvv" | "--verbose", None) => {}
+            (other, None) => {
+                return Some(format!(
+                    "`{}` is not an argument of `notarai mcp`",
+                    crate::quote::terminal(other)
+                ));
+            }
+        }
+    }
+    if !subcommand {
+        return Some("the arguments do not start `notarai mcp`".into());
+    }
+    if let Some((key, _)) = entry
+        .env
+        .iter()
+        .find(|(k, _)| !OWN_ENV.contains(&k.as_str()))
+    {
+        return Some(format!(
+            "it sets `{}`, which notarai does not read",
+            crate::quote::terminal(key)
+        ));
+    }
+    None
+}
+
+/// Whether doctor may start `entry` for the handshake: a switched-off entry
+/// never; notarai's own server ([`own_server`]) yes; any other only when
+/// the user named the agent and passed `--run-configured-commands`. When
+/// not, the check that says so, showing what would have run.
+fn may_start(
+    root: &Path,
+    agent: AgentId,
+    entry: &ServerEntry,
+    program: &Path,
+    options: &Options,
+) -> Result<(), Check> {
+    let spawn = spawn_line(entry);
+    if !entry.enabled {
+        return Err(Check::new(
+            Some(agent),
+            CheckKind::Handshake,
+            Verdict::Warn,
+            format!("not started: the entry is switched off (`{spawn}`)"),
+        ));
+    }
+    // The user's own file (Windsurf's, in the home folder) is theirs, not
+    // the repository's.
+    if matches!(agents::agent(agent).mcp(), Mcp::UserOnly { .. }) {
+        return Ok(());
+    }
+    let exe = std::env::current_exe().ok();
+    let Some(why) = own_server(root, entry, program, exe.as_deref()) else {
+        return Ok(());
+    };
+    let named = options
+        .agents
+        .as_ref()
+        .is_some_and(|list| list.contains(&agent));
+    if named && options.run_configured {
+        return Ok(());
+    }
+    Err(Check::new(
+        Some(agent),
+        CheckKind::Handshake,
+        Verdict::Warn,
+        format!("not started: `{spawn}` is not notarai's own server ({why})"),
+    )
+    .fix(format!(
+        "a cloned repository's config may name any command: read it, and if you trust it run \
+         `notarai doctor --agents {agent} --run-configured-commands`"
+    )))
 }
 
 /// The user-level file of an agent without a project MCP file (Windsurf):
@@ -633,6 +784,10 @@ fn check_command(
     check.resolved = Some(program.display().to_string());
     out.push(check);
     if options.no_handshake {
+        return;
+    }
+    if let Err(why) = may_start(root, agent, entry, &program, options) {
+        out.push(why);
         return;
     }
     let key = (program.clone(), entry.args.clone(), entry.env.clone());

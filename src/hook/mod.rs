@@ -16,11 +16,10 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::spec::{self, Finding, Severity};
 
 pub mod answer;
+mod bounded;
 pub mod event;
 pub mod patch;
 
@@ -86,10 +85,14 @@ impl Report {
 /// when given (see [`event::agent_for`]), else in the format recognised
 /// from its fields ([`event::detect`]).
 pub fn check_event(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Report {
-    let Ok(value) = serde_json::from_slice::<Value>(input) else {
+    // Within a small constant of the input's size: at most
+    // `bounded::MAX_NODES` values are built.
+    let Some(value) = bounded::parse(input) else {
         return Report {
             agent: agent.unwrap_or(HookAgent::Claude),
-            outcomes: vec![Outcome::Ignored("stdin is not JSON")],
+            outcomes: vec![Outcome::Ignored(
+                "stdin is not JSON, or not an event (too many values)",
+            )],
         };
     };
     let agent = event::agent_for(agent, &value);

@@ -34,20 +34,18 @@ pub fn write_atomic(root: &Path, rel: &str, contents: &[u8]) -> anyhow::Result<(
 }
 
 /// Delete the file `rel` below `root` (a link is deleted, not what it
-/// points to), then each parent folder up to the root that is left empty.
-/// The path must stay inside the project.
+/// points to), then each parent folder up to the root that is left empty,
+/// both through the one safe module ([`safe_fs::remove_file`],
+/// [`safe_fs::remove_empty_folders`]): nothing outside the project or in
+/// its git directory is touched.
 pub fn remove(root: &Path, rel: &str) -> anyhow::Result<()> {
-    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    crate::repo_path::RepoPath::resolve(&canonical, rel)
-        .map_err(|e| anyhow::anyhow!("{e}; notarai init removes only inside the project"))?;
-    let path = root.join(rel);
-    std::fs::remove_file(&path).with_context(|| format!("cannot remove {rel}"))?;
-    let mut dir = path.parent();
-    while let Some(d) = dir {
-        if d == root || !d.starts_with(root) || std::fs::remove_dir(d).is_err() {
-            break;
-        }
-        dir = d.parent();
+    safe_fs::remove_file(root, Path::new(rel)).with_context(|| format!("cannot remove {rel}"))?;
+    if let Some(parent) = Path::new(rel)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+    {
+        safe_fs::remove_empty_folders(root, parent)
+            .with_context(|| format!("cannot remove the empty folders of {rel}"))?;
     }
     Ok(())
 }

@@ -101,7 +101,12 @@ impl NotaraiServer {
         }
         text.push_str(&format!("\nSpecs loaded: {}.", status.loaded));
         match &status.system {
-            Some(system) => text.push_str(&format!(" System spec: {system}.")),
+            // Names and messages from the repository are quoted JSON
+            // strings: data, never sentences of the instructions.
+            Some(system) => text.push_str(&format!(
+                " System spec: {}.",
+                crate::quote::for_model(system)
+            )),
             None => text.push_str(" No system spec (a spec with a `subsystems` key)."),
         }
         if status.loaded == 0 && status.invalid.is_empty() {
@@ -116,7 +121,10 @@ impl NotaraiServer {
                 status.invalid.len()
             ));
             for failure in status.invalid.iter().take(10) {
-                text.push_str(&format!("\n- {failure}"));
+                text.push_str(&format!(
+                    "\n- {}",
+                    crate::quote::for_model(&failure.to_string())
+                ));
             }
             if status.invalid.len() > 10 {
                 text.push_str(&format!(

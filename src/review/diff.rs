@@ -244,7 +244,13 @@ fn read_unfollowed(root: &std::path::Path, rel: &str) -> Option<Vec<u8>> {
             .ok()
             .map(|t| t.as_os_str().as_encoded_bytes().to_vec());
     }
-    std::fs::read(path).ok()
+    // The one bounded, non-blocking reader: a spec swapped for a FIFO, a
+    // device or a huge file is described, never opened or read whole.
+    match crate::safe_fs::read(root, std::path::Path::new(rel), spec::MAX_BYTES as u64) {
+        Ok(bytes) => Some(bytes),
+        Err(crate::safe_fs::FsError::NotFound { .. }) => None,
+        Err(e) => Some(format!("(notarai did not read this file: {e})").into_bytes()),
+    }
 }
 
 /// `exclude_patterns` with git's `:(exclude)` pathspec meaning.

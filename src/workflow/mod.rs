@@ -228,10 +228,25 @@ impl Workflow {
                     .iter()
                     .find(|(name, value)| *name == arg.name && !value.is_empty())?;
                 let json = serde_json::Value::from(*value).to_string();
+                // Inside backticks, the value as a JSON string's inside
+                // (quotes, newlines, control characters escaped) with its
+                // backticks and invisible format characters escaped too: a
+                // spec's name is data, it cannot close the span or start a
+                // line of the prompt.
+                let shown: String = json[1..json.len() - 1]
+                    .chars()
+                    .map(|c| match c {
+                        '`' => "\\u0060".to_string(),
+                        c if matches!(c, '\u{80}'..='\u{9f}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}') => {
+                            format!("\\u{:04x}", c as u32)
+                        }
+                        c => c.to_string(),
+                    })
+                    .collect();
                 Some(
                     arg.narrows
                         .replace("{json}", &json)
-                        .replace("{value}", value),
+                        .replace("{value}", &shown),
                 )
             })
             .collect();

@@ -351,7 +351,11 @@ fn a_command_that_is_no_mcp_server_fails_the_handshake_in_time() {
         r#"{"mcpServers": {"notarai": {"command": "sleep", "args": ["10"]}}}"#,
     );
     let started = Instant::now();
-    let (code, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    let (code, report) = doctor_json(
+        &repo.root,
+        &["--agents", "claude", "--run-configured-commands"],
+        None,
+    );
     let took = started.elapsed();
     assert_eq!(code, Some(1));
     assert!(took < Duration::from_secs(9), "took {took:?}");
@@ -367,7 +371,11 @@ fn a_command_that_is_no_mcp_server_fails_the_handshake_in_time() {
         ".mcp.json",
         r#"{"mcpServers": {"notarai": {"command": "true"}}}"#,
     );
-    let (code, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    let (code, report) = doctor_json(
+        &repo.root,
+        &["--agents", "claude", "--run-configured-commands"],
+        None,
+    );
     assert_eq!(code, Some(1));
     let message = check(&report, Some("claude"), "handshake")["message"]
         .as_str()
@@ -379,7 +387,11 @@ fn a_command_that_is_no_mcp_server_fails_the_handshake_in_time() {
         ".mcp.json",
         r#"{"mcpServers": {"notarai": {"command": "echo", "args": ["hello"]}}}"#,
     );
-    let (_, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    let (_, report) = doctor_json(
+        &repo.root,
+        &["--agents", "claude", "--run-configured-commands"],
+        None,
+    );
     let message = check(&report, Some("claude"), "handshake")["message"]
         .as_str()
         .unwrap()
@@ -397,14 +409,22 @@ fn the_server_gets_the_entrys_args_and_env_and_starts_in_the_root() {
         "env": {"NOTARAI_UNDER_TEST": BIN}
     }}});
     repo.write(".mcp.json", entry.to_string());
-    let (code, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    let (code, report) = doctor_json(
+        &repo.root,
+        &["--agents", "claude", "--run-configured-commands"],
+        None,
+    );
     assert_eq!(code, Some(0), "{report:#}");
     assert_eq!(check(&report, Some("claude"), "handshake")["verdict"], "ok");
     // Without the env var the same entry exits without answering.
     let mut entry = entry;
     entry["mcpServers"]["notarai"]["env"] = serde_json::json!({});
     repo.write(".mcp.json", entry.to_string());
-    let (code, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    let (code, report) = doctor_json(
+        &repo.root,
+        &["--agents", "claude", "--run-configured-commands"],
+        None,
+    );
     assert_eq!(code, Some(1));
     let message = check(&report, Some("claude"), "handshake")["message"]
         .as_str()
@@ -529,7 +549,11 @@ fn servers_that_hang_are_waited_for_together() {
         r#"{"context_servers": {"notarai": {"command": "sleep", "args": ["12"]}}}"#,
     );
     let started = Instant::now();
-    let (code, report) = doctor_json(&repo.root, &["--agents", "claude,cursor,zed"], None);
+    let (code, report) = doctor_json(
+        &repo.root,
+        &["--agents", "claude,cursor,zed", "--run-configured-commands"],
+        None,
+    );
     let took = started.elapsed();
     assert_eq!(code, Some(1));
     // Three distinct servers, one 5 s deadline.
@@ -565,7 +589,11 @@ fn a_hung_server_is_stopped_with_the_processes_it_started() {
         ".mcp.json",
         r#"{"mcpServers": {"notarai": {"command": "sh", "args": ["-c", "sleep 120 & echo $! > child.pid; sleep 120"]}}}"#,
     );
-    let (code, report) = doctor_json(&repo.root, &["--agents", "claude"], None);
+    let (code, report) = doctor_json(
+        &repo.root,
+        &["--agents", "claude", "--run-configured-commands"],
+        None,
+    );
     assert_eq!(code, Some(1));
     let handshake = check(&report, Some("claude"), "handshake");
     assert!(handshake["message"].as_str().unwrap().contains("no answer"));

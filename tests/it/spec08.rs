@@ -273,7 +273,7 @@ fn a_real_0_8_project_loads_with_no_error_anywhere() {
     let text = instructions(root);
     assert!(text.contains("Specs loaded: 8."), "{text}");
     assert!(
-        text.contains("System spec: .notarai/system.spec.yaml."),
+        text.contains("System spec: \".notarai/system.spec.yaml\"."),
         "{text}"
     );
     assert!(!text.contains("error"), "{text}");

@@ -1,0 +1,118 @@
+//! Costs a cloned repository or a hook's input can blow up stay bounded:
+//! the hook's stdin is parsed within a small constant of its size (peak
+//! memory measured on the real process, kept under 256 MB for hostile
+//! input of the largest size it accepts), and init's and doctor's JSON
+//! reading finds duplicate keys in linear time (a 1 MB `.mcp.json` of
+//! distinct keys parses; one duplicate among them is still found).
+//! No timing is asserted; `benches/` and the report hold the figures.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use crate::common::{BIN, Repo, notarai, stderr, stdout};
+
+/// Run `notarai hook validate --agent claude` on `input`; its exit code and
+/// its own peak resident memory (KiB), from `wait4`.
+#[cfg(target_os = "linux")]
+fn hook_peak_kib(root: &std::path::Path, input: &[u8]) -> (i32, u64) {
+    // No `current_dir`: std then starts the child with posix_spawn (no
+    // copy of this test process), so the child's peak is its own.
+    let mut child = Command::new(BIN)
+        .arg("--root")
+        .arg(root)
+        .args(["hook", "validate", "--agent", "claude"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A hook that stopped reading early is fine: the pipe error is ignored.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    let mut status = 0;
+    // SAFETY: wait4(2) on our own child, with a zeroed rusage to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(rc, pid);
+    (libc::WEXITSTATUS(status), usage.ru_maxrss as u64)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn hostile_hook_input_of_the_largest_accepted_size_stays_under_256_mb() {
+    let repo = Repo::with_spec();
+    let size = 16 * 1024 * 1024 - 16;
+    // Tiny values, many of them: serde_json's Value tree would be ~40x.
+    let zeros = format!("[{}0]", "0,".repeat(size / 2 - 2));
+    let objects = format!("[{}{{}}]", "{},".repeat(size / 3 - 2));
+    let keys = {
+        let mut text = String::from("{");
+        let mut i = 0u64;
+        while text.len() < size - 32 {
+            text.push_str(&format!("\"{i:x}\":0,"));
+            i += 1;
+        }
+        text.push_str("\"end\":0}");
+        text
+    };
+    let long = format!(
+        "{{\"tool_input\": {{\"file_path\": \"{}\"}}}}",
+        "a".repeat(size - 40)
+    );
+    for (name, input) in [
+        ("zeros", zeros),
+        ("objects", objects),
+        ("keys", keys),
+        ("long string", long),
+    ] {
+        let (code, peak) = hook_peak_kib(&repo.root, input.as_bytes());
+        assert_eq!(code, 0, "{name}");
+        println!("{name}: {} bytes in, peak {peak} KiB", input.len());
+        assert!(peak < 256 * 1024, "{name}: peak {peak} KiB");
+    }
+    // A real event still works.
+    let event = serde_json::json!({
+        "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": repo.root.join(".notarai/a.spec.yaml")},
+    });
+    let out = notarai(
+        &repo.root,
+        &["hook", "validate", "--agent", "claude"],
+        &serde_json::to_vec(&event).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn a_1_mb_mcp_json_of_distinct_keys_parses_and_a_duplicate_is_found() {
+    let repo = Repo::new();
+    let mut servers: Vec<String> = (0..31_000)
+        .map(|i| format!("\"server{i:06}\": {{\"command\": \"x\"}}"))
+        .collect();
+    servers.push("\"notarai\": {\"command\": \"notarai\", \"args\": [\"mcp\"]}".into());
+    let text = format!("{{\"mcpServers\": {{{}}}}}", servers.join(","));
+    assert!(text.len() > 1_000_000, "{}", text.len());
+    repo.write(".mcp.json", &text);
+    let out = notarai(
+        &repo.root,
+        &["doctor", "--agents", "claude", "--no-handshake"],
+        b"",
+    );
+    let report = stdout(&out);
+    assert!(report.contains(".mcp.json parses"), "{report}");
+    // The same with one key twice, at the end: refused with its position.
+    servers.push("\"server000000\": {\"command\": \"y\"}".into());
+    repo.write(
+        ".mcp.json",
+        format!("{{\"mcpServers\": {{{}}}}}", servers.join(",")),
+    );
+    let out = notarai(
+        &repo.root,
+        &["doctor", "--agents", "claude", "--no-handshake"],
+        b"",
+    );
+    let report = stdout(&out);
+    assert!(report.contains("duplicate key `server000000`"), "{report}");
+}
