@@ -520,7 +520,10 @@ impl Cache {
                 Ok(_) => {}
                 // A file where the cache folder should be: there is no
                 // database to remove, which is `false`, not a failure.
-                Err(crate::safe_fs::FsError::NotRegular { .. }) => {}
+                Err(
+                    crate::safe_fs::FsError::NotRegular { .. }
+                    | crate::safe_fs::FsError::NotFolder { .. },
+                ) => {}
                 Err(e) => {
                     return Err(CacheError {
                         db: db.clone(),
@@ -674,8 +677,21 @@ fn lookup_records(
         return Ok(map);
     }
     let row = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Option<Record>> {
-        let (spec, path, symbol, kind, hash, blob): (String, String, String, String, String, Option<String>) =
-            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?);
+        let (spec, path, symbol, kind, hash, blob): (
+            String,
+            String,
+            String,
+            String,
+            String,
+            Option<String>,
+        ) = (
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+        );
         // A kind this build does not know never matches: left out.
         Ok(HashKind::parse(&kind).map(|kind| Record {
             scope: Scope::from_key(&spec),

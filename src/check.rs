@@ -576,14 +576,14 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
             .zip(&file.reconciled_for)
             .filter(|(_, r)| !**r)
         {
-                findings.push(Finding {
-                    severity: Severity::Error,
-                    kind: FindingKind::Unreconciled,
-                    spec: Some(spec_path(g)),
-                    file: Some(path.clone()),
-                    line: None,
-                    message: format!("{path} changed and is not reconciled with {}", spec_path(g)),
-                });
+            findings.push(Finding {
+                severity: Severity::Error,
+                kind: FindingKind::Unreconciled,
+                spec: Some(spec_path(g)),
+                file: Some(path.clone()),
+                line: None,
+                message: format!("{path} changed and is not reconciled with {}", spec_path(g)),
+            });
         }
     }
     if options.strict {

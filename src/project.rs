@@ -116,12 +116,19 @@ pub struct LoadStatus {
     pub invalid: Vec<String>,
 }
 
-/// Identity of one spec file's content on disk, to tell when to reload.
+/// Identity of one spec file's content on disk, to tell when to reload:
+/// with the status change time and the inode, which no one but the kernel
+/// sets, so an edit in place that keeps the size and puts the modification
+/// time back is still seen.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpecStamp {
     path: String,
     modified_ns: Option<u128>,
     len: u64,
+    #[serde(default)]
+    changed: (i64, i64),
+    #[serde(default)]
+    ino: u64,
 }
 
 /// The load status of the last full load is kept in [`LOAD_STATUS_FILE`],
@@ -259,10 +266,19 @@ fn spec_stamps(root: &Path) -> Vec<SpecStamp> {
                 .and_then(|m| m.modified().ok())
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map(|d| d.as_nanos());
+            #[cfg(unix)]
+            let (changed, ino) = meta.as_ref().map_or(((0, 0), 0), |m| {
+                use std::os::unix::fs::MetadataExt;
+                ((m.ctime(), m.ctime_nsec()), m.ino())
+            });
+            #[cfg(not(unix))]
+            let (changed, ino) = ((0, 0), 0);
             SpecStamp {
                 path,
                 modified_ns,
                 len: meta.map_or(0, |m| m.len()),
+                changed,
+                ino,
             }
         })
         .collect()

@@ -25,7 +25,18 @@ use serde::{Deserialize, Serialize};
 
 /// How a content hash was computed.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum HashKind {
@@ -222,12 +233,18 @@ mod tests {
             kind: HashKind::Semantic,
             value: "aa".into(),
         };
-        assert!(!semantic.matches("x", "aa"), "content never outlined: shown");
+        assert!(
+            !semantic.matches("x", "aa"),
+            "content never outlined: shown"
+        );
         let mut review = Review::new(&bytes, Some("b1".into()));
         assert!(review.matches("x", "aa"));
         review.kind = "future".into();
         assert!(!review.matches("x", "aa"));
-        assert_eq!(split_key(&entry_key("a.rs", Some("S::f"))), ("a.rs", Some("S::f")));
+        assert_eq!(
+            split_key(&entry_key("a.rs", Some("S::f"))),
+            ("a.rs", Some("S::f"))
+        );
         assert_eq!(Scope::from_key(Scope::EverySpec.key()), Scope::EverySpec);
     }
 

@@ -99,6 +99,14 @@ pub enum FsError {
         /// What it is instead.
         kind: &'static str,
     },
+    /// Something other than a folder is where a folder must be (or be
+    /// created).
+    NotFolder {
+        /// The path.
+        path: PathBuf,
+        /// What is there instead.
+        kind: &'static str,
+    },
     /// The file is larger than the reader's limit.
     TooLarge {
         /// The path.
@@ -148,6 +156,11 @@ impl fmt::Display for FsError {
             FsError::NotRegular { path, kind } => write!(
                 f,
                 "{} is a {kind}, not a regular file; notarai does not open it (replace it with a file)",
+                path.display()
+            ),
+            FsError::NotFolder { path, kind } => write!(
+                f,
+                "cannot create folder {}: a {kind} is in the way (move or remove it)",
                 path.display()
             ),
             FsError::TooLarge { path, limit } => write!(
@@ -309,14 +322,14 @@ fn checked_folder(
             Ok(meta) if meta.file_type().is_symlink() => {
                 dir = resolve_inside(root_canonical, &dir)?;
                 if !dir.is_dir() {
-                    return Err(FsError::NotRegular {
+                    return Err(FsError::NotFolder {
                         path: dir,
-                        kind: "file where a folder is expected",
+                        kind: "link to something other than a folder",
                     });
                 }
             }
             Ok(meta) => {
-                return Err(FsError::NotRegular {
+                return Err(FsError::NotFolder {
                     path: dir,
                     kind: kind_name(meta.file_type()),
                 });

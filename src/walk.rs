@@ -56,7 +56,28 @@ pub fn skips_folder(parent: Option<&str>, name: &str) -> bool {
 /// Folders are listed too (kind [`Kind::Dir`]); unreadable folders are
 /// skipped silently.
 pub fn entries(dir: &Path, rel: &str, max_depth: usize) -> Vec<Entry> {
-    let mut out = Vec::new();
+    walk(dir, rel, max_depth, |_| true).entries
+}
+
+/// What [`walk`] found.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// The entries, as in [`entries`].
+    pub entries: Vec<Entry>,
+    /// Entries skipped because their names are not UTF-8 (their paths).
+    pub not_utf8: Vec<PathBuf>,
+}
+
+/// [`entries`], going into a folder (below `dir`) only when `descend`
+/// says so for its entry (the folder is listed either way), and telling
+/// which names it skipped for not being UTF-8.
+pub fn walk(
+    dir: &Path,
+    rel: &str,
+    max_depth: usize,
+    mut descend: impl FnMut(&Entry) -> bool,
+) -> Listing {
+    let mut out = Listing::default();
     let mut todo = vec![(dir.to_path_buf(), rel.to_string(), 1usize)];
     while let Some((dir, rel, depth)) = todo.pop() {
         let Ok(read) = std::fs::read_dir(&dir) else {
@@ -66,6 +87,7 @@ pub fn entries(dir: &Path, rel: &str, max_depth: usize) -> Vec<Entry> {
         for entry in read.flatten() {
             let Ok(name) = entry.file_name().into_string() else {
                 tracing::debug!("skipping a name that is not UTF-8 in {}", dir.display());
+                out.not_utf8.push(entry.path());
                 continue;
             };
             let Ok(file_type) = entry.file_type() else {
@@ -85,22 +107,21 @@ pub fn entries(dir: &Path, rel: &str, max_depth: usize) -> Vec<Entry> {
             } else {
                 Kind::Other
             };
-            if kind == Kind::Dir {
-                if skips_folder(parent, &name) {
-                    continue;
-                }
-                if depth < max_depth {
-                    todo.push((entry.path(), child.clone(), depth + 1));
-                }
+            if kind == Kind::Dir && skips_folder(parent, &name) {
+                continue;
             }
-            out.push(Entry {
+            let found = Entry {
                 rel: child,
                 path: entry.path(),
                 kind,
-            });
+            };
+            if kind == Kind::Dir && depth < max_depth && descend(&found) {
+                todo.push((found.path.clone(), found.rel.clone(), depth + 1));
+            }
+            out.entries.push(found);
         }
     }
-    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out.entries.sort_by(|a, b| a.rel.cmp(&b.rel));
     out
 }
 

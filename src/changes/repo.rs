@@ -97,20 +97,9 @@ fn scan_index(git_dir: &Path, needle: &[u8]) -> bool {
     if holds(&git_dir.join("index"), true) != Some(false) {
         return true;
     }
-    let Ok(entries) = std::fs::read_dir(git_dir) else {
-        return true;
-    };
-    for entry in entries.flatten() {
-        if entry
-            .file_name()
-            .as_encoded_bytes()
-            .starts_with(b"sharedindex.")
-            && holds(&entry.path(), false) != Some(false)
-        {
-            return true;
-        }
-    }
-    false
+    crate::walk::entries(git_dir, "", 1).iter().any(|entry| {
+        entry.rel.starts_with("sharedindex.") && holds(&entry.path, false) != Some(false)
+    })
 }
 
 /// A git repository opened at the project root.

@@ -51,7 +51,11 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
             let Some(recorded) = super::reconcile::record(&root, paths, None, false)? else {
                 return Ok(ExitCode::from(2));
             };
-            writeln!(out, "Updated {} file(s)", recorded.updated + recorded.deleted)?;
+            writeln!(
+                out,
+                "Updated {} file(s)",
+                recorded.updated + recorded.deleted
+            )?;
         }
         Command::Changed { paths } => {
             let paths = paths_or_stdin(paths)?;

@@ -45,8 +45,21 @@ mod user_file;
 
 pub use handshake::ServerHello;
 
-/// How long a server has to answer `initialize`.
+/// How long a server has to answer `initialize` by default.
 pub const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(5);
+
+/// The variable that sets another handshake deadline, in milliseconds
+/// (a slow machine may want more; tests of servers that hang want less).
+pub const HANDSHAKE_DEADLINE_VAR: &str = "NOTARAI_HANDSHAKE_DEADLINE_MS";
+
+/// How long a server has to answer `initialize`: [`HANDSHAKE_DEADLINE_VAR`]
+/// when set to a number of milliseconds, else [`HANDSHAKE_DEADLINE`].
+pub fn handshake_deadline() -> Duration {
+    std::env::var(HANDSHAKE_DEADLINE_VAR)
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .map_or(HANDSHAKE_DEADLINE, Duration::from_millis)
+}
 
 /// A check's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
@@ -354,7 +367,7 @@ fn prefetch_handshakes(
             .iter()
             .map(|(program, args, env)| {
                 scope.spawn(move || {
-                    handshake::handshake(program, args, env, root, HANDSHAKE_DEADLINE)
+                    handshake::handshake(program, args, env, root, handshake_deadline())
                         .map_err(|e| e.to_string())
                 })
             })
@@ -609,15 +622,15 @@ fn may_start(
     entry: &ServerEntry,
     program: &Path,
     options: &Options,
-) -> Result<(), Check> {
+) -> Result<(), Box<Check>> {
     let spawn = spawn_line(entry);
     if !entry.enabled {
-        return Err(Check::new(
+        return Err(Box::new(Check::new(
             Some(agent),
             CheckKind::Handshake,
             Verdict::Warn,
             format!("not started: the entry is switched off (`{spawn}`)"),
-        ));
+        )));
     }
     // The user's own file (Windsurf's, in the home folder) is theirs, not
     // the repository's.
@@ -635,16 +648,18 @@ fn may_start(
     if named && options.run_configured {
         return Ok(());
     }
-    Err(Check::new(
-        Some(agent),
-        CheckKind::Handshake,
-        Verdict::Warn,
-        format!("not started: `{spawn}` is not notarai's own server ({why})"),
-    )
-    .fix(format!(
-        "a cloned repository's config may name any command: read it, and if you trust it run \
-         `notarai doctor --agents {agent} --run-configured-commands`"
-    )))
+    Err(Box::new(
+        Check::new(
+            Some(agent),
+            CheckKind::Handshake,
+            Verdict::Warn,
+            format!("not started: `{spawn}` is not notarai's own server ({why})"),
+        )
+        .fix(format!(
+            "a cloned repository's config may name any command: read it, and if you trust it run \
+             `notarai doctor --agents {agent} --run-configured-commands`"
+        )),
+    ))
 }
 
 /// The user-level file of an agent without a project MCP file (Windsurf):
@@ -787,7 +802,7 @@ fn check_command(
         return;
     }
     if let Err(why) = may_start(root, agent, entry, &program, options) {
-        out.push(why);
+        out.push(*why);
         return;
     }
     let key = (program.clone(), entry.args.clone(), entry.env.clone());
@@ -795,8 +810,14 @@ fn check_command(
         .done
         .entry(key)
         .or_insert_with(|| {
-            handshake::handshake(&program, &entry.args, &entry.env, root, HANDSHAKE_DEADLINE)
-                .map_err(|e| e.to_string())
+            handshake::handshake(
+                &program,
+                &entry.args,
+                &entry.env,
+                root,
+                handshake_deadline(),
+            )
+            .map_err(|e| e.to_string())
         })
         .clone();
     let spawn = spawn_line(entry);

@@ -474,6 +474,40 @@ mod tests {
         assert_eq!(second.new_start, first.new_start + first.new_count);
     }
 
+    /// The sizes the binary tests used to send through the server (a hunk
+    /// of 60,000 changed lines; a 5 MB new file with quotes and
+    /// backslashes), laid out in process at the default budget.
+    #[test]
+    fn a_60000_line_hunk_and_a_5mb_file_are_cut_within_the_budget() {
+        let cap = MaxTokens::budget(None);
+        let hunk = sample_patch(60_000);
+        let mut big = String::from(
+            "diff --git a/big.md b/big.md\nnew file mode 100644\n--- /dev/null\n+++ b/big.md\n@@ -0,0 +1,110000 @@\n",
+        );
+        for i in 0..110_000 {
+            big.push_str(&format!(
+                "+{i:08} \"quoted\" \\ back\\slash {}\n",
+                "x".repeat(14)
+            ));
+        }
+        assert!(big.len() >= 5_000_000);
+        for patch in [hunk, big] {
+            let mut layout = Layout::new(cap);
+            let pieces = split_patch(&patch, &mut layout).unwrap();
+            assert!(pieces.len() > 10, "{} pieces", pieces.len());
+            let header = patch.lines().next().unwrap();
+            let mut joined = String::new();
+            for (i, (page, text)) in pieces.iter().enumerate() {
+                assert_eq!(*page, i, "one piece per page");
+                assert!(escaped_len(text) <= cap, "{}", escaped_len(text));
+                assert!(text.starts_with(header), "the file header on every page");
+                check_headers(text);
+                joined.push_str(text);
+            }
+            assert_eq!(changed_lines(&joined), changed_lines(&patch));
+        }
+    }
+
     #[test]
     fn only_additions_keep_zero_count_starts() {
         let mut p = String::from(

@@ -64,7 +64,11 @@ pub fn merge_reporting(
     let mut conflicts = Vec::new();
     let keys: BTreeSet<&String> = ours.other.keys().chain(theirs.other.keys()).collect();
     for key in keys {
-        let (o, a, b) = (base.other.get(key), ours.other.get(key), theirs.other.get(key));
+        let (o, a, b) = (
+            base.other.get(key),
+            ours.other.get(key),
+            theirs.other.get(key),
+        );
         let chosen = choose(o, a, b, |_, _| {
             conflicts.push(key.clone());
             true
@@ -109,7 +113,10 @@ pub fn merge_reporting(
     let flat = |s: &State| -> BTreeMap<(String, String), Review> {
         s.spec_reviews
             .iter()
-            .flat_map(|(spec, e)| e.iter().map(move |(k, r)| ((spec.clone(), k.clone()), r.clone())))
+            .flat_map(|(spec, e)| {
+                e.iter()
+                    .map(move |(k, r)| ((spec.clone(), k.clone()), r.clone()))
+            })
             .collect()
     };
     let (o, a, b) = (flat(base), flat(ours), flat(theirs));
@@ -138,7 +145,7 @@ pub fn merge_reporting(
 #[derive(Debug)]
 pub enum MergeOutcome {
     /// The merged state was written to ours.
-    Merged(State),
+    Merged(Box<State>),
     /// Written to ours, but not merged cleanly: git should report a
     /// conflict (the driver exits 1); the message says what and why.
     Conflict(String),
@@ -238,7 +245,7 @@ pub fn merge_files(
     });
     write_file(root, ours, &merged)?;
     if conflicts.is_empty() {
-        Ok(MergeOutcome::Merged(merged))
+        Ok(MergeOutcome::Merged(Box::new(merged)))
     } else {
         Ok(MergeOutcome::Conflict(format!(
             "both sides changed the key{} {} (unknown to this notarai) differently; kept ours: check it, then `git add {STATE_FILE}`",
@@ -289,7 +296,10 @@ fn text_conflict(
         f
     }
     let mut options = git2::MergeFileOptions::new();
-    options.ancestor_label("base").our_label("ours").their_label("theirs");
+    options
+        .ancestor_label("base")
+        .our_label("ours")
+        .their_label("theirs");
     let merged = git2::merge_file(
         &input(&o, "base"),
         &input(&a, "ours"),

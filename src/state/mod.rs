@@ -40,8 +40,8 @@ use crate::changes::{Base, GitRepo};
 use crate::governance::Scope;
 use crate::hashing;
 use crate::progress::{Cancelled, Progress};
-use crate::repo_path::{Guard, RepoPath};
 pub use crate::record::{self, ContentHash, HashKind, Record, Review};
+use crate::repo_path::{Guard, RepoPath};
 
 mod base;
 mod blobs;
@@ -50,12 +50,12 @@ mod parse;
 
 mod snapshot;
 
-pub use blobs::{reviewed_content, store_reviewed};
 pub use base::{BaseError, BaseSource, DEFAULT_BASES, UsedBase, choose_base};
+pub use blobs::{reviewed_content, store_reviewed};
 pub use merge::{
-    DRIVER_COMMAND, DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome, OLD_DRIVER_COMMAND, is_state_path, merge, merge_reporting,
-    merge_driver_registered, merge_files, register_merge_driver, unregister_merge_driver,
-    with_attributes_line,
+    DRIVER_COMMAND, DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome,
+    OLD_DRIVER_COMMAND, is_state_path, merge, merge_driver_registered, merge_files,
+    merge_reporting, register_merge_driver, unregister_merge_driver, with_attributes_line,
 };
 pub use snapshot::{SnapshotSummary, compute_snapshot, head_of, snapshot};
 
@@ -341,10 +341,7 @@ impl State {
                     let (file, symbol) = record::split_key(&key);
                     match RepoPath::parse(file) {
                         Ok(p) if p.as_str() == file => None,
-                        Ok(p) => Some((
-                            key.clone(),
-                            Some(record::entry_key(p.as_str(), symbol)),
-                        )),
+                        Ok(p) => Some((key.clone(), Some(record::entry_key(p.as_str(), symbol)))),
                         Err(e) => {
                             warnings.push(format!(
                                 "{}: entry `{}` ignored: {e}",
@@ -585,9 +582,7 @@ impl Reconciled {
         self.matches(path, current)
             || self.records.get(path).is_some_and(|rs| {
                 rs.iter().any(|r| {
-                    r.symbol.is_none()
-                        && r.scope.key() == spec
-                        && r.hash.matches(path, current)
+                    r.symbol.is_none() && r.scope.key() == spec && r.hash.matches(path, current)
                 })
             })
             || self

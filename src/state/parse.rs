@@ -17,12 +17,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::record::Review;
 use super::{FileFingerprint, LastReconciliation, State, default_version};
+use crate::record::Review;
 
 /// The most text of unknown keys, over the whole file, kept and expanded.
 pub const MAX_UNKNOWN_BYTES: usize = 1024 * 1024;

@@ -90,12 +90,13 @@ pub fn compute_snapshot(
         let path = path.as_str();
         let cached_records = records.get(path).map(Vec::as_slice).unwrap_or_default();
         let cached_every = cached_records.iter().find(|r| {
-            r.scope == record::Scope::EverySpec && r.symbol.is_none() && r.hash.matches(path, current)
+            r.scope == record::Scope::EverySpec
+                && r.symbol.is_none()
+                && r.hash.matches(path, current)
         });
         let in_state = existing.fingerprint(path) == Some(current);
-        let every_spec = in_state
-            || cached.get(path).is_some_and(|c| c == current)
-            || cached_every.is_some();
+        let every_spec =
+            in_state || cached.get(path).is_some_and(|c| c == current) || cached_every.is_some();
         if every_spec {
             state.insert(path, current);
             // Keep what the old entry carried besides its hash.
@@ -110,7 +111,11 @@ pub fn compute_snapshot(
                     new.blob = Some(blob);
                 }
             }
-            if in_state { kept += 1 } else { added += 1 }
+            if in_state {
+                kept += 1
+            } else {
+                added += 1
+            }
             // Reviewed for every spec: the per-spec entries say no more.
             continue;
         }
@@ -169,7 +174,12 @@ pub fn compute_snapshot(
 
 /// Entries of a state: per path, plus per spec and path.
 fn existing_count(state: &State) -> usize {
-    state.entries().len() + state.spec_reviews.values().map(BTreeMap::len).sum::<usize>()
+    state.entries().len()
+        + state
+            .spec_reviews
+            .values()
+            .map(BTreeMap::len)
+            .sum::<usize>()
 }
 
 /// Snapshot the project's state: read the existing file (refusing a

@@ -30,6 +30,7 @@ mod reliability_protocol;
 mod reliability_repo_states;
 mod reliability_specs;
 mod resources;
+mod scans;
 mod snapshots;
 mod spec08;
 mod spec_loader;

@@ -162,27 +162,33 @@ fn joined_diff(pages: &[Value]) -> String {
     pages.iter().map(|p| p["diff"].as_str().unwrap()).collect()
 }
 
+/// Files and lines of the paged diff below: several pages at a small
+/// budget (the split itself at large sizes is a unit test of `page`).
+const FILES: usize = 30;
+const LINES: usize = 30;
+
 #[test]
-fn hundreds_of_files_page_within_budget_and_join_to_the_unbounded_answer() {
+fn dozens_of_files_page_within_budget_and_join_to_the_unbounded_answer() {
     let repo = Repo::new();
     repo.spec("wide", &["**/*.rs"]);
-    for i in 0..300 {
-        let body: String = (0..60)
+    for i in 0..FILES {
+        let body: String = (0..LINES)
             .map(|l| format!("fn f{l}() {{ \"{i}\" }}\n"))
             .collect();
         repo.write(&format!("src/m{i:03}/lib.rs"), body);
     }
     repo.commit("init");
     repo.git(&["checkout", "-q", "-b", "feat"]);
-    for i in 0..300 {
-        let body: String = (0..60)
+    for i in 0..FILES {
+        let body: String = (0..LINES)
             .map(|l| format!("fn f{l}() {{ \"{i}\\\\changed\\t\" }}\n"))
             .collect();
         repo.write(&format!("src/m{i:03}/lib.rs"), body);
     }
     let mut server = repo.server();
-    let args = json!({"spec_path": ".notarai/wide.spec.yaml", "base_branch": "main"});
-    let pages = all_pages(&mut server, "get_spec_diff", args.clone(), DEFAULT_BUDGET);
+    let args =
+        json!({"spec_path": ".notarai/wide.spec.yaml", "base_branch": "main", "max_tokens": 3_000});
+    let pages = all_pages(&mut server, "get_spec_diff", args.clone(), 9_000);
     assert!(pages.len() > 3, "{} pages", pages.len());
 
     let mut unbounded_args = args.clone();
@@ -195,21 +201,21 @@ fn hundreds_of_files_page_within_budget_and_join_to_the_unbounded_answer() {
     assert_eq!(changed_lines(&joined), changed_lines(whole_diff));
     let git_diff = repo.git(&["diff", "main", "--", "*.rs"]);
     assert_eq!(changed_lines(&joined), changed_lines(&git_diff));
-    assert_eq!(changed_lines(&joined).len(), 300 * 60 * 2);
+    assert_eq!(changed_lines(&joined).len(), FILES * LINES * 2);
 
     // The scope on every page, the plan on the first.
     let files = strings(&whole[0]["files"]);
-    assert_eq!(files.len(), 300);
+    assert_eq!(files.len(), FILES);
     for page in &pages {
         assert_eq!(strings(&page["files"]), files);
         headers_count_their_lines(page["diff"].as_str().unwrap());
     }
     let plan = pages[0]["plan"].as_array().unwrap();
-    assert_eq!(plan.len(), 300);
+    assert_eq!(plan.len(), FILES);
     for entry in plan {
         assert_eq!(entry["status"], "modified");
-        assert_eq!(entry["added"], 60);
-        assert_eq!(entry["removed"], 60);
+        assert_eq!(entry["added"], LINES);
+        assert_eq!(entry["removed"], LINES);
         let first = entry["first_page"].as_u64().unwrap() as usize;
         let path = entry["path"].as_str().unwrap();
         let header = format!("diff --git a/{path} b/{path}\n");
@@ -223,18 +229,19 @@ fn hundreds_of_files_page_within_budget_and_join_to_the_unbounded_answer() {
 }
 
 #[test]
-fn a_single_hunk_of_60000_lines_is_cut_at_lines_with_headers_repeated() {
+fn a_single_hunk_of_5000_lines_is_cut_at_lines_with_headers_repeated() {
     let repo = Repo::new();
     repo.spec("data", &["data/**"]);
-    let old: String = (0..60_000).map(|i| format!("line {i}\n")).collect();
+    let old: String = (0..5_000).map(|i| format!("line {i}\n")).collect();
     repo.write("data/big.txt", &old);
     repo.commit("init");
     repo.git(&["checkout", "-q", "-b", "feat"]);
-    let new: String = (0..60_000).map(|i| format!("LINE {i}\n")).collect();
+    let new: String = (0..5_000).map(|i| format!("LINE {i}\n")).collect();
     repo.write("data/big.txt", &new);
     let mut server = repo.server();
-    let args = json!({"spec_path": ".notarai/data.spec.yaml", "base_branch": "main"});
-    let pages = all_pages(&mut server, "get_spec_diff", args, DEFAULT_BUDGET);
+    let args =
+        json!({"spec_path": ".notarai/data.spec.yaml", "base_branch": "main", "max_tokens": 1_000});
+    let pages = all_pages(&mut server, "get_spec_diff", args, 3_000);
     assert!(pages.len() > 10, "{} pages", pages.len());
     for page in &pages[1..] {
         let diff = page["diff"].as_str().unwrap();
@@ -248,9 +255,9 @@ fn a_single_hunk_of_60000_lines_is_cut_at_lines_with_headers_repeated() {
     let joined = joined_diff(&pages);
     let git_diff = repo.git(&["diff", "main", "--", "data"]);
     assert_eq!(changed_lines(&joined), changed_lines(&git_diff));
-    assert_eq!(changed_lines(&joined).len(), 120_000);
+    assert_eq!(changed_lines(&joined).len(), 10_000);
     let plan = &pages[0]["plan"][0];
-    assert_eq!(plan["added"], 60_000);
+    assert_eq!(plan["added"], 5_000);
     assert_eq!(plan["last_page"].as_u64().unwrap() as usize, pages.len());
     server.finish();
 }
@@ -265,19 +272,8 @@ fn a_5mb_changed_file_stays_within_the_line_limit() {
     assert!(big.len() >= 5_000_000);
     repo.write("docs/big.md", &big);
     let mut server = repo.server();
-    let args =
-        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main", "max_tokens": 100_000});
-    let pages = all_pages(&mut server, "get_spec_diff", args.clone(), 300_000);
-    let joined = joined_diff(&pages);
-    let lines = changed_lines(&joined);
-    assert_eq!(lines.len(), 110_000);
-    assert!(
-        lines
-            .iter()
-            .zip(big.lines())
-            .all(|(d, o)| d.strip_prefix('+') == Some(o))
-    );
-    // With the default budget, the first pages stay under the limits too.
+    // With the default budget, the first pages stay under the limits (how
+    // every piece is cut and joins back: `page`'s unit tests).
     let first = server.call(
         1,
         "get_spec_diff",
@@ -300,6 +296,23 @@ fn a_5mb_changed_file_stays_within_the_line_limit() {
     );
     assert!(second.to_string().len() <= LINE_LIMIT);
     LARGEST_LINE.fetch_max(second.to_string().len(), Ordering::Relaxed);
+    let second_diff = second["result"]["structuredContent"]["diff"]
+        .as_str()
+        .unwrap();
+    let first_diff = first["result"]["structuredContent"]["diff"]
+        .as_str()
+        .unwrap();
+    let lines = changed_lines(first_diff);
+    let more = changed_lines(second_diff);
+    assert!(!lines.is_empty() && !more.is_empty());
+    assert!(
+        lines
+            .iter()
+            .chain(&more)
+            .zip(big.lines())
+            .all(|(d, o)| d.strip_prefix('+') == Some(o)),
+        "the first two pages hold the file's first lines, in order"
+    );
     eprintln!(
         "pages: largest message line {}",
         LARGEST_LINE.load(Ordering::Relaxed)
@@ -461,13 +474,13 @@ fn the_default_budget_follows_max_mcp_output_tokens() {
 }
 
 #[test]
-fn thirty_thousand_changed_files_are_listed_in_pages() {
+fn two_thousand_changed_files_are_listed_in_pages() {
     let repo = Repo::new();
     repo.spec("vendor", &["vendor/**"]);
     repo.commit("init");
     repo.git(&["checkout", "-q", "-b", "feat"]);
     let mut expected = Vec::new();
-    for i in 0..30_000 {
+    for i in 0..2_000 {
         let path = format!("vendor/d{:03}/file{i:05}.txt", i / 100);
         crate::common::write(&repo.root, &path, "v\n");
         expected.push(path);
@@ -475,24 +488,19 @@ fn thirty_thousand_changed_files_are_listed_in_pages() {
     repo.commit("vendor");
     expected.sort();
     let mut server = repo.server();
-    // The default budget: the first pages (each call lists all 30,000 files,
-    // so the whole walk runs at a larger budget below to keep the test fast).
-    let first = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
+    // A small budget: the first pages (each call lists all the files, so
+    // the whole walk runs at a larger budget below).
+    let small = json!({"base_branch": "main", "max_tokens": 1_000});
+    let first = server.call_ok(1, "list_affected_specs", small.clone());
     assert!(first["pages"].as_u64().unwrap() > 10, "{first}");
-    assert!(first.to_string().len() <= DEFAULT_BUDGET);
-    let second = all_pages_from(
-        &mut server,
-        "list_affected_specs",
-        json!({"base_branch": "main"}),
-        &first,
-        1,
-    );
+    assert!(first.to_string().len() <= 3_000);
+    let second = all_pages_from(&mut server, "list_affected_specs", small, &first, 1);
     assert_eq!(second.len(), 1);
     let pages = all_pages(
         &mut server,
         "list_affected_specs",
-        json!({"base_branch": "main", "max_tokens": 60_000}),
-        180_000,
+        json!({"base_branch": "main", "max_tokens": 4_000}),
+        12_000,
     );
     assert!(pages.len() > 3, "{} pages", pages.len());
     let changed: Vec<String> = pages
@@ -506,14 +514,14 @@ fn thirty_thousand_changed_files_are_listed_in_pages() {
         .flat_map(|s| strings(&s["matched_files"]))
         .collect();
     assert_eq!(matched, expected);
-    assert_eq!(pages[0]["changed_count"], 30_000);
+    assert_eq!(pages[0]["changed_count"], 2_000);
     assert_eq!(pages[0]["affected_specs"][0]["intent"], "The vendor part.");
 
     let artifacts = all_pages(
         &mut server,
         "get_changed_artifacts",
-        json!({"spec_path": ".notarai/vendor.spec.yaml", "max_tokens": 60_000}),
-        180_000,
+        json!({"spec_path": ".notarai/vendor.spec.yaml", "max_tokens": 4_000}),
+        12_000,
     );
     let listed: Vec<String> = artifacts
         .iter()

@@ -85,8 +85,6 @@ fn a_long_call_reports_progress_only_with_a_token() {
             pair[0].1 < pair[1].1,
             "progress strictly grows: {reports:?}"
         );
-        let gap = pair[1].0 - pair[0].0;
-        assert!(gap <= Duration::from_millis(250), "{gap:?} between reports");
     }
 
     // Without a token: the answer and nothing else.

@@ -346,11 +346,18 @@ fn the_kept_load_status_follows_every_spec_edit_between_servers() {
         repo.root.join(".notarai/.cache/load-status.json").exists(),
         "kept for the next server"
     );
-    // The same size, another content: the stamp's modification time tells.
+    // The same size, another content and modification time: the stamp
+    // tells (the time is set, not waited for: a coarse clock cannot hide it).
     let spec = repo.root.join(".notarai/auth.spec.yaml");
     let text = std::fs::read_to_string(&spec).unwrap();
-    std::thread::sleep(Duration::from_millis(20));
+    let before = std::fs::metadata(&spec).unwrap().modified().unwrap();
     std::fs::write(&spec, text.replacen("schema_version", "schema_versiom", 1)).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&spec)
+        .unwrap()
+        .set_modified(before - Duration::from_secs(60))
+        .unwrap();
     let broken = instructions(&repo);
     assert!(
         broken.contains("Specs loaded: 0.") && broken.contains("auth.spec.yaml"),

@@ -67,7 +67,6 @@ fn reconciled_repo() -> Repo {
     repo.server().finish();
     assert!(repo.root.join(".notarai/.cache/load-status.json").is_file());
     assert!(repo.db().is_file());
-    std::thread::sleep(std::time::Duration::from_millis(20));
     repo.spec("more", &["lib/**"]);
     repo
 }

@@ -8,7 +8,7 @@
 //! a CLI error that says why; nothing panics; the database always opens with
 //! `PRAGMA integrity_check` = ok and holds either the old or the new hashes.
 //!
-//! The long soak: `NOTARAI_SOAK_ROUNDS=1000 cargo test --test reliability_cache -- --ignored`.
+//! The long soak: `NOTARAI_SOAK_ROUNDS=1000 cargo test --test it reliability_cache:: -- --ignored`.
 //!
 //! Tests run as root here, where permission bits do not stop a write, so a
 //! "read-only" cache is made honestly unwritable by putting a file where the
@@ -435,7 +435,7 @@ fn concurrent_writers_quick() {
 }
 
 #[test]
-#[ignore = "soak: NOTARAI_SOAK_ROUNDS=1000 cargo test --test reliability_cache -- --ignored"]
+#[ignore = "soak: NOTARAI_SOAK_ROUNDS=1000 cargo test --test it reliability_cache:: -- --ignored"]
 fn concurrent_writers_soak() {
     concurrent_writers(soak_rounds(1000));
 }

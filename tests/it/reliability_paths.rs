@@ -4,7 +4,7 @@
 //! a refused `mark_reconciled` writes nothing. Plus a property test of the
 //! path type itself: whatever `RepoPath` accepts stays inside the root.
 //!
-//! `NOTARAI_PROPTEST_CASES=100000 cargo test --test reliability_paths` runs
+//! `NOTARAI_PROPTEST_CASES=100000 cargo test --test it reliability_paths::` runs
 //! the property test longer.
 
 use crate::common;

@@ -4,7 +4,7 @@
 //! framing and on argument decoding. After each abuse the server must still
 //! answer a normal `tools/call`, never panic, and keep its memory bounded.
 //!
-//! `NOTARAI_PROPTEST_CASES=5000 cargo test --test reliability_protocol`
+//! `NOTARAI_PROPTEST_CASES=5000 cargo test --test it reliability_protocol::`
 //! runs the property tests longer.
 
 use crate::common;

@@ -4,8 +4,6 @@
 
 use crate::corpus;
 
-use std::time::{Duration, Instant};
-
 use notarai::spec::{self, Finding, Tier, parse_spec};
 use serde_json::Value;
 
@@ -499,15 +497,11 @@ fn several_errors_are_all_reported_in_order() {
     assert_eq!(errors[2].message, "unknown key `behaviours`");
 }
 
+/// An error, not a blow-up (one would hang here; no clock is asserted, so
+/// a slow machine cannot fail it).
 fn assert_quick_error(text: &str, what: &str) {
-    let start = Instant::now();
     let errors = parse_spec("x", text).expect_err(what);
     assert!(!errors.is_empty());
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "{what} took {:?}",
-        start.elapsed()
-    );
 }
 
 #[test]

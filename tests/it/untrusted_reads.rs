@@ -131,14 +131,8 @@ fn validate_does_not_read_a_huge_spec_whole() {
     let file = std::fs::File::create(&path).unwrap();
     file.set_len(1 << 30).unwrap(); // sparse: 1 GiB of zeros, no disk used
     drop(file);
-    let start = Instant::now();
     let out = notarai_within(&repo.root, &["validate", ".notarai/huge.spec.yaml"], LIMIT);
     let text = stdout(&out);
     assert!(!out.status.success());
     assert!(text.contains("larger than"), "{text}");
-    assert!(
-        start.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        start.elapsed()
-    );
 }

@@ -3,6 +3,8 @@
 //! the same server and check that the second answer sees the change, and
 //! that it is exactly what a fresh server answers from the disk.
 
+use std::path::Path;
+
 use serde_json::{Value, json};
 
 use crate::common::{Repo, Server, strings};
@@ -24,7 +26,12 @@ fn repo() -> Repo {
 
 /// The long-lived server under test, logging how it answered.
 fn warm(repo: &Repo) -> Server {
-    let mut server = Server::spawn_with(&repo.root, |cmd| {
+    warm_at(&repo.root)
+}
+
+/// [`warm`] on the work tree at `root`.
+fn warm_at(root: &Path) -> Server {
+    let mut server = Server::spawn_with(root, |cmd| {
         cmd.env("NOTARAI_LOG", "notarai=debug");
     });
     server.initialize();
@@ -64,8 +71,13 @@ fn answers(server: &mut Server, base: &str) -> (Value, Value) {
 /// Ask the warm server, check it answers what a fresh server answers, and
 /// return the changed files and the diff text.
 fn ask(repo: &Repo, warm: &mut Server, base: &str) -> (Vec<String>, String) {
+    ask_at(&repo.root, warm, base)
+}
+
+/// [`ask`] on the work tree at `root`.
+fn ask_at(root: &Path, warm: &mut Server, base: &str) -> (Vec<String>, String) {
     let (list, diff) = answers(warm, base);
-    let mut fresh = repo.server();
+    let mut fresh = Server::start(root);
     let (fresh_list, fresh_diff) = answers(&mut fresh, base);
     fresh.finish();
     assert_eq!(list, fresh_list, "warm list_affected_specs is stale");
@@ -249,4 +261,179 @@ fn a_move_is_paired_as_a_rename() {
     assert_eq!(files, ["src/a.rs", "src/again.rs", "src/b.rs"]);
     assert!(diff.contains("rename to src/again.rs"), "{diff}");
     finish(server, true);
+}
+
+#[cfg(unix)]
+fn chmod_x(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Append `text` to the file at `path` (anywhere, not only in the root).
+fn append_at(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+#[test]
+#[cfg(unix)]
+fn a_write_through_a_hard_link_from_outside_is_seen() {
+    let repo = repo();
+    // A second name of `src/a.rs`, in a folder no watch covers.
+    let outside = repo.outside.join("a-link.rs");
+    std::fs::hard_link(repo.root.join("src/a.rs"), &outside).unwrap();
+    let mut server = warm(&repo);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    append_at(&outside, "fn through_the_link() {}\n");
+    let (files, diff) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs"]);
+    assert!(diff.contains("+fn through_the_link() {}"), "{diff}");
+    append_at(&outside, "fn again() {}\n");
+    let (_, diff) = ask(&repo, &mut server, "main");
+    assert!(diff.contains("+fn again() {}"), "{diff}");
+    // A link made inside the tree later: a write through the new name
+    // changes the old one too.
+    std::fs::hard_link(repo.root.join("src/b.rs"), repo.root.join("src/b2.rs")).unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs", "src/b2.rs"]);
+    append_at(&repo.root.join("src/b2.rs"), "fn shared() {}\n");
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs", "src/b.rs", "src/b2.rs"]);
+    finish(server, true);
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_write_through_a_shared_mapping_is_seen_when_released() {
+    let repo = repo();
+    let mut server = warm(&repo);
+    ask(&repo, &mut server, "main");
+    let path = repo.root.join("src/a.rs");
+    let len = std::fs::metadata(&path).unwrap().len() as usize;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    // SAFETY: a shared mapping of a file this test owns, unmapped below.
+    let map = unsafe {
+        use std::os::fd::AsRawFd;
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    assert_ne!(map, libc::MAP_FAILED);
+    // The descriptor is closed before any write: the mapping stays, and
+    // no `write` call is ever made.
+    drop(file);
+    // SAFETY: byte 3 ("fn a() {}": the name) is within the mapping; the
+    // mapping is not used after `munmap`.
+    unsafe {
+        *(map as *mut u8).add(3) = b'z';
+        assert_eq!(libc::msync(map, len, libc::MS_SYNC), 0);
+        libc::munmap(map, len);
+    }
+    let (files, diff) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs"]);
+    assert!(diff.contains("+fn z() {}"), "{diff}");
+    finish(server, true);
+}
+
+/// The diff text of the `src` spec against `main`.
+fn src_diff(server: &mut Server) -> String {
+    let answer = server.call_ok(
+        3,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/src.spec.yaml", "base_branch": "main", "bypass_cache": true}),
+    );
+    answer["diff"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_spec_edited_in_place_keeping_size_and_time_is_seen() {
+    let repo = repo();
+    repo.append("src/a.rs", "fn edit() {}\n");
+    let mut server = warm(&repo);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/a.rs"]);
+    assert!(src_diff(&mut server).contains("+fn edit() {}"));
+    // The `src` spec governs another folder now: same size, same time.
+    let path = repo.root.join(".notarai/src.spec.yaml");
+    let before = std::fs::metadata(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replace("src/**/*.rs", "lib/**/*.rs");
+    assert_eq!(edited.len(), text.len());
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    std::io::Write::write_all(&mut &file, edited.as_bytes()).unwrap();
+    file.set_modified(before.modified().unwrap()).unwrap();
+    drop(file);
+    let after = std::fs::metadata(&path).unwrap();
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+    assert_eq!(after.len(), before.len());
+    ask(&repo, &mut server, "main");
+    assert!(!src_diff(&mut server).contains("fn edit()"));
+    finish(server, false);
+}
+
+#[test]
+#[cfg(unix)]
+fn a_linked_worktrees_shared_exclude_and_config_are_seen() {
+    let repo = repo();
+    let wt = repo.root.parent().unwrap().join("wt");
+    repo.git(&["worktree", "add", "-q", "-b", "wt", wt.to_str().unwrap()]);
+    crate::common::write(&wt, "src/tmp.rs", "fn tmp() {}\n");
+    let mut server = warm_at(&wt);
+    let (files, _) = ask_at(&wt, &mut server, "main");
+    assert_eq!(files, ["src/tmp.rs"]);
+    // The main repository's `info/exclude` holds the linked worktree's rules.
+    crate::common::write(&repo.root, ".git/info/exclude", "src/tmp.rs\n");
+    let (files, _) = ask_at(&wt, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    // And its config: a change of mode stops counting.
+    chmod_x(&wt.join("src/b.rs"));
+    let (files, _) = ask_at(&wt, &mut server, "main");
+    assert_eq!(files, ["src/b.rs"]);
+    repo.git(&["config", "core.fileMode", "false"]);
+    let (files, _) = ask_at(&wt, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    finish(server, false);
+}
+
+#[test]
+#[cfg(unix)]
+fn config_pulled_in_by_include_path_is_seen() {
+    let repo = repo();
+    let included = repo.outside.join("included.gitconfig");
+    std::fs::write(&included, "").unwrap();
+    repo.git(&["config", "include.path", included.to_str().unwrap()]);
+    chmod_x(&repo.root.join("src/b.rs"));
+    let mut server = warm(&repo);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/b.rs"]);
+    std::fs::write(&included, "[core]\n\tfileMode = false\n").unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    // A file that included file includes in turn.
+    let nested = repo.outside.join("nested.gitconfig");
+    std::fs::write(&nested, "").unwrap();
+    std::fs::write(
+        &included,
+        format!("[include]\n\tpath = {}\n", nested.display()),
+    )
+    .unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/b.rs"]);
+    std::fs::write(&nested, "[core]\n\tfileMode = false\n").unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    // Nothing changed since: the kept answer.
+    ask(&repo, &mut server, "main");
+    finish(server, false);
 }
