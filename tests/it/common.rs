@@ -583,6 +583,28 @@ pub fn limit_file_size(cmd: &mut Command, bytes: u64) {
     }
 }
 
+/// Limit the command's address space to `bytes` (`RLIMIT_AS`, set before
+/// `exec`): an allocation past it fails and a Rust program aborts, so a
+/// clean exit proves the process stayed under the limit. (`wait4`'s
+/// `ru_maxrss` cannot tell: Linux carries the parent's high-water mark
+/// across `exec`, so it would measure the test process.)
+pub fn limit_address_space(cmd: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes as libc::rlim_t,
+                rlim_max: bytes as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A count from environment variable `var`, or `default`.
 fn env_count<T: std::str::FromStr>(var: &str, default: T) -> T {
     std::env::var(var)

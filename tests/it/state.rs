@@ -544,3 +544,72 @@ fn the_file_list_from_the_change_set_equals_the_walked_one() {
             .any(|p| p == "gone.rs" || p.starts_with("ignored/") || p == "trace.log")
     );
 }
+
+/// A `.gitattributes` line that routes `*.json` to notarai's driver (a
+/// hostile or careless clone) must not let `git merge` drop one side's
+/// changes to another JSON file: the driver merges only the state file and
+/// leaves git's conflict for anything else.
+#[test]
+fn the_merge_driver_refuses_a_file_other_than_the_state_file() {
+    let repo = Repo::new();
+    repo.write(".notarai/a.spec.yaml", common::SPEC_A);
+    repo.write(
+        "package.json",
+        "{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\"\n}\n",
+    );
+    repo.write(".gitattributes", "*.json merge=notarai\n");
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.commit("init");
+    repo.git(&[
+        "config",
+        "merge.notarai.driver",
+        &format!("{BIN} state merge %O %A %B %P"),
+    ]);
+    repo.git(&["checkout", "-q", "-b", "x"]);
+    repo.write(
+        "package.json",
+        "{\n  \"name\": \"theirs\",\n  \"version\": \"1.0.0\"\n}\n",
+    );
+    repo.commit("x renames the package");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write(
+        "package.json",
+        "{\n  \"name\": \"x\",\n  \"version\": \"2.0.0\"\n}\n",
+    );
+    repo.commit("main bumps the version");
+
+    let merged = common::git_status(&repo.root, &["merge", "-q", "--no-edit", "x"]);
+    assert!(!merged, "git merge must stop on a conflict in package.json");
+    let text = std::fs::read_to_string(repo.root.join("package.json")).unwrap();
+    // Neither side's change is lost: both are in the conflicted file.
+    assert!(text.contains("theirs") && text.contains("2.0.0"), "{text}");
+    let status = repo.git(&["status", "--porcelain"]);
+    assert!(status.contains("UU package.json"), "{status}");
+
+    // The same driver still merges the state file itself (the content is
+    // checked too: a file that does not read as a state file conflicts).
+    repo.git(&["merge", "--abort"]);
+    let base = repo.root.join("base.json");
+    let ours = repo.root.join("ours.json");
+    let theirs = repo.root.join("theirs.json");
+    for (p, t) in [
+        (&base, "{}"),
+        (&ours, "{\"not\": \"a state\"}"),
+        (&theirs, "[]"),
+    ] {
+        std::fs::write(p, t).unwrap();
+    }
+    let out = notarai(
+        &repo.root,
+        &[
+            "state",
+            "merge",
+            base.to_str().unwrap(),
+            ours.to_str().unwrap(),
+            theirs.to_str().unwrap(),
+            ".notarai/reconciliation_state.json",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}

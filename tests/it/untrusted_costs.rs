@@ -9,21 +9,17 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use crate::common::{BIN, Repo, notarai, stderr, stdout};
+use crate::common::{self, BIN, Repo, notarai, stderr, stdout};
 
-/// The most address space the hook may use on hostile input: 256 MiB.
+/// The most address space notarai may use on hostile input: 256 MiB.
 #[cfg(target_os = "linux")]
-const HOOK_MEMORY_LIMIT: u64 = 256 * 1024 * 1024;
+const MEMORY_LIMIT: u64 = 256 * 1024 * 1024;
 
-/// Run `notarai hook validate --agent claude` on `input` with its address
-/// space limited to [`HOOK_MEMORY_LIMIT`] (`RLIMIT_AS`, set in the child
-/// before `exec`): an allocation past it fails and the process aborts, so
-/// exit code 0 means it stayed under the limit. (`wait4`'s `ru_maxrss`
-/// cannot tell: Linux carries the parent's high-water mark across `exec`,
-/// so it measured this test process, not the hook.)
+/// Run `notarai hook validate --agent claude` on `input` within
+/// [`MEMORY_LIMIT`] of address space ([`common::limit_address_space`]); its
+/// exit code (`None` when killed by a signal, as an abort is).
 #[cfg(target_os = "linux")]
 fn hook_exit_code_within_limit(root: &std::path::Path, input: &[u8]) -> Option<i32> {
-    use std::os::unix::process::CommandExt;
     let mut command = Command::new(BIN);
     command
         .arg("--root")
@@ -32,20 +28,7 @@ fn hook_exit_code_within_limit(root: &std::path::Path, input: &[u8]) -> Option<i
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    // SAFETY: setrlimit(2) is async-signal-safe; nothing else runs between
-    // fork and exec.
-    unsafe {
-        command.pre_exec(|| {
-            let limit = libc::rlimit {
-                rlim_cur: HOOK_MEMORY_LIMIT,
-                rlim_max: HOOK_MEMORY_LIMIT,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    common::limit_address_space(&mut command, MEMORY_LIMIT);
     let mut child = command.spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     // A hook that stopped reading early is fine: the pipe error is ignored.
@@ -132,4 +115,53 @@ fn a_1_mb_mcp_json_of_distinct_keys_parses_and_a_duplicate_is_found() {
     );
     let report = stdout(&out);
     assert!(report.contains("duplicate key `server000000`"), "{report}");
+}
+
+/// A committed state file of the largest size notarai reads (32 MiB), made
+/// of the tiniest entries it accepts, and one of many tiny unknown keys:
+/// `state show`, `check` and a server's status read them (or refuse them as
+/// malformed) within 256 MiB of address space.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hostile_state_file_is_read_within_256_mb() {
+    let size = 32 * 1024 * 1024 - 64;
+    let tiny_entries = {
+        let mut text = String::from("{\"schema_version\":\"1\",\"file_fingerprints\":{");
+        let mut i = 0u64;
+        while text.len() < size {
+            text.push_str(&format!("\"{i:x}\":{{\"blake3\":\"\"}},"));
+            i += 1;
+        }
+        text.push_str("\"end\":{\"blake3\":\"\"}}}");
+        text
+    };
+    let unknown_keys = {
+        let mut text = String::from("{\"schema_version\":\"1\",\"x\":[");
+        text.push_str(&"[],".repeat((size - 64) / 3));
+        text.push_str("[]],\"file_fingerprints\":{}}");
+        text
+    };
+    for (name, state) in [
+        ("tiny entries", tiny_entries),
+        ("unknown keys", unknown_keys),
+    ] {
+        let repo = Repo::with_spec();
+        repo.write(".notarai/reconciliation_state.json", &state);
+        repo.commit("hostile state");
+        repo.append("src/a.rs", "x\n");
+        for args in [&["state", "show"][..], &["check", "--base", "main"][..]] {
+            let mut command = common::notarai_cmd(&repo.root, args);
+            command.stdout(Stdio::null()).stderr(Stdio::piped());
+            common::limit_address_space(&mut command, MEMORY_LIMIT);
+            let out = command.output().unwrap();
+            // Read or refused as malformed, never killed by the limit.
+            assert!(
+                matches!(out.status.code(), Some(0..=2)),
+                "{name}: {args:?} ended with {:?}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            common::assert_no_panic(&String::from_utf8_lossy(&out.stderr));
+        }
+    }
 }
