@@ -92,6 +92,31 @@ struct Assessed {
     reconciled: bool,
     /// Reconciled for each governor, in `governors`' order.
     reconciled_for: Vec<bool>,
+    /// Housekeeping for each governor ([`Governance::is_housekeeping`]),
+    /// in `governors`' order: no review needed, a warning when unreconciled.
+    housekeeping_for: Vec<bool>,
+}
+
+impl Assessed {
+    /// Keep only the governors in `kept` (with their judgements).
+    fn narrow_to(&mut self, kept: &[usize]) {
+        let mut keep = self.governors.iter().map(|g| kept.contains(g));
+        let mut keep2 = self.governors.iter().map(|g| kept.contains(g));
+        self.reconciled_for.retain(|_| keep.next().unwrap_or(false));
+        self.housekeeping_for
+            .retain(|_| keep2.next().unwrap_or(false));
+        self.governors.retain(|g| kept.contains(g));
+        self.reconciled = self.reconciled_for.iter().all(|r| *r);
+    }
+
+    /// Whether the file needs a review for some governor: unreconciled and
+    /// not housekeeping for it.
+    fn needs_review(&self) -> bool {
+        self.reconciled_for
+            .iter()
+            .zip(&self.housekeeping_for)
+            .any(|(r, h)| !r && !h)
+    }
 }
 
 /// The changed files since `base` (the state file and the cache left out),
@@ -124,7 +149,12 @@ fn assess(
         })?;
     let mut out = Vec::with_capacity(paths.len());
     for ((path, governors), reconciled_for) in paths.into_iter().zip(governors).zip(judged) {
+        let housekeeping_for = governors
+            .iter()
+            .map(|&g| governance.is_housekeeping(g, &path))
+            .collect();
         out.push(Assessed {
+            housekeeping_for,
             reconciled: reconciled_for.iter().all(|r| *r),
             reconciled_for: if governors.is_empty() {
                 Vec::new()
@@ -169,7 +199,7 @@ fn by_symbols(
         .filter_map(|mut a| match narrowed.affected.get(&a.path) {
             Some(kept) if kept.is_empty() => None,
             Some(kept) => {
-                a.governors = kept.clone();
+                a.narrow_to(kept);
                 Some(a)
             }
             None => Some(a),
@@ -191,20 +221,30 @@ fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>, Totals) {
         totals.governed_files += 1;
         if file.reconciled {
             totals.reconciled += 1;
-        } else {
+        } else if file.needs_review() {
             totals.unreconciled += 1;
+        } else {
+            totals.housekeeping += 1;
         }
-        for (&g, &reconciled) in file.governors.iter().zip(&file.reconciled_for) {
+        for ((&g, &reconciled), &housekeeping) in file
+            .governors
+            .iter()
+            .zip(&file.reconciled_for)
+            .zip(&file.housekeeping_for)
+        {
             let entry = specs.entry(g).or_insert_with(|| SpecStatus {
                 spec_path: set.specs[g].path.clone(),
                 unreconciled: Vec::new(),
                 unreconciled_count: 0,
                 reconciled: 0,
                 all_reconciled: true,
+                housekeeping: Vec::new(),
                 continued: false,
             });
             if reconciled {
                 entry.reconciled += 1;
+            } else if housekeeping {
+                entry.housekeeping.push(file.path.clone());
             } else {
                 entry.unreconciled.push(file.path.clone());
                 entry.unreconciled_count += 1;
@@ -254,9 +294,20 @@ pub fn status_with(
         assessed,
         include_formatting,
     );
+    let invalid_specs: Vec<String> = crate::review::invalid_specs(&specs)
+        .into_iter()
+        .map(|i| i.spec_path)
+        .collect();
+    let deleted_specs = crate::review::deleted_specs(&changes);
     let (specs, totals) = per_spec(&specs.set, &assessed);
     Ok(ReconciliationStatus {
         base: used,
+        nothing_to_review: totals.unreconciled == 0
+            && invalid_specs.is_empty()
+            && deleted_specs.is_empty()
+            && state_problem.is_none(),
+        invalid_specs,
+        deleted_specs,
         specs,
         totals,
         state_problem,
@@ -292,6 +343,10 @@ pub enum FindingKind {
     Unreconciled,
     /// A spec file changed since the base and is not reconciled.
     SpecUnreconciled,
+    /// A governed file that needs no review (its spec's `tier` is
+    /// `registered` or `derived`, or its artifact's `tier` is 3 or 4)
+    /// changed and is not reconciled: a warning, an error under `--strict`.
+    Housekeeping,
     /// A warning of `notarai validate`: an artifact glob matching no file,
     /// a behavior of a `full` 0.8 spec without `tested_by`, and the like.
     SpecWarning,
@@ -404,6 +459,9 @@ pub struct CheckOptions {
     pub strict: bool,
     /// Count files changed in formatting or comments only.
     pub include_formatting: bool,
+    /// List every behavior that names no test (a warning each) instead of
+    /// one summary notice.
+    pub untested: bool,
 }
 
 /// Run the CI gate over the project at `root`.
@@ -482,6 +540,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
             message: f.message.clone(),
         });
     }
+    let mut untested = Vec::new();
     for loaded in &set.specs {
         let spec = &loaded.spec;
         if spec.schema_version != "0.8" || spec.tier() != spec::Tier::Full || spec.cross_cutting {
@@ -507,7 +566,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
             }
         }
         for behavior in spec.behaviors.iter().filter(|b| b.tested_by.is_empty()) {
-            findings.push(Finding {
+            untested.push(Finding {
                 severity: Severity::Warning,
                 kind: FindingKind::Untested,
                 spec: Some(loaded.path.clone()),
@@ -520,9 +579,30 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
             });
         }
     }
+    // One summary line unless the detail is asked for.
+    if options.untested || untested.is_empty() {
+        findings.append(&mut untested);
+    } else {
+        let mut specs: Vec<&str> = untested.iter().filter_map(|f| f.spec.as_deref()).collect();
+        specs.dedup();
+        findings.push(Finding {
+            severity: Severity::Notice,
+            kind: FindingKind::Untested,
+            spec: None,
+            file: None,
+            line: None,
+            message: format!(
+                "{} behaviors in {} specs name no test (`tested_by`); `notarai check --untested` lists them",
+                untested.len(),
+                specs.len()
+            ),
+        });
+    }
     stale_tests(root, &set, &assessed, &mut findings);
     symbol_findings(&narrowed, &mut findings);
     let spec_path = |g: usize| set.specs[g].path.clone();
+    let (coverage, coverage_message) = coverage_policy(&set);
+    let own_configs = crate::init::agents::config_files();
     for file in &assessed {
         let path = &file.path;
         if spec::is_spec_path(path) {
@@ -539,17 +619,22 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
             continue;
         }
         if file.governors.is_empty() {
-            // notarai's own schema (written and regenerated by `init`) needs
-            // no spec; a spec that lists it still governs it.
-            if !governance.is_excluded(path) && path != crate::layout::SCHEMA_FILE {
+            // notarai's own files (what `init` writes) need no spec; a spec
+            // that lists one still governs it. The system spec's
+            // `coverage.policy` says how the others count.
+            if let Some(severity) = coverage
+                && !governance.is_excluded(path)
+                && !is_notarais_own(root, path, &own_configs)
+                && !only_notarais_lines(&changes, path)
+            {
                 findings.push(Finding {
-                    severity: Severity::Warning,
+                    severity,
                     kind: FindingKind::Ungoverned,
                     spec: None,
                     file: Some(path.clone()),
                     line: None,
                     message: format!(
-                        "{path} changed and no spec governs it; add it to a spec's artifacts or to the system spec's exclude"
+                        "{path} changed and no spec governs it; add it to a spec's artifacts or to the system spec's exclude{coverage_message}"
                     ),
                 });
             }
@@ -570,19 +655,37 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
                 ),
             });
         }
-        for (&g, _) in file
+        for ((&g, _), &housekeeping) in file
             .governors
             .iter()
             .zip(&file.reconciled_for)
-            .filter(|(_, r)| !**r)
+            .zip(&file.housekeeping_for)
+            .filter(|((_, r), _)| !**r)
         {
-            findings.push(Finding {
-                severity: Severity::Error,
-                kind: FindingKind::Unreconciled,
-                spec: Some(spec_path(g)),
-                file: Some(path.clone()),
-                line: None,
-                message: format!("{path} changed and is not reconciled with {}", spec_path(g)),
+            findings.push(if housekeeping {
+                Finding {
+                    severity: Severity::Warning,
+                    kind: FindingKind::Housekeeping,
+                    spec: Some(spec_path(g)),
+                    file: Some(path.clone()),
+                    line: None,
+                    message: format!(
+                        "{path} changed and is not reconciled with {} (housekeeping: no review needed; record it with `notarai reconcile`)",
+                        spec_path(g)
+                    ),
+                }
+            } else {
+                Finding {
+                    severity: Severity::Error,
+                    kind: FindingKind::Unreconciled,
+                    spec: Some(spec_path(g)),
+                    file: Some(path.clone()),
+                    line: None,
+                    message: format!(
+                        "{path} changed and is not reconciled with {}",
+                        spec_path(g)
+                    ),
+                }
             });
         }
     }
@@ -626,6 +729,64 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         claims,
         summary,
     })
+}
+
+/// How the system spec's `coverage.policy` counts a changed file no spec
+/// governs: `off` not at all (`None`), `strict` an error, `warn` (the
+/// default) a warning; and its `coverage.message`, to append.
+fn coverage_policy(set: &SpecSet) -> (Option<Severity>, String) {
+    let coverage = set.system_spec().and_then(|s| s.spec.coverage.as_ref());
+    let severity = match coverage.and_then(|c| c.policy) {
+        Some(spec::CoveragePolicy::Off) => None,
+        Some(spec::CoveragePolicy::Strict) => Some(Severity::Error),
+        Some(spec::CoveragePolicy::Warn) | None => Some(Severity::Warning),
+    };
+    let message = coverage
+        .and_then(|c| c.message.as_deref())
+        .map(|m| format!(" ({m})"))
+        .unwrap_or_default();
+    (severity, message)
+}
+
+/// Whether `path` is one of notarai's own files, which no spec needs to
+/// govern: its schema, an agent's MCP or hook config that `init` edits, or
+/// a file of at most 256 KiB that carries notarai's generated marker (the
+/// skills, rules and prompts `init` writes, a `CLAUDE.md` section).
+fn is_notarais_own(root: &Path, path: &str, configs: &[&str]) -> bool {
+    if [crate::layout::SCHEMA_FILE, crate::init::SPEC_README].contains(&path)
+        || configs.contains(&path)
+    {
+        return true;
+    }
+    // The marker sits at the top or the end of a generated text (a skill's
+    // front matter comes first); a bounded, non-blocking read.
+    let Ok(head) = crate::safe_fs::read_prefix(root, Path::new(path), 256 * 1024) else {
+        return false;
+    };
+    String::from_utf8_lossy(&head).contains(crate::init::generated::MARK)
+}
+
+/// Whether the change of `path` (`.gitignore`, `.gitattributes`) only adds
+/// or removes the lines `notarai init` writes there: the cache folder's
+/// ignore line and the state file's merge driver line.
+fn only_notarais_lines(changes: &ChangeSet<'_>, path: &str) -> bool {
+    if ![".gitignore", crate::init::GITATTRIBUTES].contains(&path) {
+        return false;
+    }
+    let ours = [
+        crate::init::gitignore::CACHE_LINE,
+        crate::state::GITATTRIBUTES_LINE,
+    ];
+    let Some(file) = changes.files.iter().find(|f| f.path == path) else {
+        return false;
+    };
+    let Ok(crate::changes::Patch::Text(text)) = changes.patch(file) else {
+        return false;
+    };
+    text.lines()
+        .filter(|l| !l.starts_with("+++") && !l.starts_with("---"))
+        .filter_map(|l| l.strip_prefix('+').or_else(|| l.strip_prefix('-')))
+        .all(|l| l.trim().is_empty() || ours.contains(&l.trim()))
 }
 
 /// Formatting-only changes (a notice each) and broken anchors (a warning

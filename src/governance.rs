@@ -73,6 +73,12 @@ struct SpecRules {
     /// The anchor (`path#Symbol`) of each glob in `globs`: `None` governs
     /// the whole file.
     glob_anchor: Vec<Option<Anchor>>,
+    /// Whether each glob in `globs` is housekeeping: an artifact whose
+    /// `tier` is 3 (needs no spec's review) or 4 (derived output).
+    glob_housekeeping: Vec<bool>,
+    /// Whether the whole spec is housekeeping: its `tier` is `registered`
+    /// or `derived` (intent and mapping, no behaviors to check).
+    housekeeping: bool,
     categories: Vec<String>,
     scope: Scope,
 }
@@ -117,6 +123,7 @@ impl Governance {
             let mut globs = Vec::new();
             let mut glob_category = Vec::new();
             let mut glob_anchor = Vec::new();
+            let mut glob_housekeeping = Vec::new();
             let mut categories = Vec::new();
             let mut prefixes = vec![loaded.path.clone()];
             let mut everything = false;
@@ -155,6 +162,7 @@ impl Governance {
                         globs.push(glob);
                         glob_category.push(category_index);
                         glob_anchor.push(anchor.clone());
+                        glob_housekeeping.push(matches!(artifact.tier, Some(3 | 4)));
                     }
                 }
             }
@@ -169,6 +177,8 @@ impl Governance {
                 set: OnceLock::new(),
                 glob_category,
                 glob_anchor,
+                glob_housekeeping,
+                housekeeping: loaded.spec.tier() != crate::spec::Tier::Full,
                 categories,
                 scope,
             });
@@ -252,6 +262,27 @@ impl Governance {
             .into_iter()
             .map(|c| rules.categories[c].as_str())
             .collect()
+    }
+
+    /// Whether spec `spec` governs `path` as housekeeping: listed, but no
+    /// review flag. True when the spec's `tier` is `registered` or
+    /// `derived`, or when every artifact of the spec matching `path` has
+    /// `tier: 3` (no review needed: a changelog) or `tier: 4` (derived
+    /// output: a lock file). A spec's own file is never housekeeping: a
+    /// changed spec is new intent. Meaningful only for a governed path.
+    pub fn is_housekeeping(&self, spec: usize, path: &str) -> bool {
+        let rules = &self.rules[spec];
+        if rules.path == path {
+            return false;
+        }
+        if rules.housekeeping {
+            return true;
+        }
+        if !rules.glob_housekeeping.contains(&true) || !rules.scope.contains(path) {
+            return false;
+        }
+        let matched = rules.set().matches(path);
+        !matched.is_empty() && matched.iter().all(|&g| rules.glob_housekeeping[g])
     }
 
     /// The first of [`Governance::categories`], or `None` when spec `spec`

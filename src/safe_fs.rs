@@ -574,6 +574,18 @@ pub fn read(root: &Path, path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
     Ok(bytes)
 }
 
+/// The first `n` bytes (or fewer) of the regular file `path`, whatever its
+/// size, with the checks of [`read`]: enough to sniff a header or a marker.
+pub fn read_prefix(root: &Path, path: &Path, n: u64) -> Result<Vec<u8>, FsError> {
+    let (resolved, len) = check_readable(root, path, u64::MAX)?;
+    let file = open_regular(&resolved)?;
+    let mut bytes = Vec::with_capacity(len.min(n) as usize);
+    file.take(n)
+        .read_to_end(&mut bytes)
+        .map_err(io_err(&resolved))?;
+    Ok(bytes)
+}
+
 /// Open `path` for reading without following a link and without blocking
 /// on a FIFO, and require a regular file (checked on the open descriptor).
 pub fn open_regular(path: &Path) -> Result<File, FsError> {

@@ -211,6 +211,33 @@ impl ChangeSet<'_> {
     }
 }
 
+/// The patch from `old` to `new`, two contents of `path`, in git's unified
+/// format with its headers (`diff --git a/path b/path`) and three lines of
+/// context, as the work tree's diffs are: how a diff "since reconciled"
+/// starts from the content last reviewed rather than from the base.
+pub fn patch_between(path: &str, old: &[u8], new: &[u8]) -> Result<Patch, ChangeError> {
+    if old.len() as u64 > MAX_DIFF_FILE || new.len() as u64 > MAX_DIFF_FILE {
+        return Ok(Patch::TooLarge);
+    }
+    let mut opts = DiffOptions::new();
+    opts.context_lines(3);
+    let mut patch = git2::Patch::from_buffers(
+        old,
+        Some(Path::new(path)),
+        new,
+        Some(Path::new(path)),
+        Some(&mut opts),
+    )?;
+    if patch.delta().flags().is_binary() {
+        return Ok(Patch::Binary);
+    }
+    let buf = patch.to_buf()?;
+    Ok(Patch::Text(match buf.as_str() {
+        Ok(text) => text.to_string(),
+        Err(_) => String::from_utf8_lossy(&buf).into_owned(),
+    }))
+}
+
 /// The pathspecs of one diff each for `scope`: one per literal prefix (none
 /// for an empty scope), or a single unrestricted diff. With one plain
 /// pathspec libgit2 bounds its tree, index and work-tree iterators to that

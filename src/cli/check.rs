@@ -39,9 +39,15 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
-    /// Make warnings (ungoverned changes, spec warnings) errors.
+    /// Make warnings (ungoverned changes, housekeeping files not recorded,
+    /// spec warnings) errors.
     #[arg(long)]
     pub strict: bool,
+
+    /// List every behavior of a 0.8 spec that names no test (`tested_by`),
+    /// a warning each, instead of one summary notice.
+    #[arg(long)]
+    pub untested: bool,
 
     /// Count files changed in formatting or comments only (equal token
     /// streams in Rust, TypeScript, JavaScript, Python, Go); by default they
@@ -61,6 +67,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
                     base: args.base.clone(),
                     strict: args.strict,
                     include_formatting: args.include_formatting,
+                    untested: args.untested,
                 },
             )
             .map_err(|e| {

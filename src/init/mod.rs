@@ -615,6 +615,21 @@ pub fn in_git_work_tree(root: &Path) -> bool {
     git2::Repository::discover(root).is_ok_and(|repo| repo.workdir().is_some())
 }
 
+/// The planned files git ignores (by `.gitignore`, `info/exclude` or the
+/// user's excludes file): written, they stay out of every commit, so the
+/// team never gets them. Empty outside a git work tree.
+pub fn ignored_by_git<'p>(root: &Path, plan: &'p Plan) -> Vec<&'p str> {
+    let Ok(repo) = git2::Repository::open(root) else {
+        return Vec::new();
+    };
+    plan.files
+        .iter()
+        .filter(|f| f.changes() && f.status != Outcome::Removed)
+        .map(|f| f.rel.as_str())
+        .filter(|rel| repo.is_path_ignored(rel).unwrap_or(false))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -169,11 +169,13 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             "Reconciliation status",
             "Where a reconciliation pass stands: per affected spec, the changed files it governs \
              that are not reconciled yet (`unreconciled`) and how many are (`reconciled`, \
-             `all_reconciled`), plus `totals`. A file counts as reconciled when its current \
-             content matches the local cache or the committed `.notarai/reconciliation_state.json`, \
-             so a fresh clone sees what the team reconciled. `base_branch` is optional; `base` says \
-             which base was used and how it was chosen. `state_problem` names a malformed state \
-             file (then ignored). Call it first, to resume where a pass stopped.",
+             `all_reconciled`), the files that need no review (`housekeeping`), plus `totals`, \
+             `invalid_specs`, `deleted_specs` and `nothing_to_review` (when true the pass can \
+             stop). A file counts as reconciled when its current content matches the local cache \
+             or the committed `.notarai/reconciliation_state.json` for that spec, so a fresh \
+             clone sees what the team reconciled. `base_branch` is optional; `base` says which \
+             base was used and how it was chosen. `state_problem` names a malformed state file \
+             (then ignored).",
             Access::ReadOnly,
             crate::check::status_tool,
         ),
@@ -184,9 +186,10 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              Changes are counted from the merge base with `base_branch` and include staged, unstaged \
              and untracked work and deletions. Returns `changed_files`, `affected_specs` (each with \
              its intent, behaviors, constraints, invariants and the `matched_files` that made it \
-             affected, `unreconciled_count` of them and `all_reconciled`), `invalid_specs` (errors of \
-             spec files that fail `notarai validate`) and `base` (the base used: `base_branch` is \
-             optional).",
+             affected, `unreconciled_count` and `housekeeping_count` of them; a spec that is \
+             `all_reconciled` is one line, without its texts), `invalid_specs` (errors of spec \
+             files that fail `notarai validate`), `deleted_specs` and `base` (the base used: \
+             `base_branch` is optional).",
             Access::ReadOnly,
             review::list_affected_specs,
         ),
@@ -194,20 +197,24 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             "get_spec_diff",
             "Diff of one spec's changed files",
             "The changes one spec must be checked against: the unified diff of the changed files it \
-             governs, leaving out files whose content was already reconciled (listed in `skipped`). \
-             `spec_changes` holds the full text of changed spec files, `system_spec` the system \
-             spec for context. Use `exclude_patterns` for lock files and \
-             generated output. `base_branch` is optional (chosen as in `list_affected_specs`); \
-             `base` says which base was used.",
+             governs, leaving out files whose content was already reconciled (`skipped`). A file \
+             reconciled before and changed since is shown from its reconciled content \
+             (`since_reconciled`; `since: \"base\"` for the whole branch diff). Files that need no \
+             review are named in `housekeeping`, files named in `already_read` are not diffed \
+             again, `shared` names the other specs of a file, `excluded` the files \
+             `exclude_patterns` left out. `spec_changes` holds the full text of changed spec \
+             files, `system_spec` the system spec for context. `base_branch` is optional (chosen \
+             as in `list_affected_specs`); `base` says which base was used.",
             Access::ReadOnly,
             review::get_spec_diff,
         ),
         ToolDef::new(
             "get_changed_artifacts",
             "Changed artifacts of a spec",
-            "The files a spec governs (optionally of one category such as `docs`) that exist now and \
-             differ from the last reconciliation, whatever the branch. On a cold cache every governed \
-             file is listed. Use it to find docs and other artifacts that need a look.",
+            "The files a spec governs (optionally of one category such as `docs`) that changed on \
+             the branch (since the merge base with `base_branch`, work in progress included), \
+             exist now and are not reconciled for this spec. Use it to find docs and other \
+             artifacts that need a look; `base` says which base was used.",
             Access::ReadOnly,
             review::get_changed_artifacts,
         ),
@@ -217,7 +224,9 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             "Record the current content (BLAKE3) of the files reviewed, \
              so later `get_spec_diff` calls skip them until they change again. Paths are relative to \
              the repository root; a path that no longer exists is remembered as reconciled while \
-             deleted. Returns `updated` (files hashed) and `deleted`.",
+             deleted. With `spec_path` the files are recorded for that spec only (other specs \
+             governing them still see the change); without it, for every spec. Returns `updated` \
+             (files hashed) and `deleted`.",
             Access::Write { destructive: false },
             review::mark_reconciled,
         ),

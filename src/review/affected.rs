@@ -13,7 +13,6 @@ use crate::governance::Scope;
 use crate::page::MaxTokens;
 use crate::progress::Progress;
 use crate::project::Project;
-use crate::spec;
 use crate::state::{JudgeError, Reconciled};
 
 /// The page of a reconciliation status named by `cursor` (the first
@@ -74,7 +73,7 @@ fn affected_specs_with(
     let (base, used) = choose_base(&root, git, base_branch)?;
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let changed_files = changes.paths();
-    let mut matched: BTreeMap<usize, Vec<(String, bool)>> = BTreeMap::new();
+    let mut matched: BTreeMap<usize, Vec<(String, bool, bool)>> = BTreeMap::new();
     let governed: Vec<(String, Vec<usize>)> = changed_files
         .iter()
         .map(|p| (p.clone(), specs.governance().governors(p)))
@@ -114,45 +113,46 @@ fn affected_specs_with(
             JudgeError::Io(message) => ReviewError::Internal(message),
             JudgeError::Cancelled(c) => c.into(),
         })?;
+    let governance = specs.governance();
     for ((path, governors), reconciled) in governed.iter().zip(judged) {
         for (&spec, reconciled) in governors.iter().zip(reconciled) {
+            let housekeeping = governance.is_housekeeping(spec, path);
             matched
                 .entry(spec)
                 .or_default()
-                .push(((*path).clone(), reconciled));
+                .push(((*path).clone(), reconciled, housekeeping));
         }
     }
     let affected_specs = matched
         .into_iter()
         .map(|(index, judged)| {
             let loaded = &specs.set.specs[index];
-            let unreconciled_count = judged.iter().filter(|(_, r)| !r).count();
-            let matched_files: Vec<String> = judged.into_iter().map(|(p, _)| p).collect();
+            let unreconciled_count = judged.iter().filter(|(_, r, h)| !r && !h).count();
+            let housekeeping_count = judged.iter().filter(|(_, r, h)| !r && *h).count();
+            let matched_count = judged.len();
+            let all_reconciled = unreconciled_count == 0;
+            // Say it once: a spec with nothing to review is one line.
+            let spec = (!all_reconciled).then_some(&loaded.spec);
             AffectedSpec {
                 unreconciled_count,
-                all_reconciled: unreconciled_count == 0,
+                housekeeping_count,
+                all_reconciled,
                 spec_path: loaded.path.clone(),
-                intent: loaded.spec.intent.clone(),
-                behaviors: loaded.spec.behaviors.clone(),
-                constraints: loaded.spec.constraints.clone(),
-                invariants: loaded.spec.invariants.clone(),
-                matched_count: matched_files.len(),
-                matched_files,
+                intent: spec.map(|s| s.intent.clone()).unwrap_or_default(),
+                behaviors: spec.map(|s| s.behaviors.clone()).unwrap_or_default(),
+                constraints: spec.map(|s| s.constraints.clone()).unwrap_or_default(),
+                invariants: spec.map(|s| s.invariants.clone()).unwrap_or_default(),
+                matched_count,
+                matched_files: if all_reconciled {
+                    Vec::new()
+                } else {
+                    judged.into_iter().map(|(p, _, _)| p).collect()
+                },
                 continued: false,
             }
         })
         .collect();
-    // Deleted as git sees it: a spec not checked out (sparse) is not deleted.
-    let mut deleted_specs: Vec<String> = changes
-        .files
-        .iter()
-        .filter(|f| f.status == crate::changes::ChangeKind::Deleted)
-        .map(|f| f.path.clone())
-        .chain(changes.files.iter().filter_map(|f| f.old_path.clone()))
-        .filter(|p| spec::is_spec_path(p))
-        .collect();
-    deleted_specs.sort();
-    deleted_specs.dedup();
+    let deleted_specs = super::deleted_specs(&changes);
     Ok(AffectedSpecs {
         base: used,
         unreviewable: unreviewable(&changes, |_| true),

@@ -32,6 +32,7 @@ pub fn get_spec_diff(
         &params.exclude_patterns,
         params.bypass_cache,
         params.max_tokens,
+        (params.since, &params.already_read),
     );
     pages::spec_diff(
         full,
@@ -71,18 +72,22 @@ fn spec_diff_parts(
     let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
     let changes = git.changes(&base, specs.governance().scope(index), true)?;
 
-    // The changed files this spec governs, each with its governed paths.
+    // The changed files this spec governs, each with its governed paths;
+    // the governed paths `exclude_patterns` leaves out, by name.
+    let mut excluded: Vec<String> = Vec::new();
     let candidates: Vec<(&crate::changes::ChangedFile, Vec<&str>)> = changes
         .files
         .iter()
         .filter_map(|file| {
-            let governed: Vec<&str> = file
+            let (governed, left_out): (Vec<&str>, Vec<&str>) = file
                 .paths()
-                .filter(|p| specs.governance().category(index, p).is_some() && !exclude.is_match(p))
-                .collect();
+                .filter(|p| specs.governance().category(index, p).is_some())
+                .partition(|p| !exclude.is_match(p));
+            excluded.extend(left_out.into_iter().map(str::to_string));
             (!governed.is_empty()).then_some((file, governed))
         })
         .collect();
+    let already_read: Vec<&str> = params.already_read.iter().map(String::as_str).collect();
 
     // Hash what is there now, once per path, in parallel.
     let mut paths: Vec<&str> = candidates
@@ -118,7 +123,11 @@ fn spec_diff_parts(
         pages: 1,
         next_cursor: None,
         skipped: Vec::new(),
-        excluded: params.exclude_patterns.clone(),
+        excluded,
+        housekeeping: Vec::new(),
+        since_reconciled: Vec::new(),
+        already_read: Vec::new(),
+        shared: BTreeMap::new(),
         spec_changes: Vec::new(),
         system_spec: None,
         binary_changes: Vec::new(),
@@ -157,13 +166,39 @@ fn spec_diff_parts(
         if other.is_empty() {
             continue;
         }
+        // Housekeeping (no review needed): named, not diffed.
+        if other
+            .iter()
+            .all(|p| specs.governance().is_housekeeping(index, p))
+        {
+            out.housekeeping.extend(other.iter().map(|p| p.to_string()));
+            continue;
+        }
+        // Read already in this pass, for another spec: named, not diffed.
+        if other.iter().all(|p| already_read.contains(p)) {
+            out.already_read.extend(other.iter().map(|p| p.to_string()));
+            continue;
+        }
+        // Since the content last reconciled for this spec, when it is kept.
+        let since = (params.since == super::Since::Reconciled)
+            .then(|| since_reconciled(&root, git, file, known.as_ref()?, spec_path))
+            .flatten();
         // Each hunk named by its symbol; for an anchored spec only the hunks
         // touching its symbols; a formatting-only change set apart.
         let anchors = symbolic::spec_anchors(specs.governance(), index, &other);
-        let sides = symbolic::sides(&root, git, &base, file);
+        let (sides, patch) = match since {
+            Some((sides, patch)) => {
+                out.since_reconciled.push(file.path.clone());
+                (sides, patch)
+            }
+            None => (
+                symbolic::sides(&root, git, &base, file),
+                changes.patch(file)?,
+            ),
+        };
         let patch = match symbolic::view(
             sides.as_ref(),
-            changes.patch(file)?,
+            patch,
             anchors.as_deref(),
             params.include_formatting,
         ) {
@@ -180,6 +215,16 @@ fn spec_diff_parts(
             }
         };
         for path in &other {
+            let others: Vec<String> = specs
+                .governance()
+                .governors(path)
+                .into_iter()
+                .filter(|&g| g != index)
+                .map(|g| specs.governance().spec_path(g).to_string())
+                .collect();
+            if !others.is_empty() {
+                out.shared.insert(path.to_string(), others);
+            }
             out.files.push(path.to_string());
             if let Some(category) = specs.governance().category(index, path) {
                 out.file_categories
@@ -212,6 +257,10 @@ fn spec_diff_parts(
         &mut out.outside_anchors,
         &mut out.binary_changes,
         &mut out.large_changes,
+        &mut out.excluded,
+        &mut out.housekeeping,
+        &mut out.since_reconciled,
+        &mut out.already_read,
     ] {
         list.sort();
         list.dedup();
@@ -228,6 +277,37 @@ fn spec_diff_parts(
         });
     }
     Ok((out, patches))
+}
+
+/// The diff of `file` from the content last reconciled for `spec` to the
+/// work tree's, with both sides outlined: `None` when the file is not
+/// modified in place, no reviewed content is kept, or it cannot be read
+/// (the diff then starts from the base).
+fn since_reconciled(
+    root: &std::path::Path,
+    git: &crate::changes::GitRepo,
+    file: &crate::changes::ChangedFile,
+    known: &Reconciled,
+    spec: &str,
+) -> Option<(Option<symbolic::Sides>, Patch)> {
+    if file.old_path.is_some()
+        || !matches!(
+            file.status,
+            crate::changes::ChangeKind::Modified | crate::changes::ChangeKind::Added
+        )
+    {
+        return None;
+    }
+    let blob = known.reviewed_blob(spec, &file.path)?;
+    let old = crate::state::reviewed_content(git, blob)?;
+    let new = crate::safe_fs::read(
+        root,
+        std::path::Path::new(&file.path),
+        crate::changes::MAX_DIFF_FILE,
+    )
+    .ok()?;
+    let patch = crate::changes::patch_between(&file.path, &old, &new).ok()?;
+    Some((symbolic::sides_of(&file.path, &old, &new), patch))
 }
 
 /// A file's content as git sees it: a symbolic link is its target text,

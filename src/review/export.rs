@@ -91,6 +91,8 @@ pub fn export_context(
             exclude_patterns: Vec::new(),
             bypass_cache: false,
             include_formatting: false,
+            since: Default::default(),
+            already_read: Vec::new(),
             max_tokens: None,
             cursor: None,
         };

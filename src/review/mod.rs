@@ -35,7 +35,7 @@ pub use diff::{get_spec_diff, whole_spec_diff};
 pub use export::{ExportContext, ExportParams, SpecContext, export_context};
 pub use params::{
     GetChangedArtifactsParams, GetSpecDiffParams, ListAffectedSpecsParams, MarkReconciledParams,
-    SnapshotParams,
+    Since, SnapshotParams,
 };
 pub use record::{clear_cache, get_changed_artifacts, mark_reconciled, snapshot_tool};
 pub use results::{
@@ -197,6 +197,22 @@ pub fn invalid_specs(specs: &Specs) -> Vec<InvalidSpec> {
             error: f.to_string(),
         })
         .collect()
+}
+
+/// The spec files `changes` deletes (or renames away), sorted. Deleted as
+/// git sees it: a spec not checked out (sparse) is not deleted.
+pub fn deleted_specs(changes: &crate::changes::ChangeSet<'_>) -> Vec<String> {
+    let mut deleted: Vec<String> = changes
+        .files
+        .iter()
+        .filter(|f| f.status == crate::changes::ChangeKind::Deleted)
+        .map(|f| f.path.clone())
+        .chain(changes.files.iter().filter_map(|f| f.old_path.clone()))
+        .filter(|p| crate::spec::is_spec_path(p))
+        .collect();
+    deleted.sort();
+    deleted.dedup();
+    deleted
 }
 
 /// What each of `paths` holds now, as git sees it, in order: the work-tree

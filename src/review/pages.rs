@@ -87,6 +87,7 @@ pub fn affected_specs(
                     matched_files: Vec::new(),
                     matched_count: current.1.matched_count,
                     unreconciled_count: current.1.unreconciled_count,
+                    housekeeping_count: current.1.housekeeping_count,
                     all_reconciled: current.1.all_reconciled,
                     continued: true,
                 };
@@ -142,14 +143,24 @@ pub fn status(
     let mut layout = Layout::new(capacity(budget, json_len(&full)));
     let mut spec_at: Vec<(usize, SpecStatus)> = Vec::new();
     for mut spec in specs {
-        let files = std::mem::take(&mut spec.unreconciled);
+        // The files to review, then the housekeeping ones, cut alike.
+        let files: Vec<(bool, String)> = std::mem::take(&mut spec.unreconciled)
+            .into_iter()
+            .map(|f| (false, f))
+            .chain(
+                std::mem::take(&mut spec.housekeeping)
+                    .into_iter()
+                    .map(|f| (true, f)),
+            )
+            .collect();
         let page = layout.place(json_len(&spec) + 1);
         let mut current = (page, spec);
-        for file in files {
+        for (housekeeping, file) in files {
             let cost = json_len(&file) + 1;
             if cost > layout.room() {
                 let continued = SpecStatus {
                     unreconciled: Vec::new(),
+                    housekeeping: Vec::new(),
                     continued: true,
                     ..current.1.clone()
                 };
@@ -159,7 +170,11 @@ pub fn status(
                 current.0 = layout.current();
             }
             layout.consume(cost);
-            current.1.unreconciled.push(file);
+            if housekeeping {
+                current.1.housekeeping.push(file);
+            } else {
+                current.1.unreconciled.push(file);
+            }
         }
         spec_at.push(current);
     }

@@ -52,12 +52,37 @@ pub struct GetSpecDiffParams {
     /// `formatting_only`, affecting no spec.
     #[serde(default)]
     pub include_formatting: bool,
+    /// Where each file's diff starts: `reconciled` (the default) shows a file
+    /// reconciled before and changed since from the content last reconciled
+    /// for this spec (listed in `since_reconciled`); `base` shows every file's
+    /// whole diff from the merge base.
+    #[serde(default)]
+    pub since: Since,
+    /// Files whose diff you already read in this pass (for another spec):
+    /// listed in `already_read`, not diffed again. Judge them against this
+    /// spec from what you read.
+    #[serde(default)]
+    pub already_read: Vec<String>,
     /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
     #[serde(default)]
     pub max_tokens: Option<MaxTokens>,
     /// The `next_cursor` of the previous page, to get the next one; omit for the first page.
     #[serde(default)]
     pub cursor: Option<String>,
+}
+
+/// Where a file's diff starts in `get_spec_diff`.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, serde::Serialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Since {
+    /// From the content last reconciled for the spec, when it is known;
+    /// else from the merge base.
+    #[default]
+    Reconciled,
+    /// From the merge base, always.
+    Base,
 }
 
 /// Parameters of `get_changed_artifacts`.
@@ -68,6 +93,10 @@ pub struct GetChangedArtifactsParams {
     /// Only this artifact category of the spec (e.g. `docs`, `code`, `configs`).
     #[serde(default)]
     pub artifact_type: Option<String>,
+    /// The branch this work merges into, as in `list_affected_specs`
+    /// (optional: chosen the same way).
+    #[serde(default)]
+    pub base_branch: Option<String>,
     /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
     #[serde(default)]
     pub max_tokens: Option<MaxTokens>,

@@ -13,7 +13,9 @@ use crate::project::Project;
 use crate::repo_path::{Guard, RepoPath};
 use crate::state::Reconciled;
 
-/// The spec's governed files that exist now and differ from the cache.
+/// The spec's governed files changed on the branch (since the merge base
+/// with the base, work in progress included) that exist now and are not
+/// reconciled for it.
 pub fn get_changed_artifacts(
     project: &mut Project,
     params: &GetChangedArtifactsParams,
@@ -34,6 +36,7 @@ pub fn get_changed_artifacts(
             format!("its categories are: {}", known.join(", "))
         };
         return Ok(ChangedArtifacts {
+            base: None,
             changed_artifacts: Vec::new(),
             changed_count: 0,
             page: 1,
@@ -47,9 +50,15 @@ pub fn get_changed_artifacts(
     }
     let root = project.root().to_path_buf();
     let git = project.git()?;
-    let universe = git.files(specs.governance().scope(index))?;
-    let governed: Vec<String> = universe
-        .into_iter()
+    let (base, used) = super::choose_base(&root, git, params.base_branch.as_deref())?;
+    // What changed on the branch (committed, staged, unstaged, untracked)
+    // and exists now, of the asked category.
+    let changes = git.changes(&base, specs.governance().scope(index), false)?;
+    let governed: Vec<String> = changes
+        .files
+        .iter()
+        .filter(|f| f.status != crate::changes::ChangeKind::Deleted)
+        .map(|f| f.path.clone())
         .filter(|p| {
             let categories = specs.governance().categories(index, p);
             match params.artifact_type.as_deref() {
@@ -70,6 +79,7 @@ pub fn get_changed_artifacts(
         }
     }
     let full = ChangedArtifacts {
+        base: Some(used),
         changed_count: changed_artifacts.len(),
         changed_artifacts,
         note: None,
@@ -77,7 +87,12 @@ pub fn get_changed_artifacts(
         pages: 1,
         next_cursor: None,
     };
-    let args = (&params.spec_path, &params.artifact_type, params.max_tokens);
+    let args = (
+        &params.spec_path,
+        &params.artifact_type,
+        &params.base_branch,
+        params.max_tokens,
+    );
     pages::changed_artifacts(full, &args, params.max_tokens, params.cursor.as_deref())
         .map_err(|e| ReviewError::InvalidParams(e.to_string()))
 }

@@ -65,29 +65,47 @@ pub struct Unreviewable {
 pub struct AffectedSpec {
     /// Path of the spec file.
     pub spec_path: String,
-    /// The spec's intent.
+    /// The spec's intent (absent when `all_reconciled`: nothing to review,
+    /// so the spec is one line).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub intent: String,
-    /// The spec's behaviors as written.
+    /// The spec's behaviors as written (absent when `all_reconciled`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub behaviors: Vec<Behavior>,
-    /// The spec's constraints.
+    /// The spec's constraints (absent when `all_reconciled`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub constraints: Vec<String>,
-    /// The spec's invariants.
+    /// The spec's invariants (absent when `all_reconciled`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invariants: Vec<String>,
     /// The changed files that made this spec affected (on a page, the part
-    /// of them that fits; the rest follows in `continued` entries).
+    /// of them that fits; the rest follows in `continued` entries; absent
+    /// when `all_reconciled`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matched_files: Vec<String>,
     /// Number of matched files in the whole answer.
     pub matched_count: usize,
-    /// How many of the matched files are not reconciled yet (their current
-    /// content is in neither the local cache nor the committed state).
+    /// How many of the matched files need a review and are not reconciled
+    /// yet (their current content is in neither the local cache nor the
+    /// committed state for this spec).
     pub unreconciled_count: usize,
-    /// `true` when every matched file is reconciled: nothing of this spec
-    /// is left for this pass.
+    /// How many matched files are housekeeping (no review needed: the
+    /// spec's `tier` is `registered` or `derived`, or the artifact's `tier`
+    /// is 3 or 4) and not reconciled yet.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub housekeeping_count: usize,
+    /// `true` when no matched file needs a review: nothing of this spec is
+    /// left for this pass (housekeeping files may still wait to be
+    /// recorded).
     pub all_reconciled: bool,
     /// `true` when this entry only continues the `matched_files` of the same
     /// spec from an earlier entry (its texts are empty here).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub continued: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// An error of a spec file that fails `notarai validate`.
@@ -121,8 +139,29 @@ pub struct SpecDiff {
     /// Changed governed files whose content matches the hash cache or the
     /// committed `.notarai/reconciliation_state.json` (already reconciled).
     pub skipped: Vec<String>,
-    /// The `exclude_patterns` as given.
+    /// The changed files this spec governs that `exclude_patterns` left
+    /// out, sorted (not reviewed: record them with `mark_reconciled` only if
+    /// they need no review).
     pub excluded: Vec<String>,
+    /// Changed files this spec governs as housekeeping (its `tier` is
+    /// `registered` or `derived`, or the artifact's `tier` is 3 or 4), not
+    /// reconciled: no diff, no review needed; record them with
+    /// `mark_reconciled`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub housekeeping: Vec<String>,
+    /// Files of `files` whose diff starts at the content last reconciled for
+    /// this spec, not at the merge base (`since: "base"` shows the whole
+    /// branch diff).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub since_reconciled: Vec<String>,
+    /// Changed files of this spec named in `already_read`: no diff here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub already_read: Vec<String>,
+    /// Files of `files` that other specs govern too, with those specs:
+    /// judge the diff against them as well, and pass the file in
+    /// `already_read` when you ask for their diffs.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub shared: BTreeMap<String, Vec<String>>,
     /// Full content of each changed governed spec file (the spec itself included).
     pub spec_changes: Vec<SpecFile>,
     /// The system spec: full content, only `path` when it is in `spec_changes`,
@@ -204,9 +243,14 @@ pub struct SystemSpec {
 /// Result of `get_changed_artifacts`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ChangedArtifacts {
-    /// Governed files that exist now and differ from both the hash cache and
-    /// the committed state (all of them when neither has them), sorted.
-    /// Paged: each page holds the next part.
+    /// The base changes are counted from, and how it was chosen (absent
+    /// with a `note`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<crate::state::UsedBase>,
+    /// Governed files changed on the branch (since the merge base, work in
+    /// progress included) that exist now and are not reconciled for this
+    /// spec in the hash cache or the committed state, sorted. Paged: each
+    /// page holds the next part.
     pub changed_artifacts: Vec<String>,
     /// Set when the answer needs a word of explanation: an `artifact_type`
     /// the spec does not use (the list is then empty) names the spec's
@@ -257,6 +301,17 @@ pub struct ReconciliationStatus {
     pub specs: Vec<SpecStatus>,
     /// Counts over all affected specs (a file governed by two specs counts once).
     pub totals: Totals,
+    /// Spec files that fail to load (`list_affected_specs` gives their
+    /// errors): they govern nothing until fixed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invalid_specs: Vec<String>,
+    /// Spec files deleted on this branch.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deleted_specs: Vec<String>,
+    /// `true` when nothing needs a review: no unreconciled file, no invalid
+    /// or deleted spec, no state problem. The pass can stop here (after
+    /// recording any `housekeeping` files).
+    pub nothing_to_review: bool,
     /// What is wrong with `.notarai/reconciliation_state.json`, when it does
     /// not read (it is then ignored: only the local cache counts).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -293,6 +348,12 @@ pub struct SpecStatus {
     pub reconciled: usize,
     /// `true` when nothing of it is left to reconcile.
     pub all_reconciled: bool,
+    /// Changed files of this spec that need no review (housekeeping: the
+    /// spec's `tier` is `registered` or `derived`, or the artifact's `tier`
+    /// is 3 or 4) and are not reconciled: record them with
+    /// `mark_reconciled`; `check` warns about them, it does not fail.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub housekeeping: Vec<String>,
     /// `true` when this entry only continues the `unreconciled` list of the
     /// same spec from an earlier entry.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -310,4 +371,8 @@ pub struct Totals {
     pub unreconciled: usize,
     /// Governed files reconciled.
     pub reconciled: usize,
+    /// Governed files that need no review (housekeeping) and are not
+    /// reconciled; not counted in `unreconciled`.
+    #[serde(default)]
+    pub housekeeping: usize,
 }

@@ -58,6 +58,18 @@ pub fn sides(root: &Path, git: &GitRepo, base: &Base, file: &ChangedFile) -> Opt
     })
 }
 
+/// Outline two contents of `path` modified in place (the content last
+/// reconciled and the work tree's). `None` for a language the outline does
+/// not know.
+pub fn sides_of(path: &str, old: &[u8], new: &[u8]) -> Option<Sides> {
+    Lang::of_path(path)?;
+    Some(Sides {
+        old: symbols::outline_cached(path, old),
+        new: symbols::outline_cached(path, new),
+        modified: true,
+    })
+}
+
 impl Sides {
     /// Whether the file changed in formatting or comments only: modified in
     /// place, both sides parse and their token streams are equal.

@@ -26,7 +26,7 @@ pub use globs::compile_artifact_glob;
 pub use load::{discover, read_text};
 /// The spec model's top-level types; the rest of the model is named through
 /// [`model`] (`spec::model::OutputType`).
-pub use model::{Behavior, SCHEMA_VERSION, SUPPORTED_VERSIONS, Spec, Tier};
+pub use model::{Behavior, CoveragePolicy, SCHEMA_VERSION, SUPPORTED_VERSIONS, Spec, Tier};
 pub use refs::resolve_ref;
 pub use yaml::{MAX_BYTES, MAX_DEPTH, MAX_NODES};
 

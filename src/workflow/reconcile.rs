@@ -17,6 +17,19 @@ the user decides. Never apply an edit to a spec, code or docs without approval.
 ",
     steps: &[
         Step {
+            id: "base",
+            title: "Pick the base branch.",
+            tool: None,
+            brief: None,
+            text: "Before the first call, decide the base: omit `base_branch` to
+let notarai choose it (on the default branch, the last reconciliation in the
+committed state; elsewhere `main` or `master`); pass it when the work merges
+into another branch (check `git symbolic-ref refs/remotes/origin/HEAD` or
+ask), and use the same base for every call of the pass. Changes are counted
+from the merge base, plus uncommitted and untracked files.",
+            optional: false,
+        },
+        Step {
             id: "status",
             title: "Where does the pass stand?",
             tool: Some(Call {
@@ -24,28 +37,18 @@ the user decides. Never apply an edit to a spec, code or docs without approval.
                 args: "{base_branch?}",
             }),
             brief: Some("to see, per spec, the changed files not yet reconciled"),
-            text: "Call `get_reconciliation_status` first (no arguments, or
-`{base_branch}` when the work merges into a branch you know). Its `base` says
-which base it used: `name`, `source` (`explicit`, `last_reconciliation` or
-`default_branch`) and `merge_base`. `specs` lists per affected spec the
-`unreconciled` files and how many are `reconciled`; `totals` sums them. A file
-counts as reconciled when its content matches this clone's cache or the
-committed `.notarai/reconciliation_state.json`, so a pass that stopped (or a
-teammate's pass) is not redone. If `state_problem` is set, the committed state
-file is malformed and ignored: report it before anything else.",
-            optional: false,
-        },
-        Step {
-            id: "base",
-            title: "Pick the base branch.",
-            tool: None,
-            brief: None,
-            text: "Omit `base_branch` to let notarai choose the base (on the
-default branch, the last reconciliation in the committed state; elsewhere
-`main` or `master`); pass it when the work merges into another branch (check
-`git symbolic-ref refs/remotes/origin/HEAD` or ask), and use the same base for
-every call of the pass. Changes are counted from the merge base, plus
-uncommitted and untracked files.",
+            text: "Call `get_reconciliation_status` (with the base you chose). Its
+`base` says which base it used: `name`, `source` (`explicit`,
+`last_reconciliation` or `default_branch`) and `merge_base`. `specs` lists per
+affected spec the `unreconciled` files (they need a review), the
+`housekeeping` files (no review needed: only to record) and how many are
+`reconciled`; `totals` sums them. A file counts as reconciled when its content
+matches this clone's cache or the committed `.notarai/reconciliation_state.json`
+for that spec, so a pass that stopped (or a teammate's pass) is not redone. If
+`state_problem` is set, the committed state file is malformed and ignored:
+report it before anything else. When `nothing_to_review` is `true`, nothing
+needs a review: if the status lists `housekeeping` files, record them
+({step:record}) and share ({step:snapshot}); say so and stop.",
             optional: false,
         },
         Step {
@@ -63,8 +66,10 @@ The answer has `base`, `changed_files` (`changed_count` of them in all),
 `affected_specs` (each with its `spec_path`, `intent`, `behaviors`,
 `constraints`, `invariants`, `matched_files` (`matched_count` in all), and
 `unreconciled_count` of them still to review; `all_reconciled` when none is),
-`invalid_specs` and `deleted_specs`. Skip a spec that is `all_reconciled`:
-nothing of it changed since it was reconciled.
+`invalid_specs` and `deleted_specs`. A spec that is `all_reconciled` is
+one line (no texts): nothing of it needs a review; skip it.
+`housekeeping_count` counts files that need no review (a `registered` or
+`derived` spec, or an artifact with `tier: 3` or `tier: 4`).
 Answers are paged to fit your context: `page` of `pages`; while the answer
 has a `next_cursor`, call the tool again with the same arguments plus
 `cursor: <next_cursor>` until it has none (an entry marked `continued`
@@ -119,18 +124,23 @@ no spec is worth mentioning: it may need a spec or an `exclude` entry.",
                 name: "get_spec_diff",
                 args: "{spec_path, base_branch?}",
             }),
-            brief: Some("for each affected spec (exclude lock files with exclude_patterns)"),
+            brief: Some("for each affected spec not all_reconciled: its changes since last reconciled"),
             text: r#"For each affected spec not `all_reconciled`, call
-`get_spec_diff` with `{spec_path, exclude_patterns}` (and `base_branch` if you
-passed one). Always exclude lock files and generated
-output, e.g. `["*.lock", "Cargo.lock", "package-lock.json", "yarn.lock",
-"pnpm-lock.yaml", "poetry.lock"]`. Read the answer:
+`get_spec_diff` with `{spec_path, already_read}` (and `base_branch` if you
+passed one), where `already_read` lists the `files` of the diffs you already
+read in this pass. Read the answer:
 - `plan` (first page): every changed file with its status, lines added and
   removed, and the pages that hold its diff; follow `next_cursor` as in
   {step:take_stock} until you have read every page.
-- `diff`: unified diff of the governed non-spec files that changed.
-- `files`: those files. `skipped`: files already reconciled and unchanged
-  since (in the cache or the committed state); do not review them again.
+- `diff`: unified diff of the governed non-spec files that changed. A file
+  in `since_reconciled` is shown from the content last reconciled for this
+  spec (only what is new); `since: "base"` shows the whole branch diff.
+- `files`: those files. `skipped`: already reconciled and unchanged since.
+- `housekeeping`: files that need no review (lock files, changelogs,
+  generated output the spec marks with `tier: 3` or `4`): record them.
+- `already_read`: files whose diff you read for another spec; judge them
+  against this spec from that. `shared`: files of this diff other specs
+  govern too; judge them against those specs now.
 - `file_categories`: the artifact category (`code`, `docs`, ...) of each file.
 - `spec_changes`: full text of changed spec files. A changed spec is a
   statement of new intent: check the code against it, not the other way round.
@@ -189,11 +199,12 @@ the validation hook reported no errors (or run `notarai validate`).",
             }),
             brief: Some("with the files reviewed, so the next pass skips them until they change"),
             text: "When the user has accepted the result, call `mark_reconciled`
-with `{files}`: every file you reviewed (the `files` of each diff and the
-spec files in `spec_changes`), as repository-relative paths. The next pass
-then skips them until they change again. Do not record files of a spec that
-could not be checked. Call `get_reconciliation_status` again: what it still
-lists as `unreconciled` is left for this pass.",
+with `{files}`: every file of the pass (the `files`, `housekeeping` and
+`already_read` of each diff, the spec files in `spec_changes`, and the
+`housekeeping` files of the status), as repository-relative paths. The next
+pass then skips them until they change again. Do not record files of a spec
+that could not be checked. Call `get_reconciliation_status` again: what it
+still lists as `unreconciled` is left for this pass.",
             optional: false,
         },
         Step {

@@ -111,7 +111,7 @@ fn fresh_repository_gets_everything() {
         "get_spec_diff",
         "get_changed_artifacts",
         "mark_reconciled",
-        "exclude_patterns",
+        "already_read",
     ] {
         assert!(reconcile.contains(tool), "reconcile skill lacks {tool}");
     }

@@ -10,6 +10,7 @@ mod corpus;
 
 mod cache_cli;
 mod containment;
+mod daily_loop;
 mod doctor;
 mod errors;
 mod export_context;

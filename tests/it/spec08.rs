@@ -500,7 +500,7 @@ fn exclude_never_takes_a_file_from_a_spec_that_names_it() {
     // The style spec of the issue: an explicit artifact under the excluded `.claude/`.
     repo.write(
         ".notarai/_shared/rules.spec.yaml",
-        "schema_version: '0.8'\ntier: registered\nintent: The rules agents follow.\nartifacts:\n  docs:\n    - path: .claude/rules/style.md\n",
+        "schema_version: '0.8'\nintent: The rules agents follow.\nbehaviors:\n  - name: short\n    given: a rule\n    then: it is short\nartifacts:\n  docs:\n    - path: .claude/rules/style.md\n",
     );
     repo.write(
         ".notarai/system.spec.yaml",
@@ -549,12 +549,12 @@ fn exclude_never_takes_a_file_from_a_spec_that_names_it() {
     let changed = server.call_ok(
         3,
         "get_changed_artifacts",
-        json!({"spec_path": ".notarai/_shared/rules.spec.yaml"}),
+        json!({"spec_path": ".notarai/_shared/rules.spec.yaml", "base_branch": "feat"}),
     );
-    // Cold cache: every governed file, the spec's own file included.
+    // What changed since `feat` and is not reconciled.
     assert_eq!(
         strings(&changed["changed_artifacts"]),
-        [".claude/rules/style.md", ".notarai/_shared/rules.spec.yaml"]
+        [".claude/rules/style.md"]
     );
     server.finish();
     // validate: the explicit artifact matches a file, so no orphan warning.

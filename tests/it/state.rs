@@ -98,11 +98,9 @@ fn a_pass_in_one_clone_is_seen_by_a_fresh_clone() {
         "get_changed_artifacts",
         json!({"spec_path": ".notarai/a.spec.yaml"}),
     );
-    // Only the spec itself, which no one marked: the two files are reconciled.
-    assert_eq!(
-        changed["changed_artifacts"],
-        json!([".notarai/a.spec.yaml"])
-    );
+    // Changed on the branch and not reconciled: nothing (the two files are
+    // reconciled, the spec did not change).
+    assert_eq!(changed["changed_artifacts"], json!([]));
     server.finish();
 
     // A new edit fails the gate, named in all three formats.
@@ -373,8 +371,17 @@ fn check_reports_test_coverage_of_08_specs_and_double_governance() {
         ".notarai/t.spec.yaml",
         "schema_version: '0.8'\nintent: Tested part.\nbehaviors:\n  - name: covered\n    given: g\n    then: t\n    tested_by:\n      - path: tests/missing.rs\n  - name: bare\n    given: g\n    then: t\nartifacts:\n  code:\n    - path: 'src/a.rs'\n",
     );
-    let (code, json_text, _) = check(&repo.root, &["--format", "json", "--base", "main"]);
-    assert_eq!(code, 1, "{json_text}");
+    let (code, summary_text, _) = check(&repo.root, &["--format", "json", "--base", "main"]);
+    assert_eq!(code, 1, "{summary_text}");
+    // By default one summary notice; `--untested` lists each behavior.
+    assert!(
+        summary_text.contains("1 behaviors in 1 specs name no test"),
+        "{summary_text}"
+    );
+    let (_, json_text, _) = check(
+        &repo.root,
+        &["--format", "json", "--base", "main", "--untested"],
+    );
     let report: Value = serde_json::from_str(&json_text).unwrap();
     let kinds: Vec<(&str, &str)> = report["findings"]
         .as_array()

@@ -169,6 +169,27 @@ pub const AGENTS: &[&dyn Agent] = &[
     &windsurf::Windsurf,
 ];
 
+/// Every agent's project-level configuration file notarai edits: MCP
+/// config files and hook files (not instruction files, which hold the
+/// project's own text). `check` does not ask a spec to govern them.
+pub fn config_files() -> Vec<&'static str> {
+    let mut files = Vec::new();
+    for agent in AGENTS {
+        if let Mcp::Project(mcp) = agent.mcp() {
+            files.extend_from_slice(mcp.files);
+        }
+        if let Some(hook) = agent.hook() {
+            files.push(hook.file);
+        }
+        if let Some((file, _)) = agent.hook_also_in() {
+            files.push(file);
+        }
+    }
+    files.sort_unstable();
+    files.dedup();
+    files
+}
+
 /// The agent `id`.
 pub fn agent(id: AgentId) -> &'static dyn Agent {
     *AGENTS
