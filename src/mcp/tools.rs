@@ -118,7 +118,7 @@ impl ToolDef {
         tool.input_schema = Arc::new(portable(tool.input_schema.as_ref().clone()));
         tool.output_schema = tool
             .output_schema
-            .map(|schema| Arc::new(portable(schema.as_ref().clone())));
+            .map(|schema| Arc::new(terse(portable(schema.as_ref().clone()))));
         let handler: Handler = Box::new(move |project, arguments, progress| {
             let params: P = decode(name, arguments)?;
             let result = f(project, &params, progress).map_err(|e| rpc_error(&e))?;
@@ -284,6 +284,42 @@ pub fn portable(mut schema: JsonObject) -> JsonObject {
     }
     schema.values_mut().for_each(walk);
     schema
+}
+
+/// `schema` without its `description`s and `title`s: an output schema is
+/// for validating `structuredContent`, and every client sends `tools/list`
+/// into the model's context, where the fields are explained once, by the
+/// tool's description and the workflow (this halves `tools/list`).
+pub fn terse(mut schema: JsonObject) -> JsonObject {
+    fn walk(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                // A property named `description` is a field, not a keyword.
+                for keyword in ["description", "title"] {
+                    if map.get(keyword).is_some_and(serde_json::Value::is_string) {
+                        map.remove(keyword);
+                    }
+                }
+                for (key, child) in map.iter_mut() {
+                    if key == "properties" {
+                        if let serde_json::Value::Object(props) = child {
+                            props.values_mut().for_each(walk);
+                        }
+                    } else {
+                        walk(child);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::Value::Object(std::mem::take(&mut schema));
+    walk(&mut value);
+    match value {
+        serde_json::Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
 }
 
 /// The tool named `name`, if this server has it.

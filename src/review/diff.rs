@@ -88,6 +88,26 @@ fn spec_diff_parts(
         })
         .collect();
     let already_read: Vec<&str> = params.already_read.iter().map(String::as_str).collect();
+    // A file of this spec deleted in the spec's part of the tree may have
+    // moved out of it: the whole tree's changes, with renames, tell.
+    let whole = if candidates
+        .iter()
+        .any(|(f, _)| f.status == crate::changes::ChangeKind::Deleted)
+    {
+        Some(git.changes(&base, &crate::governance::Scope::Everything, true)?)
+    } else {
+        None
+    };
+    let moved = |file: &crate::changes::ChangedFile| {
+        (file.status == crate::changes::ChangeKind::Deleted)
+            .then(|| {
+                whole.as_ref()?.files.iter().find(|w| {
+                    w.status == crate::changes::ChangeKind::Renamed
+                        && w.old_path.as_deref() == Some(file.path.as_str())
+                })
+            })
+            .flatten()
+    };
 
     // Hash what is there now, once per path, in parallel.
     let mut paths: Vec<&str> = candidates
@@ -128,6 +148,7 @@ fn spec_diff_parts(
         since_reconciled: Vec::new(),
         already_read: Vec::new(),
         shared: BTreeMap::new(),
+        moved_out: BTreeMap::new(),
         spec_changes: Vec::new(),
         system_spec: None,
         binary_changes: Vec::new(),
@@ -186,12 +207,22 @@ fn spec_diff_parts(
         // Each hunk named by its symbol; for an anchored spec only the hunks
         // touching its symbols; a formatting-only change set apart.
         let anchors = symbolic::spec_anchors(specs.governance(), index, &other);
-        let (sides, patch) = match since {
-            Some((sides, patch)) => {
+        let (sides, patch) = match (since, moved(file)) {
+            (Some((sides, patch)), _) => {
                 out.since_reconciled.push(file.path.clone());
                 (sides, patch)
             }
-            None => (
+            // Moved out of the spec's files: shown as the rename it is.
+            (None, Some(renamed)) => {
+                out.moved_out
+                    .insert(file.path.clone(), renamed.path.clone());
+                let whole = whole.as_ref().expect("a move was found in it");
+                (
+                    symbolic::sides(&root, git, &base, renamed),
+                    whole.patch(renamed)?,
+                )
+            }
+            (None, None) => (
                 symbolic::sides(&root, git, &base, file),
                 changes.patch(file)?,
             ),

@@ -162,6 +162,11 @@ pub struct SpecDiff {
     /// `already_read` when you ask for their diffs.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub shared: BTreeMap<String, Vec<String>>,
+    /// Files of `files` moved out of this spec's files on the branch, with
+    /// their new path: the diff shows the rename (and any edit), not a
+    /// deletion.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub moved_out: BTreeMap<String, String>,
     /// Full content of each changed governed spec file (the spec itself included).
     pub spec_changes: Vec<SpecFile>,
     /// The system spec: full content, only `path` when it is in `spec_changes`,

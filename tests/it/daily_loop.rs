@@ -307,3 +307,34 @@ fn get_changed_artifacts_lists_branch_changes_not_yet_reconciled() {
     );
     assert_eq!(changed["changed_artifacts"], json!([]), "{changed}");
 }
+
+#[test]
+fn a_file_moved_out_of_a_spec_reads_as_a_rename_with_its_new_path() {
+    let repo = Repo::new();
+    repo.write(
+        ".notarai/a.spec.yaml",
+        "schema_version: '0.8'\nintent: A\nbehaviors:\n  - name: b\n    given: g\n    then: t\nartifacts:\n  code:\n    - path: 'src/a/**'\n",
+    );
+    repo.write("src/a/x.txt", lines());
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    std::fs::create_dir_all(repo.root.join("lib")).unwrap();
+    repo.git(&["mv", "src/a/x.txt", "lib/x.txt"]);
+    let mut server = repo.server();
+    let diff = server.call_ok(
+        1,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/a.spec.yaml"}),
+    );
+    assert_eq!(
+        diff["moved_out"],
+        json!({"src/a/x.txt": "lib/x.txt"}),
+        "{diff}"
+    );
+    let body = diff["diff"].as_str().unwrap();
+    assert!(
+        body.contains("rename from src/a/x.txt") && body.contains("rename to lib/x.txt"),
+        "{body}"
+    );
+    assert!(!body.contains("-line 1\n"), "not a whole deletion: {body}");
+}
