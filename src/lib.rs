@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+pub mod answers;
 pub mod cache;
 pub mod changes;
 pub mod check;

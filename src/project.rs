@@ -76,6 +76,8 @@ pub struct Project {
     root: PathBuf,
     git: Option<crate::changes::GitRepo>,
     loaded: Option<(Vec<SpecStamp>, Arc<Specs>)>,
+    /// Whole answers kept for their next pages (see [`crate::answers`]).
+    answers: crate::answers::Answers,
 }
 
 /// The specs of a project and their governance, compiled on first use.
@@ -151,6 +153,7 @@ impl Project {
             root,
             git: None,
             loaded: None,
+            answers: Default::default(),
         }
     }
 
@@ -243,6 +246,35 @@ impl Project {
         {
             tracing::debug!("cannot keep the spec load status: {e}");
         }
+    }
+
+    /// The whole answer kept under `key` while nothing changed, or `None`;
+    /// with the token to keep a newly computed one under ([`Project::keep`]),
+    /// `None` when nothing may be kept (no watch runs).
+    pub fn kept<T: std::any::Any + Send + Sync>(
+        &mut self,
+        key: &str,
+    ) -> (Option<Arc<T>>, Option<crate::answers::Token>) {
+        let generation = self.git().ok().and_then(|git| git.generation());
+        let token = crate::answers::Token::now(&self.root, generation);
+        let kept = token.as_ref().and_then(|t| self.answers.get::<T>(key, t));
+        (kept, token)
+    }
+
+    /// Keep `answer` (about `bytes` large) under `key` for `token`.
+    pub fn keep<T: std::any::Any + Send + Sync>(
+        &mut self,
+        key: String,
+        token: crate::answers::Token,
+        answer: T,
+        bytes: usize,
+    ) {
+        self.answers.keep(key, token, answer, bytes);
+    }
+
+    /// Forget every kept answer: this server wrote what they were made from.
+    pub fn forget_answers(&mut self) {
+        self.answers.forget();
     }
 
     /// The git repository, opened on first use (and retried on each call

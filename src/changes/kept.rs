@@ -27,6 +27,10 @@ pub(super) struct Kept {
     pub(super) answers: Vec<KeptAnswer>,
     /// The number of the next answer kept.
     pub(super) next_serial: u64,
+    /// Moves on every change the watch reports (see `GitRepo::generation`).
+    pub(super) generation: u64,
+    /// The index file's stamp at the last poll.
+    pub(super) index_stamp: Option<crate::watch::Stamp>,
 }
 
 impl Kept {

@@ -291,23 +291,9 @@ impl GitRepo {
             kept.tried = true;
             kept.watch = Watch::open(&self.repo);
         }
-        match kept.watch.as_mut().map(|w| w.poll(&self.repo)) {
-            Some(Some(Poll::Unchanged)) => {}
-            Some(Some(Poll::Files(paths))) => {
-                for answer in &mut kept.answers {
-                    answer.pending.extend(paths.iter().cloned());
-                }
-            }
-            Some(Some(Poll::Everything)) => kept.answers.clear(),
-            Some(None) => {
-                // Watching broke down: from the disk from now on.
-                kept.watch = None;
-                kept.answers.clear();
-                return self.compute_changes(tree, scope, renames);
-            }
-            None => return self.compute_changes(tree, scope, renames),
+        if !self.poll_kept(&mut kept, index_stamp) {
+            return self.compute_changes(tree, scope, renames);
         }
-        kept.answers.retain(|a| a.index_stamp == index_stamp);
         // Bring this merge base's kept answers up to date.
         let mut at = 0;
         while at < kept.answers.len() {
@@ -384,6 +370,55 @@ impl GitRepo {
             kept.keep(tree_id, renames, index_stamp, &computed);
         }
         Ok(computed)
+    }
+
+    /// Read the watch into the kept answers: the files it names become
+    /// pending, anything more drops them, and the generation moves on any
+    /// change (an index whose stamp moved included). `false` when there is
+    /// no watch (or it broke down): answer from the disk.
+    fn poll_kept(&self, kept: &mut Kept, index_stamp: Option<crate::watch::Stamp>) -> bool {
+        let changed = match kept.watch.as_mut().map(|w| w.poll(&self.repo)) {
+            Some(Some(Poll::Unchanged)) => false,
+            Some(Some(Poll::Files(paths))) => {
+                for answer in &mut kept.answers {
+                    answer.pending.extend(paths.iter().cloned());
+                }
+                true
+            }
+            Some(Some(Poll::Everything)) => {
+                kept.answers.clear();
+                true
+            }
+            Some(None) => {
+                // Watching broke down: from the disk from now on.
+                kept.watch = None;
+                kept.answers.clear();
+                kept.generation += 1;
+                return false;
+            }
+            None => return false,
+        };
+        if changed || kept.index_stamp != index_stamp {
+            kept.generation += 1;
+            kept.index_stamp = index_stamp;
+        }
+        kept.answers.retain(|a| a.index_stamp == index_stamp);
+        true
+    }
+
+    /// The work tree's generation as the long-lived server's watch sees it:
+    /// the same number as long as nothing in the work tree, the index or
+    /// git's configuration changed since the last question. `None` when no
+    /// watch runs (a short-lived process, no inotify, submodules): nothing
+    /// computed from the work tree may then be reused.
+    pub fn generation(&self) -> Option<u64> {
+        let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if !kept.tried {
+            kept.tried = true;
+            kept.watch = Watch::open(&self.repo);
+        }
+        (kept.watch.is_some() && self.poll_kept(&mut kept, index_stamp)).then_some(kept.generation)
     }
 
     /// The changes within `scope` against `tree`, from the disk.

@@ -38,12 +38,32 @@ pub fn list_affected_specs(
     params: &ListAffectedSpecsParams,
     progress: &Progress,
 ) -> Result<AffectedSpecs> {
-    let full = affected_specs_with(
-        project,
-        params.base_branch.as_deref(),
-        params.include_formatting,
-        progress,
-    )?;
+    // Pages 2..N are cut from the whole answer kept for page 1.
+    let key = serde_json::json!([
+        "list_affected_specs",
+        &params.base_branch,
+        params.include_formatting
+    ])
+    .to_string();
+    let full = match project.kept::<AffectedSpecs>(&key) {
+        (Some(kept), _) => {
+            tracing::debug!("kept answer served: {key}");
+            (*kept).clone()
+        }
+        (None, token) => {
+            let full = affected_specs_with(
+                project,
+                params.base_branch.as_deref(),
+                params.include_formatting,
+                progress,
+            )?;
+            if let Some(token) = token {
+                let bytes = serde_json::to_string(&full).map_or(0, |t| t.len());
+                project.keep(key, token, full.clone(), bytes);
+            }
+            full
+        }
+    };
     let args = (&params.base_branch, params.max_tokens);
     pages::affected_specs(full, &args, params.max_tokens, params.cursor.as_deref())
         .map_err(|e| ReviewError::InvalidParams(e.to_string()))

@@ -25,7 +25,39 @@ pub fn get_spec_diff(
     params: &GetSpecDiffParams,
     progress: &Progress,
 ) -> Result<SpecDiff> {
-    let (full, patches) = spec_diff_parts(project, params, progress)?;
+    // Pages 2..N are cut from the whole answer kept for page 1.
+    let key = serde_json::json!([
+        "get_spec_diff",
+        &params.spec_path,
+        &params.base_branch,
+        &params.exclude_patterns,
+        params.bypass_cache,
+        params.include_formatting,
+        params.since,
+        &params.already_read,
+    ])
+    .to_string();
+    type Parts = (SpecDiff, Vec<pages::FilePatch>);
+    let (full, patches) = match project.kept::<Parts>(&key) {
+        (Some(kept), _) => {
+            tracing::debug!("kept answer served: {key}");
+            (*kept).clone()
+        }
+        (None, token) => {
+            let parts = spec_diff_parts(project, params, progress)?;
+            if let Some(token) = token {
+                let bytes = parts.0.diff.len()
+                    + parts
+                        .1
+                        .iter()
+                        .map(|p| p.patch.as_ref().map_or(0, String::len) + 64)
+                        .sum::<usize>()
+                    + 64 * parts.0.files.len();
+                project.keep(key, token, parts.clone(), bytes);
+            }
+            parts
+        }
+    };
     let args = (
         &params.spec_path,
         &params.base_branch,

@@ -111,6 +111,8 @@ pub fn mark_reconciled(
     params: &MarkReconciledParams,
     progress: &Progress,
 ) -> Result<MarkReconciled> {
+    // What is kept was made from the reconciliation this call changes.
+    project.forget_answers();
     let root = project.root().to_path_buf();
     let scope = match &params.spec_path {
         Some(spec_path) => {
@@ -295,6 +297,7 @@ fn known_to_git(root: &std::path::Path, git: &crate::changes::GitRepo, path: &st
 
 /// Delete the cache database.
 pub fn clear_cache(project: &mut Project) -> Result<CacheCleared> {
+    project.forget_answers();
     let cleared = Cache::clear(project.root()).map_err(|e| ReviewError::Internal(e.to_string()))?;
     Ok(CacheCleared { cleared })
 }
@@ -305,6 +308,7 @@ pub fn snapshot_tool(
     project: &mut Project,
     params: &SnapshotParams,
 ) -> Result<crate::state::SnapshotSummary> {
+    project.forget_answers();
     let root = project.root().to_path_buf();
     let git = project.git()?;
     crate::state::snapshot(&root, git, params.force).map_err(|e| match e {

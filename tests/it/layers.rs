@@ -28,6 +28,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("changes", 4),
     ("cache", 4),
     ("project", 5),
+    ("answers", 4),
     ("page", 5),
     ("state", 5),
     ("review", 6),

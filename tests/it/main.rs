@@ -18,6 +18,7 @@ mod hook;
 mod init;
 mod init_agents;
 mod init_keep;
+mod kept_answers;
 mod layers;
 mod pages;
 mod progress;

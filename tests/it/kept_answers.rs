@@ -1,0 +1,159 @@
+//! The long-lived server keeps the whole answer it cut pages from: pages
+//! 2..N are served from it while nothing changed, and never after the work
+//! tree moved (each kind of change of `warm_server.rs`, made between two
+//! pages, makes the old cursor refused: the answer it pointed into is gone).
+
+use serde_json::{Value, json};
+
+use crate::common::{Repo, Server, notarai};
+
+/// A repository whose `**/*.rs` spec has a diff of many pages, branch
+/// `feat` checked out.
+fn repo() -> Repo {
+    let repo = Repo::new();
+    repo.spec("rust", &["**/*.rs"]);
+    repo.write(".gitignore", "build/\n.notarai/.cache/\n");
+    repo.write("src/keep.rs", "fn keep() {}\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    for i in 0..40 {
+        repo.write(
+            &format!("src/m{i}.rs"),
+            format!("fn m{i}() {{}}\n").repeat(40),
+        );
+    }
+    repo
+}
+
+fn warm(repo: &Repo) -> Server {
+    let mut server = Server::spawn_with(&repo.root, |cmd| {
+        cmd.env("NOTARAI_LOG", "notarai=debug");
+    });
+    server.initialize();
+    server
+}
+
+fn args() -> Value {
+    json!({"spec_path": ".notarai/rust.spec.yaml", "base_branch": "main", "max_tokens": 1000})
+}
+
+/// Page 1, then (after `change`) the next page with its cursor.
+fn page_two_after(server: &mut Server, change: impl FnOnce()) -> Value {
+    let first = server.call_ok(1, "get_spec_diff", args());
+    assert!(first["pages"].as_u64().unwrap() > 2, "{}", first["pages"]);
+    change();
+    let mut next = args();
+    next["cursor"] = first["next_cursor"].clone();
+    server.call(2, "get_spec_diff", next)
+}
+
+fn refused(answer: &Value) -> bool {
+    answer.get("error").is_some() || answer["result"]["isError"] == json!(true)
+}
+
+#[test]
+fn pages_are_cut_from_the_kept_answer_while_nothing_changed() {
+    let repo = repo();
+    let mut server = warm(&repo);
+    let second = page_two_after(&mut server, || {});
+    assert!(!refused(&second), "{second}");
+    assert_eq!(second["result"]["structuredContent"]["page"], 2);
+    let log = server.finish();
+    if cfg!(target_os = "linux") {
+        assert!(log.contains("kept answer served"), "{log}");
+    }
+}
+
+/// One way to change the work tree.
+type Change = Box<dyn Fn(&Repo)>;
+
+#[test]
+fn a_kept_answer_is_never_served_after_the_work_tree_moved() {
+    let repo = repo();
+    let changes: Vec<(&str, Change)> = vec![
+        (
+            "an edit",
+            Box::new(|r: &Repo| r.append("src/m3.rs", "fn more() {}\n")),
+        ),
+        (
+            "a new file",
+            Box::new(|r: &Repo| r.write("src/new.rs", "fn n() {}\n")),
+        ),
+        ("a deletion", Box::new(|r: &Repo| r.remove("src/keep.rs"))),
+        ("a commit", Box::new(|r: &Repo| r.commit("work"))),
+        (
+            "a checkout",
+            Box::new(|r: &Repo| {
+                r.git(&["stash", "-u", "-q"]);
+            }),
+        ),
+        (
+            "an ignore rule",
+            Box::new(|r: &Repo| r.write(".gitignore", "build/\n.notarai/.cache/\nsrc/m1.rs\n")),
+        ),
+        (
+            "a reconciliation by another process",
+            Box::new(|r: &Repo| {
+                let out = notarai(&r.root, &["reconcile", "src/m0.rs"], b"");
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }),
+        ),
+    ];
+    for (what, change) in changes {
+        // Each change on a fresh copy of the same starting point.
+        let repo = super::kept_answers::repo();
+        let mut server = warm(&repo);
+        let first = server.call_ok(1, "get_spec_diff", args());
+        change(&repo);
+        let mut next = args();
+        next["cursor"] = first["next_cursor"].clone();
+        // The warm server answers the old cursor from the new state: refused
+        // when the answer moved, else the page a fresh server gives (its own
+        // cursors are its own, so it is asked page 1 first).
+        let warm_page = server.call(2, "get_spec_diff", next);
+        if !refused(&warm_page) {
+            let mut fresh = Server::start(&repo.root);
+            let fresh_first = fresh.call_ok(1, "get_spec_diff", args());
+            let mut fresh_next = args();
+            fresh_next["cursor"] = fresh_first["next_cursor"].clone();
+            let mut fresh_page = fresh.call_ok(2, "get_spec_diff", fresh_next);
+            fresh.finish();
+            let mut warm_page = warm_page["result"]["structuredContent"].clone();
+            for page in [&mut warm_page, &mut fresh_page] {
+                page.as_object_mut().unwrap().remove("next_cursor");
+            }
+            assert_eq!(warm_page, fresh_page, "{what}");
+        }
+        // The server keeps serving, from the new state.
+        let again = server.call_ok(3, "get_spec_diff", args());
+        assert_eq!(again["page"], 1, "{what}");
+        // Nothing kept from before the change was served: the one kept
+        // answer served is the one made after it, for call 3.
+        let log = server.finish();
+        if cfg!(target_os = "linux") {
+            assert_eq!(
+                log.matches("kept answer served").count(),
+                1,
+                "{what}: {log}"
+            );
+        }
+    }
+    drop(repo);
+}
+
+#[test]
+fn a_reconciliation_of_this_server_forgets_the_kept_answers() {
+    let repo = repo();
+    let mut server = warm(&repo);
+    let first = server.call_ok(1, "get_spec_diff", args());
+    server.call_ok(2, "mark_reconciled", json!({"files": ["src/m0.rs"]}));
+    let mut next = args();
+    next["cursor"] = first["next_cursor"].clone();
+    let second = server.call(3, "get_spec_diff", next);
+    assert!(refused(&second), "{second}");
+    server.finish();
+}
