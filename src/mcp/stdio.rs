@@ -97,7 +97,15 @@ struct Batch {
 /// What the reader, the forwarder and the output pump share.
 #[derive(Debug, Default)]
 struct State {
+    /// `initialize` was read: the legacy era, for this process.
     initialized: bool,
+    /// A `2026-07-28` request was read first: the stateless era, for this
+    /// process (see [`classify`] for how the eras are told apart).
+    modern: bool,
+    /// A `2026-07-28` request other than `server/discover` was handed to
+    /// rmcp: its session left the opening phase (where a notification would
+    /// end it) and serves every request by its own `_meta`.
+    inline: bool,
     /// The negotiated revision allows batches.
     batches_allowed: bool,
     in_flight: HashMap<String, Pending>,
@@ -427,6 +435,10 @@ fn admit(state: &mut State, forward: &Forward, method: Option<&str>, batch: Opti
     if method == Some("initialize") {
         state.initialized = true;
     }
+    if forward.modern && !state.initialized {
+        state.modern = true;
+        state.inline |= method != Some("server/discover");
+    }
     if let Some(id) = &forward.id {
         let pending = Pending {
             tool_call: method == Some("tools/call"),
@@ -512,7 +524,9 @@ where
             return Ok(());
         }
         tracing::warn!("restarting the MCP session");
-        shared.state().initialized = false;
+        let mut state = shared.state();
+        state.initialized = false;
+        state.inline = false;
     }
 }
 

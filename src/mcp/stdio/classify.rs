@@ -1,10 +1,23 @@
 //! The classifier: what one line read from stdin is, and what to do with
 //! it. A line that rmcp must not see (not JSON, not a valid request, an
 //! unknown method, malformed parameters, a request before `initialize`, an
-//! id already in flight, a batch where the revision has none) is answered
-//! here; anything else is forwarded, marked when it calls a write tool.
+//! id already in flight, a batch where the revision has none, a request of
+//! the other era) is answered here; anything else is forwarded, marked when
+//! it calls a write tool.
+//!
+//! The two eras (the specification's versioning page): an `initialize`
+//! opens the legacy era for this process (`2024-11-05` to `2025-11-25`,
+//! exactly as before); a request whose `_meta` declares `2026-07-28` with
+//! every required key (a `server/discover` probe included) opens the
+//! stateless one. Once one is open, the other's requests are refused with
+//! `-32600` naming the era (a client of the other era starts its own
+//! `notarai mcp`); `ping` is refused with `-32601` on the stateless path, as
+//! `logging/setLevel` and subscriptions are everywhere. A `server/discover`
+//! is answered in either era. rmcp checks each stateless request's `_meta`
+//! itself: `-32022` with `data.supported` for a revision not served,
+//! `-32602` for a missing or malformed required key.
 
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ProtocolVersion, RequestMetaObject};
 use serde_json::Value;
 
 use super::{BATCH_REVISION, State, code, error, key};
@@ -21,6 +34,46 @@ pub(super) struct Forward {
     pub(super) write: bool,
     /// The request id a `notifications/cancelled` cancels.
     pub(super) cancels: Option<Value>,
+    /// A request whose `_meta` declares `2026-07-28` completely: it opens
+    /// the stateless era when no era is open.
+    pub(super) modern: bool,
+}
+
+/// What a request's `_meta` declares of the protocol revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Declared {
+    /// No revision: a legacy request (or a stateless one missing its `_meta`).
+    Nothing,
+    /// `2026-07-28`, with every key that revision requires.
+    Modern,
+    /// Some other revision, or `2026-07-28` with a key missing: rmcp
+    /// answers `-32022` or `-32602`.
+    Other,
+}
+
+/// The key of the revision a request declares in its `_meta`.
+const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// What `value`'s `params._meta` declares of the revision.
+pub(super) fn declared(value: &Value) -> Declared {
+    let Some(meta) = value.get("params").and_then(|p| p.get("_meta")) else {
+        return Declared::Nothing;
+    };
+    if meta.get(VERSION_KEY).is_none() {
+        return Declared::Nothing;
+    }
+    let Ok(meta) = serde_json::from_value::<RequestMetaObject>(meta.clone()) else {
+        return Declared::Other;
+    };
+    let modern = meta.protocol_version().is_some_and(|v| {
+        !v.has_initialize() && crate::mcp::server::SUPPORTED_VERSIONS.contains(&v)
+    }) && meta
+        .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+        .is_empty();
+    match modern {
+        true => Declared::Modern,
+        false => Declared::Other,
+    }
 }
 
 /// What one message is, and what to do with it.
@@ -151,7 +204,7 @@ fn envelope(
 fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict {
     let known = surface::method(method);
     let decodes = serde_json::from_value::<ClientJsonRpcMessage>(value.clone()).is_ok();
-    if decodes && known.is_some() && state.initialized {
+    if decodes && known.is_some() && (state.initialized || state.inline) {
         let cancels = (method == "notifications/cancelled")
             .then(|| {
                 value
@@ -165,6 +218,7 @@ fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict 
             id: None,
             write: false,
             cancels,
+            modern: false,
         };
         return Verdict::Forward(forward, known.map(|m| m.name));
     }
@@ -219,7 +273,15 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
         }
         Ok(_) => {}
     }
-    if !state.initialized && !known.before_initialize {
+    let declared = declared(value);
+    if let Some(refusal) = other_era(method, declared, state) {
+        return reply(&id, refusal.0, &refusal.1);
+    }
+    if !state.initialized
+        && !state.modern
+        && !known.before_initialize
+        && declared == Declared::Nothing
+    {
         let message = format!("`{method}` before `initialize`: send `initialize` first");
         return reply(&id, code::INVALID_REQUEST, &message);
     }
@@ -235,8 +297,45 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
         id: Some(id),
         write,
         cancels: None,
+        modern: declared == Declared::Modern,
     };
     Verdict::Forward(forward, Some(known.name))
+}
+
+/// The refusal (code, message) of a request that belongs to the era this
+/// process did not open, or to no era of this server.
+fn other_era(method: &str, declared: Declared, state: &State) -> Option<(i32, String)> {
+    const OWN_PROCESS: &str = "a client of the other era starts its own `notarai mcp`";
+    if method == "server/discover" {
+        return None;
+    }
+    if state.modern && !state.initialized {
+        if method == "initialize" {
+            return Some((
+                code::INVALID_REQUEST,
+                format!(
+                    "`initialize` after a 2026-07-28 request: this process serves MCP 2026-07-28 \
+                     (no handshake; every request carries its revision in `_meta`); {OWN_PROCESS}"
+                ),
+            ));
+        }
+        if method == "ping" {
+            return Some((
+                code::METHOD_NOT_FOUND,
+                "method not found: `ping` is not part of MCP 2026-07-28 (it ended with the \
+                 handshake of the legacy revisions); send any request with its `_meta`"
+                    .into(),
+            ));
+        }
+    }
+    if state.initialized && declared == Declared::Modern {
+        let message = format!(
+            "a request declaring a revision in `_meta` after `initialize`: this process serves \
+             the revision its `initialize` negotiated; {OWN_PROCESS}"
+        );
+        return Some((code::INVALID_REQUEST, message));
+    }
+    None
 }
 
 #[cfg(test)]
