@@ -29,6 +29,14 @@ pub const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2024_11_05,
 ];
 
+/// What the instructions say of the revisions served and what each era's
+/// client sees.
+pub const REVISIONS_SERVED: &str = "\nMCP revisions served: 2026-07-28 (stateless: every request \
+     carries its revision in `_meta`; `server/discover` describes the server), and after an \
+     `initialize` handshake 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05. From 2025-11-25 \
+     on, a tool's invalid argument is a result marked `isError` whose text carries the message \
+     and its `hint:` line; before, it is a JSON-RPC error with the same text.";
+
 /// The notarai MCP server: one project, shared by every tool call.
 #[derive(Clone)]
 pub struct NotaraiServer {
@@ -137,6 +145,7 @@ impl NotaraiServer {
         text.push_str(&crate::workflow::RECONCILE.pass());
         text.push('\n');
         text.push_str(crate::page::FOLLOW_CURSOR);
+        text.push_str(REVISIONS_SERVED);
         if self.read_only {
             text.push_str(
                 "\nThis server is read-only (`notarai mcp --read-only`): it offers no tool that \

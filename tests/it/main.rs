@@ -18,6 +18,7 @@ mod init;
 mod init_agents;
 mod init_keep;
 mod layers;
+mod modern;
 mod pages;
 mod progress;
 mod prompts;
