@@ -32,6 +32,7 @@ mod reliability_repo_states;
 mod reliability_specs;
 mod resources;
 mod scans;
+mod sdk_clients;
 mod snapshots;
 mod spec08;
 mod spec_loader;
