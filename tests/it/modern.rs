@@ -327,3 +327,63 @@ fn progress_and_cancellation_work_on_the_stateless_path() {
     }
     server.finish();
 }
+
+#[tokio::test]
+async fn the_rmcp_client_reaches_everything_on_2026_07_28() {
+    use rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    let repo = Repo::with_spec();
+    repo.append("src/a.rs", "fn b() {}\n");
+    let root = repo.root.clone();
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(crate::common::BIN).configure(|cmd| {
+            cmd.arg("mcp").arg("--root").arg(&root);
+        }),
+    )
+    .unwrap();
+    let lifecycle = ClientLifecycleMode::Auto {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        legacy_version: None,
+    };
+    let client = ().serve_with_lifecycle(transport, lifecycle).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 7);
+    let spec = ".notarai/a.spec.yaml";
+    let diff = client
+        .call_tool(
+            CallToolRequestParams::new("get_spec_diff").with_arguments(
+                json!({"spec_path": spec, "base_branch": "main"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await
+        .unwrap();
+    let files = &diff.structured_content.unwrap()["files"];
+    assert_eq!(files, &json!(["src/a.rs"]));
+    let bad = client
+        .call_tool(
+            CallToolRequestParams::new("get_spec_diff")
+                .with_arguments(json!({"spec_path": "nope"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(bad.is_error, Some(true));
+    let resources = client.list_all_resources().await.unwrap();
+    assert_eq!(resources.len(), 1);
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(resources[0].uri.clone()))
+        .await
+        .unwrap();
+    assert_eq!(read.ttl_ms, Some(0));
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert_eq!(prompts.len(), 2);
+    let prompt = client
+        .get_prompt(GetPromptRequestParams::new("reconcile"))
+        .await
+        .unwrap();
+    assert!(!prompt.messages.is_empty());
+    client.cancel().await.unwrap();
+}
