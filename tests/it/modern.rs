@@ -125,6 +125,9 @@ fn every_result_has_its_result_type_and_the_lists_their_cache_hints() {
 fn the_errors_of_the_new_path_use_the_specification_codes() {
     let repo = Repo::with_spec();
     let mut server = Server::spawn(&repo.root);
+    // `ping` declaring 2026-07-28, even first: method not found.
+    let answer = server.request(0, "ping", json!({"_meta": meta("2026-07-28")}));
+    assert_eq!(Server::error_of(&answer).0, -32601, "{answer}");
     // An unsupported revision: -32022 with the supported list.
     let answer = server.request(1, "tools/list", json!({"_meta": meta("1900-01-01")}));
     assert_eq!(Server::error_of(&answer).0, -32022, "{answer}");

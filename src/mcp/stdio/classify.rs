@@ -309,6 +309,16 @@ fn other_era(method: &str, declared: Declared, state: &State) -> Option<(i32, St
     if method == "server/discover" {
         return None;
     }
+    // `ping` declaring 2026-07-28 is refused even as the first request.
+    let stateless = (state.modern && !state.initialized) || declared == Declared::Modern;
+    if stateless && method == "ping" {
+        return Some((
+            code::METHOD_NOT_FOUND,
+            "method not found: `ping` is not part of MCP 2026-07-28 (it ended with the \
+             handshake of the legacy revisions); send any request with its `_meta`"
+                .into(),
+        ));
+    }
     if state.modern && !state.initialized {
         if method == "initialize" {
             return Some((
@@ -317,14 +327,6 @@ fn other_era(method: &str, declared: Declared, state: &State) -> Option<(i32, St
                     "`initialize` after a 2026-07-28 request: this process serves MCP 2026-07-28 \
                      (no handshake; every request carries its revision in `_meta`); {OWN_PROCESS}"
                 ),
-            ));
-        }
-        if method == "ping" {
-            return Some((
-                code::METHOD_NOT_FOUND,
-                "method not found: `ping` is not part of MCP 2026-07-28 (it ended with the \
-                 handshake of the legacy revisions); send any request with its `_meta`"
-                    .into(),
             ));
         }
     }
