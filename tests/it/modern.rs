@@ -246,12 +246,15 @@ fn one_process_serves_one_era_and_names_it_when_the_other_asks() {
             "clientInfo": {"name": "t", "version": "1"}}),
     );
     let (code, message) = Server::error_of(&answer);
-    assert_eq!(code, -32600, "{answer}");
+    assert_eq!(code, -32601, "{answer}");
     assert!(
         message.contains("2026-07-28") && message.contains("notarai mcp"),
         "{message}"
     );
     let answer = server.request(3, "ping", json!({}));
+    assert_eq!(Server::error_of(&answer).0, -32601, "{answer}");
+    // Whatever its params: the era is checked first.
+    let answer = server.request(5, "initialize", json!({"_meta": meta("2026-07-28")}));
     assert_eq!(Server::error_of(&answer).0, -32601, "{answer}");
     assert!(
         server

@@ -9,10 +9,11 @@
 //! opens the legacy era for this process (`2024-11-05` to `2025-11-25`,
 //! exactly as before); a request whose `_meta` declares `2026-07-28` with
 //! every required key (a `server/discover` probe included) opens the
-//! stateless one. Once one is open, the other's requests are refused with
-//! `-32600` naming the era (a client of the other era starts its own
-//! `notarai mcp`); `ping` is refused with `-32601` on the stateless path, as
-//! `logging/setLevel` and subscriptions are everywhere. A `server/discover`
+//! stateless one. Once one is open, the other's requests are refused naming
+//! the era (a client of the other era starts its own `notarai mcp`):
+//! `initialize` and `ping` are not methods of `2026-07-28` (`-32601`, as
+//! `logging/setLevel` and subscriptions are everywhere), a `2026-07-28`
+//! request after `initialize` is `-32600`. A `server/discover`
 //! is answered in either era. rmcp checks each stateless request's `_meta`
 //! itself: `-32022` with `data.supported` for a revision not served,
 //! `-32602` for a missing or malformed required key.
@@ -246,6 +247,11 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
         let message = format!("`{method}` is a notification and must not carry an `id`");
         return reply(&id, code::INVALID_REQUEST, &message);
     }
+    // The era first: a method of the other era is refused whatever its params.
+    let declared = declared(value);
+    if let Some(refusal) = other_era(method, declared, state) {
+        return reply(&id, refusal.0, &refusal.1);
+    }
     match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
         Err(e) => {
             let message = format!("invalid params for `{method}`: {e}");
@@ -272,10 +278,6 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
             }
         }
         Ok(_) => {}
-    }
-    let declared = declared(value);
-    if let Some(refusal) = other_era(method, declared, state) {
-        return reply(&id, refusal.0, &refusal.1);
     }
     if !state.initialized
         && !state.modern
@@ -322,7 +324,7 @@ fn other_era(method: &str, declared: Declared, state: &State) -> Option<(i32, St
     if state.modern && !state.initialized {
         if method == "initialize" {
             return Some((
-                code::INVALID_REQUEST,
+                code::METHOD_NOT_FOUND,
                 format!(
                     "`initialize` after a 2026-07-28 request: this process serves MCP 2026-07-28 \
                      (no handshake; every request carries its revision in `_meta`); {OWN_PROCESS}"
