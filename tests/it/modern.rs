@@ -233,7 +233,7 @@ fn on_2025_11_25_a_tool_s_invalid_argument_is_a_result_too_and_older_keep_the_er
 }
 
 #[test]
-fn one_process_serves_one_era_and_names_it_when_the_other_asks() {
+fn after_a_stateless_request_the_legacy_methods_are_refused_naming_the_era() {
     let repo = Repo::with_spec();
     // Stateless first: `initialize` is refused, `ping` is gone.
     let mut server = Server::spawn(&repo.root);
@@ -263,12 +263,12 @@ fn one_process_serves_one_era_and_names_it_when_the_other_asks() {
             .is_some()
     );
     server.finish();
-    // Legacy first: a 2026-07-28 request is refused, discover still answers.
+    // Legacy first: a 2026-07-28 request is still served on its own `_meta`,
+    // and the legacy requests stay as they were.
     let mut server = Server::start(&repo.root);
     let answer = server.request(1, "tools/list", modern(json!({})));
-    let (code, message) = Server::error_of(&answer);
-    assert_eq!(code, -32600, "{answer}");
-    assert!(message.contains("initialize"), "{message}");
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+    assert_eq!(answer["result"]["ttlMs"], 3_600_000, "{answer}");
     let answer = discover(&mut server, 2);
     assert_eq!(
         answer["result"]["supportedVersions"][0], "2026-07-28",

@@ -9,11 +9,13 @@
 //! opens the legacy era for this process (`2024-11-05` to `2025-11-25`,
 //! exactly as before); a request whose `_meta` declares `2026-07-28` with
 //! every required key (a `server/discover` probe included) opens the
-//! stateless one. Once one is open, the other's requests are refused naming
-//! the era (a client of the other era starts its own `notarai mcp`):
-//! `initialize` and `ping` are not methods of `2026-07-28` (`-32601`, as
-//! `logging/setLevel` and subscriptions are everywhere), a `2026-07-28`
-//! request after `initialize` is `-32600`. A `server/discover`
+//! stateless one. After a stateless request, `initialize` and `ping` are not
+//! methods (`-32601` naming the era, as `logging/setLevel` and subscriptions
+//! are everywhere): rmcp's session then asks every request for its `_meta`,
+//! so a legacy client starts its own `notarai mcp`. After `initialize`, a
+//! request declaring `2026-07-28` is still served on its own `_meta` (the
+//! specification lets a dual-era server serve both eras in one process; a
+//! bridge that shares one process between clients needs it). A `server/discover`
 //! is answered in either era. rmcp checks each stateless request's `_meta`
 //! itself: `-32022` with `data.supported` for a revision not served,
 //! `-32602` for a missing or malformed required key.
@@ -331,13 +333,6 @@ fn other_era(method: &str, declared: Declared, state: &State) -> Option<(i32, St
                 ),
             ));
         }
-    }
-    if state.initialized && declared == Declared::Modern {
-        let message = format!(
-            "a request declaring a revision in `_meta` after `initialize`: this process serves \
-             the revision its `initialize` negotiated; {OWN_PROCESS}"
-        );
-        return Some((code::INVALID_REQUEST, message));
     }
     None
 }
