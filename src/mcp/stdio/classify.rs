@@ -306,35 +306,27 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
     Verdict::Forward(forward, Some(known.name))
 }
 
-/// The refusal (code, message) of a request that belongs to the era this
-/// process did not open, or to no era of this server.
+/// The refusal (code, message) of a request that is not a method of the
+/// era it comes in: `ping` declaring `2026-07-28` (even first), and
+/// `initialize` once a stateless request opened the process's era.
 fn other_era(method: &str, declared: Declared, state: &State) -> Option<(i32, String)> {
-    const OWN_PROCESS: &str = "a client of the other era starts its own `notarai mcp`";
-    if method == "server/discover" {
-        return None;
-    }
-    // `ping` declaring 2026-07-28 is refused even as the first request.
-    let stateless = (state.modern && !state.initialized) || declared == Declared::Modern;
-    if stateless && method == "ping" {
-        return Some((
+    let stateless = state.modern && !state.initialized;
+    match method {
+        "ping" if stateless || declared == Declared::Modern => Some((
             code::METHOD_NOT_FOUND,
             "method not found: `ping` is not part of MCP 2026-07-28 (it ended with the \
              handshake of the legacy revisions); send any request with its `_meta`"
                 .into(),
-        ));
+        )),
+        "initialize" if stateless => Some((
+            code::METHOD_NOT_FOUND,
+            "`initialize` after a 2026-07-28 request: this process serves MCP 2026-07-28 (no \
+             handshake; every request carries its revision in `_meta`); a legacy client starts \
+             its own `notarai mcp`"
+                .into(),
+        )),
+        _ => None,
     }
-    if state.modern && !state.initialized {
-        if method == "initialize" {
-            return Some((
-                code::METHOD_NOT_FOUND,
-                format!(
-                    "`initialize` after a 2026-07-28 request: this process serves MCP 2026-07-28 \
-                     (no handshake; every request carries its revision in `_meta`); {OWN_PROCESS}"
-                ),
-            ));
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -382,6 +374,58 @@ mod tests {
         assert_eq!(error_code(&classify(b"[]", &state)), Some(-32600));
         assert_eq!(error_code(&classify(b"\xff", &state)), Some(-32700));
         assert!(matches!(classify(b"  ", &state), Verdict::Ignore));
+    }
+
+    #[test]
+    fn the_era_comes_from_initialize_or_a_complete_2026_07_28_meta() {
+        let meta = |version: &str| {
+            json!({"io.modelcontextprotocol/protocolVersion": version,
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {}})
+        };
+        let with = |meta: Value| {
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+            "params": {"_meta": meta}})
+        };
+        assert_eq!(declared(&with(meta("2026-07-28"))), Declared::Modern);
+        assert_eq!(declared(&with(meta("1900-01-01"))), Declared::Other);
+        assert_eq!(
+            declared(&with(
+                json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"})
+            )),
+            Declared::Other
+        );
+        assert_eq!(
+            declared(&with(json!({"progressToken": 1}))),
+            Declared::Nothing
+        );
+        let fresh = State::default();
+        assert_eq!(other_era("ping", Declared::Nothing, &fresh), None);
+        assert_eq!(
+            other_era("ping", Declared::Modern, &fresh).map(|r| r.0),
+            Some(-32601)
+        );
+        assert_eq!(other_era("initialize", Declared::Nothing, &fresh), None);
+        let stateless = State {
+            modern: true,
+            ..State::default()
+        };
+        assert_eq!(
+            other_era("initialize", Declared::Nothing, &stateless).map(|r| r.0),
+            Some(-32601)
+        );
+        assert_eq!(
+            other_era("server/discover", Declared::Modern, &stateless),
+            None
+        );
+        let legacy = State {
+            initialized: true,
+            ..State::default()
+        };
+        assert_eq!(other_era("tools/list", Declared::Modern, &legacy), None);
+        // A stateless request first, before any era: forwarded to rmcp.
+        let line = with(meta("2026-07-28")).to_string();
+        assert!(matches!(classify(line.as_bytes(), &fresh), Verdict::Forward(f, _) if f.modern));
     }
 
     #[test]
