@@ -35,7 +35,7 @@ pub const REVISIONS_SERVED: &str = "\nMCP revisions served: 2026-07-28 (stateles
      carries its revision in `_meta`; `server/discover` describes the server), and after an \
      `initialize` handshake 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05. From 2025-11-25 \
      on, a tool's invalid argument is a result marked `isError` whose text carries the message \
-     and its `hint:` line; before, it is a JSON-RPC error with the same text.";
+     and its `hint:` line; before, the same text comes as a JSON-RPC failure (-32602).";
 
 /// The notarai MCP server: one project, shared by every tool call.
 #[derive(Clone)]
