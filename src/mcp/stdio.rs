@@ -9,6 +9,17 @@
 //! malformed parameters, requests before `initialize`, ids already in flight),
 //! and hands rmcp only messages it can decode, through an in-memory pipe.
 //!
+//! The concurrency model, as it is: rmcp runs the requests handed to it
+//! concurrently, but every tool call and every read of the project takes
+//! the one lock over the project ([`super::on_project`],
+//! [`super::tools::call`]), so they run one at a time in lock order; what
+//! this module adds is the order of write tools below. (A read that does
+//! not need the lock not waiting behind a long write is not done yet:
+//! `docs/mcp-revisions.md`.)
+//!
+//! The era of the process (legacy after `initialize`, stateless after a
+//! `2026-07-28` request) is told by [`classify`]; rmcp serves both.
+//!
 //! One [`Shared`] state answers everything: every line written to stdout, by
 //! rmcp or by this module, goes through its lock whole (a partial line is
 //! never written), and it keeps the requests in flight, so that

@@ -235,7 +235,10 @@ async fn rmcp_client_sees_only_the_reading_tools() {
             .await
             .unwrap();
         assert_eq!(refused.is_error, Some(true), "{tool}: {refused:?}");
-        assert!(format!("{:?}", refused.content).contains("read-only"), "{tool}: {refused:?}");
+        assert!(
+            format!("{:?}", refused.content).contains("read-only"),
+            "{tool}: {refused:?}"
+        );
     }
     let status: Value = client
         .call_tool(
