@@ -41,6 +41,10 @@ pub const REVISIONS_SERVED: &str = "\nMCP revisions served: 2026-07-28 (stateles
 #[derive(Clone)]
 pub struct NotaraiServer {
     project: Arc<Mutex<Project>>,
+    /// The project's root, fixed for the life of the process: what a
+    /// `resources/read` needs, without the project's lock, so a spec is read
+    /// while a long tool call holds it.
+    root: Arc<std::path::PathBuf>,
     tools: Arc<Vec<Tool>>,
     read_only: bool,
 }
@@ -104,6 +108,7 @@ impl NotaraiServer {
             });
         }
         NotaraiServer {
+            root: Arc::new(project.root().to_path_buf()),
             project: Arc::new(Mutex::new(project)),
             tools: Arc::new(crate::page::with_paging_notes(tools)),
             read_only: options.read_only,
@@ -328,10 +333,17 @@ impl ServerHandler for NotaraiServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let mut read = super::on_project(self.project.clone(), "resources/read", move |project| {
-            super::resources::read(project, &request.uri)
-        })
-        .await?;
+        // Not on the project: a spec's text needs only the root (see `root`).
+        let root = self.root.clone();
+        let read =
+            tokio::task::spawn_blocking(move || super::resources::read(&root, &request.uri)).await;
+        let mut read = read.unwrap_or_else(|join| {
+            tracing::error!("resources/read failed: {join}");
+            Err(ErrorData::internal_error(
+                format!("resources/read failed unexpectedly: {join}"),
+                None,
+            ))
+        })?;
         if modern(&context) {
             read.ttl_ms = Some(cache::REPOSITORY_TTL_MS);
             read.cache_scope = Some(CacheScope::Private);

@@ -12,10 +12,10 @@
 //! The concurrency model, as it is: rmcp runs the requests handed to it
 //! concurrently, but every tool call and every read of the project takes
 //! the one lock over the project ([`super::on_project`],
-//! [`super::tools::call`]), so they run one at a time in lock order; what
-//! this module adds is the order of write tools below. (A read that does
-//! not need the lock not waiting behind a long write is not done yet:
-//! `docs/mcp-revisions.md`.)
+//! [`super::tools::call`]), so they run one at a time in lock order
+//! (`resources/read` needs only the root and takes no lock); what this
+//! module adds is the order of write tools below. (Reading tools not
+//! waiting behind a long call is not done yet: `docs/mcp-revisions.md`.)
 //!
 //! The era of the process (legacy after `initialize`, stateless after a
 //! `2026-07-28` request) is told by [`classify`]; rmcp serves both.
