@@ -113,9 +113,9 @@ pub fn list(project: &mut Project, cursor: Option<&str>) -> Result<ListResources
 }
 
 /// `resources/read`: the YAML text of the spec `uri` names.
-pub fn read(project: &Project, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+pub fn read(root: &std::path::Path, uri: &str) -> Result<ReadResourceResult, ErrorData> {
     let path = spec_path(uri).map_err(rpc)?;
-    let spec = review::read_spec(project, &path).map_err(rpc)?;
+    let spec = review::read_spec(root, &path).map_err(rpc)?;
     let contents =
         ResourceContents::text(spec.text, spec_uri(&spec.path)).with_mime_type(SPEC_MIME);
     Ok(ReadResourceResult::new(vec![contents]))

@@ -6,8 +6,9 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeResult, ListPromptsResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+    CompleteResult, ContentBlock, DiscoverResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, Implementation, InitializeResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
     ServerConfig, Tool,
@@ -17,20 +18,77 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::project::Project;
 
-/// Protocol revisions this server completes the handshake with.
+/// Protocol revisions this server serves: `2026-07-28` statelessly (every
+/// request carries its version in `_meta`; `server/discover` answers), the
+/// four older ones after an `initialize` handshake.
 pub const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2026_07_28,
     ProtocolVersion::V_2025_11_25,
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_03_26,
     ProtocolVersion::V_2024_11_05,
 ];
 
+/// What the instructions say of the revisions served and what each era's
+/// client sees.
+pub const REVISIONS_SERVED: &str = "\nMCP revisions served: 2026-07-28 (stateless: every request \
+     carries its revision in `_meta`; `server/discover` describes the server), and after an \
+     `initialize` handshake 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05. From 2025-11-25 \
+     on, a tool's invalid argument is a result marked `isError` whose text carries the message \
+     and its `hint:` line; before, the same text comes as a JSON-RPC failure (-32602).";
+
 /// The notarai MCP server: one project, shared by every tool call.
 #[derive(Clone)]
 pub struct NotaraiServer {
     project: Arc<Mutex<Project>>,
+    /// The project's root, fixed for the life of the process: what a
+    /// `resources/read` needs, without the project's lock, so a spec is read
+    /// while a long tool call holds it.
+    root: Arc<std::path::PathBuf>,
     tools: Arc<Vec<Tool>>,
     read_only: bool,
+}
+
+/// The cache hints of the `2026-07-28` results that carry them (SEP-2549),
+/// chosen for what notarai serves.
+///
+/// - `tools/list`, `prompts/list`, `resources/templates/list`: fixed for the
+///   life of the process (they come from the binary and its flags, never
+///   from the repository), the same for every user of this binary with
+///   these flags: [`STATIC_TTL_MS`], `public`.
+/// - `resources/list`, `resources/read` and `server/discover`: the spec
+///   files' text, and the instructions' load status of the specs, change
+///   whenever a file of the repository does, and no change notification is
+///   sent: `0` (stale at once; the client asks again), `private` (the
+///   repository's content is the user's).
+pub mod cache {
+    /// How long the lists fixed by the binary stay fresh: one hour. They
+    /// change only with another binary, which is another process.
+    pub const STATIC_TTL_MS: u64 = 3_600_000;
+    /// How long what is read from the repository stays fresh: not at all.
+    pub const REPOSITORY_TTL_MS: u64 = 0;
+}
+
+/// Whether the request is served on `2026-07-28` or later (its `_meta`
+/// names the revision; the legacy revisions have a handshake instead).
+fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| !v.has_initialize())
+}
+
+/// Whether a tool's invalid argument is a tool result with `isError`
+/// (SEP-1303, from `2025-11-25` on) rather than a JSON-RPC error.
+fn tool_errors_as_results(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2025_11_25.as_str())
+}
+
+/// A tool's invalid-argument error as the result the model reads: the
+/// same message (its `hint:` line included), `isError: true`.
+fn tool_error_result(error: ErrorData) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(error.message.into_owned())])
 }
 
 /// The cursor of a request's params, if any.
@@ -50,6 +108,7 @@ impl NotaraiServer {
             });
         }
         NotaraiServer {
+            root: Arc::new(project.root().to_path_buf()),
             project: Arc::new(Mutex::new(project)),
             tools: Arc::new(crate::page::with_paging_notes(tools)),
             read_only: options.read_only,
@@ -91,6 +150,7 @@ impl NotaraiServer {
         text.push_str(&crate::workflow::RECONCILE.pass());
         text.push('\n');
         text.push_str(crate::page::FOLLOW_CURSOR);
+        text.push_str(REVISIONS_SERVED);
         if self.read_only {
             text.push_str(
                 "\nThis server is read-only (`notarai mcp --read-only`): it offers no tool that \
@@ -171,7 +231,7 @@ impl ServerHandler for NotaraiServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         // Every tool fits one page, so no cursor is ever issued.
         if let Some(cursor) = request.and_then(|r| r.cursor) {
@@ -183,7 +243,13 @@ impl ServerHandler for NotaraiServer {
                 None,
             ));
         }
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        let list = ListToolsResult::with_all_items(self.tools.as_ref().clone());
+        Ok(match modern(&context) {
+            true => list
+                .with_ttl_ms(cache::STATIC_TTL_MS)
+                .with_cache_scope(CacheScope::Public),
+            false => list,
+        })
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -199,8 +265,13 @@ impl ServerHandler for NotaraiServer {
             && super::tools::find(&request.name)
                 .is_some_and(|d| d.access != super::tools::Access::ReadOnly)
         {
-            return Err(Self::refuse_write(&request.name));
+            let refusal = Self::refuse_write(&request.name);
+            return match tool_errors_as_results(&context) {
+                true => Ok(tool_error_result(refusal).into()),
+                false => Err(refusal),
+            };
         }
+        let as_result = tool_errors_as_results(&context);
         let (progress, tracker) = super::progress::Tracker::start(&context);
         let answer = super::tools::call(
             self.project.clone(),
@@ -210,47 +281,100 @@ impl ServerHandler for NotaraiServer {
         )
         .await;
         tracker.finish().await;
-        answer.map(Into::into)
+        match answer {
+            // An unknown tool stays a protocol error (the tools page of the
+            // specification); a known tool's invalid argument is the
+            // model's to correct.
+            Err(e)
+                if as_result
+                    && e.code == ErrorCode::INVALID_PARAMS
+                    && super::tools::find(&request.name).is_some() =>
+            {
+                Ok(tool_error_result(e).into())
+            }
+            answer => answer.map(Into::into),
+        }
     }
 
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = cursor(&request).map(str::to_owned);
-        super::on_project(self.project.clone(), "resources/list", move |project| {
+        let list = super::on_project(self.project.clone(), "resources/list", move |project| {
             super::resources::list(project, cursor.as_deref())
         })
-        .await
+        .await?;
+        Ok(match modern(&context) {
+            true => list
+                .with_ttl_ms(cache::REPOSITORY_TTL_MS)
+                .with_cache_scope(CacheScope::Private),
+            false => list,
+        })
     }
 
     async fn list_resource_templates(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        super::resources::templates(cursor(&request))
+        let list = super::resources::templates(cursor(&request))?;
+        Ok(match modern(&context) {
+            true => list
+                .with_ttl_ms(cache::STATIC_TTL_MS)
+                .with_cache_scope(CacheScope::Public),
+            false => list,
+        })
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        super::on_project(self.project.clone(), "resources/read", move |project| {
-            super::resources::read(project, &request.uri)
-        })
-        .await
-        .map(Into::into)
+        // Not on the project: a spec's text needs only the root (see `root`).
+        let root = self.root.clone();
+        let read =
+            tokio::task::spawn_blocking(move || super::resources::read(&root, &request.uri)).await;
+        let mut read = read.unwrap_or_else(|join| {
+            tracing::error!("resources/read failed: {join}");
+            Err(ErrorData::internal_error(
+                format!("resources/read failed unexpectedly: {join}"),
+                None,
+            ))
+        })?;
+        if modern(&context) {
+            read.ttl_ms = Some(cache::REPOSITORY_TTL_MS);
+            read.cache_scope = Some(CacheScope::Private);
+        }
+        Ok(read.into())
     }
 
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        super::prompts::list(cursor(&request))
+        let list = super::prompts::list(cursor(&request))?;
+        Ok(match modern(&context) {
+            true => list
+                .with_ttl_ms(cache::STATIC_TTL_MS)
+                .with_cache_scope(CacheScope::Public),
+            false => list,
+        })
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        // The instructions carry the specs' load status: see [`cache`].
+        Ok(
+            DiscoverResult::from_server_info(SUPPORTED_VERSIONS.to_vec(), self.get_info())
+                .with_ttl_ms(cache::REPOSITORY_TTL_MS)
+                .with_cache_scope(CacheScope::Private),
+        )
     }
 
     async fn get_prompt(

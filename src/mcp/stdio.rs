@@ -9,6 +9,17 @@
 //! malformed parameters, requests before `initialize`, ids already in flight),
 //! and hands rmcp only messages it can decode, through an in-memory pipe.
 //!
+//! The concurrency model, as it is: rmcp runs the requests handed to it
+//! concurrently, but every tool call and every read of the project takes
+//! the one lock over the project ([`super::on_project`],
+//! [`super::tools::call`]), so they run one at a time in lock order
+//! (`resources/read` needs only the root and takes no lock); what this
+//! module adds is the order of write tools below. (Reading tools not
+//! waiting behind a long call is not done yet: `docs/mcp-revisions.md`.)
+//!
+//! The era of the process (legacy after `initialize`, stateless after a
+//! `2026-07-28` request) is told by [`classify`]; rmcp serves both.
+//!
 //! One [`Shared`] state answers everything: every line written to stdout, by
 //! rmcp or by this module, goes through its lock whole (a partial line is
 //! never written), and it keeps the requests in flight, so that
@@ -97,7 +108,15 @@ struct Batch {
 /// What the reader, the forwarder and the output pump share.
 #[derive(Debug, Default)]
 struct State {
+    /// `initialize` was read: the legacy era, for this process.
     initialized: bool,
+    /// A `2026-07-28` request was read first: the stateless era, for this
+    /// process (see [`classify`] for how the eras are told apart).
+    modern: bool,
+    /// A `2026-07-28` request other than `server/discover` was handed to
+    /// rmcp: its session left the opening phase (where a notification would
+    /// end it) and serves every request by its own `_meta`.
+    inline: bool,
     /// The negotiated revision allows batches.
     batches_allowed: bool,
     in_flight: HashMap<String, Pending>,
@@ -427,6 +446,10 @@ fn admit(state: &mut State, forward: &Forward, method: Option<&str>, batch: Opti
     if method == Some("initialize") {
         state.initialized = true;
     }
+    if forward.modern && !state.initialized {
+        state.modern = true;
+        state.inline |= method != Some("server/discover");
+    }
     if let Some(id) = &forward.id {
         let pending = Pending {
             tool_call: method == Some("tools/call"),
@@ -512,7 +535,9 @@ where
             return Ok(());
         }
         tracing::warn!("restarting the MCP session");
-        shared.state().initialized = false;
+        let mut state = shared.state();
+        state.initialized = false;
+        state.inline = false;
     }
 }
 

@@ -24,7 +24,8 @@ pub struct Method {
     pub name: &'static str,
     /// Request or notification.
     pub kind: Kind,
-    /// Whether it may be sent before `initialize`.
+    /// Whether it may be sent before `initialize` without the `_meta` of
+    /// `2026-07-28` (a request carrying that `_meta` may always be sent).
     pub before_initialize: bool,
 }
 
@@ -53,6 +54,10 @@ pub const METHODS: &[Method] = &[
     Method {
         before_initialize: true,
         ..request("ping")
+    },
+    Method {
+        before_initialize: true,
+        ..request("server/discover")
     },
     request("tools/list"),
     request("tools/call"),

@@ -26,7 +26,8 @@ pub struct ClearCacheParams {}
 /// Whether a tool only reads, or changes the reconciliation cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// Reads only; calls may run side by side.
+    /// Reads only; not ordered by the framing (every call still takes the
+    /// project's one lock: see `docs/mcp-revisions.md`, Concurrency).
     ReadOnly,
     /// Writes the cache; serialized with the calls before and after it.
     Write {

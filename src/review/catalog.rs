@@ -3,6 +3,8 @@
 //! argument is typed (spec paths, folders, branches). The MCP side only
 //! turns these into URIs and protocol types.
 
+use std::path::Path;
+
 use serde::Serialize;
 
 use super::{Result, ReviewError};
@@ -125,7 +127,7 @@ pub fn spec_catalog(project: &mut Project, cursor: Option<&str>) -> Result<Catal
 /// names a spec file of the project (`.notarai/**/*.spec.yaml`, as the
 /// loader finds them), and read through the bounded reader, so nothing
 /// outside the repository is ever read.
-pub fn read_spec(project: &Project, path: &str) -> Result<SpecText> {
+pub fn read_spec(root: &Path, path: &str) -> Result<SpecText> {
     const HINT: &str = "name a spec file by its repository-relative path, e.g. \
                         `.notarai/system.spec.yaml`; `resources/list` lists them";
     let rel = RepoPath::parse(path).map_err(|e| {
@@ -139,7 +141,6 @@ pub fn read_spec(project: &Project, path: &str) -> Result<SpecText> {
         ))
         .hinted(HINT));
     }
-    let root = project.root();
     if !crate::spec::discover(root).iter().any(|p| p == rel) {
         let linked = crate::hashing::crosses_link(root, rel)
             || std::fs::symlink_metadata(root.join(rel)).is_ok_and(|m| m.is_symlink());

@@ -231,6 +231,10 @@ the cache is clearly wrong.",
         "Keep the answer short: one line per finding that is fine, detail only for drift.",
         "Do not read whole files the diff already shows; open a file only when the
 diff lacks the context to judge a behavior.",
+        "A tool's invalid argument (an unknown spec, a base that does not resolve, a bad
+cursor) comes back as a result marked `isError` on MCP 2025-11-25 and 2026-07-28, as an
+MCP error on older revisions: either way read its message and `hint:` line, correct the
+call and retry.",
     ],
     prompt: Prompt {
         name: "reconcile",

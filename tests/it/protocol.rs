@@ -82,11 +82,14 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
     assert_eq!(marked["updated"], 1);
     let again = structured("get_spec_diff", diff_args).await;
     assert_eq!(strings(&again["skipped"]), ["src/a.rs"]);
+    // rmcp's client negotiates 2025-11-25, where a tool's invalid argument
+    // is a result the model reads (SEP-1303), not a JSON-RPC error.
     let err = client
         .call_tool(call("get_spec_diff", json!({"spec_path": "nope"})))
         .await
-        .unwrap_err();
-    assert!(err.to_string().contains("nope"), "{err}");
+        .unwrap();
+    assert_eq!(err.is_error, Some(true), "{err:?}");
+    assert!(format!("{:?}", err.content).contains("nope"), "{err:?}");
     client.cancel().await.unwrap();
 }
 
@@ -188,7 +191,6 @@ fn framing_errors_are_answered_and_the_server_keeps_serving() {
         (b"{\"jsonrpc\":\"2.0\",\"id\":18,\"method\":\"completion/complete\",\"params\":{\"ref\":{\"type\":\"ref/nothing\"}}}", -32602, json!(18)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/call\",\"params\":5}", -32602, json!(14)),
         (b"{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"tools/call\",\"params\":{\"name\":\"get_spec_diff\",\"arguments\":[]}}", -32602, json!(15)),
-        (b"{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"tools/call\",\"params\":{\"name\":\"mark_reconciled\",\"arguments\":{\"files\":\"x\"}}}", -32602, json!(16)),
         (b"\0\0\0", -32700, Value::Null),
     ];
     for (line, code, id) in cases {
@@ -209,6 +211,18 @@ fn framing_errors_are_answered_and_the_server_keeps_serving() {
             String::from_utf8_lossy(line)
         );
     }
+    // A tool's invalid argument, on 2025-11-25: a result marked isError
+    // carrying the message (SEP-1303; tests/it/modern.rs has the older ones).
+    server.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"tools/call\",\"params\":{\"name\":\"mark_reconciled\",\"arguments\":{\"files\":\"x\"}}}\n");
+    let reply = server.recv();
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    assert!(
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("`files`"),
+        "{reply}"
+    );
     // Blank lines and unknown notifications get no answer.
     server.send_raw(b"\n");
     server.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\"}\n");

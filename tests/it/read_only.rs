@@ -227,12 +227,18 @@ async fn rmcp_client_sees_only_the_reading_tools() {
             .iter()
             .all(|t| t.annotations.as_ref().unwrap().read_only_hint == Some(true))
     );
+    // rmcp's client negotiates 2025-11-25: the refusal is a result the
+    // model reads (isError), as every invalid argument from that revision on.
     for tool in WRITE_TOOLS {
-        let err = client
+        let refused = client
             .call_tool(CallToolRequestParams::new(tool))
             .await
-            .unwrap_err();
-        assert!(err.to_string().contains("read-only"), "{tool}: {err}");
+            .unwrap();
+        assert_eq!(refused.is_error, Some(true), "{tool}: {refused:?}");
+        assert!(
+            format!("{:?}", refused.content).contains("read-only"),
+            "{tool}: {refused:?}"
+        );
     }
     let status: Value = client
         .call_tool(

@@ -1,10 +1,26 @@
 //! The classifier: what one line read from stdin is, and what to do with
 //! it. A line that rmcp must not see (not JSON, not a valid request, an
 //! unknown method, malformed parameters, a request before `initialize`, an
-//! id already in flight, a batch where the revision has none) is answered
-//! here; anything else is forwarded, marked when it calls a write tool.
+//! id already in flight, a batch where the revision has none, a request of
+//! the other era) is answered here; anything else is forwarded, marked when
+//! it calls a write tool.
+//!
+//! The two eras (the specification's versioning page): an `initialize`
+//! opens the legacy era for this process (`2024-11-05` to `2025-11-25`,
+//! exactly as before); a request whose `_meta` declares `2026-07-28` with
+//! every required key (a `server/discover` probe included) opens the
+//! stateless one. After a stateless request, `initialize` and `ping` are not
+//! methods (`-32601` naming the era, as `logging/setLevel` and subscriptions
+//! are everywhere): rmcp's session then asks every request for its `_meta`,
+//! so a legacy client starts its own `notarai mcp`. After `initialize`, a
+//! request declaring `2026-07-28` is still served on its own `_meta` (the
+//! specification lets a dual-era server serve both eras in one process; a
+//! bridge that shares one process between clients needs it). A `server/discover`
+//! is answered in either era. rmcp checks each stateless request's `_meta`
+//! itself: `-32022` with `data.supported` for a revision not served,
+//! `-32602` for a missing or malformed required key.
 
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ProtocolVersion, RequestMetaObject};
 use serde_json::Value;
 
 use super::{BATCH_REVISION, State, code, error, key};
@@ -21,6 +37,46 @@ pub(super) struct Forward {
     pub(super) write: bool,
     /// The request id a `notifications/cancelled` cancels.
     pub(super) cancels: Option<Value>,
+    /// A request whose `_meta` declares `2026-07-28` completely: it opens
+    /// the stateless era when no era is open.
+    pub(super) modern: bool,
+}
+
+/// What a request's `_meta` declares of the protocol revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Declared {
+    /// No revision: a legacy request (or a stateless one missing its `_meta`).
+    Nothing,
+    /// `2026-07-28`, with every key that revision requires.
+    Modern,
+    /// Some other revision, or `2026-07-28` with a key missing: rmcp
+    /// answers `-32022` or `-32602`.
+    Other,
+}
+
+/// The key of the revision a request declares in its `_meta`.
+const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// What `value`'s `params._meta` declares of the revision.
+pub(super) fn declared(value: &Value) -> Declared {
+    let Some(meta) = value.get("params").and_then(|p| p.get("_meta")) else {
+        return Declared::Nothing;
+    };
+    if meta.get(VERSION_KEY).is_none() {
+        return Declared::Nothing;
+    }
+    let Ok(meta) = serde_json::from_value::<RequestMetaObject>(meta.clone()) else {
+        return Declared::Other;
+    };
+    let modern = meta.protocol_version().is_some_and(|v| {
+        !v.has_initialize() && crate::mcp::server::SUPPORTED_VERSIONS.contains(&v)
+    }) && meta
+        .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+        .is_empty();
+    match modern {
+        true => Declared::Modern,
+        false => Declared::Other,
+    }
 }
 
 /// What one message is, and what to do with it.
@@ -151,7 +207,7 @@ fn envelope(
 fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict {
     let known = surface::method(method);
     let decodes = serde_json::from_value::<ClientJsonRpcMessage>(value.clone()).is_ok();
-    if decodes && known.is_some() && state.initialized {
+    if decodes && known.is_some() && (state.initialized || state.inline) {
         let cancels = (method == "notifications/cancelled")
             .then(|| {
                 value
@@ -165,6 +221,7 @@ fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict 
             id: None,
             write: false,
             cancels,
+            modern: false,
         };
         return Verdict::Forward(forward, known.map(|m| m.name));
     }
@@ -191,6 +248,11 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
     if known.kind == Kind::Notification {
         let message = format!("`{method}` is a notification and must not carry an `id`");
         return reply(&id, code::INVALID_REQUEST, &message);
+    }
+    // The era first: a method of the other era is refused whatever its params.
+    let declared = declared(value);
+    if let Some(refusal) = other_era(method, declared, state) {
+        return reply(&id, refusal.0, &refusal.1);
     }
     match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
         Err(e) => {
@@ -219,7 +281,11 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
         }
         Ok(_) => {}
     }
-    if !state.initialized && !known.before_initialize {
+    if !state.initialized
+        && !state.modern
+        && !known.before_initialize
+        && declared == Declared::Nothing
+    {
         let message = format!("`{method}` before `initialize`: send `initialize` first");
         return reply(&id, code::INVALID_REQUEST, &message);
     }
@@ -235,8 +301,32 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
         id: Some(id),
         write,
         cancels: None,
+        modern: declared == Declared::Modern,
     };
     Verdict::Forward(forward, Some(known.name))
+}
+
+/// The refusal (code, message) of a request that is not a method of the
+/// era it comes in: `ping` declaring `2026-07-28` (even first), and
+/// `initialize` once a stateless request opened the process's era.
+fn other_era(method: &str, declared: Declared, state: &State) -> Option<(i32, String)> {
+    let stateless = state.modern && !state.initialized;
+    match method {
+        "ping" if stateless || declared == Declared::Modern => Some((
+            code::METHOD_NOT_FOUND,
+            "method not found: `ping` is not part of MCP 2026-07-28 (it ended with the \
+             handshake of the legacy revisions); send any request with its `_meta`"
+                .into(),
+        )),
+        "initialize" if stateless => Some((
+            code::METHOD_NOT_FOUND,
+            "`initialize` after a 2026-07-28 request: this process serves MCP 2026-07-28 (no \
+             handshake; every request carries its revision in `_meta`); a legacy client starts \
+             its own `notarai mcp`"
+                .into(),
+        )),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -284,6 +374,58 @@ mod tests {
         assert_eq!(error_code(&classify(b"[]", &state)), Some(-32600));
         assert_eq!(error_code(&classify(b"\xff", &state)), Some(-32700));
         assert!(matches!(classify(b"  ", &state), Verdict::Ignore));
+    }
+
+    #[test]
+    fn the_era_comes_from_initialize_or_a_complete_2026_07_28_meta() {
+        let meta = |version: &str| {
+            json!({"io.modelcontextprotocol/protocolVersion": version,
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {}})
+        };
+        let with = |meta: Value| {
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+            "params": {"_meta": meta}})
+        };
+        assert_eq!(declared(&with(meta("2026-07-28"))), Declared::Modern);
+        assert_eq!(declared(&with(meta("1900-01-01"))), Declared::Other);
+        assert_eq!(
+            declared(&with(
+                json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"})
+            )),
+            Declared::Other
+        );
+        assert_eq!(
+            declared(&with(json!({"progressToken": 1}))),
+            Declared::Nothing
+        );
+        let fresh = State::default();
+        assert_eq!(other_era("ping", Declared::Nothing, &fresh), None);
+        assert_eq!(
+            other_era("ping", Declared::Modern, &fresh).map(|r| r.0),
+            Some(-32601)
+        );
+        assert_eq!(other_era("initialize", Declared::Nothing, &fresh), None);
+        let stateless = State {
+            modern: true,
+            ..State::default()
+        };
+        assert_eq!(
+            other_era("initialize", Declared::Nothing, &stateless).map(|r| r.0),
+            Some(-32601)
+        );
+        assert_eq!(
+            other_era("server/discover", Declared::Modern, &stateless),
+            None
+        );
+        let legacy = State {
+            initialized: true,
+            ..State::default()
+        };
+        assert_eq!(other_era("tools/list", Declared::Modern, &legacy), None);
+        // A stateless request first, before any era: forwarded to rmcp.
+        let line = with(meta("2026-07-28")).to_string();
+        assert!(matches!(classify(line.as_bytes(), &fresh), Verdict::Forward(f, _) if f.modern));
     }
 
     #[test]
