@@ -100,7 +100,9 @@ impl Options {
                 "--markdown" => opts.markdown = Some(value.into()),
                 "--notarai" | "--bin" => opts.bin = value.into(),
                 "--timeout" => {
-                    let secs: u64 = value.parse().with_context(|| format!("--timeout {value}"))?;
+                    let secs: u64 = value
+                        .parse()
+                        .with_context(|| format!("--timeout {value}"))?;
                     opts.timeout = Duration::from_secs(secs);
                 }
                 _ => bail!("unknown option {flag}\n{USAGE}"),
@@ -157,7 +159,10 @@ fn run() -> Result<()> {
         reports.push(replay(&opts, project, &source, &specs, &work)?);
     }
     if reports.is_empty() {
-        println!("skipped: no project found under {} ({how})", repos.display());
+        println!(
+            "skipped: no project found under {} ({how})",
+            repos.display()
+        );
         return Ok(());
     }
     let header = format!(
@@ -262,16 +267,16 @@ fn replay(
     }
     let (code, out) = repo::notarai_status(&opts.bin, work, &["check", "--base", BASE])?;
     let check = (code, String::from_utf8_lossy(&out).into_owned());
-    let (whole_read, whole_diff, whole_diff_u0) =
-        whole_branch(opts, project, work, &steps, &governed, &log)?;
+    let whole = whole_branch(opts, project, work, &steps, &governed, &log, &excluded)?;
     Ok(RepoReport {
         name: project.name.to_owned(),
         language: project.language.to_owned(),
         passes,
         flags,
-        whole_read,
-        whole_diff,
-        whole_diff_u0,
+        whole_read: whole.read,
+        whole_diff: whole.diff,
+        whole_diff_u0: whole.diff_u0,
+        whole_diff_kept: whole.diff_kept,
         check,
         session_bytes: (tools_list, skill_bytes),
         per_tool,
@@ -282,15 +287,30 @@ fn replay(
 /// folders); none when it gives none.
 fn skill_excludes(steps: &[skill::Step]) -> Result<globset::GlobSet> {
     let mut set = globset::GlobSetBuilder::new();
-    for pattern in steps.iter().filter_map(skill::Step::exclude_patterns).flatten() {
+    for pattern in steps
+        .iter()
+        .filter_map(skill::Step::exclude_patterns)
+        .flatten()
+    {
         set.add(globset::Glob::new(&pattern)?);
     }
     Ok(set.build()?)
 }
 
+/// What the whole-branch pass read, and the branch's diffs (governed files).
+struct Whole {
+    /// Text bytes of every answer of the pass.
+    read: usize,
+    /// `git diff` (default context).
+    diff: usize,
+    /// `git diff -U0`.
+    diff_u0: usize,
+    /// `git diff` without the files the skill excludes.
+    diff_kept: usize,
+}
+
 /// The whole branch as one commit on `replay-base`, a fresh cache and no
-/// state: one pass; its bytes, `git diff` and `git diff -U0` of the governed
-/// files.
+/// state: one pass; its bytes, and the diffs of the governed files.
 fn whole_branch(
     opts: &Options,
     project: &Project,
@@ -298,7 +318,8 @@ fn whole_branch(
     steps: &[skill::Step],
     governed: &Governed,
     log: &Path,
-) -> Result<(usize, usize, usize)> {
+    excluded: &globset::GlobSet,
+) -> Result<Whole> {
     repo::git(work, &["checkout", "-q", "-b", "whole", BASE])?;
     let range = [project.start, project.end];
     let patch = repo::git(work, &["diff", "--binary", range[0], range[1]])?;
@@ -319,7 +340,15 @@ fn whole_branch(
     let outcome = pass::run(&mut server, &input).context("the whole-branch pass")?;
     server.shutdown()?;
     let files = repo::governed_changes(work, governed, BASE, &head)?;
-    let diff = repo::diff_bytes(work, "-U3", BASE, &head, &files)?;
-    let diff_u0 = repo::diff_bytes(work, "-U0", BASE, &head, &files)?;
-    Ok((outcome.bytes(), diff, diff_u0))
+    let kept: Vec<String> = files
+        .iter()
+        .filter(|f| !excluded.is_match(f.as_str()))
+        .cloned()
+        .collect();
+    Ok(Whole {
+        read: outcome.bytes(),
+        diff: repo::diff_bytes(work, "-U3", BASE, &head, &files)?,
+        diff_u0: repo::diff_bytes(work, "-U0", BASE, &head, &files)?,
+        diff_kept: repo::diff_bytes(work, "-U3", BASE, &head, &kept)?,
+    })
 }

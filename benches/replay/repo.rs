@@ -126,7 +126,10 @@ pub fn prepare(
     for entry in std::fs::read_dir(specs)? {
         let path = entry?.path();
         if path.to_string_lossy().ends_with(".spec.yaml") {
-            std::fs::copy(&path, notarai.join(path.file_name().context("no file name")?))?;
+            std::fs::copy(
+                &path,
+                notarai.join(path.file_name().context("no file name")?),
+            )?;
         }
     }
     run_notarai(bin, work, &["init", "--agents", "claude"])?;
@@ -284,7 +287,13 @@ pub fn governed_changes(
 }
 
 /// Bytes of `git diff <context> from to -- files` (0 when `files` is empty).
-pub fn diff_bytes(work: &Path, context: &str, from: &str, to: &str, files: &[String]) -> Result<usize> {
+pub fn diff_bytes(
+    work: &Path,
+    context: &str,
+    from: &str,
+    to: &str,
+    files: &[String],
+) -> Result<usize> {
     if files.is_empty() {
         return Ok(0);
     }

@@ -55,6 +55,8 @@ pub struct RepoReport {
     pub whole_diff: usize,
     /// `git diff -U0` of the same.
     pub whole_diff_u0: usize,
+    /// `git diff` without the files the skill excludes.
+    pub whole_diff_kept: usize,
     /// `notarai check` after the last pass: exit code and first lines.
     pub check: (i32, String),
     /// Bytes of `tools/list` and of the skill (read once per session).
@@ -187,8 +189,13 @@ fn details(out: &mut String, r: &RepoReport) {
     let _ = writeln!(
         out,
         "Once per session (not in the ratios): `tools/list` {} B, the skill {} B. \
-         Whole branch `git diff -U0`: {} B.",
-        r.session_bytes.0, r.session_bytes.1, r.whole_diff_u0
+         Whole branch: `git diff -U0` {} B; `git diff` without the files the skill excludes {} B \
+         (read / that = {}).",
+        r.session_bytes.0,
+        r.session_bytes.1,
+        r.whole_diff_u0,
+        r.whole_diff_kept,
+        ratio(r.whole_read, r.whole_diff_kept)
     );
     let kept: usize = r.passes.iter().map(|p| p.changed_kept).sum();
     let _ = writeln!(
@@ -203,7 +210,11 @@ fn details(out: &mut String, r: &RepoReport) {
         .iter()
         .map(|(tool, bytes, calls)| format!("`{tool}` {bytes} B in {calls} calls"))
         .collect();
-    let _ = writeln!(out, "\nRead per tool over the passes: {}.", tools.join(", "));
+    let _ = writeln!(
+        out,
+        "\nRead per tool over the passes: {}.",
+        tools.join(", ")
+    );
     let mut over: Vec<&PassRow> = r.passes.iter().filter(|p| excess(p) > 1.0).collect();
     over.sort_by(|a, b| excess(b).total_cmp(&excess(a)));
     let _ = writeln!(out, "\nPasses over 3x their change + 2 KB: {}", over.len());
@@ -219,8 +230,16 @@ fn details(out: &mut String, r: &RepoReport) {
             p.changed
         );
     }
-    let _ = writeln!(out, "\n`notarai check` after the last pass: exit {}", r.check.0);
-    for line in r.check.1.lines().take(6) {
+    let _ = writeln!(
+        out,
+        "\n`notarai check` after the last pass: exit {}",
+        r.check.0
+    );
+    let verdict = r.check.1.lines().filter(|l| {
+        let t = l.trim_start();
+        t.starts_with("error") || t.starts_with("FAIL") || t.starts_with("PASS")
+    });
+    for line in verdict.take(8) {
         let _ = writeln!(out, "    {line}");
     }
     let _ = writeln!(out, "\nFlags, judged (benches/replay/judge.rs says how):");

@@ -148,7 +148,11 @@ impl Server {
         let blocks = reply.result["content"].as_array();
         let text = blocks.and_then(|blocks| blocks.iter().find_map(|b| b["text"].as_str()));
         let text_bytes = blocks.map_or(0, |blocks| {
-            blocks.iter().filter_map(|b| b["text"].as_str()).map(str::len).sum()
+            blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .map(str::len)
+                .sum()
         });
         if reply.result["isError"] == json!(true) {
             bail!("{name}: tool error: {}", text.unwrap_or("(no text)"));
