@@ -106,12 +106,11 @@ fn calls(text: &str) -> Vec<String> {
     while let Some(at) = rest.find("all `") {
         let before = &rest[..at];
         let after = &rest[at + 5..];
-        if before.ends_with('C') || before.ends_with('c') {
-            if let Some(end) = after.find('`') {
-                let name = &after[..end];
-                if !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-                    out.push(name.to_owned());
-                }
+        let called = before.ends_with('C') || before.ends_with('c');
+        if let Some(end) = after.find('`').filter(|_| called) {
+            let name = &after[..end];
+            if !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                out.push(name.to_owned());
             }
         }
         rest = after;

@@ -59,7 +59,9 @@ pub struct ToolReply {
     pub elapsed: Duration,
     /// Size of the answering line.
     pub bytes: usize,
-    /// Bytes of the answer's text blocks: what an agent reads.
+    /// Bytes of the answer's text blocks: what an agent reads (used by the
+    /// replay bench, which shares this client).
+    #[allow(dead_code)]
     pub text_bytes: usize,
     /// The tool's JSON answer: `structuredContent`, else the first text block
     /// parsed as JSON.
