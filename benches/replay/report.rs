@@ -76,6 +76,11 @@ impl RepoReport {
         self.passes.iter().map(|p| p.changed).sum()
     }
 
+    /// Total changed over the passes, without the files the skill excludes.
+    fn changed_kept(&self) -> usize {
+        self.passes.iter().map(|p| p.changed_kept).sum()
+    }
+
     /// The pass furthest over its bound (3x its change + 2 KB).
     fn worst(&self) -> Option<&PassRow> {
         self.passes
@@ -115,8 +120,8 @@ pub fn render(header: &str, repos: &[RepoReport]) -> String {
     out.push_str(
         "| repository | passes | read / changed (<= 1.5x) | worst pass: read vs change (<= 3x + 2 KB) \
          | whole branch: read / git diff (<= 1.15x) | review flags | needed (>= 60%) | needed or borderline \
-         | `check` after the last pass |\n\
-         | --- | ---: | --- | --- | --- | ---: | --- | --- | --- |\n",
+         | `check` after the last pass | read / changed without the files the skill excludes |\n\
+         | --- | ---: | --- | --- | --- | ---: | --- | --- | --- | --- |\n",
     );
     for r in repos {
         let flags: Vec<&FlagRow> = r.flags.iter().collect();
@@ -144,7 +149,7 @@ fn table_line(out: &mut String, name: &str, language: &str, r: &RepoReport, flag
     let check = if r.check.0 == 0 { "passes" } else { "fails" };
     let _ = writeln!(
         out,
-        "| {name} ({language}) | {} | {} / {} B = {} | {worst} | {} / {} B = {} | {} | {needed} | {border} | {check} (exit {}) |",
+        "| {name} ({language}) | {} | {} / {} B = {} | {worst} | {} / {} B = {} | {} | {needed} | {border} | {check} (exit {}) | {} / {} B = {} |",
         r.passes.len(),
         r.read(),
         r.changed(),
@@ -154,6 +159,9 @@ fn table_line(out: &mut String, name: &str, language: &str, r: &RepoReport, flag
         ratio(r.whole_read, r.whole_diff),
         flags.len(),
         r.check.0,
+        r.read(),
+        r.changed_kept(),
+        ratio(r.read(), r.changed_kept()),
     );
 }
 
@@ -172,13 +180,15 @@ fn overall_line(out: &mut String, repos: &[RepoReport]) {
     let flags: Vec<&FlagRow> = repos.iter().flat_map(|r| &r.flags).collect();
     let (needed, border) = shares(&flags);
     let green = repos.iter().filter(|r| r.check.0 == 0).count();
+    let kept: usize = repos.iter().map(RepoReport::changed_kept).sum();
     let _ = writeln!(
         out,
-        "| **overall** | {passes} | {read} / {changed} B = {} | {over} of {passes} passes over the bound | {whole_read} / {whole_diff} B = {} | {} | {needed} | {border} | {green} of {} pass |",
+        "| **overall** | {passes} | {read} / {changed} B = {} | {over} of {passes} passes over the bound | {whole_read} / {whole_diff} B = {} | {} | {needed} | {border} | {green} of {} pass | {read} / {kept} B = {} |",
         ratio(read, changed),
         ratio(whole_read, whole_diff),
         flags.len(),
         repos.len(),
+        ratio(read, kept),
     );
 }
 
@@ -196,14 +206,6 @@ fn details(out: &mut String, r: &RepoReport) {
         r.whole_diff_u0,
         r.whole_diff_kept,
         ratio(r.whole_read, r.whole_diff_kept)
-    );
-    let kept: usize = r.passes.iter().map(|p| p.changed_kept).sum();
-    let _ = writeln!(
-        out,
-        "\nWithout the files the skill excludes (lock files) in the change: read / changed = {} / {} B = {}.",
-        r.read(),
-        kept,
-        ratio(r.read(), kept)
     );
     let tools: Vec<String> = r
         .per_tool
