@@ -414,6 +414,7 @@ pub fn resources_list(ctx: &Ctx, repo: &Path) -> Row {
             Ok(ToolReply {
                 elapsed: started.elapsed(),
                 bytes,
+                text_bytes: 0,
                 payload: json!({"resources": count}),
             })
         },

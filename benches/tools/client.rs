@@ -59,6 +59,10 @@ pub struct ToolReply {
     pub elapsed: Duration,
     /// Size of the answering line.
     pub bytes: usize,
+    /// Bytes of the answer's text blocks: what an agent reads (used by the
+    /// replay bench, which shares this client).
+    #[allow(dead_code)]
+    pub text_bytes: usize,
     /// The tool's JSON answer: `structuredContent`, else the first text block
     /// parsed as JSON.
     pub payload: Value,
@@ -143,9 +147,15 @@ impl Server {
             params["_meta"] = json!({"progressToken": token});
         }
         let reply = self.request("tools/call", params)?;
-        let text = reply.result["content"]
-            .as_array()
-            .and_then(|blocks| blocks.iter().find_map(|b| b["text"].as_str()));
+        let blocks = reply.result["content"].as_array();
+        let text = blocks.and_then(|blocks| blocks.iter().find_map(|b| b["text"].as_str()));
+        let text_bytes = blocks.map_or(0, |blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .map(str::len)
+                .sum()
+        });
         if reply.result["isError"] == json!(true) {
             bail!("{name}: tool error: {}", text.unwrap_or("(no text)"));
         }
@@ -160,6 +170,7 @@ impl Server {
         Ok(ToolReply {
             elapsed: reply.elapsed,
             bytes: reply.bytes,
+            text_bytes,
             payload,
         })
     }

@@ -32,6 +32,7 @@ mod reliability_paths;
 mod reliability_protocol;
 mod reliability_repo_states;
 mod reliability_specs;
+mod replay_bench;
 mod resources;
 mod scans;
 mod sdk_clients;

@@ -1,0 +1,379 @@
+//! One reconciliation pass, played deterministically from the installed
+//! skill's steps: every tool a step says to call, in the skill's order,
+//! every page (`next_cursor`) read, and what the skill says to mark marked.
+//!
+//! What each named tool means here (the agent's part, with no judgement):
+//! - `get_reconciliation_status`: called with the base; when its step says
+//!   to stop and nothing is unreconciled, the pass ends there.
+//! - `list_affected_specs`: the first call takes stock; a later one (after
+//!   fixing an invalid spec) only happens when a spec is invalid, which our
+//!   specs never are: that is an error of the replay.
+//! - a step without a tool that says to stop when `affected_specs` is empty:
+//!   the pass ends when nothing is affected, invalid or deleted.
+//! - `get_spec_diff`: per affected spec not `all_reconciled`, with the
+//!   `exclude_patterns` list the step gives (when it gives one).
+//! - `get_changed_artifacts`: per diffed spec that has a `docs` category.
+//! - `mark_reconciled`: the `files` of every diff and the spec files of
+//!   every `spec_changes`.
+//! - `snapshot_state`: then the state file is committed, as the step says.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::client::Server;
+use crate::repo::{self, Governed};
+use crate::skill::Step;
+
+/// One tool call of a pass.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// Tool name.
+    pub tool: String,
+    /// Text bytes of the answer.
+    pub bytes: usize,
+    /// Milliseconds to the answer.
+    pub ms: f64,
+}
+
+/// A spec the pass asked to review, with the files it served.
+#[derive(Debug, Clone)]
+pub struct Flag {
+    /// The spec file.
+    pub spec: String,
+    /// The `files` of its diff (every page).
+    pub files: Vec<String>,
+    /// The spec files of its `spec_changes`.
+    pub spec_changes: Vec<String>,
+}
+
+/// What one pass read and did.
+#[derive(Debug, Default)]
+pub struct PassOutcome {
+    /// Every call, in order.
+    pub calls: Vec<Call>,
+    /// Specs with something to review.
+    pub flags: Vec<Flag>,
+    /// Files recorded with `mark_reconciled`.
+    pub marked: usize,
+    /// Where the pass ended early, if it did.
+    pub stopped: Option<String>,
+}
+
+impl PassOutcome {
+    /// Text bytes of every answer.
+    pub fn bytes(&self) -> usize {
+        self.calls.iter().map(|c| c.bytes).sum()
+    }
+}
+
+/// The paging fields every listing answer has.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Paged<T> {
+    /// The next page's cursor.
+    next_cursor: Option<String>,
+    /// The tool's own fields.
+    #[serde(flatten)]
+    body: T,
+}
+
+/// `get_reconciliation_status`, the part used.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Status {
+    /// Counts over the pass.
+    totals: Totals,
+}
+
+/// Its totals.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Totals {
+    /// Files left to reconcile.
+    unreconciled: usize,
+}
+
+/// `list_affected_specs`, the part used.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Affected {
+    /// Affected specs (an entry may continue the one above).
+    affected_specs: Vec<AffectedSpec>,
+    /// Specs that fail to load.
+    invalid_specs: Vec<Value>,
+    /// Specs deleted on the branch.
+    deleted_specs: Vec<Value>,
+}
+
+/// One affected spec entry.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct AffectedSpec {
+    /// The spec file.
+    spec_path: String,
+    /// Nothing of it left to review.
+    all_reconciled: bool,
+}
+
+/// `get_spec_diff`, the part used.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SpecDiff {
+    /// Files whose diff is served.
+    files: Vec<String>,
+    /// Changed spec files, with their text.
+    spec_changes: Vec<SpecChange>,
+}
+
+/// One changed spec file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SpecChange {
+    /// Its path.
+    path: String,
+}
+
+/// Everything a pass needs besides the server.
+pub struct PassInput<'a> {
+    /// The replay repository.
+    pub work: &'a Path,
+    /// The skill's steps.
+    pub steps: &'a [Step],
+    /// The base every call names.
+    pub base: &'a str,
+    /// Which spec governs what.
+    pub governed: &'a Governed,
+}
+
+/// Play one pass on `server`.
+pub fn run(server: &mut Server, input: &PassInput<'_>) -> Result<PassOutcome> {
+    let mut pass = Pass {
+        server,
+        input,
+        out: PassOutcome::default(),
+        affected: None,
+        diffed: Vec::new(),
+    };
+    for step in input.steps {
+        if pass.step(step)? {
+            break;
+        }
+    }
+    Ok(pass.out)
+}
+
+/// The state of a pass in progress.
+struct Pass<'s, 'a> {
+    /// The server.
+    server: &'s mut Server,
+    /// The pass's input.
+    input: &'s PassInput<'a>,
+    /// What it read so far.
+    out: PassOutcome,
+    /// The take-stock answer (every page merged).
+    affected: Option<Affected>,
+    /// The specs diffed so far, with what they served.
+    diffed: Vec<Flag>,
+}
+
+impl Pass<'_, '_> {
+    /// Play one step; `true` when the pass ends there.
+    fn step(&mut self, step: &Step) -> Result<bool> {
+        if step.calls.is_empty() {
+            return Ok(self.stop_when_nothing_affected(step));
+        }
+        for tool in &step.calls {
+            let stop = match tool.as_str() {
+                "get_reconciliation_status" => self.status(step)?,
+                "list_affected_specs" => self.take_stock()?,
+                "get_spec_diff" => self.spec_diffs(step)?,
+                "get_changed_artifacts" => self.docs()?,
+                "mark_reconciled" => self.record()?,
+                "snapshot_state" => self.snapshot()?,
+                other => bail!(
+                    "the skill's step {:?} calls `{other}`, which the replay does not play: \
+                     teach benches/replay/pass.rs what it means",
+                    step.title
+                ),
+            };
+            if stop {
+                self.out.stopped = Some(step.title.clone());
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// A step without a tool that stops the pass when nothing is affected.
+    fn stop_when_nothing_affected(&mut self, step: &Step) -> bool {
+        let Some(affected) = &self.affected else {
+            return false;
+        };
+        let nothing = affected.affected_specs.is_empty()
+            && affected.invalid_specs.is_empty()
+            && affected.deleted_specs.is_empty();
+        let stop = step.says_stop() && step.text.contains("`affected_specs`") && nothing;
+        if stop {
+            self.out.stopped = Some(step.title.clone());
+        }
+        stop
+    }
+
+    /// `get_reconciliation_status`, every page.
+    fn status(&mut self, step: &Step) -> Result<bool> {
+        let args = json!({"base_branch": self.input.base});
+        let pages: Vec<Status> = self.all_pages("get_reconciliation_status", args)?;
+        let left: usize = pages.first().map_or(0, |p| p.totals.unreconciled);
+        let first_call = self.affected.is_none();
+        Ok(first_call && step.says_stop() && left == 0)
+    }
+
+    /// `list_affected_specs`, every page; a second call only for an invalid spec.
+    fn take_stock(&mut self) -> Result<bool> {
+        if let Some(affected) = &self.affected {
+            if let Some(invalid) = affected.invalid_specs.first() {
+                bail!("a spec of the replay fails to load: {invalid}");
+            }
+            return Ok(false);
+        }
+        let args = json!({"base_branch": self.input.base});
+        let pages: Vec<Affected> = self.all_pages("list_affected_specs", args)?;
+        let mut merged = Affected::default();
+        for page in pages {
+            merged.affected_specs.extend(page.affected_specs);
+            merged.invalid_specs.extend(page.invalid_specs);
+            merged.deleted_specs.extend(page.deleted_specs);
+        }
+        self.affected = Some(merged);
+        Ok(false)
+    }
+
+    /// `get_spec_diff` of every affected spec not `all_reconciled`.
+    fn spec_diffs(&mut self, step: &Step) -> Result<bool> {
+        let specs = self.specs_to_review();
+        let exclude = step.exclude_patterns();
+        for spec in specs {
+            let mut args = Map::new();
+            args.insert("spec_path".into(), json!(spec));
+            args.insert("base_branch".into(), json!(self.input.base));
+            if let Some(patterns) = &exclude {
+                args.insert("exclude_patterns".into(), json!(patterns));
+            }
+            let pages: Vec<SpecDiff> = self.all_pages("get_spec_diff", Value::Object(args))?;
+            let mut files = BTreeSet::new();
+            let mut spec_changes = BTreeSet::new();
+            for page in pages {
+                files.extend(page.files);
+                spec_changes.extend(page.spec_changes.into_iter().map(|c| c.path));
+            }
+            let flag = Flag {
+                spec,
+                files: files.into_iter().collect(),
+                spec_changes: spec_changes.into_iter().collect(),
+            };
+            if !flag.files.is_empty() || !flag.spec_changes.is_empty() {
+                self.out.flags.push(flag.clone());
+            }
+            self.diffed.push(flag);
+        }
+        Ok(false)
+    }
+
+    /// The affected specs left to review, in the answer's order, once each.
+    fn specs_to_review(&self) -> Vec<String> {
+        let mut seen = BTreeSet::new();
+        let mut specs = Vec::new();
+        for entry in self.affected.iter().flat_map(|a| &a.affected_specs) {
+            if !entry.all_reconciled
+                && !entry.spec_path.is_empty()
+                && seen.insert(entry.spec_path.clone())
+            {
+                specs.push(entry.spec_path.clone());
+            }
+        }
+        specs
+    }
+
+    /// `get_changed_artifacts` for the docs of every diffed spec that has docs.
+    fn docs(&mut self) -> Result<bool> {
+        let specs: Vec<String> = self
+            .diffed
+            .iter()
+            .map(|f| f.spec.clone())
+            .filter(|s| self.input.governed.has_category(s, "docs"))
+            .collect();
+        for spec in specs {
+            let args = json!({"spec_path": spec, "artifact_type": "docs"});
+            let _: Vec<Value> = self.all_pages("get_changed_artifacts", args)?;
+        }
+        Ok(false)
+    }
+
+    /// `mark_reconciled` of every file served and every changed spec.
+    fn record(&mut self) -> Result<bool> {
+        let files: BTreeSet<&String> = self
+            .diffed
+            .iter()
+            .flat_map(|f| f.files.iter().chain(&f.spec_changes))
+            .collect();
+        if files.is_empty() {
+            return Ok(false);
+        }
+        self.out.marked = files.len();
+        let args = json!({"files": files});
+        self.call("mark_reconciled", args)?;
+        Ok(false)
+    }
+
+    /// `snapshot_state`, then the commit of the state file.
+    fn snapshot(&mut self) -> Result<bool> {
+        self.call("snapshot_state", json!({}))?;
+        let work = self.input.work;
+        let state = ".notarai/reconciliation_state.json";
+        repo::git(work, &["add", state])?;
+        let staged = repo::git(work, &["diff", "--cached", "--name-only"])?;
+        if !staged.is_empty() {
+            repo::git(work, &["commit", "-q", "-m", "Reconcile specs"])?;
+        }
+        Ok(false)
+    }
+
+    /// Call `tool` and every following page; each page parsed as `T`.
+    fn all_pages<T: DeserializeOwned + Default>(
+        &mut self,
+        tool: &str,
+        args: Value,
+    ) -> Result<Vec<T>> {
+        let mut pages = Vec::new();
+        let mut page_args = args.clone();
+        loop {
+            let payload = self.call(tool, page_args)?;
+            let page: Paged<T> = serde_json::from_value(payload)
+                .map_err(|e| anyhow::anyhow!("{tool}: unexpected answer: {e}"))?;
+            pages.push(page.body);
+            match page.next_cursor {
+                Some(cursor) => {
+                    page_args = args.clone();
+                    page_args["cursor"] = json!(cursor);
+                }
+                None => return Ok(pages),
+            }
+        }
+    }
+
+    /// One `tools/call`, counted.
+    fn call(&mut self, tool: &str, args: Value) -> Result<Value> {
+        let reply = self.server.call_tool(tool, args)?;
+        self.out.calls.push(Call {
+            tool: tool.to_owned(),
+            bytes: reply.text_bytes,
+            ms: reply.elapsed.as_secs_f64() * 1000.0,
+        });
+        Ok(reply.payload)
+    }
+}
