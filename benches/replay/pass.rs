@@ -4,17 +4,20 @@
 //!
 //! What each named tool means here (the agent's part, with no judgement):
 //! - `get_reconciliation_status`: called with the base; when its step says
-//!   to stop and nothing is unreconciled, the pass ends there.
+//!   to stop and `nothing_to_review` is true, the pass records the status's
+//!   `housekeeping` files (and snapshots) when there are any, and ends.
 //! - `list_affected_specs`: the first call takes stock; a later one (after
 //!   fixing an invalid spec) only happens when a spec is invalid, which our
 //!   specs never are: that is an error of the replay.
 //! - a step without a tool that says to stop when `affected_specs` is empty:
 //!   the pass ends when nothing is affected, invalid or deleted.
 //! - `get_spec_diff`: per affected spec not `all_reconciled`, with the
-//!   `exclude_patterns` list the step gives (when it gives one).
+//!   `exclude_patterns` list the step gives (when it gives one) and, when
+//!   the step names `already_read`, the files of the diffs read before.
 //! - `get_changed_artifacts`: per diffed spec that has a `docs` category.
-//! - `mark_reconciled`: the `files` of every diff and the spec files of
-//!   every `spec_changes`.
+//! - `mark_reconciled`: the `files`, `housekeeping` and `already_read` of
+//!   every diff, the spec files of every `spec_changes`, and the status's
+//!   `housekeeping` files.
 //! - `snapshot_state`: then the state file is committed, as the step says.
 
 use std::collections::BTreeSet;
@@ -88,6 +91,18 @@ struct Paged<T> {
 struct Status {
     /// Counts over the pass.
     totals: Totals,
+    /// Whether the pass can stop here (newer servers).
+    nothing_to_review: Option<bool>,
+    /// Per affected spec.
+    specs: Vec<SpecStatus>,
+}
+
+/// One spec of the status, the part used.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SpecStatus {
+    /// Files that need no review, only recording.
+    housekeeping: Vec<String>,
 }
 
 /// Its totals.
@@ -126,6 +141,10 @@ struct AffectedSpec {
 struct SpecDiff {
     /// Files whose diff is served.
     files: Vec<String>,
+    /// Files that need no review, only recording.
+    housekeeping: Vec<String>,
+    /// Files not diffed again (read for another spec).
+    already_read: Vec<String>,
     /// Changed spec files, with their text.
     spec_changes: Vec<SpecChange>,
 }
@@ -157,6 +176,7 @@ pub fn run(server: &mut Server, input: &PassInput<'_>) -> Result<PassOutcome> {
         input,
         out: PassOutcome::default(),
         affected: None,
+        extra: BTreeSet::new(),
         diffed: Vec::new(),
     };
     for step in input.steps {
@@ -177,6 +197,9 @@ struct Pass<'s, 'a> {
     out: PassOutcome,
     /// The take-stock answer (every page merged).
     affected: Option<Affected>,
+    /// Files to record that are not a review: housekeeping and files
+    /// already read for another spec.
+    extra: BTreeSet<String>,
     /// The specs diffed so far, with what they served.
     diffed: Vec<Flag>,
 }
@@ -229,11 +252,27 @@ impl Pass<'_, '_> {
         let args = json!({"base_branch": self.input.base});
         let pages: Vec<Status> = self.all_pages("get_reconciliation_status", args)?;
         let left: usize = pages.first().map_or(0, |p| p.totals.unreconciled);
+        let nothing = pages
+            .first()
+            .and_then(|p| p.nothing_to_review)
+            .unwrap_or(left == 0);
+        for page in &pages {
+            for spec in &page.specs {
+                self.extra.extend(spec.housekeeping.iter().cloned());
+            }
+        }
         let first_call = self.affected.is_none();
-        Ok(first_call && step.says_stop() && left == 0)
+        if !(first_call && step.says_stop() && nothing) {
+            return Ok(false);
+        }
+        // Nothing to review: record the housekeeping files, share, stop.
+        if !self.extra.is_empty() && step.text.contains("housekeeping") {
+            self.record()?;
+            self.snapshot()?;
+        }
+        Ok(true)
     }
 
-    /// `list_affected_specs`, every page; a second call only for an invalid spec.
     fn take_stock(&mut self) -> Result<bool> {
         if let Some(affected) = &self.affected {
             if let Some(invalid) = affected.invalid_specs.first() {
@@ -264,10 +303,16 @@ impl Pass<'_, '_> {
             if let Some(patterns) = &exclude {
                 args.insert("exclude_patterns".into(), json!(patterns));
             }
+            if step.text.contains("already_read") {
+                let read: BTreeSet<&String> = self.diffed.iter().flat_map(|f| &f.files).collect();
+                args.insert("already_read".into(), json!(read));
+            }
             let pages: Vec<SpecDiff> = self.all_pages("get_spec_diff", Value::Object(args))?;
             let mut files = BTreeSet::new();
             let mut spec_changes = BTreeSet::new();
             for page in pages {
+                self.extra.extend(page.housekeeping);
+                self.extra.extend(page.already_read);
                 files.extend(page.files);
                 spec_changes.extend(page.spec_changes.into_iter().map(|c| c.path));
             }
@@ -308,7 +353,7 @@ impl Pass<'_, '_> {
             .filter(|s| self.input.governed.has_category(s, "docs"))
             .collect();
         for spec in specs {
-            let args = json!({"spec_path": spec, "artifact_type": "docs"});
+            let args = json!({"spec_path": spec, "artifact_type": "docs", "base_branch": self.input.base});
             let _: Vec<Value> = self.all_pages("get_changed_artifacts", args)?;
         }
         Ok(false)
@@ -320,6 +365,7 @@ impl Pass<'_, '_> {
             .diffed
             .iter()
             .flat_map(|f| f.files.iter().chain(&f.spec_changes))
+            .chain(&self.extra)
             .collect();
         if files.is_empty() {
             return Ok(false);
