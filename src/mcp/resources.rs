@@ -27,6 +27,12 @@ pub const SPEC_URI: &str = "notarai://spec/";
 /// The URI template of the specs (RFC 6570).
 pub const SPEC_TEMPLATE: &str = "notarai://spec/{path}";
 
+/// What every governing-specs URI starts with.
+pub const GOVERNING_URI: &str = "notarai://governing/";
+
+/// The URI template of the governing specs of a file (RFC 6570).
+pub const GOVERNING_TEMPLATE: &str = "notarai://governing/{path}";
+
 /// The MIME type of a spec.
 pub const SPEC_MIME: &str = "application/yaml";
 
@@ -112,8 +118,25 @@ pub fn list(project: &mut Project, cursor: Option<&str>) -> Result<ListResources
     Ok(result)
 }
 
-/// `resources/read`: the YAML text of the spec `uri` names.
-pub fn read(project: &Project, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+/// `resources/read`: the YAML text of the spec `uri` names, or for a
+/// `notarai://governing/<path>` URI the `get_governing_specs` answer for
+/// that file (JSON, its first page).
+pub fn read(project: &mut Project, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    if let Some(encoded) = uri.strip_prefix(GOVERNING_URI) {
+        let path = spec_path(&format!("{SPEC_URI}{encoded}")).map_err(rpc)?;
+        let params = review::GoverningParams {
+            paths: vec![path],
+            lines: None,
+            max_tokens: None,
+            cursor: None,
+        };
+        let answer = review::get_governing_specs(project, &params).map_err(rpc)?;
+        let text = serde_json::to_string(&answer).map_err(|e| {
+            ErrorData::internal_error(format!("cannot encode the answer: {e}"), None)
+        })?;
+        let contents = ResourceContents::text(text, uri).with_mime_type("application/json");
+        return Ok(ReadResourceResult::new(vec![contents]));
+    }
     let path = spec_path(uri).map_err(rpc)?;
     let spec = review::read_spec(project, &path).map_err(rpc)?;
     let contents =
@@ -121,7 +144,8 @@ pub fn read(project: &Project, uri: &str) -> Result<ReadResourceResult, ErrorDat
     Ok(ReadResourceResult::new(vec![contents]))
 }
 
-/// `resources/templates/list`: the one template, of the specs.
+/// `resources/templates/list`: the templates of the specs and of the
+/// specs governing a file.
 pub fn templates(cursor: Option<&str>) -> Result<ListResourceTemplatesResult, ErrorData> {
     if let Some(cursor) = cursor {
         return Err(unknown_cursor("resources/templates/list", cursor));
@@ -133,7 +157,16 @@ pub fn templates(cursor: Option<&str>) -> Result<ListResourceTemplatesResult, Er
              `.notarai/auth.spec.yaml` (`completion/complete` offers the paths)",
         )
         .with_mime_type(SPEC_MIME);
-    Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    let governing = ResourceTemplate::new(GOVERNING_TEMPLATE, "governing")
+        .with_title("The specs governing a file")
+        .with_description(
+            "What governs a file before you edit it, by its repository-relative path, e.g. \
+             `notarai://governing/src/auth.rs`: the `get_governing_specs` answer (JSON)",
+        )
+        .with_mime_type("application/json");
+    Ok(ListResourceTemplatesResult::with_all_items(vec![
+        template, governing,
+    ]))
 }
 
 /// The error of a cursor on a list that fits one page and never issues one.
