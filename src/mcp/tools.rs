@@ -177,20 +177,6 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             Access::ReadOnly,
             crate::check::status_tool,
         ),
-        ToolDef::new(
-            "get_governing_specs",
-            "Specs governing files, before an edit",
-            "Before editing a file, which specs govern it and what they require. For each of \
-             `paths` (optionally only `lines` `A-B`: a spec anchored to symbols, `file#Symbol`, \
-             counts only when the lines touch its symbols) the `governed_by` specs with their \
-             categories, `excluded` when the system spec excludes it, and `unreconciled` when it \
-             already has changes since the base not reconciled; `specs` holds each governing \
-             spec once, with its intent, behaviors, constraints and invariants. Keep an edit \
-             within them; if a spec no longer tells the truth, say so instead of silently \
-             diverging.",
-            Access::ReadOnly,
-            review::get_governing_specs,
-        ),
         ToolDef::tracked(
             "list_affected_specs",
             "List affected specs",
@@ -224,6 +210,20 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              file is listed. Use it to find docs and other artifacts that need a look.",
             Access::ReadOnly,
             review::get_changed_artifacts,
+        ),
+        ToolDef::new(
+            "get_governing_specs",
+            "Specs governing files, before an edit",
+            "Before editing a file, which specs govern it and what they require. For each of \
+             `paths` (optionally only `lines` `A-B`: a spec anchored to symbols, `file#Symbol`, \
+             counts only when the lines touch its symbols) the `governed_by` specs with their \
+             categories, `excluded` when the system spec excludes it, and `unreconciled` when it \
+             already has changes since the base not reconciled; `specs` holds each governing \
+             spec once, with its intent, behaviors, constraints and invariants. Keep an edit \
+             within them; if a spec no longer tells the truth, say so instead of silently \
+             diverging.",
+            Access::ReadOnly,
+            review::get_governing_specs,
         ),
         ToolDef::tracked(
             "mark_reconciled",

@@ -40,6 +40,7 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
             "list_affected_specs",
             "get_spec_diff",
             "get_changed_artifacts",
+            "get_governing_specs",
             "mark_reconciled",
             "snapshot_state",
             "clear_cache"
@@ -114,7 +115,7 @@ fn every_protocol_revision_completes_the_handshake() {
         server.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
         assert_eq!(server.request(2, "ping", json!({}))["result"], json!({}));
         let tools = server.request(3, "tools/list", json!({}));
-        assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 7);
+        assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 8);
         // Exit 0 when stdin closes.
         server.finish();
     }
