@@ -13,6 +13,7 @@ mod containment;
 mod doctor;
 mod errors;
 mod export_context;
+mod governing;
 mod hook;
 mod init;
 mod init_agents;

@@ -94,7 +94,9 @@ async fn rmcp_client_lists_reads_and_templates_the_specs() {
     assert_eq!(templates[0].mime_type.as_deref(), Some("application/yaml"));
     assert_eq!(templates[1].uri_template, "notarai://governing/{path}");
     let governing = client
-        .read_resource(ReadResourceRequestParams::new("notarai://governing/src/a.rs"))
+        .read_resource(ReadResourceRequestParams::new(
+            "notarai://governing/src/a.rs",
+        ))
         .await
         .unwrap();
     let ResourceContents::TextResourceContents { text, .. } = &governing.contents[0] else {
@@ -103,8 +105,7 @@ async fn rmcp_client_lists_reads_and_templates_the_specs() {
     let answer: serde_json::Value = serde_json::from_str(text).unwrap();
     assert_eq!(answer["files"][0]["path"], "src/a.rs");
     assert_eq!(
-        answer["files"][0]["governed_by"][0]["spec_path"],
-        ".notarai/a.spec.yaml",
+        answer["files"][0]["governed_by"][0]["spec_path"], ".notarai/a.spec.yaml",
         "{answer}"
     );
 
