@@ -94,7 +94,7 @@ impl NotaraiServer {
         if self.read_only {
             text.push_str(
                 "\nThis server is read-only (`notarai mcp --read-only`): it offers no tool that \
-                 writes (`mark_reconciled`, `snapshot_state`, `clear_cache`) and writes nothing \
+                 writes (`mark_reconciled`, `report_drift`, `snapshot_state`, `clear_cache`) and writes nothing \
                  under .notarai/. Report what you find; recording a pass needs a server started \
                  without `--read-only`.",
             );

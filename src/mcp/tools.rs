@@ -236,6 +236,19 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             review::mark_reconciled,
         ),
         ToolDef::new(
+            "report_drift",
+            "Report drift you were not asked to fix",
+            "Keep a note that a spec and its files disagree when fixing it is not your task now \
+             (a behavior the code no longer has, a constraint it breaks, a statement that is no \
+             longer true): `spec_path`, a short `note`, and optionally the `paths` concerned. \
+             Notes are kept in `.notarai/reconciliation_state.json` (commit it so teammates and \
+             CI see them), listed by `get_reconciliation_status` (`drift_notes`) and `notarai \
+             check`, and closed when that spec is next reconciled (`mark_reconciled`). Returns \
+             the note's `id` and the spec's `open_notes`.",
+            Access::Write { destructive: false },
+            review::report_drift,
+        ),
+        ToolDef::new(
             "snapshot_state",
             "Snapshot the reconciliation state",
             "Write `.notarai/reconciliation_state.json`, the committed record of what was \

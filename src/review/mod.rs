@@ -9,6 +9,7 @@ mod affected;
 mod catalog;
 mod coverage;
 mod diff;
+mod drift;
 mod export;
 mod governing;
 mod pages;
@@ -35,6 +36,9 @@ pub use catalog::{
 };
 pub use coverage::{Coverage, FolderGap, SpecCoverage, coverage};
 pub use diff::{get_spec_diff, whole_spec_diff};
+pub use drift::{
+    DriftReported, MAX_NOTE, OpenDrift, ReportDriftParams, close_for, open_notes, report_drift,
+};
 pub use export::{ExportContext, ExportParams, SpecContext, export_context};
 pub use governing::{
     GovernedFile, GoverningParams, GoverningSpec, GoverningSpecs, Governor, MAX_PATHS,

@@ -400,3 +400,118 @@ fn init_registers_the_pre_edit_hook_doctor_checks_it_remove_takes_it_out() {
         .clone();
     assert_eq!(check["verdict"], "warn", "{check}");
 }
+
+#[test]
+fn reported_drift_is_committed_listed_checked_and_closed_by_reconciling() {
+    let repo = repo();
+    // An old state file (schema 1, no notes) still reads.
+    repo.write(
+        ".notarai/reconciliation_state.json",
+        "{\"schema_version\": \"1\", \"file_fingerprints\": {}, \"spec_fingerprints\": {}}\n",
+    );
+    repo.commit("state");
+    let mut server = repo.server();
+    let reported = server.call_ok(
+        1,
+        "report_drift",
+        json!({"spec_path": AUTH, "note": "sessions never expire: refresh resets the clock", "paths": ["src/auth.rs"]}),
+    );
+    assert_eq!(reported["spec_path"], AUTH);
+    assert_eq!(reported["open_notes"], 1);
+    // The same note twice is kept once.
+    let again = server.call_ok(
+        2,
+        "report_drift",
+        json!({"spec_path": AUTH, "note": "sessions never expire: refresh resets the clock", "paths": ["src/auth.rs"]}),
+    );
+    assert_eq!(again["id"], reported["id"]);
+    assert_eq!(again["open_notes"], 1);
+    let state: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.root.join(".notarai/reconciliation_state.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        state["drift_notes"][AUTH][0]["note"],
+        "sessions never expire: refresh resets the clock"
+    );
+    // Bad input is the caller's error.
+    for (id, args) in [
+        (
+            3,
+            json!({"spec_path": ".notarai/nope.spec.yaml", "note": "x"}),
+        ),
+        (4, json!({"spec_path": AUTH, "note": "  "})),
+        (
+            5,
+            json!({"spec_path": AUTH, "note": "x", "paths": ["../outside/secret.txt"]}),
+        ),
+    ] {
+        let (code, message) = Server::error_of(&server.call(id, "report_drift", args.clone()));
+        assert_eq!(code, -32602, "{args}: {message}");
+    }
+
+    let status = server.call_ok(6, "get_reconciliation_status", json!({}));
+    assert_eq!(status["drift_notes"][0]["spec_path"], AUTH, "{status}");
+    assert_eq!(strings(&status["drift_notes"][0]["paths"]), ["src/auth.rs"]);
+
+    // `notarai check` reports it (a warning: fails under --strict).
+    let out = notarai(&repo.root, &["check", "--format", "json"], b"");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "drift_note")
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .clone();
+    assert_eq!(finding["spec"], AUTH);
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("refresh resets the clock")
+    );
+    let strict = notarai(&repo.root, &["check", "--strict"], b"");
+    assert_eq!(strict.status.code(), Some(1));
+
+    // Reconciling that spec closes the note.
+    let marked = server.call_ok(
+        7,
+        "mark_reconciled",
+        json!({"files": ["src/auth.rs"], "spec_path": AUTH}),
+    );
+    assert_eq!(marked["closed_drift_notes"], 1, "{marked}");
+    let status = server.call_ok(8, "get_reconciliation_status", json!({}));
+    assert!(status.get("drift_notes").is_none(), "{status}");
+    let state: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.root.join(".notarai/reconciliation_state.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(state.get("drift_notes").is_none(), "{state}");
+
+    // Without spec_path: every spec governing the paths closes its notes.
+    server.call_ok(
+        9,
+        "report_drift",
+        json!({"spec_path": AUTH, "note": "again"}),
+    );
+    let marked = server.call_ok(10, "mark_reconciled", json!({"files": ["src/auth.rs"]}));
+    assert_eq!(marked["closed_drift_notes"], 1, "{marked}");
+    server.finish();
+
+    // A read-only server does not offer it.
+    let mut server = common::Server::spawn_with(&repo.root, |cmd| {
+        cmd.arg("--read-only");
+    });
+    server.initialize();
+    let listed = server.request(2, "tools/list", json!({}));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"get_governing_specs"), "{names:?}");
+    assert!(!names.contains(&"report_drift"), "{names:?}");
+    server.finish();
+}
