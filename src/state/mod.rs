@@ -871,6 +871,47 @@ mod tests {
 }"#;
 
     #[test]
+    fn drift_notes_round_trip_and_merge_keeping_both_sides() {
+        let mut base = State::empty();
+        let shared = base.add_drift(".notarai/a.spec.yaml", "old", vec![], "1Z".into());
+        let mut ours = base.clone();
+        let mut theirs = base.clone();
+        ours.add_drift(
+            ".notarai/a.spec.yaml",
+            "ours",
+            vec!["src/a.rs".into()],
+            "2Z".into(),
+        );
+        theirs.add_drift(".notarai/b.spec.yaml", "theirs", vec![], "3Z".into());
+        // Theirs reconciled spec a: its notes closed there, the shared one included.
+        theirs.close_drift([".notarai/a.spec.yaml"]);
+        let merged = merge(&base, &ours, &theirs, |_| None);
+        let a: Vec<&str> = merged.drift_notes[".notarai/a.spec.yaml"]
+            .iter()
+            .map(|n| n.note.as_str())
+            .collect();
+        assert_eq!(a, ["ours"], "the closed note stays closed, ours is kept");
+        assert_eq!(merged.drift_notes[".notarai/b.spec.yaml"][0].note, "theirs");
+        assert!(
+            !merged.drift_notes[".notarai/a.spec.yaml"]
+                .iter()
+                .any(|n| n.id == shared)
+        );
+        // Written and read back; an unsafe path drops the note with a warning.
+        let text = merged.to_text();
+        assert_eq!(State::parse(&text, Path::new("s")).unwrap().state, merged);
+        let bad = text.replace("src/a.rs", "../x");
+        let loaded = State::parse(&bad, Path::new("s")).unwrap();
+        assert!(
+            !loaded
+                .state
+                .drift_notes
+                .contains_key(".notarai/a.spec.yaml")
+        );
+        assert!(!loaded.warnings.is_empty());
+    }
+
+    #[test]
     fn reads_the_existing_format_and_drops_unsafe_paths() {
         let loaded = State::parse(EXISTING, Path::new("s.json")).unwrap();
         let s = &loaded.state;
