@@ -13,7 +13,9 @@ use crate::measure::{Series, interleave, timed};
 
 /// Ten files of ten modules: what an agent asks before a multi-file edit.
 fn ten_paths() -> Vec<String> {
-    (0..10).map(|m| format!("src/m{:03}/f{}.rs", m * 7, m + 2)).collect()
+    (0..10)
+        .map(|m| format!("src/m{:03}/f{}.rs", m * 7, m + 2))
+        .collect()
 }
 
 /// `get_governing_specs {paths: 10 files}` on a server that answered once
@@ -39,9 +41,9 @@ pub fn governing_specs(ctx: &Ctx, repo: &std::path::Path) -> Row {
             })
         },
         |payload: &Value| {
-            let governed = payload["files"]
-                .as_array()
-                .map_or(0, |f| f.iter().filter(|f| f["governed_by"] != json!([])).count());
+            let governed = payload["files"].as_array().map_or(0, |f| {
+                f.iter().filter(|f| f["governed_by"] != json!([])).count()
+            });
             match governed {
                 10 => Vec::new(),
                 n => vec![format!("{n} of 10 paths governed, expected 10")],
@@ -85,7 +87,11 @@ pub fn hook_context(ctx: &Ctx, repo: &std::path::Path) -> Row {
             .write_all(event.as_bytes())?;
         let out = child.wait_with_output()?;
         let elapsed = started.elapsed();
-        anyhow::ensure!(out.status.success(), "hook context exited with {}", out.status);
+        anyhow::ensure!(
+            out.status.success(),
+            "hook context exited with {}",
+            out.status
+        );
         answered &= !out.stdout.is_empty();
         Ok((elapsed, out.stdout.len()))
     };
