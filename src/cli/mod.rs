@@ -64,7 +64,7 @@ pub enum Command {
     Validate(validate::Args),
     /// Print the JSON Schema of the spec format.
     Schema(schema::Args),
-    /// Hooks called by coding agents after an edit (Claude Code, Codex, Cursor, Gemini CLI, VS Code, opencode, Windsurf).
+    /// Hooks called by coding agents after an edit (Claude Code, Codex, Cursor, Gemini CLI, VS Code, opencode, Windsurf) and before one (Claude Code).
     #[command(subcommand)]
     Hook(hook::Command),
     /// The committed reconciliation state (.notarai/reconciliation_state.json).
