@@ -236,6 +236,9 @@ agree to replace it.",
         "`clear_cache` forgets every reconciled hash; use it only when asked, or when
 the cache is clearly wrong.",
         "Keep the answer short: one line per finding that is fine, detail only for drift.",
+        "Drift you notice but were not asked to fix (a spec that no longer tells the truth,
+a constraint the code breaks): record it with `report_drift` `{spec_path, note, paths?}`
+so teammates and CI see it; it closes when that spec is next reconciled.",
         "Do not read whole files the diff already shows; open a file only when the
 diff lacks the context to judge a behavior.",
     ],
