@@ -225,15 +225,17 @@ fn governed_file(
     for spec in governance.governors(path) {
         let anchors = governance.anchors(spec, path);
         if let (Some(anchors), Some(range)) = (&anchors, lines) {
-            let touched = outline_at
-                .get_or_insert_with(outline)
-                .as_ref()
-                .is_some_and(|o| {
+            // A file that cannot be read or outlined is one whole-file
+            // unit: the anchored spec applies to any of its lines.
+            let touched = match outline_at.get_or_insert_with(outline).as_ref() {
+                Some(o) if o.fallback.is_none() => {
                     anchors.iter().flat_map(|a| a.governed(o)).any(|i| {
                         let s = &o.symbols[i];
                         s.start_line <= range.last && range.first <= s.end_line
                     })
-                });
+                }
+                _ => true,
+            };
             if !touched {
                 continue;
             }
