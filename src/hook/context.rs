@@ -253,7 +253,7 @@ pub fn first_time(root: &Path, session: &str, file: &str) -> bool {
         .map_err(|e| e.to_string())
         .and_then(|_| serde_json::to_vec(&seen).map_err(|e| e.to_string()))
         .and_then(|bytes| {
-            crate::safe_fs::write_file(root, Path::new(SEEN_FILE), &bytes)
+            crate::safe_fs::write_cache_file(root, Path::new(SEEN_FILE), &bytes)
                 .map_err(|e| e.to_string())
         });
     if let Err(e) = remembered {

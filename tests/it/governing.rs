@@ -118,7 +118,10 @@ fn the_tool_answers_per_path_with_the_specs_texts_once() {
     // applies at any line.
     repo.write("src/auth.rs", "struct Session;\nfn broken( {\n");
     let broken = at(&mut server, 12, "2");
-    assert_eq!(broken["files"][0]["governed_by"][0]["spec_path"], AUTH, "{broken}");
+    assert_eq!(
+        broken["files"][0]["governed_by"][0]["spec_path"], AUTH,
+        "{broken}"
+    );
     server.finish();
 }
 
