@@ -313,6 +313,7 @@ pub fn status_with(
         state_problem,
         formatting_only: narrowed.formatting_only,
         broken_anchors: narrowed.broken,
+        drift_notes: crate::review::open_notes(&state::read_lenient(&root)),
         page: 1,
         pages: 1,
         next_cursor: None,
@@ -369,6 +370,9 @@ pub enum FindingKind {
     /// git tracks the local hash cache (`.notarai/.cache/`): it is ignored,
     /// since a branch could pre-mark its own changes as reconciled.
     TrackedCache,
+    /// Drift an agent reported (`report_drift`) and nobody resolved yet: it
+    /// closes when its spec is next reconciled.
+    DriftNote,
 }
 
 /// One finding.
@@ -511,6 +515,21 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
             line: Some(f.line),
             message: f.message.clone(),
         });
+    }
+    for (spec, notes) in &state.drift_notes {
+        for note in notes {
+            findings.push(Finding {
+                severity: Severity::Warning,
+                kind: FindingKind::DriftNote,
+                spec: Some(spec.clone()),
+                file: note.paths.first().cloned(),
+                line: None,
+                message: format!(
+                    "drift reported ({}): {}; review it and reconcile the spec to close the note",
+                    note.id, note.note
+                ),
+            });
+        }
     }
     let tracked = git.tracked_cache_files();
     if !tracked.is_empty() {

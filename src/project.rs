@@ -242,7 +242,8 @@ impl Project {
         let Ok(bytes) = serde_json::to_vec(&stored) else {
             return;
         };
-        if let Err(e) = crate::safe_fs::write_file(&self.root, Path::new(LOAD_STATUS_FILE), &bytes)
+        if let Err(e) =
+            crate::safe_fs::write_cache_file(&self.root, Path::new(LOAD_STATUS_FILE), &bytes)
         {
             tracing::debug!("cannot keep the spec load status: {e}");
         }

@@ -382,6 +382,19 @@ fn checked_target(
 /// through, wherever it leads), a fresh exclusive temporary file synced and
 /// renamed over the target. The permissions of a replaced file are kept.
 pub fn write_file(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsError> {
+    write_checked(root, path, contents, true)
+}
+
+/// [`write_file`] without syncing the temporary file before the rename: for
+/// a cache file whose loss or truncation after a crash only costs work done
+/// again (the kept load status, the pre-edit hook's session memory), where
+/// a sync would cost a short-lived process most of its time. Every check is
+/// the same.
+pub fn write_cache_file(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsError> {
+    write_checked(root, path, contents, false)
+}
+
+fn write_checked(root: &Path, path: &Path, contents: &[u8], sync: bool) -> Result<(), FsError> {
     if writes_forbidden() {
         return Err(read_only_error(path));
     }
@@ -422,7 +435,10 @@ pub fn write_file(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsErr
         if let Some(permissions) = permissions {
             tmp.as_file().set_permissions(permissions)?;
         }
-        tmp.as_file().sync_all()
+        match sync {
+            true => tmp.as_file().sync_all(),
+            false => Ok(()),
+        }
     })();
     result.map_err(io_err(&target))?;
     // `rename` replaces whatever entry is at the target (a link planted

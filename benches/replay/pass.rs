@@ -19,6 +19,8 @@
 //!   every diff, the spec files of every `spec_changes`, and the status's
 //!   `housekeeping` files.
 //! - `snapshot_state`: then the state file is committed, as the step says.
+//! - `get_governing_specs`: before an edit; a replay pass proposes no edit,
+//!   so it is not called.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -218,6 +220,8 @@ impl Pass<'_, '_> {
                 "get_changed_artifacts" => self.docs()?,
                 "mark_reconciled" => self.record()?,
                 "snapshot_state" => self.snapshot()?,
+                // Before an edit: a replay pass proposes none, so reads nothing.
+                "get_governing_specs" => false,
                 other => bail!(
                     "the skill's step {:?} calls `{other}`, which the replay does not play: \
                      teach benches/replay/pass.rs what it means",
@@ -353,7 +357,8 @@ impl Pass<'_, '_> {
             .filter(|s| self.input.governed.has_category(s, "docs"))
             .collect();
         for spec in specs {
-            let args = json!({"spec_path": spec, "artifact_type": "docs", "base_branch": self.input.base});
+            let args =
+                json!({"spec_path": spec, "artifact_type": "docs", "base_branch": self.input.base});
             let _: Vec<Value> = self.all_pages("get_changed_artifacts", args)?;
         }
         Ok(false)

@@ -106,7 +106,7 @@ fn sample(reply: &ToolReply) -> (Duration, usize) {
 
 /// Run a tool case: spawn, `setup`, interleave `call` with `baseline`,
 /// read the peak memory, shut down; `check` compares the first answer.
-fn tool_case(
+pub(crate) fn tool_case(
     ctx: &Ctx,
     repo: &Path,
     (case, target): (String, &'static str),

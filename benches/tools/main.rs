@@ -22,7 +22,9 @@
 //! | `--markdown FILE` | `NOTARAI_BENCH_MARKDOWN` | none |
 //! | `--notarai PATH` | `NOTARAI_BENCH_BIN` | this package's binary |
 //! | `--generate-only` | `NOTARAI_BENCH_GENERATE_ONLY=1` | off |
+//! | `--only TEXT` | `NOTARAI_BENCH_ONLY` | every case (else those whose name holds TEXT) |
 
+mod before_edit;
 mod cases;
 mod client;
 mod gitside;
@@ -61,12 +63,14 @@ struct Options {
     bin: PathBuf,
     /// Build the repositories and stop.
     generate_only: bool,
+    /// Run only the cases whose name holds this text.
+    only: Option<String>,
 }
 
 /// Usage text for `--help`.
 const USAGE: &str = "usage: cargo bench --bench tools -- [--dir DIR] [--modules N] \
 [--files-per-module N] [--ignored N] [--seed N] [--runs N] [--mark-files N] [--timeout SECS] \
-[--no-scaling] [--markdown FILE] [--notarai PATH] [--generate-only]
+[--no-scaling] [--markdown FILE] [--notarai PATH] [--generate-only] [--only TEXT]
 Each option also reads NOTARAI_BENCH_<NAME> (e.g. NOTARAI_BENCH_RUNS=3); see benches/tools/main.rs.";
 
 impl Options {
@@ -88,6 +92,7 @@ impl Options {
             markdown: None,
             bin: PathBuf::from(env!("CARGO_BIN_EXE_notarai")),
             generate_only: false,
+            only: None,
         };
         for (key, value) in std::env::vars() {
             if let Some(name) = key.strip_prefix("NOTARAI_BENCH_") {
@@ -130,6 +135,7 @@ impl Options {
             "--notarai" | "--bin" => self.bin = source.value(flag)?.into(),
             "--no-scaling" => self.scaling = !source.switch(),
             "--generate-only" => self.generate_only = source.switch(),
+            "--only" => self.only = Some(source.value(flag)?),
             _ => bail!("unknown option {flag}\n{USAGE}"),
         }
         Ok(())
@@ -215,7 +221,7 @@ fn run(options: &Options) -> Result<()> {
         ctx.runs,
         ctx.stderr_log.display()
     );
-    let rows = run_cases(&ctx, &repo, larger.as_deref());
+    let rows = run_cases(&ctx, &repo, larger.as_deref(), options.only.as_deref());
     let find = |label: &str| {
         let case = cases::module_diff_case(label);
         rows.iter().find(|row| row.case == case)
@@ -240,7 +246,7 @@ const LARGER_LABEL: &str = ", repository with 4x the files";
 type Step<'a> = Box<dyn Fn() -> Row + 'a>;
 
 /// Every case in table order; the scaling row, when on, comes last.
-fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>) -> Vec<Row> {
+fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>, only: Option<&str>) -> Vec<Row> {
     let steps: Vec<(&str, Step<'_>)> = vec![
         ("spawn", Box::new(|| cases::spawn_to_initialize(ctx, repo))),
         (
@@ -250,6 +256,14 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>) -> Vec<Row> {
         (
             "hook validate, spec edit",
             Box::new(|| cases::hook_validate(ctx, repo, ".notarai/m000.spec.yaml", "<= 20 ms")),
+        ),
+        (
+            "hook context, governed file",
+            Box::new(|| before_edit::hook_context(ctx, repo)),
+        ),
+        (
+            "get_governing_specs, 10 paths",
+            Box::new(|| before_edit::governing_specs(ctx, repo)),
         ),
         (
             "list_affected_specs, fresh server",
@@ -308,6 +322,9 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>) -> Vec<Row> {
     ];
     let mut rows = Vec::new();
     for (name, step) in steps {
+        if only.is_some_and(|only| !name.contains(only)) {
+            continue;
+        }
         eprintln!("case: {name}");
         rows.push(step());
     }

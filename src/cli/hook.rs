@@ -1,10 +1,12 @@
-//! `notarai hook ...`: hooks called by coding agents after an edit.
+//! `notarai hook ...`: hooks called by coding agents after an edit
+//! (`validate`) and before one (`context`).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::hook::{self, HookAgent, HookEnv, Outcome};
+use crate::review;
 
 /// The hooks.
 #[derive(Debug, clap::Subcommand)]
@@ -13,6 +15,11 @@ pub enum Command {
     /// agent's event on stdin; prints the spec's errors where the agent shows
     /// them to the model (README, "The hook").
     Validate(ValidateArgs),
+    /// Pre-edit hook: before an agent edits a governed file, put the
+    /// governing specs' constraints and invariants in front of the model
+    /// (at most 1,500 characters; once per file per session). Never blocks:
+    /// always exit 0; silent for anything it does not answer.
+    Context(ValidateArgs),
 }
 
 /// Arguments of `notarai hook validate`.
@@ -29,35 +36,107 @@ pub struct ValidateArgs {
 pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
         Command::Validate(args) => Ok(validate(root, args.agent)),
+        Command::Context(args) => {
+            context(root, args.agent);
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
-/// `notarai hook validate`: read the event from stdin and answer in the
-/// agent's channel ([`hook::answer`]). Never exit 1: Claude Code shows that
-/// to the user only, and the model would never learn its edit broke the spec.
-fn validate(root: Option<PathBuf>, agent: Option<HookAgent>) -> ExitCode {
+/// The event on stdin, bounded; `None` (logged) when unreadable or too large.
+fn read_stdin() -> Option<Vec<u8>> {
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin()
         .take(hook::MAX_INPUT + 1)
         .read_to_end(&mut input)
     {
         tracing::debug!("cannot read stdin: {e}");
-        return ExitCode::SUCCESS;
+        return None;
     }
     if input.len() as u64 > hook::MAX_INPUT {
         tracing::debug!("stdin is larger than {} bytes: ignored", hook::MAX_INPUT);
-        return ExitCode::SUCCESS;
+        return None;
     }
+    Some(input)
+}
+
+/// Where the hook looks for the project besides the event.
+fn hook_env(root: Option<PathBuf>) -> HookEnv {
     let env_dir = |name: &str| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    let env = HookEnv {
+    HookEnv {
         explicit_root: root,
         project_dir: env_dir("CLAUDE_PROJECT_DIR").or_else(|| env_dir("GEMINI_PROJECT_DIR")),
         process_cwd: std::env::current_dir().ok(),
+    }
+}
+
+/// `notarai hook context`: the governing specs of the file about to be
+/// edited ([`review::governing_specs`], without the reconciliation status,
+/// which needs git), rendered by [`hook::context::render`]. Prints nothing
+/// when there is nothing to say.
+fn context(root: Option<PathBuf>, agent: Option<HookAgent>) {
+    let Some(input) = read_stdin() else { return };
+    let target = match hook::context::read_event(&input, agent, &hook_env(root)) {
+        Ok(target) => target,
+        Err(reason) => return tracing::debug!("hook context: ignored: {reason}"),
     };
+    let mut project = crate::project::Project::new(target.root.clone());
+    let mut texts = Vec::new();
+    for file in &target.files {
+        let answer =
+            match review::governing_specs(&mut project, std::slice::from_ref(file), None, false) {
+                Ok(answer) => answer,
+                Err(e) => {
+                    tracing::debug!("hook context: {file}: {e}");
+                    continue;
+                }
+            };
+        if answer.files.iter().all(|f| f.governed_by.is_empty()) {
+            continue;
+        }
+        if let Some(session) = &target.session
+            && !hook::context::first_time(&target.root, session, file)
+        {
+            continue;
+        }
+        let specs: Vec<hook::context::ContextSpec<'_>> = answer
+            .specs
+            .iter()
+            .map(|s| hook::context::ContextSpec {
+                path: &s.spec_path,
+                constraints: &s.constraints,
+                invariants: &s.invariants,
+            })
+            .collect();
+        texts.push(hook::context::render(file, &specs));
+    }
+    if texts.is_empty() {
+        return;
+    }
+    // One edit names one file but for VS Code's multi-file tools: share the budget.
+    let text = match texts.len() {
+        1 => texts.remove(0),
+        _ => texts
+            .join("\n")
+            .chars()
+            .take(hook::context::MAX_CONTEXT)
+            .collect(),
+    };
+    let _ = std::io::stdout().write_all(hook::context::answer(&text).as_bytes());
+}
+
+/// `notarai hook validate`: read the event from stdin and answer in the
+/// agent's channel ([`hook::answer`]). Never exit 1: Claude Code shows that
+/// to the user only, and the model would never learn its edit broke the spec.
+fn validate(root: Option<PathBuf>, agent: Option<HookAgent>) -> ExitCode {
+    let Some(input) = read_stdin() else {
+        return ExitCode::SUCCESS;
+    };
+    let env = hook_env(root);
     let report = hook::check_event(&input, agent, &env);
     for outcome in &report.outcomes {
         match outcome {

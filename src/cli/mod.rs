@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 pub mod agents;
 pub mod cache;
 pub mod check;
+pub mod coverage;
 pub mod doctor;
 pub mod export_context;
 pub mod hook;
@@ -21,6 +22,7 @@ pub mod schema;
 pub mod state;
 pub mod symbols;
 pub mod validate;
+pub mod which;
 
 /// Command-line interface of notarai.
 #[derive(Debug, Parser)]
@@ -62,7 +64,7 @@ pub enum Command {
     Validate(validate::Args),
     /// Print the JSON Schema of the spec format.
     Schema(schema::Args),
-    /// Hooks called by coding agents after an edit (Claude Code, Codex, Cursor, Gemini CLI, VS Code, opencode, Windsurf).
+    /// Hooks called by coding agents after an edit (Claude Code, Codex, Cursor, Gemini CLI, VS Code, opencode, Windsurf) and before one (Claude Code).
     #[command(subcommand)]
     Hook(hook::Command),
     /// The committed reconciliation state (.notarai/reconciliation_state.json).
@@ -75,6 +77,11 @@ pub enum Command {
     /// Check that every configured agent can use notarai: config, entry,
     /// command, a real MCP handshake, hook, specs.
     Doctor(doctor::Args),
+    /// Which specs govern these files, with their intent, behaviors,
+    /// constraints and invariants (the `get_governing_specs` tool's answer).
+    Which(which::Args),
+    /// Every file no spec governs, per folder, and how many files each spec governs.
+    Coverage(coverage::Args),
     /// A file's symbols (Rust, TypeScript, JavaScript, Python, Go), or the symbol of a line range as a diff hunk is attributed.
     Symbols(symbols::Args),
 }
@@ -98,6 +105,8 @@ pub fn main() -> ExitCode {
         Command::ExportContext(args) => export_context::run(root, args),
         Command::Doctor(args) => doctor::run(root, args),
         Command::Symbols(args) => symbols::run(root, args),
+        Command::Which(args) => which::run(root, args),
+        Command::Coverage(args) => coverage::run(root, args),
     };
     match result {
         Ok(code) => code,

@@ -89,6 +89,9 @@ pub enum CheckKind {
     Handshake,
     /// The post-edit hook is registered.
     Hook,
+    /// The pre-edit hook (`notarai hook context`) is registered, for an
+    /// agent whose hooks can put text before the model ahead of an edit.
+    ContextHook,
     /// The specs load.
     Specs,
 }
@@ -320,6 +323,7 @@ fn check_agent(
         check_command(root, agent, &entry, options, handshakes, out);
     }
     check_hook(agent, &seen, out);
+    check_context_hook(agent, &seen, out);
 }
 
 /// The config and entry checks of an agent; the entry when there is one to run.
@@ -888,6 +892,36 @@ fn check_hook(agent: AgentId, seen: &Inspection, out: &mut Vec<Check>) {
             ),
         )
         .fix(init_fix(agent))
+    };
+    out.push(check.file(&hook.file));
+}
+
+/// The pre-edit hook check, for agents that can have one.
+fn check_context_hook(agent: AgentId, seen: &Inspection, out: &mut Vec<Check>) {
+    let Some(hook) = &seen.context_hook else {
+        return;
+    };
+    if hook.problem.is_some() {
+        // The same file as the post-edit hook's: reported there.
+        return;
+    }
+    let check = match &hook.command {
+        Some(command) => Check::new(
+            Some(agent),
+            CheckKind::ContextHook,
+            Verdict::Ok,
+            format!("`{command}` is registered"),
+        ),
+        None => Check::new(
+            Some(agent),
+            CheckKind::ContextHook,
+            Verdict::Warn,
+            format!(
+                "no `notarai hook context` hook in {}: the agent is not told the governing specs before it edits a file",
+                hook.file
+            ),
+        )
+        .fix(init_fix(agent)),
     };
     out.push(check.file(&hook.file));
 }

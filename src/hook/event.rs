@@ -99,6 +99,43 @@ pub fn parse(agent: HookAgent, event: &Value) -> Parsed {
     }
 }
 
+/// What a pre-edit event says: the files about to be written, where they
+/// are relative to, and the session, when the agent names it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PreEdit {
+    /// The files and the session's folder.
+    pub edit: Edit,
+    /// The agent's session id, when the event carries one.
+    pub session: Option<String>,
+}
+
+/// Read a pre-edit event in `agent`'s format: Claude Code's `PreToolUse`
+/// for `Write`/`Edit`/`MultiEdit` (`session_id`), and VS Code's
+/// `PreToolUse` (it runs the hooks of `.claude/settings.json` with its own
+/// event; `sessionId`). No other agent's hooks can put text before the
+/// model ahead of an edit, so their events are refused.
+pub fn parse_pre_edit(agent: HookAgent, event: &Value) -> Result<PreEdit, &'static str> {
+    match agent {
+        HookAgent::Claude | HookAgent::Zed => {
+            let e = read::<FilePathEvent>(event)?;
+            let session = e.session_id.clone();
+            Ok(PreEdit {
+                edit: e.edit("PreToolUse", &["Write", "Edit", "MultiEdit"])?,
+                session,
+            })
+        }
+        HookAgent::Vscode => {
+            let e = read::<VscodeEvent>(event)?;
+            let session = e.session_id.clone();
+            Ok(PreEdit {
+                edit: e.edit_at("PreToolUse")?,
+                session,
+            })
+        }
+        _ => Err("this agent's hooks cannot put text before the model ahead of an edit"),
+    }
+}
+
 fn read<'a, T: Deserialize<'a>>(event: &'a Value) -> Result<T, &'static str> {
     T::deserialize(event).map_err(|_| "the event does not have the agent's fields")
 }
@@ -146,6 +183,7 @@ struct FilePathInput {
 #[derive(Debug, Deserialize)]
 struct FilePathEvent {
     hook_event_name: Option<String>,
+    session_id: Option<String>,
     tool_name: Option<String>,
     cwd: Option<String>,
     tool_input: FilePathInput,
@@ -296,6 +334,8 @@ struct VscodeInput {
 struct VscodeEvent {
     #[serde(rename = "hookEventName")]
     hook_event_name: Option<String>,
+    #[serde(rename = "sessionId", alias = "session_id")]
+    session_id: Option<String>,
     tool_name: Option<String>,
     cwd: Option<String>,
     tool_input: VscodeInput,
@@ -303,7 +343,11 @@ struct VscodeEvent {
 
 impl VscodeEvent {
     fn edit(self) -> Parsed {
-        event_is(self.hook_event_name.as_deref(), "PostToolUse")?;
+        self.edit_at("PostToolUse")
+    }
+
+    fn edit_at(self, event: &str) -> Parsed {
+        event_is(self.hook_event_name.as_deref(), event)?;
         let Some(tool) = self.tool_name.as_deref() else {
             return Err("no tool_name");
         };

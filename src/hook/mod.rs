@@ -20,6 +20,7 @@ use crate::spec::{self, Finding, Severity};
 
 pub mod answer;
 mod bounded;
+pub mod context;
 pub mod event;
 pub mod patch;
 

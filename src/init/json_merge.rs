@@ -160,6 +160,15 @@ pub fn is_notarai_hook(command: &str) -> bool {
         .any(|w| is_notarai_program(&w[0]) && w[1] == "hook" && w[2] == "validate")
 }
 
+/// Whether `command` runs notarai's pre-edit hook (`notarai hook context`,
+/// however the program is spelled).
+pub fn is_notarai_context_hook(command: &str) -> bool {
+    let words = words(command);
+    words
+        .windows(3)
+        .any(|w| is_notarai_program(&w[0]) && w[1] == "hook" && w[2] == "context")
+}
+
 /// Whether a `mcpServers` entry already runs notarai's server: a notarai
 /// binary (any path) with `mcp` among its arguments.
 fn runs_notarai_server(entry: &Node) -> bool {

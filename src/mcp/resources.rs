@@ -27,6 +27,12 @@ pub const SPEC_URI: &str = "notarai://spec/";
 /// The URI template of the specs (RFC 6570).
 pub const SPEC_TEMPLATE: &str = "notarai://spec/{path}";
 
+/// What every governing-specs URI starts with.
+pub const GOVERNING_URI: &str = "notarai://governing/";
+
+/// The URI template of the governing specs of a file (RFC 6570).
+pub const GOVERNING_TEMPLATE: &str = "notarai://governing/{path}";
+
 /// The MIME type of a spec.
 pub const SPEC_MIME: &str = "application/yaml";
 
@@ -112,6 +118,30 @@ pub fn list(project: &mut Project, cursor: Option<&str>) -> Result<ListResources
     Ok(result)
 }
 
+/// `resources/read` of a `notarai://governing/<path>` URI: the
+/// `get_governing_specs` answer for that file (JSON, its first page). Needs
+/// the project (the kept status tells what is unreconciled).
+pub fn read_governing(project: &mut Project, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    let encoded = uri.strip_prefix(GOVERNING_URI).unwrap_or(uri);
+    let path = spec_path(&format!("{SPEC_URI}{encoded}")).map_err(rpc)?;
+    let params = review::GoverningParams {
+        paths: vec![path],
+        lines: None,
+        max_tokens: None,
+        cursor: None,
+    };
+    let answer = review::get_governing_specs(project, &params).map_err(rpc)?;
+    let text = serde_json::to_string(&answer)
+        .map_err(|e| ErrorData::internal_error(format!("cannot encode the answer: {e}"), None))?;
+    let contents = ResourceContents::text(text, uri).with_mime_type("application/json");
+    Ok(ReadResourceResult::new(vec![contents]))
+}
+
+/// Whether `uri` names a governing answer (read with [`read_governing`]).
+pub fn is_governing(uri: &str) -> bool {
+    uri.starts_with(GOVERNING_URI)
+}
+
 /// `resources/read`: the YAML text of the spec `uri` names.
 pub fn read(root: &std::path::Path, uri: &str) -> Result<ReadResourceResult, ErrorData> {
     let path = spec_path(uri).map_err(rpc)?;
@@ -121,7 +151,8 @@ pub fn read(root: &std::path::Path, uri: &str) -> Result<ReadResourceResult, Err
     Ok(ReadResourceResult::new(vec![contents]))
 }
 
-/// `resources/templates/list`: the one template, of the specs.
+/// `resources/templates/list`: the templates of the specs and of the
+/// specs governing a file.
 pub fn templates(cursor: Option<&str>) -> Result<ListResourceTemplatesResult, ErrorData> {
     if let Some(cursor) = cursor {
         return Err(unknown_cursor("resources/templates/list", cursor));
@@ -133,7 +164,16 @@ pub fn templates(cursor: Option<&str>) -> Result<ListResourceTemplatesResult, Er
              `.notarai/auth.spec.yaml` (`completion/complete` offers the paths)",
         )
         .with_mime_type(SPEC_MIME);
-    Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    let governing = ResourceTemplate::new(GOVERNING_TEMPLATE, "governing")
+        .with_title("The specs governing a file")
+        .with_description(
+            "What governs a file before you edit it, by its repository-relative path, e.g. \
+             `notarai://governing/src/auth.rs`: the `get_governing_specs` answer (JSON)",
+        )
+        .with_mime_type("application/json");
+    Ok(ListResourceTemplatesResult::with_all_items(vec![
+        template, governing,
+    ]))
 }
 
 /// The error of a cursor on a list that fits one page and never issues one.

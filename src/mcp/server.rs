@@ -154,7 +154,7 @@ impl NotaraiServer {
         if self.read_only {
             text.push_str(
                 "\nThis server is read-only (`notarai mcp --read-only`): it offers no tool that \
-                 writes (`mark_reconciled`, `snapshot_state`, `clear_cache`) and writes nothing \
+                 writes (`mark_reconciled`, `report_drift`, `snapshot_state`, `clear_cache`) and writes nothing \
                  under .notarai/. Report what you find; recording a pass needs a server started \
                  without `--read-only`.",
             );
@@ -333,17 +333,26 @@ impl ServerHandler for NotaraiServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        // Not on the project: a spec's text needs only the root (see `root`).
-        let root = self.root.clone();
-        let read =
-            tokio::task::spawn_blocking(move || super::resources::read(&root, &request.uri)).await;
-        let mut read = read.unwrap_or_else(|join| {
-            tracing::error!("resources/read failed: {join}");
-            Err(ErrorData::internal_error(
-                format!("resources/read failed unexpectedly: {join}"),
-                None,
-            ))
-        })?;
+        let mut read = if super::resources::is_governing(&request.uri) {
+            // What governs a file needs the project (its kept status).
+            super::on_project(self.project.clone(), "resources/read", move |project| {
+                super::resources::read_governing(project, &request.uri)
+            })
+            .await?
+        } else {
+            // Not on the project: a spec's text needs only the root (see `root`).
+            let root = self.root.clone();
+            let read =
+                tokio::task::spawn_blocking(move || super::resources::read(&root, &request.uri))
+                    .await;
+            read.unwrap_or_else(|join| {
+                tracing::error!("resources/read failed: {join}");
+                Err(ErrorData::internal_error(
+                    format!("resources/read failed unexpectedly: {join}"),
+                    None,
+                ))
+            })?
+        };
         if modern(&context) {
             read.ttl_ms = Some(cache::REPOSITORY_TTL_MS);
             read.cache_scope = Some(CacheScope::Private);

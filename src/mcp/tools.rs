@@ -219,6 +219,20 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             Access::ReadOnly,
             review::get_changed_artifacts,
         ),
+        ToolDef::new(
+            "get_governing_specs",
+            "Specs governing files, before an edit",
+            "Before editing a file, which specs govern it and what they require. For each of \
+             `paths` (optionally only `lines` `A-B`: a spec anchored to symbols, `file#Symbol`, \
+             counts only when the lines touch its symbols) the `governed_by` specs with their \
+             categories, `excluded` when the system spec excludes it, and `unreconciled` when it \
+             already has changes since the base not reconciled; `specs` holds each governing \
+             spec once, with its intent, behaviors, constraints and invariants. Keep an edit \
+             within them; if a spec no longer tells the truth, say so instead of silently \
+             diverging.",
+            Access::ReadOnly,
+            review::get_governing_specs,
+        ),
         ToolDef::tracked(
             "mark_reconciled",
             "Mark files reconciled",
@@ -230,6 +244,19 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              (files hashed) and `deleted`.",
             Access::Write { destructive: false },
             review::mark_reconciled,
+        ),
+        ToolDef::new(
+            "report_drift",
+            "Report drift you were not asked to fix",
+            "Keep a note that a spec and its files disagree when fixing it is not your task now \
+             (a behavior the code no longer has, a constraint it breaks, a statement that is no \
+             longer true): `spec_path`, a short `note`, and optionally the `paths` concerned. \
+             Notes are kept in `.notarai/reconciliation_state.json` (commit it so teammates and \
+             CI see them), listed by `get_reconciliation_status` (`drift_notes`) and `notarai \
+             check`, and closed when that spec is next reconciled (`mark_reconciled`). Returns \
+             the note's `id` and the spec's `open_notes`.",
+            Access::Write { destructive: false },
+            review::report_drift,
         ),
         ToolDef::new(
             "snapshot_state",

@@ -7,8 +7,11 @@
 
 mod affected;
 mod catalog;
+mod coverage;
 mod diff;
+mod drift;
 mod export;
+mod governing;
 mod pages;
 mod params;
 mod record;
@@ -31,8 +34,16 @@ pub use catalog::{
     complete_branches, complete_folders, complete_spec_paths, is_not_a_folder, is_project_spec,
     read_spec, spec_catalog,
 };
+pub use coverage::{Coverage, FolderGap, SpecCoverage, coverage};
 pub use diff::{get_spec_diff, whole_spec_diff};
+pub use drift::{
+    DriftReported, MAX_NOTE, OpenDrift, ReportDriftParams, close_for, open_notes, report_drift,
+};
 pub use export::{ExportContext, ExportParams, SpecContext, export_context};
+pub use governing::{
+    GovernedFile, GoverningParams, GoverningSpec, GoverningSpecs, Governor, MAX_PATHS,
+    get_governing_specs, governing_specs,
+};
 pub use params::{
     GetChangedArtifactsParams, GetSpecDiffParams, ListAffectedSpecsParams, MarkReconciledParams,
     Since, SnapshotParams,

@@ -25,6 +25,7 @@ const LIST_AFFECTED_SPECS: u8 = 1;
 const GET_SPEC_DIFF: u8 = 2;
 const GET_CHANGED_ARTIFACTS: u8 = 3;
 const GET_RECONCILIATION_STATUS: u8 = 4;
+const GET_GOVERNING_SPECS: u8 = 5;
 
 /// Bytes kept free on every page for what is not measured item by item
 /// (the `next_cursor` key, separators, page numbers' digits).
@@ -138,6 +139,7 @@ pub fn status(
     let budget = MaxTokens::budget(max_tokens);
     let fp = fingerprint(args, &full);
     let specs = std::mem::take(&mut full.specs);
+    let drift = std::mem::take(&mut full.drift_notes);
     full.page = MAX_PAGE;
     full.pages = MAX_PAGE;
     let mut layout = Layout::new(capacity(budget, json_len(&full)));
@@ -178,8 +180,10 @@ pub fn status(
         }
         spec_at.push(current);
     }
+    let drift_at = place_all(&mut layout, &drift);
     let pages = layout.pages();
     let page = requested_page(cursor, GET_RECONCILIATION_STATUS, fp, pages)?;
+    full.drift_notes = on_page(drift, &drift_at, page);
     full.specs = spec_at
         .into_iter()
         .filter(|(p, _)| *p == page)
@@ -467,6 +471,33 @@ fn text_parts(layout: &mut Layout, shell: usize, text: &str) -> Vec<(usize, Stri
 }
 
 /// Place each item of a list; returns each one's page.
+/// Page of `get_governing_specs` named by `cursor` (the first without):
+/// the files first, then the specs' texts, each whole.
+pub fn governing(
+    mut full: super::GoverningSpecs,
+    args: &impl Serialize,
+    max_tokens: Option<MaxTokens>,
+    cursor: Option<&str>,
+) -> Result<super::GoverningSpecs, CursorError> {
+    let budget = MaxTokens::budget(max_tokens);
+    let fp = fingerprint(args, &full);
+    let files = std::mem::take(&mut full.files);
+    let specs = std::mem::take(&mut full.specs);
+    full.page = MAX_PAGE;
+    full.pages = MAX_PAGE;
+    let mut layout = Layout::new(capacity(budget, json_len(&full)));
+    let files_at = place_all(&mut layout, &files);
+    let specs_at = place_all(&mut layout, &specs);
+    let pages = layout.pages();
+    let page = requested_page(cursor, GET_GOVERNING_SPECS, fp, pages)?;
+    full.files = on_page(files, &files_at, page);
+    full.specs = on_page(specs, &specs_at, page);
+    full.page = page + 1;
+    full.pages = pages;
+    full.next_cursor = next_cursor(GET_GOVERNING_SPECS, page, pages, fp);
+    Ok(full)
+}
+
 fn place_all<T: Serialize>(layout: &mut Layout, items: &[T]) -> Vec<usize> {
     items
         .iter()

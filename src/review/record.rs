@@ -232,6 +232,23 @@ pub fn mark_reconciled(
             .map_err(|e| ReviewError::Internal(e.to_string()))?
             .ok_or(Cancelled)?;
     }
+    // Drift notes of the specs just reconciled are closed.
+    let reconciled_specs: Vec<String> = match &scope {
+        Some((index, specs)) => vec![specs.governance().spec_path(*index).to_string()],
+        None => {
+            let specs = project.specs();
+            let mut all: Vec<String> = paths
+                .iter()
+                .flat_map(|p| specs.governance().governors(p.as_str()))
+                .map(|i| specs.governance().spec_path(i).to_string())
+                .collect();
+            all.sort();
+            all.dedup();
+            all
+        }
+    };
+    let names: Vec<&str> = reconciled_specs.iter().map(String::as_str).collect();
+    let closed_drift_notes = super::close_for(&root, &names)?;
     let snapshot = match params.snapshot {
         true => Some(
             crate::state::snapshot(&root, project.git()?, false)
@@ -247,6 +264,7 @@ pub fn mark_reconciled(
             crate::record::Scope::EverySpec => None,
         },
         snapshot,
+        closed_drift_notes,
     })
 }
 

@@ -287,6 +287,10 @@ pub struct MarkReconciled {
     /// What the snapshot wrote, when `snapshot` was `true`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<crate::state::SnapshotSummary>,
+    /// Drift notes closed because their spec was reconciled (the state
+    /// file was rewritten without them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub closed_drift_notes: usize,
 }
 
 /// Result of `clear_cache`.
@@ -329,6 +333,11 @@ pub struct ReconciliationStatus {
     /// likely rename or move when the same code appears elsewhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub broken_anchors: Vec<crate::review::BrokenAnchor>,
+    /// Drift reported with `report_drift` and not closed yet (a note closes
+    /// when its spec is next reconciled with `mark_reconciled`): each spec
+    /// named here needs a look even when none of its files changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift_notes: Vec<crate::review::OpenDrift>,
     /// This page's number, from 1.
     pub page: usize,
     /// Number of pages of the whole answer.

@@ -60,6 +60,7 @@ pub fn merge_reporting(
     out.file_fingerprints.clear();
     out.spec_fingerprints.clear();
     out.spec_reviews.clear();
+    out.drift_notes.clear();
     out.other.clear();
     let mut conflicts = Vec::new();
     let keys: BTreeSet<&String> = ours.other.keys().chain(theirs.other.keys()).collect();
@@ -136,6 +137,27 @@ pub fn merge_reporting(
                 .entry(key.0.clone())
                 .or_default()
                 .insert(key.1.clone(), review.clone());
+        }
+    }
+    // Drift notes: union by (spec, id); a note one side closed (removed)
+    // while the other kept it as the base had it stays closed.
+    let notes = |s: &State| -> BTreeMap<(String, String), DriftNote> {
+        s.drift_notes
+            .iter()
+            .flat_map(|(spec, n)| {
+                n.iter()
+                    .map(move |n| ((spec.clone(), n.id.clone()), n.clone()))
+            })
+            .collect()
+    };
+    let (o, a, b) = (notes(base), notes(ours), notes(theirs));
+    let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
+    for key in keys {
+        if let Some(note) = choose(o.get(key), a.get(key), b.get(key), |_, _| true) {
+            out.drift_notes
+                .entry(key.0.clone())
+                .or_default()
+                .push(note.clone());
         }
     }
     (out, conflicts)

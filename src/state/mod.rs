@@ -91,11 +91,73 @@ pub struct State {
     /// never for another one.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub spec_reviews: BTreeMap<String, BTreeMap<String, Review>>,
+    /// Drift an agent reported and was not asked to fix (`report_drift`),
+    /// by spec path: open until that spec is next reconciled. Older
+    /// versions keep the key as one they do not know.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub drift_notes: BTreeMap<String, Vec<DriftNote>>,
     /// Keys this version does not know, kept as they were (sections a later
     /// version adds, such as drift notes, included).
     #[serde(flatten)]
     #[schemars(skip)]
     pub other: BTreeMap<String, serde_json::Value>,
+}
+
+/// One drift note: what an agent noticed about a spec and did not fix.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize, JsonSchema)]
+pub struct DriftNote {
+    /// A short id (from the spec, the note and the paths), the same on
+    /// every clone, so two branches reporting the same note merge into one.
+    pub id: String,
+    /// What drifted, in the agent's words.
+    pub note: String,
+    /// The files concerned, repository-relative (may be empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// When it was reported: seconds since the Unix epoch followed by `Z`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_at: Option<String>,
+}
+
+impl DriftNote {
+    /// The id of a note about `spec` saying `note` on `paths`.
+    pub fn id_of(spec: &str, note: &str, paths: &[String]) -> String {
+        let mut hasher = blake3::Hasher::new();
+        for part in [spec, note]
+            .into_iter()
+            .chain(paths.iter().map(String::as_str))
+        {
+            hasher.update(part.as_bytes());
+            hasher.update(&[0]);
+        }
+        hasher.finalize().to_hex()[..12].to_string()
+    }
+}
+
+impl State {
+    /// Add a drift note about `spec` (a note with the same id replaces the
+    /// older one); returns its id.
+    pub fn add_drift(&mut self, spec: &str, note: &str, paths: Vec<String>, at: String) -> String {
+        let id = DriftNote::id_of(spec, note, &paths);
+        let notes = self.drift_notes.entry(spec.to_string()).or_default();
+        notes.retain(|n| n.id != id);
+        notes.push(DriftNote {
+            id: id.clone(),
+            note: note.to_string(),
+            paths,
+            reported_at: Some(at),
+        });
+        id
+    }
+
+    /// Close (remove) every drift note of `specs`; returns how many.
+    pub fn close_drift<'s>(&mut self, specs: impl IntoIterator<Item = &'s str>) -> usize {
+        specs
+            .into_iter()
+            .filter_map(|s| self.drift_notes.remove(s))
+            .map(|n| n.len())
+            .sum()
+    }
 }
 
 pub(crate) fn default_version() -> String {
@@ -373,6 +435,38 @@ impl State {
                 if let Some(normal) = normal {
                     entries.entry(normal).or_insert(entry);
                 }
+            }
+        }
+        let notes = std::mem::take(&mut state.drift_notes);
+        for (spec, mut notes) in notes {
+            notes.retain(|n| {
+                let safe = n
+                    .paths
+                    .iter()
+                    .all(|p| RepoPath::parse(p).is_ok_and(|r| r.as_str() == p));
+                if !safe {
+                    warnings.push(format!(
+                        "{}: drift note `{}` ignored: a path of it is not a repository path",
+                        path.display(),
+                        n.id.escape_debug()
+                    ));
+                }
+                safe
+            });
+            match RepoPath::parse(&spec) {
+                Ok(p) if !notes.is_empty() => {
+                    state
+                        .drift_notes
+                        .entry(p.into_string())
+                        .or_default()
+                        .extend(notes);
+                }
+                Ok(_) => {}
+                Err(e) => warnings.push(format!(
+                    "{}: drift notes for spec `{}` ignored: {e}",
+                    path.display(),
+                    spec.escape_debug()
+                )),
             }
         }
         for (spec, entries) in reviews {
@@ -775,6 +869,47 @@ mod tests {
   "spec_fingerprints": {".notarai/cli.spec.yaml": "dd"},
   "future_key": [1, {"z": 1, "a": 2}]
 }"#;
+
+    #[test]
+    fn drift_notes_round_trip_and_merge_keeping_both_sides() {
+        let mut base = State::empty();
+        let shared = base.add_drift(".notarai/a.spec.yaml", "old", vec![], "1Z".into());
+        let mut ours = base.clone();
+        let mut theirs = base.clone();
+        ours.add_drift(
+            ".notarai/a.spec.yaml",
+            "ours",
+            vec!["src/a.rs".into()],
+            "2Z".into(),
+        );
+        theirs.add_drift(".notarai/b.spec.yaml", "theirs", vec![], "3Z".into());
+        // Theirs reconciled spec a: its notes closed there, the shared one included.
+        theirs.close_drift([".notarai/a.spec.yaml"]);
+        let merged = merge(&base, &ours, &theirs, |_| None);
+        let a: Vec<&str> = merged.drift_notes[".notarai/a.spec.yaml"]
+            .iter()
+            .map(|n| n.note.as_str())
+            .collect();
+        assert_eq!(a, ["ours"], "the closed note stays closed, ours is kept");
+        assert_eq!(merged.drift_notes[".notarai/b.spec.yaml"][0].note, "theirs");
+        assert!(
+            !merged.drift_notes[".notarai/a.spec.yaml"]
+                .iter()
+                .any(|n| n.id == shared)
+        );
+        // Written and read back; an unsafe path drops the note with a warning.
+        let text = merged.to_text();
+        assert_eq!(State::parse(&text, Path::new("s")).unwrap().state, merged);
+        let bad = text.replace("src/a.rs", "../x");
+        let loaded = State::parse(&bad, Path::new("s")).unwrap();
+        assert!(
+            !loaded
+                .state
+                .drift_notes
+                .contains_key(".notarai/a.spec.yaml")
+        );
+        assert!(!loaded.warnings.is_empty());
+    }
 
     #[test]
     fn reads_the_existing_format_and_drops_unsafe_paths() {

@@ -158,6 +158,9 @@ impl<'de> Deserialize<'de> for State {
                                 .map(|(k, v)| (k, v.0))
                                 .collect()
                         }
+                        "drift_notes" => {
+                            s.drift_notes = map.next_value::<UniqueMap<Vec<super::DriftNote>>>()?.0
+                        }
                         _ => return Ok(false),
                     }
                     Ok(true)

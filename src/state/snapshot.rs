@@ -66,6 +66,7 @@ pub fn compute_snapshot(
     let fs: Vec<PathBuf> = candidates.iter().map(|p| p.to_fs(root)).collect();
     let mut state = State {
         other: existing.other.clone(),
+        drift_notes: existing.drift_notes.clone(),
         ..State::empty()
     };
     // Symbol-level entries are carried as they are: their matching is the

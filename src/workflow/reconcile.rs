@@ -191,6 +191,24 @@ the validation hook reported no errors (or run `notarai validate`).",
             optional: false,
         },
         Step {
+            id: "before_edit",
+            title: "Before editing a governed file.",
+            tool: Some(Call {
+                name: "get_governing_specs",
+                args: "{paths, lines?}",
+            }),
+            brief: Some("before editing a governed file, to read what governs it"),
+            text: "Before you edit a file (an approved fix, or any other
+task), call `get_governing_specs` with `{paths}` (and `lines: \"A-B\"` for a
+part of one file): `files` says per path which specs govern it
+(`governed_by`, a spec anchored to symbols only where the lines touch them)
+and whether it already has `unreconciled` changes; `specs` holds each one's
+intent, behaviors, constraints and invariants. Keep the edit within them; when
+a spec no longer tells the truth, say so in your proposal rather than
+diverging silently.",
+            optional: true,
+        },
+        Step {
             id: "record",
             title: "Record.",
             tool: Some(Call {
@@ -229,6 +247,9 @@ agree to replace it.",
         "`clear_cache` forgets every reconciled hash; use it only when asked, or when
 the cache is clearly wrong.",
         "Keep the answer short: one line per finding that is fine, detail only for drift.",
+        "Drift you notice but were not asked to fix (a spec that no longer tells the truth,
+a constraint the code breaks): record it with `report_drift` `{spec_path, note, paths?}`
+so teammates and CI see it; it closes when that spec is next reconciled.",
         "Do not read whole files the diff already shows; open a file only when the
 diff lacks the context to judge a behavior.",
         "A tool's invalid argument (an unknown spec, a base that does not resolve, a bad

@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// How many tools `notarai mcp` serves (`src/mcp/tools.rs`).
+pub const TOOL_COUNT: usize = 9;
+
 /// The built binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_notarai");
 

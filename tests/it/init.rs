@@ -250,9 +250,14 @@ fn existing_settings_keep_their_hooks_and_get_ours_once() {
     assert_eq!(reported(&out, ".claude/settings.json"), "updated");
     let value = read_json(dir.path(), ".claude/settings.json");
     assert_eq!(value["permissions"], original["permissions"]);
+    // The user's PreToolUse group stays first; notarai's pre-edit hook follows.
     assert_eq!(
-        value["hooks"]["PreToolUse"],
-        original["hooks"]["PreToolUse"]
+        value["hooks"]["PreToolUse"][0],
+        original["hooks"]["PreToolUse"][0]
+    );
+    assert_eq!(
+        value["hooks"]["PreToolUse"][1]["hooks"][0]["command"],
+        "notarai hook context --agent claude"
     );
     let post = value["hooks"]["PostToolUse"].as_array().unwrap();
     assert_eq!(post.len(), 2);

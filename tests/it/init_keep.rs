@@ -248,7 +248,12 @@ fn an_old_hook_matcher_gets_multiedit_and_other_hooks_stay() {
     assert_eq!(reported(&out, SETTINGS), "updated");
     assert_eq!(
         read(root, SETTINGS),
-        original.replace(r#""Write|Edit""#, r#""Write|Edit|MultiEdit""#)
+        original
+            .replace(r#""Write|Edit""#, r#""Write|Edit|MultiEdit""#)
+            .replace(
+                r#""check-bash"}]}]"#,
+                r#""check-bash"}]}, {"matcher":"Write|Edit|MultiEdit","hooks":[{"type":"command","command":"notarai hook context --agent claude"}]}]"#
+            )
     );
     let out = init(root, &[]);
     assert_eq!(reported(&out, SETTINGS), "unchanged");
@@ -263,7 +268,8 @@ fn the_hook_is_recognised_however_the_command_is_spelled() {
         let dir = repo();
         let root = dir.path();
         let original = format!(
-            "{{\"hooks\": {{\"PostToolUse\": [{{\"matcher\": \"Write|Edit|MultiEdit\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{command}\"}}]}}]}}}}\n"
+            "{{\"hooks\": {{\"PostToolUse\": [{{\"matcher\": \"Write|Edit|MultiEdit\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{command}\"}}]}}], \"PreToolUse\": [{{\"matcher\": \"Write|Edit|MultiEdit\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{}\"}}]}}]}}}}\n",
+            command.replace("validate", "context")
         );
         write(root, SETTINGS, &original);
         let out = init(root, &[]);

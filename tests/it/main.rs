@@ -14,6 +14,7 @@ mod daily_loop;
 mod doctor;
 mod errors;
 mod export_context;
+mod governing;
 mod hook;
 mod init;
 mod init_agents;

@@ -354,7 +354,7 @@ async fn the_rmcp_client_reaches_everything_on_2026_07_28() {
     };
     let client = ().serve_with_lifecycle(transport, lifecycle).await.unwrap();
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 7);
+    assert_eq!(tools.len(), crate::common::TOOL_COUNT);
     let spec = ".notarai/a.spec.yaml";
     let diff = client
         .call_tool(

@@ -40,7 +40,9 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
             "list_affected_specs",
             "get_spec_diff",
             "get_changed_artifacts",
+            "get_governing_specs",
             "mark_reconciled",
+            "report_drift",
             "snapshot_state",
             "clear_cache"
         ]
@@ -55,7 +57,7 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
         assert_eq!(annotations.open_world_hint, Some(false));
         let read_only = !matches!(
             tool.name.as_ref(),
-            "mark_reconciled" | "snapshot_state" | "clear_cache"
+            "mark_reconciled" | "report_drift" | "snapshot_state" | "clear_cache"
         );
         assert_eq!(annotations.read_only_hint, Some(read_only), "{}", tool.name);
     }
@@ -117,7 +119,7 @@ fn every_protocol_revision_completes_the_handshake() {
         server.send_raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
         assert_eq!(server.request(2, "ping", json!({}))["result"], json!({}));
         let tools = server.request(3, "tools/list", json!({}));
-        assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 7);
+        assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 9);
         // Exit 0 when stdin closes.
         server.finish();
     }

@@ -14,12 +14,18 @@ use common::{Repo, Server, strings};
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
 
-const WRITE_TOOLS: [&str; 3] = ["mark_reconciled", "snapshot_state", "clear_cache"];
-const READ_TOOLS: [&str; 4] = [
+const WRITE_TOOLS: [&str; 4] = [
+    "mark_reconciled",
+    "report_drift",
+    "snapshot_state",
+    "clear_cache",
+];
+const READ_TOOLS: [&str; 5] = [
     "get_reconciliation_status",
     "list_affected_specs",
     "get_spec_diff",
     "get_changed_artifacts",
+    "get_governing_specs",
 ];
 
 /// Every entry below `dir` (folders too) with its bytes (files) and

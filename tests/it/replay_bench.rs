@@ -18,6 +18,7 @@ const PLAYED: &[&str] = &[
     "get_changed_artifacts",
     "mark_reconciled",
     "snapshot_state",
+    "get_governing_specs",
 ];
 
 #[test]

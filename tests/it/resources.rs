@@ -89,9 +89,25 @@ async fn rmcp_client_lists_reads_and_templates_the_specs() {
     }
 
     let templates = client.list_all_resource_templates().await.unwrap();
-    assert_eq!(templates.len(), 1);
+    assert_eq!(templates.len(), 2);
     assert_eq!(templates[0].uri_template, "notarai://spec/{path}");
     assert_eq!(templates[0].mime_type.as_deref(), Some("application/yaml"));
+    assert_eq!(templates[1].uri_template, "notarai://governing/{path}");
+    let governing = client
+        .read_resource(ReadResourceRequestParams::new(
+            "notarai://governing/src/a.rs",
+        ))
+        .await
+        .unwrap();
+    let ResourceContents::TextResourceContents { text, .. } = &governing.contents[0] else {
+        panic!("a text resource: {governing:?}");
+    };
+    let answer: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(answer["files"][0]["path"], "src/a.rs");
+    assert_eq!(
+        answer["files"][0]["governed_by"][0]["spec_path"], ".notarai/a.spec.yaml",
+        "{answer}"
+    );
 
     let err = client
         .read_resource(ReadResourceRequestParams::new("notarai://spec/src/a.rs"))

@@ -55,7 +55,9 @@ fn assert_reached_everything(what: &str, got: &Value, version: &str) {
         "list_affected_specs",
         "get_spec_diff",
         "get_changed_artifacts",
+        "get_governing_specs",
         "mark_reconciled",
+        "report_drift",
         "snapshot_state",
         "clear_cache",
     ];
@@ -83,7 +85,11 @@ fn assert_reached_everything(what: &str, got: &Value, version: &str) {
         got["read"].as_str().unwrap().starts_with("schema_version"),
         "{what}: {got}"
     );
-    assert_eq!(got["templates"], json!(["notarai://spec/{path}"]), "{what}");
+    assert_eq!(
+        got["templates"],
+        json!(["notarai://spec/{path}", "notarai://governing/{path}"]),
+        "{what}"
+    );
     assert_eq!(got["prompts"], json!(["reconcile", "bootstrap"]), "{what}");
     assert!(
         got["prompt_messages"].as_u64().unwrap() >= 1,

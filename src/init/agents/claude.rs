@@ -1,5 +1,6 @@
 //! Claude Code: `.mcp.json` (`mcpServers`), `CLAUDE.md`, skills in
-//! `.claude/skills/`, the PostToolUse hook in `.claude/settings.json`.
+//! `.claude/skills/`, the PostToolUse hook and the PreToolUse context hook
+//! in `.claude/settings.json`.
 
 use super::{Agent, AgentId, EntryShape, Format, HookFile, HookKind, Mcp, McpFile};
 
@@ -32,6 +33,17 @@ impl Agent for Claude {
             format: Format::Json,
             kind: HookKind::Grouped {
                 event: "PostToolUse",
+                matcher: "Write|Edit|MultiEdit",
+                extra: "",
+            },
+        })
+    }
+    fn context_hook(&self) -> Option<HookFile> {
+        Some(HookFile {
+            file: ".claude/settings.json",
+            format: Format::Json,
+            kind: HookKind::Grouped {
+                event: "PreToolUse",
                 matcher: "Write|Edit|MultiEdit",
                 extra: "",
             },

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{Agent, AgentId, EntryShape, Format, HookKind, Mcp, McpFile, SERVER_NAME};
 use crate::init::fsio;
 use crate::init::json_edit::{self, ReadError};
-use crate::init::json_merge::{is_notarai_hook, is_notarai_program};
+use crate::init::json_merge::{is_notarai_context_hook, is_notarai_hook, is_notarai_program};
 
 /// A configuration file that cannot be read or parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +92,9 @@ pub struct Inspection {
     pub mcp: McpInspection,
     /// Its hook; `None` when the agent has no hooks (Zed).
     pub hook: Option<HookInspection>,
+    /// Its pre-edit hook (`notarai hook context`); `None` when the agent's
+    /// hooks cannot put text before the model ahead of an edit.
+    pub context_hook: Option<HookInspection>,
     /// The instruction files it reads that exist and hold notarai's
     /// section (between `<!-- notarai:begin` and `<!-- notarai:end -->`).
     pub instructions_with_section: Vec<&'static str>,
@@ -368,12 +371,51 @@ fn inspect_mcp(agent: &(impl Agent + ?Sized), root: &Path) -> McpInspection {
 
 /// The command of notarai's hook among `hooks` (a list of `{command}`).
 fn hook_in(hooks: Option<&Value>) -> Option<String> {
+    hook_matching(hooks, is_notarai_hook)
+}
+
+/// The command among `hooks` (a list of `{command}`) that `ours` recognises.
+fn hook_matching(hooks: Option<&Value>, ours: fn(&str) -> bool) -> Option<String> {
     hooks?
         .as_array()?
         .iter()
         .filter_map(|h| h.get("command")?.as_str())
-        .find(|c| is_notarai_hook(c))
+        .find(|c| ours(c))
         .map(str::to_string)
+}
+
+/// Read back an agent's pre-edit hook.
+fn inspect_context_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<HookInspection> {
+    let hook = agent.context_hook()?;
+    let mut out = HookInspection {
+        file: hook.file.to_string(),
+        exists: root.join(hook.file).symlink_metadata().is_ok(),
+        problem: None,
+        registered: false,
+        command: None,
+    };
+    match read_config(root, hook.file, hook.format) {
+        Err(problem) => out.problem = Some(problem),
+        Ok(None) => {}
+        Ok(Some((_, value))) => {
+            let command = match hook.kind {
+                HookKind::Grouped { event, .. } => at(&value, &["hooks", event])
+                    .and_then(Value::as_array)
+                    .and_then(|groups| {
+                        groups
+                            .iter()
+                            .find_map(|g| hook_matching(g.get("hooks"), is_notarai_context_hook))
+                    }),
+                HookKind::Flat { event, .. } => {
+                    hook_matching(at(&value, &["hooks", event]), is_notarai_context_hook)
+                }
+                HookKind::Plugin => None,
+            };
+            out.registered = command.is_some();
+            out.command = command;
+        }
+    }
+    Some(out)
 }
 
 /// Read back an agent's hook.
@@ -469,6 +511,7 @@ pub fn inspect(agent: &(impl Agent + ?Sized), root: &Path) -> Inspection {
         agent: agent.id(),
         mcp: inspect_mcp(agent, root),
         hook: inspect_hook(agent, root),
+        context_hook: inspect_context_hook(agent, root),
         instructions_with_section: sections(agent, root),
     }
 }

@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::{EntryShape, Format, HookKind, SERVER_NAME, server_entry};
 use crate::init::json_edit::{self, Editor, Kind, Node};
-use crate::init::json_merge::{MergeError, is_notarai_hook};
+use crate::init::json_merge::{MergeError, is_notarai_context_hook, is_notarai_hook};
 
 /// What an edit does to a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -258,14 +258,17 @@ fn hook_item(kind: HookKind, command: &str) -> Value {
     }
 }
 
-/// Whether the hooks in `list` run notarai's hook (however spelled).
-fn has_hook(list: &Value) -> bool {
+/// Whether the hooks in `list` run the same notarai hook as `command`
+/// (`hook validate` or `hook context`, however spelled).
+fn has_hook(list: &Value, command: &str) -> bool {
+    let same: fn(&str) -> bool = match is_notarai_context_hook(command) {
+        true => is_notarai_context_hook,
+        false => is_notarai_hook,
+    };
     list.as_array().is_some_and(|items| {
-        items.iter().any(|h| {
-            h.get("command")
-                .and_then(Value::as_str)
-                .is_some_and(is_notarai_hook)
-        })
+        items
+            .iter()
+            .any(|h| h.get("command").and_then(Value::as_str).is_some_and(same))
     })
 }
 
@@ -304,8 +307,8 @@ pub fn add_hook(
             .as_array()
             .expect("checked")
             .iter()
-            .any(|g| g.get("hooks").is_some_and(has_hook)),
-        _ => has_hook(&list),
+            .any(|g| g.get("hooks").is_some_and(|h| has_hook(h, command))),
+        _ => has_hook(&list, command),
     };
     if registered {
         return Ok(None);

@@ -142,6 +142,12 @@ pub trait Agent: Sync {
     fn instructions(&self) -> &'static [&'static str];
     /// Its post-edit hook, `None` when the agent has no hooks.
     fn hook(&self) -> Option<HookFile>;
+    /// Its pre-edit hook (`notarai hook context`), for an agent whose hooks
+    /// can put text in front of the model before a file edit without
+    /// blocking it; `None` for the others.
+    fn context_hook(&self) -> Option<HookFile> {
+        None
+    }
     /// Another file the agent reads the same `hooks` table from (Codex CLI:
     /// `[hooks]` in `.codex/config.toml`): notarai's hook registered there
     /// counts, and `init` adds none to [`Agent::hook`]'s file. `init` never
@@ -206,6 +212,11 @@ pub fn inspect(root: &Path, id: AgentId) -> Inspection {
 /// The hook command every agent runs: `notarai hook validate --agent <id>`.
 pub fn hook_command(id: AgentId) -> String {
     format!("notarai hook validate --agent {id}")
+}
+
+/// The pre-edit hook command: `notarai hook context --agent <id>`.
+pub fn context_hook_command(id: AgentId) -> String {
+    format!("notarai hook context --agent {id}")
 }
 
 /// notarai's MCP entry in `shape`, as JSON.

@@ -2,7 +2,7 @@
 //! instructions section, workflows, hook) and what `--remove` takes out.
 
 use super::merge::{self, Change};
-use super::{Agent, AgentId, Format, HookKind, Mcp, agent, hook_command};
+use super::{Agent, AgentId, Format, HookKind, Mcp, agent, context_hook_command, hook_command};
 use crate::init::json_merge::{self, MergeError};
 use crate::init::{
     CLAUDE_MD, GITATTRIBUTES, GITIGNORE, InitError, MCP_JSON, MergeDriver, Planner, SCHEMA_JSON,
@@ -262,8 +262,20 @@ fn plan_mcp(p: &mut Planner, a: &dyn Agent) {
     }
 }
 
-/// Plan an agent's hook.
+/// Plan an agent's hooks: the post-edit hook, then the pre-edit one where
+/// the agent has it.
 fn plan_hook(p: &mut Planner, a: &dyn Agent) {
+    plan_edit_hook(p, a);
+    if let Some(hook) = a.context_hook() {
+        let command = context_hook_command(a.id());
+        p.edit(hook.file, |old| {
+            merge::add_hook(old, hook.format, hook.kind, &command)
+        });
+    }
+}
+
+/// Plan an agent's post-edit hook.
+fn plan_edit_hook(p: &mut Planner, a: &dyn Agent) {
     if a.id() == AgentId::Claude {
         return p.edit(SETTINGS_JSON, json_merge::merge_settings);
     }
@@ -325,6 +337,12 @@ pub fn plan_remove(p: &mut Planner, ids: &[AgentId], everything: bool) -> MergeD
                     });
                 }
             }
+        }
+        if let Some(hook) = a.context_hook() {
+            let commands = [context_hook_command(id)];
+            p.change(hook.file, |t| {
+                merge::remove_hook(t, hook.format, hook.kind, &commands)
+            });
         }
         // Both places an opencode skill may be, whatever was chosen then.
         let mut files = workflow_files(id, &[]);

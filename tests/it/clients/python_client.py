@@ -35,6 +35,8 @@ async def main(binary, root, mode):
             "list_affected_specs": {"base_branch": "main"},
             "get_spec_diff": {"spec_path": spec, "base_branch": "main"},
             "get_changed_artifacts": {"spec_path": spec},
+            "get_governing_specs": {"paths": ["src/a.rs"]},
+            "report_drift": {"spec_path": spec, "note": "seen by the test client"},
             "mark_reconciled": {"files": ["src/a.rs"], "spec_path": spec},
             "snapshot_state": {},
             "clear_cache": {},

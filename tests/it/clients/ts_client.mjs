@@ -26,6 +26,8 @@ const args = {
   list_affected_specs: { base_branch: 'main' },
   get_spec_diff: { spec_path: spec, base_branch: 'main' },
   get_changed_artifacts: { spec_path: spec },
+  get_governing_specs: { paths: ['src/a.rs'] },
+  report_drift: { spec_path: spec, note: 'seen by the test client' },
   mark_reconciled: { files: ['src/a.rs'], spec_path: spec },
 };
 out.tools = (await client.listTools()).tools.map((t) => t.name);

@@ -1,0 +1,294 @@
+//! The pre-edit hook (`notarai hook context`): before an agent edits a
+//! governed file, the governing specs' constraints and invariants, put in
+//! front of the model in at most [`MAX_CONTEXT`] characters.
+//!
+//! | agent | pre-edit event | channel to the model |
+//! | --- | --- | --- |
+//! | Claude Code | `PreToolUse` (`Write`, `Edit`, `MultiEdit`) | stdout `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": ...}}`, exit 0 |
+//! | VS Code | `PreToolUse` from `.claude/settings.json` (it runs Claude's hooks) | the same JSON (VS Code reads Claude's hook output; unconfirmed for `additionalContext`) |
+//! | others | none that can add text before the model without blocking | not registered |
+//!
+//! The hook never blocks: it always exits 0 and never answers a
+//! `permissionDecision`. It is silent for a file no spec governs, a path
+//! outside the project, an event it does not read, and a file it already
+//! answered in the same session (remembered in [`SEEN_FILE`] under the
+//! cache folder, through the safe writer, at most [`MAX_SESSIONS`] sessions
+//! of [`MAX_FILES`] files each).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::event::{self, HookAgent, PreEdit};
+use super::{HookEnv, bounded, project_root, relative};
+
+/// The most characters of context one answer carries.
+pub const MAX_CONTEXT: usize = 1500;
+
+/// Where the files answered per session are remembered.
+pub const SEEN_FILE: &str = ".notarai/.cache/hook-context.json";
+
+/// Sessions remembered (the oldest is forgotten first).
+pub const MAX_SESSIONS: usize = 16;
+
+/// Files remembered per session (past it, a file may be answered again).
+pub const MAX_FILES: usize = 2000;
+
+/// Largest memory file read; a larger one is not ours and is started afresh.
+const SEEN_LIMIT: u64 = 4 << 20;
+
+/// A pre-edit event read: the agent, the file, the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The agent whose event it was.
+    pub agent: HookAgent,
+    /// The project root, canonical.
+    pub root: PathBuf,
+    /// The files about to be edited, repository-relative (inside the root).
+    pub files: Vec<String>,
+    /// The session, when the event names it.
+    pub session: Option<String>,
+}
+
+/// Read a pre-edit event: `Err` says why it is ignored (malformed, another
+/// event or tool, no file inside the project).
+pub fn read_event(
+    input: &[u8],
+    agent: Option<HookAgent>,
+    env: &HookEnv,
+) -> Result<Target, &'static str> {
+    let value = bounded::parse(input).ok_or("stdin is not JSON, or not an event")?;
+    let agent = event::agent_for(agent, &value);
+    let PreEdit { edit, session } = event::parse_pre_edit(agent, &value)?;
+    let root = project_root(env, edit.cwd.as_deref()).ok_or("no project folder")?;
+    let base = edit
+        .cwd
+        .clone()
+        .or_else(|| env.project_dir.clone())
+        .or_else(|| env.process_cwd.clone())
+        .ok_or("no folder to resolve a relative path against")?;
+    let files: Vec<String> = edit
+        .files
+        .iter()
+        .filter_map(|f| inside(&root, &base.join(f)))
+        .collect();
+    if files.is_empty() {
+        return Err("the file is outside the project");
+    }
+    Ok(Target {
+        agent,
+        root,
+        files,
+        session: session.filter(|s| !s.is_empty()),
+    })
+}
+
+/// `file` relative to `root`, through the canonical form of its folder (the
+/// file itself may not exist yet); `None` when it lies outside.
+fn inside(root: &Path, file: &Path) -> Option<String> {
+    let canonical = match file.canonicalize() {
+        Ok(c) => c,
+        Err(_) => file.parent()?.canonicalize().ok()?.join(file.file_name()?),
+    };
+    relative(&canonical, root)
+}
+
+/// One governing spec as the hook tells it.
+#[derive(Debug, Clone)]
+pub struct ContextSpec<'a> {
+    /// Path of the spec file.
+    pub path: &'a str,
+    /// Its constraints.
+    pub constraints: &'a [String],
+    /// Its invariants.
+    pub invariants: &'a [String],
+}
+
+/// The context for editing `file` under `specs`, at most [`MAX_CONTEXT`]
+/// characters: each spec's constraints and invariants (quoted: repository
+/// text is data), cut with a count of what was left out, and where the
+/// full text is.
+pub fn render(file: &str, specs: &[ContextSpec<'_>]) -> String {
+    let file_q = crate::quote::for_model(file);
+    let footer = format!(
+        "Full specs (intent, behaviors): call the notarai tool get_governing_specs with \
+         {{\"paths\": [{file_q}]}}. If a spec no longer tells the truth, say so rather than \
+         diverging silently."
+    );
+    let head = format!(
+        "notarai: {file_q} is governed by {} spec{}; keep this edit within their constraints \
+         and invariants.\n",
+        specs.len(),
+        if specs.len() == 1 { "" } else { "s" }
+    );
+    let mut lines: Vec<String> = Vec::new();
+    for spec in specs {
+        lines.push(format!("{}:", crate::quote::for_model(spec.path)));
+        for c in spec.constraints {
+            lines.push(format!(
+                "- constraint: {}",
+                crate::quote::for_model(&clip(c, 300))
+            ));
+        }
+        for i in spec.invariants {
+            lines.push(format!(
+                "- invariant: {}",
+                crate::quote::for_model(&clip(i, 300))
+            ));
+        }
+        if spec.constraints.is_empty() && spec.invariants.is_empty() {
+            lines.push("- (no constraints or invariants)".into());
+        }
+    }
+    let chars = |s: &str| s.chars().count();
+    // Room for the omission note ("... N more lines not shown").
+    const NOTE: usize = 40;
+    let mut out = head;
+    let budget = MAX_CONTEXT.saturating_sub(chars(&footer) + NOTE);
+    let mut shown = 0;
+    for line in &lines {
+        if chars(&out) + chars(line) + 1 > budget {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+        shown += 1;
+    }
+    if shown < lines.len() {
+        out.push_str(&format!(
+            "... {} more lines not shown\n",
+            lines.len() - shown
+        ));
+    }
+    out.push_str(&footer);
+    if chars(&out) > MAX_CONTEXT {
+        // Only a path so long that the head and footer alone overflow.
+        out = out.chars().take(MAX_CONTEXT).collect();
+    }
+    out
+}
+
+/// `text` cut to `max` characters, with `...` when cut.
+fn clip(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(3)).collect();
+    out.push_str("...");
+    out
+}
+
+/// Claude Code's `PreToolUse` output.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PreToolUseOutput<'a> {
+    hook_specific_output: HookSpecific<'a>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HookSpecific<'a> {
+    hook_event_name: &'static str,
+    additional_context: &'a str,
+}
+
+/// What the hook prints on stdout for `context` (exit 0 always).
+pub fn answer(context: &str) -> String {
+    let out = PreToolUseOutput {
+        hook_specific_output: HookSpecific {
+            hook_event_name: "PreToolUse",
+            additional_context: context,
+        },
+    };
+    serde_json::to_string(&out).unwrap_or_default() + "\n"
+}
+
+/// The files answered per session.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Seen {
+    /// Oldest first.
+    sessions: Vec<SeenSession>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct SeenSession {
+    id: String,
+    files: Vec<String>,
+}
+
+/// Whether `file` was answered in `session` already; if not, remember it
+/// (best effort: a cache folder that cannot be written only means the
+/// file may be answered again).
+pub fn first_time(root: &Path, session: &str, file: &str) -> bool {
+    if crate::cache::check_location(root).is_err() {
+        return true;
+    }
+    let mut seen: Seen = crate::safe_fs::read(root, Path::new(SEEN_FILE), SEEN_LIMIT)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    let at = match seen.sessions.iter().position(|s| s.id == session) {
+        Some(at) => at,
+        None => {
+            if seen.sessions.len() >= MAX_SESSIONS {
+                seen.sessions.remove(0);
+            }
+            seen.sessions.push(SeenSession {
+                id: session.chars().take(200).collect(),
+                files: Vec::new(),
+            });
+            seen.sessions.len() - 1
+        }
+    };
+    let files = &mut seen.sessions[at].files;
+    if files.iter().any(|f| f == file) {
+        return false;
+    }
+    if files.len() >= MAX_FILES {
+        files.remove(0);
+    }
+    files.push(file.to_string());
+    let remembered = crate::safe_fs::create_dir_all(root, Path::new(crate::layout::CACHE_DIR))
+        .map_err(|e| e.to_string())
+        .and_then(|_| serde_json::to_vec(&seen).map_err(|e| e.to_string()))
+        .and_then(|bytes| {
+            crate::safe_fs::write_cache_file(root, Path::new(SEEN_FILE), &bytes)
+                .map_err(|e| e.to_string())
+        });
+    if let Err(e) = remembered {
+        tracing::debug!("hook context: cannot remember the session's files: {e}");
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_spec_is_cut_to_the_budget() {
+        let constraints: Vec<String> = (0..500)
+            .map(|i| format!("rule {i} {}", "x".repeat(80)))
+            .collect();
+        let invariants = vec!["never".to_string()];
+        let specs = [ContextSpec {
+            path: ".notarai/big.spec.yaml",
+            constraints: &constraints,
+            invariants: &invariants,
+        }];
+        let text = render("src/a.rs", &specs);
+        assert!(text.chars().count() <= MAX_CONTEXT, "{}", text.len());
+        assert!(text.contains("more lines not shown"));
+        assert!(text.contains("get_governing_specs"));
+        assert!(text.contains("rule 0"));
+    }
+
+    #[test]
+    fn the_answer_is_claudes_pre_tool_use_output() {
+        let v: serde_json::Value = serde_json::from_str(&answer("ctx")).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+        assert_eq!(v["hookSpecificOutput"]["additionalContext"], "ctx");
+        assert!(v["hookSpecificOutput"].get("permissionDecision").is_none());
+    }
+}
