@@ -147,6 +147,10 @@ struct SpecDiff {
     housekeeping: Vec<String>,
     /// Files not diffed again (read for another spec).
     already_read: Vec<String>,
+    /// Files changed in formatting or comments only (since reviewed).
+    formatting_only: Vec<String>,
+    /// Files whose hunks touch none of an anchored spec's symbols.
+    outside_anchors: Vec<String>,
     /// Changed spec files, with their text.
     spec_changes: Vec<SpecChange>,
 }
@@ -299,6 +303,10 @@ impl Pass<'_, '_> {
     /// `get_spec_diff` of every affected spec not `all_reconciled`.
     fn spec_diffs(&mut self, step: &Step) -> Result<bool> {
         let specs = self.specs_to_review();
+        // What the record step says to record (read once, from the skill).
+        let step_records_all = self.input.steps.iter().any(|s| {
+            s.text.contains("`formatting_only`") && s.calls.iter().any(|c| c == "mark_reconciled")
+        });
         let exclude = step.exclude_patterns();
         for spec in specs {
             let mut args = Map::new();
@@ -317,6 +325,10 @@ impl Pass<'_, '_> {
             for page in pages {
                 self.extra.extend(page.housekeeping);
                 self.extra.extend(page.already_read);
+                if step_records_all {
+                    self.extra.extend(page.formatting_only);
+                    self.extra.extend(page.outside_anchors);
+                }
                 files.extend(page.files);
                 spec_changes.extend(page.spec_changes.into_iter().map(|c| c.path));
             }

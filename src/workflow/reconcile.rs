@@ -138,6 +138,9 @@ read in this pass. Read the answer:
 - `files`: those files. `skipped`: already reconciled and unchanged since.
 - `housekeeping`: files that need no review (lock files, changelogs,
   generated output the spec marks with `tier: 3` or `4`): record them.
+- `formatting_only` and `outside_anchors`: files changed in comments or
+  formatting only, or outside the symbols an anchored spec governs: nothing
+  to review; record them.
 - `already_read`: files whose diff you read for another spec; judge them
   against this spec from that. `shared`: files of this diff other specs
   govern too; judge them against those specs now.
@@ -217,9 +220,10 @@ diverging silently.",
             }),
             brief: Some("with the files reviewed, so the next pass skips them until they change"),
             text: "When the user has accepted the result, call `mark_reconciled`
-with `{files}`: every file of the pass (the `files`, `housekeeping` and
-`already_read` of each diff, the spec files in `spec_changes`, and the
-`housekeeping` files of the status), as repository-relative paths. The next
+with `{files}`: every file of the pass (the `files`, `housekeeping`,
+`already_read`, `formatting_only` and `outside_anchors` of each diff, the
+spec files in `spec_changes`, and the `housekeeping` files of the status), as
+repository-relative paths. The next
 pass then skips them until they change again. Do not record files of a spec
 that could not be checked. Call `get_reconciliation_status` again: what it
 still lists as `unreconciled` is left for this pass.",

@@ -191,7 +191,7 @@ fn following_the_skill_to_the_letter_ends_with_check_green() {
         "nothing_to_review",
         "`get_spec_diff` with `{spec_path, already_read}`",
         "`housekeeping` files of the status",
-        "the `files`, `housekeeping` and `already_read` of each diff",
+        "the `files`, `housekeeping`, `already_read`, `formatting_only` and `outside_anchors` of each diff",
     ] {
         assert!(flat.contains(words), "the skill says {words:?}:\n{skill}");
     }
@@ -228,6 +228,8 @@ fn following_the_skill_to_the_letter_ends_with_check_green() {
             to_record.extend(files);
             to_record.extend(collect(&pages, "housekeeping"));
             to_record.extend(collect(&pages, "already_read"));
+            to_record.extend(collect(&pages, "formatting_only"));
+            to_record.extend(collect(&pages, "outside_anchors"));
             for page in &pages {
                 for s in page["spec_changes"].as_array().unwrap() {
                     to_record.push(s["path"].as_str().unwrap().to_string());
