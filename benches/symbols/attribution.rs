@@ -75,7 +75,11 @@ pub fn notation(attribution: &Value) -> String {
     let names = |key: &str| {
         let mut v: Vec<String> = attribution[key]
             .as_array()
-            .map(|a| a.iter().filter_map(|n| n.as_str().map(String::from)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|n| n.as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default();
         v.sort();
         v.join(",")

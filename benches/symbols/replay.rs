@@ -7,7 +7,7 @@
 //! Besides the flags of each set it verifies, apart from notarai's own
 //! affectedness, that no change to an anchored symbol is missed: a hunk of
 //! `git diff -U0` whose old or new line range overlaps the symbol's extent
-//! in the old or new blob, where the symbol's text (comment lines and all
+//! in the old or new blob, where the symbol's text (comments and all
 //! whitespace dropped) differs between the sides, must flag its spec (an
 //! `unreconciled` or `broken_anchor` finding for that file). And that a
 //! commit whose governed changes are formatting or comments only (nothing
@@ -159,29 +159,61 @@ fn hunks(diff: &str) -> BTreeMap<String, Vec<Hunk>> {
     out
 }
 
-/// Changed lines of a `-U0` diff (without `+++`/`---` headers).
-fn changed_lines(diff: &str) -> impl Iterator<Item = &str> {
-    diff.lines().filter(|l| {
-        (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---")
-    })
+/// Whether every changed line of a `-U0` diff is blank or a comment line
+/// of its file's language.
+fn only_comments(diff: &str) -> bool {
+    let mut python = false;
+    for line in diff.lines() {
+        if let Some(p) = line.strip_prefix("+++ b/") {
+            python = p.ends_with(".py");
+        } else if line.starts_with("+++") || line.starts_with("---") {
+            continue;
+        } else if (line.starts_with('+') || line.starts_with('-'))
+            && !comment_or_blank(&line[1..], python)
+        {
+            return false;
+        }
+    }
+    true
 }
 
-/// Whether a line is blank or a comment line (`//`, `#`, `/*`, `*`).
-fn comment_or_blank(line: &str) -> bool {
-    let t = line.trim();
+/// `line` without its trailing comment (`#` in Python, `//` elsewhere),
+/// found outside string literals.
+fn code_part(line: &str, python: bool) -> &str {
+    let bytes = line.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match quote {
+            Some(_) if c == b'\\' => i += 1,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == b'"' || c == b'\'' || c == b'`' => quote = Some(c),
+            None if python && c == b'#' => return &line[..i],
+            None if !python && c == b'/' && bytes.get(i + 1) == Some(&b'/') => return &line[..i],
+            None => {}
+        }
+        i += 1;
+    }
+    line
+}
+
+/// Whether a line is blank or only a comment (`#` in Python; `//`, or a
+/// block comment's `/*`, `*`, `*/` line elsewhere).
+fn comment_or_blank(line: &str, python: bool) -> bool {
+    let t = code_part(line, python).trim();
     t.is_empty()
-        || t.starts_with("//")
-        || t.starts_with('#')
-        || t.starts_with("/*")
-        || t.starts_with('*')
+        || (!python
+            && (t.starts_with("/*") || t.starts_with("*/") || t == "*" || t.starts_with("* ")))
 }
 
-/// A symbol's text with comment lines and every whitespace dropped.
-fn normalized(lines: &[&str]) -> String {
+/// A symbol's text with comments and every whitespace dropped.
+fn normalized(lines: &[&str], python: bool) -> String {
     lines
         .iter()
-        .filter(|l| !comment_or_blank(l))
-        .flat_map(|l| l.chars().filter(|c| !c.is_whitespace()))
+        .filter(|l| !comment_or_blank(l, python))
+        .flat_map(|l| code_part(l, python).chars().filter(|c| !c.is_whitespace()))
         .collect()
 }
 
@@ -284,7 +316,13 @@ pub fn run(bin: &Path, repos: &Path, name: &str, n: usize) -> Result<String> {
         .or_else(|_| git(&work, &["rev-parse", "HEAD"]))?;
     let list = git(
         &work,
-        &["rev-list", "--first-parent", "-n", &n.to_string(), head.trim()],
+        &[
+            "rev-list",
+            "--first-parent",
+            "-n",
+            &n.to_string(),
+            head.trim(),
+        ],
     )?;
     let mut commits: Vec<&str> = list.lines().collect();
     commits.reverse();
@@ -304,7 +342,15 @@ pub fn run(bin: &Path, repos: &Path, name: &str, n: usize) -> Result<String> {
         }
         t.commits += 1;
         git(&work, &["checkout", "-q", "-f", "--detach", commit])?;
-        let mut args = vec!["diff", "-U0", "--no-color", "--no-renames", &parent, commit, "--"];
+        let mut args = vec![
+            "diff",
+            "-U0",
+            "--no-color",
+            "--no-renames",
+            &parent,
+            commit,
+            "--",
+        ];
         args.extend(&governed);
         let diff = git(&work, &args)?;
         if diff.trim().is_empty() {
@@ -342,7 +388,7 @@ pub fn run(bin: &Path, repos: &Path, name: &str, n: usize) -> Result<String> {
             ];
             args.extend(&governed);
             let ws = git(&work, &args)?;
-            if changed_lines(&ws).all(|l| comment_or_blank(&l[1..])) {
+            if only_comments(&ws) {
                 t.formatting_commits += 1;
                 let flagged: BTreeSet<&String> =
                     by_files.flagged.iter().chain(&by_anchors.flagged).collect();
@@ -363,8 +409,12 @@ pub fn run(bin: &Path, repos: &Path, name: &str, n: usize) -> Result<String> {
                 let (Some(anchor), Some(hs)) = (anchor, file_hunks.get(file)) else {
                     continue;
                 };
-                let old = reader.outline(&parent, file)?.and_then(|o| o.get(anchor).copied());
-                let new = reader.outline(commit, file)?.and_then(|o| o.get(anchor).copied());
+                let old = reader
+                    .outline(&parent, file)?
+                    .and_then(|o| o.get(anchor).copied());
+                let new = reader
+                    .outline(commit, file)?
+                    .and_then(|o| o.get(anchor).copied());
                 let hit = hs.iter().any(|(o, n)| {
                     old.is_some_and(|r| overlaps(*o, r)) || new.is_some_and(|r| overlaps(*n, r))
                 });
@@ -375,19 +425,20 @@ pub fn run(bin: &Path, repos: &Path, name: &str, n: usize) -> Result<String> {
                     let Some((a, b)) = range else { return Ok(None) };
                     let blob = git(&work, &["show", &format!("{rev}:{file}")])?;
                     let lines: Vec<&str> = blob.lines().collect();
-                    let slice = &lines[(a as usize - 1).min(lines.len())..(b as usize).min(lines.len())];
-                    Ok(Some(normalized(slice)))
+                    let slice =
+                        &lines[(a as usize - 1).min(lines.len())..(b as usize).min(lines.len())];
+                    Ok(Some(normalized(slice, file.ends_with(".py"))))
                 };
                 if text(&parent, old)? == text(commit, new)? {
                     continue;
                 }
                 t.anchored_changes += 1;
-                if !by_anchors.touched.contains(&(spec.name.clone(), file.clone())) {
-                    t.missed.push(format!(
-                        "{} {file}#{anchor} ({})",
-                        &commit[..10],
-                        spec.name
-                    ));
+                if !by_anchors
+                    .touched
+                    .contains(&(spec.name.clone(), file.clone()))
+                {
+                    t.missed
+                        .push(format!("{} {file}#{anchor} ({})", &commit[..10], spec.name));
                 }
             }
         }
@@ -413,8 +464,16 @@ fn render(name: &str, n: usize, t: &Totals) -> String {
             t.governed_commits.to_string(),
             "",
         ),
-        ("spec flags, file-level specs", t.flags_files.to_string(), ""),
-        ("spec flags, anchored specs", t.flags_anchored.to_string(), ""),
+        (
+            "spec flags, file-level specs",
+            t.flags_files.to_string(),
+            "",
+        ),
+        (
+            "spec flags, anchored specs",
+            t.flags_anchored.to_string(),
+            "",
+        ),
         ("anchored / file-level", format!("{ratio:.2}"), "<= 0.50"),
         (
             "anchored-symbol changes (diff-checked)",
