@@ -25,6 +25,7 @@
 //! | `--repos DIR` | `NOTARAI_SYMBOLS_REPOS` | none: skipped |
 //! | `--mode M` (`attribution`, `precision`, `cost`, `all`) | `NOTARAI_SYMBOLS_MODE` | `all` |
 //! | `--commits N` | `NOTARAI_SYMBOLS_COMMITS` | 400 |
+//! | `--replay A,B` (which replays) | `NOTARAI_SYMBOLS_REPLAY` | `gin,flask` |
 //! | `--notarai PATH` | `NOTARAI_SYMBOLS_BIN` | this package's binary |
 
 mod attribution;
@@ -46,7 +47,7 @@ pub const REPOS: &[(&str, &str)] = &[
 
 /// Usage text for `--help`.
 const USAGE: &str = "usage: cargo bench --bench symbols -- --repos DIR \
-[--mode attribution|precision|cost|all] [--commits N] [--notarai PATH]
+[--mode attribution|precision|cost|all] [--commits N] [--replay gin,flask] [--notarai PATH]
 Each option also reads NOTARAI_SYMBOLS_<NAME>; see benches/symbols/main.rs.";
 
 /// Which parts run.
@@ -71,6 +72,8 @@ struct Options {
     mode: Mode,
     /// Commits replayed per repository.
     commits: usize,
+    /// The repositories replayed.
+    replay: Vec<String>,
     /// The notarai binary under test.
     bin: PathBuf,
 }
@@ -82,6 +85,7 @@ impl Options {
             repos: None,
             mode: Mode::All,
             commits: 400,
+            replay: replay::REPLAYED.iter().map(|r| r.to_string()).collect(),
             bin: PathBuf::from(env!("CARGO_BIN_EXE_notarai")),
         };
         for (key, value) in std::env::vars() {
@@ -119,6 +123,19 @@ impl Options {
                     .with_context(|| format!("{flag}: not a number: {value}"))?
             }
             "--notarai" | "--bin" => self.bin = value.into(),
+            "--replay" => {
+                self.replay = value.split(',').map(|r| r.trim().to_string()).collect();
+                if let Some(r) = self
+                    .replay
+                    .iter()
+                    .find(|r| !replay::REPLAYED.contains(&r.as_str()))
+                {
+                    bail!(
+                        "--replay: {r} has no specs; one of {}",
+                        replay::REPLAYED.join(", ")
+                    );
+                }
+            }
             "--mode" => {
                 self.mode = match value.as_str() {
                     "attribution" => Mode::Attribution,
@@ -173,7 +190,7 @@ fn run(options: &Options, repos: &Path) -> Result<()> {
         println!("{}", attribution::run(&options.bin, repos)?);
     }
     if matches!(mode, Mode::Precision | Mode::All) {
-        for repo in replay::REPLAYED {
+        for repo in &options.replay {
             println!(
                 "{}",
                 replay::run(&options.bin, repos, repo, options.commits)?

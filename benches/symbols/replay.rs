@@ -217,19 +217,22 @@ fn normalized(lines: &[&str], python: bool) -> String {
         .collect()
 }
 
+/// A file's symbols by name: (first line, last line).
+type Extents = HashMap<String, (u32, u32)>;
+
 /// Outlines and blobs read once per (rev, file).
 struct Reader<'a> {
     /// The notarai binary.
     bin: &'a Path,
     /// The replay work tree.
     work: &'a Path,
-    /// (rev, file) -> name -> (start, end); `None`: no such file.
-    outlines: HashMap<(String, String), Option<HashMap<String, (u32, u32)>>>,
+    /// (rev, file) -> its extents; `None`: no such file.
+    outlines: HashMap<(String, String), Option<Extents>>,
 }
 
 impl Reader<'_> {
     /// The extents by name of `file` at `rev`.
-    fn outline(&mut self, rev: &str, file: &str) -> Result<Option<&HashMap<String, (u32, u32)>>> {
+    fn outline(&mut self, rev: &str, file: &str) -> Result<Option<&Extents>> {
         let key = (rev.to_string(), file.to_string());
         if !self.outlines.contains_key(&key) {
             let out = Command::new(self.bin)
@@ -265,7 +268,7 @@ impl Reader<'_> {
 
 /// Whether `(start, count)` overlaps `[a, b]` (a count of 0 overlaps nothing).
 fn overlaps((start, count): (u32, u32), (a, b): (u32, u32)) -> bool {
-    count > 0 && start <= b && start + count - 1 >= a
+    count > 0 && start <= b && start + count > a
 }
 
 /// Totals of one replay.
