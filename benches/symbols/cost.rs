@@ -29,6 +29,8 @@ const SOURCE: &[&str] = &[
 pub fn run(repos: &Path, n: usize) -> Result<String> {
     let mut times: Vec<f64> = Vec::new();
     let mut cpu: Vec<f64> = Vec::new();
+    // (thread CPU ms, KB of the larger side, repository, path)
+    let mut slowest: Vec<(f64, usize, &str, String)> = Vec::new();
     let mut bytes_max = 0usize;
     for (name, _) in REPOS {
         let Ok(dir) = crate::clone_dir(repos, name) else {
@@ -76,6 +78,12 @@ pub fn run(repos: &Path, n: usize) -> Result<String> {
                 }
                 times.push(best_wall);
                 cpu.push(best_cpu);
+                slowest.push((
+                    best_cpu,
+                    old.len().max(new.len()) / 1024,
+                    name,
+                    path.to_string(),
+                ));
             }
         }
     }
@@ -96,6 +104,11 @@ pub fn run(repos: &Path, n: usize) -> Result<String> {
             percentile(values, 95.0),
             values.last().copied().unwrap_or(0.0)
         );
+    }
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    out.push_str("\nSlowest files (thread CPU):\n");
+    for (ms, kb, repo, path) in slowest.iter().take(8) {
+        let _ = writeln!(out, "- {repo} {path} ({kb} KB): {ms:.1} ms");
     }
     Ok(out)
 }
