@@ -377,76 +377,117 @@ pub fn run(bin: &Path, repos: &Path, name: &str, n: usize) -> Result<String> {
 
         // Formatting or comments only: changed governed files, nothing but
         // comment lines left once whitespace is ignored.
-        if !diff.trim().is_empty() {
-            let mut args = vec![
-                "diff",
-                "-U0",
-                "-w",
-                "--ignore-blank-lines",
-                "--no-color",
-                "--no-renames",
-                &parent,
-                commit,
-                "--",
-            ];
-            args.extend(&governed);
-            let ws = git(&work, &args)?;
-            if only_comments(&ws) {
-                t.formatting_commits += 1;
-                let flagged: BTreeSet<&String> =
-                    by_files.flagged.iter().chain(&by_anchors.flagged).collect();
-                if !flagged.is_empty() {
-                    t.formatting_flagged.push(format!(
-                        "{} flags {}",
-                        &commit[..10],
-                        flagged.into_iter().cloned().collect::<Vec<_>>().join(", ")
-                    ));
-                }
+        if !diff.trim().is_empty()
+            && only_comments(&whitespace_diff(&work, &parent, commit, &governed)?)
+        {
+            t.formatting_commits += 1;
+            let flagged: BTreeSet<&String> =
+                by_files.flagged.iter().chain(&by_anchors.flagged).collect();
+            if !flagged.is_empty() {
+                t.formatting_flagged.push(format!(
+                    "{} flags {}",
+                    &commit[..10],
+                    flagged.into_iter().cloned().collect::<Vec<_>>().join(", ")
+                ));
             }
         }
 
         // Anchored symbols whose text changed under a hunk.
-        let file_hunks = hunks(&diff);
-        for spec in &anchored_set {
-            for (file, anchor) in &spec.artifacts {
-                let (Some(anchor), Some(hs)) = (anchor, file_hunks.get(file)) else {
-                    continue;
-                };
-                let old = reader
-                    .outline(&parent, file)?
-                    .and_then(|o| o.get(anchor).copied());
-                let new = reader
-                    .outline(commit, file)?
-                    .and_then(|o| o.get(anchor).copied());
-                let hit = hs.iter().any(|(o, n)| {
-                    old.is_some_and(|r| overlaps(*o, r)) || new.is_some_and(|r| overlaps(*n, r))
-                });
-                if !hit {
-                    continue;
-                }
-                let text = |rev: &str, range: Option<(u32, u32)>| -> Result<Option<String>> {
-                    let Some((a, b)) = range else { return Ok(None) };
-                    let blob = git(&work, &["show", &format!("{rev}:{file}")])?;
-                    let lines: Vec<&str> = blob.lines().collect();
-                    let slice =
-                        &lines[(a as usize - 1).min(lines.len())..(b as usize).min(lines.len())];
-                    Ok(Some(normalized(slice, file.ends_with(".py"))))
-                };
-                if text(&parent, old)? == text(commit, new)? {
-                    continue;
-                }
-                t.anchored_changes += 1;
-                if !by_anchors
-                    .touched
-                    .contains(&(spec.name.clone(), file.clone()))
-                {
-                    t.missed
-                        .push(format!("{} {file}#{anchor} ({})", &commit[..10], spec.name));
-                }
+        let commit_ref = Commit {
+            work: &work,
+            parent: &parent,
+            commit,
+        };
+        anchored_changes(
+            &mut reader,
+            &commit_ref,
+            &diff,
+            &anchored_set,
+            &by_anchors,
+            &mut t,
+        )?;
+    }
+    Ok(render(name, n, &t))
+}
+
+/// `git diff -U0 -w --ignore-blank-lines parent commit -- governed`.
+fn whitespace_diff(work: &Path, parent: &str, commit: &str, governed: &[&str]) -> Result<String> {
+    let mut args = vec![
+        "diff",
+        "-U0",
+        "-w",
+        "--ignore-blank-lines",
+        "--no-color",
+        "--no-renames",
+        parent,
+        commit,
+        "--",
+    ];
+    args.extend(governed);
+    git(work, &args)
+}
+
+/// One replayed commit.
+struct Commit<'a> {
+    /// The replay work tree.
+    work: &'a Path,
+    /// `COMMIT^1`.
+    parent: &'a str,
+    /// The commit.
+    commit: &'a str,
+}
+
+/// Count the anchored symbols whose text changed under a hunk of `diff`,
+/// and record each one the anchored check did not flag.
+fn anchored_changes(
+    reader: &mut Reader<'_>,
+    at: &Commit<'_>,
+    diff: &str,
+    anchored_set: &[SpecFile],
+    by_anchors: &Checked,
+    t: &mut Totals,
+) -> Result<()> {
+    let (work, parent, commit) = (at.work, at.parent, at.commit);
+    let file_hunks = hunks(diff);
+    for spec in anchored_set {
+        for (file, anchor) in &spec.artifacts {
+            let (Some(anchor), Some(hs)) = (anchor, file_hunks.get(file)) else {
+                continue;
+            };
+            let old = reader
+                .outline(parent, file)?
+                .and_then(|o| o.get(anchor).copied());
+            let new = reader
+                .outline(commit, file)?
+                .and_then(|o| o.get(anchor).copied());
+            let hit = hs.iter().any(|(o, n)| {
+                old.is_some_and(|r| overlaps(*o, r)) || new.is_some_and(|r| overlaps(*n, r))
+            });
+            if !hit {
+                continue;
+            }
+            let text = |rev: &str, range: Option<(u32, u32)>| -> Result<Option<String>> {
+                let Some((a, b)) = range else { return Ok(None) };
+                let blob = git(work, &["show", &format!("{rev}:{file}")])?;
+                let lines: Vec<&str> = blob.lines().collect();
+                let slice =
+                    &lines[(a as usize - 1).min(lines.len())..(b as usize).min(lines.len())];
+                Ok(Some(normalized(slice, file.ends_with(".py"))))
+            };
+            if text(parent, old)? == text(commit, new)? {
+                continue;
+            }
+            t.anchored_changes += 1;
+            if !by_anchors
+                .touched
+                .contains(&(spec.name.clone(), file.clone()))
+            {
+                t.missed
+                    .push(format!("{} {file}#{anchor} ({})", &commit[..10], spec.name));
             }
         }
     }
-    Ok(render(name, n, &t))
+    Ok(())
 }
 
 /// The replay's table and lists.
