@@ -397,13 +397,31 @@ struct Family<'t> {
     prev: HashMap<usize, tree_sitter::Node<'t>, IdHash>,
 }
 
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
 /// Hashing for node ids (addresses): one multiplication, no SipHash.
 type IdHash = std::hash::BuildHasherDefault<IdHasher>;
 
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
 /// See [`IdHash`].
 #[derive(Default)]
 struct IdHasher(u64);
 
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
 impl std::hash::Hasher for IdHasher {
     fn finish(&self) -> u64 {
         self.0
@@ -511,6 +529,12 @@ fn first_error_line(root: tree_sitter::Node) -> usize {
     }
 }
 
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
 /// A type as a name: generic arguments dropped (`Parser<'a>` is `Parser`,
 /// `List[T]` is `List`), whitespace squeezed.
 fn strip_generics(text: &str) -> String {
@@ -709,6 +733,12 @@ fn hash_tree(
     }
 }
 
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
 /// String and character literals: hashed as one token, spaces and all.
 fn is_literal(kind: &str) -> bool {
     matches!(
@@ -727,6 +757,12 @@ fn is_literal(kind: &str) -> bool {
 mod tests {
     use super::*;
 
+    #[cfg(any(
+        feature = "lang-rust",
+        feature = "lang-typescript",
+        feature = "lang-python",
+        feature = "lang-go"
+    ))]
     #[test]
     fn generics_are_dropped_from_type_names() {
         assert_eq!(strip_generics("Parser<'a>"), "Parser");
