@@ -700,6 +700,9 @@ fn hash_tree(
     skip: Option<usize>,
     hasher: &mut blake3::Hasher,
 ) {
+    // One contiguous buffer hashed at the end: BLAKE3 of the concatenation
+    // equals the streamed updates, and many tiny updates cost far more.
+    let mut buf: Vec<u8> = Vec::with_capacity(node.end_byte() - node.start_byte() + 64);
     let mut cursor = node.walk();
     let mut depth = 0usize;
     loop {
@@ -707,12 +710,12 @@ fn hash_tree(
         let leaf = n.child_count() == 0 || is_literal(n.kind());
         let skipped = config.comments.contains(&n.kind()) || Some(n.id()) == skip;
         if !skipped {
-            hasher.update(&n.kind_id().to_le_bytes());
+            buf.extend_from_slice(&n.kind_id().to_le_bytes());
             if leaf {
                 let text = &bytes[n.start_byte()..n.end_byte()];
                 let trimmed = text.trim_ascii();
-                hasher.update(&(trimmed.len() as u32).to_le_bytes());
-                hasher.update(trimmed);
+                buf.extend_from_slice(&(trimmed.len() as u32).to_le_bytes());
+                buf.extend_from_slice(trimmed);
             }
         }
         if !skipped && !leaf && cursor.goto_first_child() {
@@ -721,6 +724,7 @@ fn hash_tree(
         }
         loop {
             if depth == 0 {
+                hasher.update(&buf);
                 return;
             }
             if cursor.goto_next_sibling() {
@@ -728,7 +732,7 @@ fn hash_tree(
             }
             cursor.goto_parent();
             depth -= 1;
-            hasher.update(b")");
+            buf.extend_from_slice(b")");
         }
     }
 }
