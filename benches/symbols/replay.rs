@@ -114,7 +114,10 @@ fn check(bin: &Path, work: &Path, parent: &str) -> Result<Checked> {
         let spec = spec.rsplit('/').next().unwrap_or(spec).to_string();
         let file = f["file"].as_str().unwrap_or_default().to_string();
         match f["kind"].as_str() {
-            Some("unreconciled") => {
+            // The replay's specs are `tier: registered` (intent and files),
+            // which `check` reports as housekeeping: the affectedness this
+            // measures is the same for both kinds.
+            Some("unreconciled" | "housekeeping") => {
                 checked.flagged.insert(spec.clone());
                 checked.touched.insert((spec, file));
             }
