@@ -7,7 +7,7 @@
 //! are not reconciled for every spec that governs them.
 
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -15,7 +15,6 @@ use anyhow::Context;
 use crate::cache::Cache;
 use crate::changes::GitRepo;
 use crate::project::resolve_root;
-use crate::repo_path::Guard;
 use crate::state::Reconciled;
 
 /// The cache subcommands.
@@ -61,7 +60,7 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
             let paths = paths_or_stdin(paths)?;
             let rels = paths
                 .iter()
-                .map(|p| repo_relative(&root, p))
+                .map(|p| super::repo_relative(&root, p))
                 .collect::<anyhow::Result<Vec<_>>>()?;
             let mut project = crate::project::Project::new(root.clone());
             let specs = project.specs();
@@ -131,47 +130,4 @@ pub(super) fn paths_or_stdin(paths: Vec<String>) -> anyhow::Result<Vec<String>> 
         }
     }
     Ok(out)
-}
-
-/// A path given on the command line (relative to the current folder, or
-/// absolute) as the repository-relative path the tools use, checked as a
-/// [`crate::repo_path::RepoPath`] (a path outside the project fails the
-/// command). Its folders are resolved, the file itself is not followed.
-pub(super) fn repo_relative(root: &Path, given: &str) -> anyhow::Result<String> {
-    let cwd = std::env::current_dir().context("cannot read the current folder")?;
-    // From a folder inside the root, a relative path is resolved relative
-    // to the root (`src/../../x` is refused as climbing out, which is what
-    // happened), not turned absolute first (which would be refused as
-    // "absolute", a confusing reason for a relative path).
-    let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let cwd_in_root = cwd
-        .strip_prefix(&canonical_root)
-        .or_else(|_| cwd.strip_prefix(root))
-        .ok()
-        .and_then(Path::to_str)
-        .map(str::to_string);
-    let input = match &cwd_in_root {
-        Some(rel_cwd) if !Path::new(given).is_absolute() => {
-            if rel_cwd.is_empty() {
-                given.to_string()
-            } else {
-                format!("{rel_cwd}/{given}")
-            }
-        }
-        _ => {
-            let absolute = if Path::new(given).is_absolute() {
-                PathBuf::from(given)
-            } else {
-                cwd.join(given)
-            };
-            absolute
-                .to_str()
-                .with_context(|| format!("{given}: path is not UTF-8"))?
-                .to_string()
-        }
-    };
-    let rel = Guard::new(root)
-        .resolve_unfollowed(&input)
-        .map_err(|e| anyhow::anyhow!("{given}: {e} (project root: {})", root.display()))?;
-    Ok(rel.into_string())
 }

@@ -3,7 +3,9 @@
 //! Each subcommand module owns its argument struct and its printing; domain
 //! logic lives in the library modules they call.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -170,4 +172,47 @@ fn hint(err: &anyhow::Error) -> Option<String> {
             .downcast_ref::<crate::review::ReviewError>()
             .and_then(|e| e.hint().map(str::to_string))
     })
+}
+
+/// A path given on the command line (relative to the current folder, or
+/// absolute) as the repository-relative path the tools use, checked as a
+/// [`crate::repo_path::RepoPath`] (a path outside the project fails the
+/// command). Its folders are resolved, the file itself is not followed.
+pub(super) fn repo_relative(root: &Path, given: &str) -> anyhow::Result<String> {
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    // From a folder inside the root, a relative path is resolved relative
+    // to the root (`src/../../x` is refused as climbing out, which is what
+    // happened), not turned absolute first (which would be refused as
+    // "absolute", a confusing reason for a relative path).
+    let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let cwd_in_root = cwd
+        .strip_prefix(&canonical_root)
+        .or_else(|_| cwd.strip_prefix(root))
+        .ok()
+        .and_then(Path::to_str)
+        .map(str::to_string);
+    let input = match &cwd_in_root {
+        Some(rel_cwd) if !Path::new(given).is_absolute() => {
+            if rel_cwd.is_empty() {
+                given.to_string()
+            } else {
+                format!("{rel_cwd}/{given}")
+            }
+        }
+        _ => {
+            let absolute = if Path::new(given).is_absolute() {
+                PathBuf::from(given)
+            } else {
+                cwd.join(given)
+            };
+            absolute
+                .to_str()
+                .with_context(|| format!("{given}: path is not UTF-8"))?
+                .to_string()
+        }
+    };
+    let rel = crate::repo_path::Guard::new(root)
+        .resolve_unfollowed(&input)
+        .map_err(|e| anyhow::anyhow!("{given}: {e} (project root: {})", root.display()))?;
+    Ok(rel.into_string())
 }

@@ -35,7 +35,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     let root = resolve_root(root.as_deref())?;
     let files = super::cache::paths_or_stdin(args.files)?;
     let spec = match args.spec {
-        Some(spec) => Some(super::cache::repo_relative(&root, &spec)?),
+        Some(spec) => Some(super::repo_relative(&root, &spec)?),
         None => None,
     };
     let recorded = record(&root, files, spec, args.snapshot)?;
@@ -72,7 +72,7 @@ pub(super) fn record(
 ) -> anyhow::Result<Option<crate::review::MarkReconciled>> {
     let files = files
         .iter()
-        .map(|f| super::cache::repo_relative(root, f))
+        .map(|f| super::repo_relative(root, f))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut project = Project::new(root.to_path_buf());
     let params = MarkReconciledParams {

@@ -46,12 +46,8 @@ pub struct Args {
 pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
     let root = crate::project::resolve_root(root.as_deref())?;
     let root = root.canonicalize().unwrap_or(root);
-    let given = if args.path.is_absolute() {
-        args.path.clone()
-    } else {
-        std::env::current_dir()?.join(&args.path)
-    };
-    let path = RepoPath::resolve(&root, &given.to_string_lossy()).map_err(|e| {
+    let rel = super::repo_relative(&root, &args.path.to_string_lossy())?;
+    let path = RepoPath::resolve(&root, &rel).map_err(|e| {
         Hinted::new(
             ErrorKind::InvalidInput,
             format!("{}: {e}", args.path.display()),

@@ -17,8 +17,22 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-/// How many tools `notarai mcp` serves (`src/mcp/tools.rs`).
-pub const TOOL_COUNT: usize = 9;
+/// The tools `notarai mcp` serves, in the order of `tools/list`
+/// (`src/mcp/tools.rs`).
+pub const TOOL_NAMES: [&str; 9] = [
+    "get_reconciliation_status",
+    "list_affected_specs",
+    "get_spec_diff",
+    "get_changed_artifacts",
+    "get_governing_specs",
+    "mark_reconciled",
+    "report_drift",
+    "snapshot_state",
+    "clear_cache",
+];
+
+/// How many tools `notarai mcp` serves.
+pub const TOOL_COUNT: usize = TOOL_NAMES.len();
 
 /// The built binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_notarai");

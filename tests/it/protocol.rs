@@ -33,20 +33,7 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
 
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(
-        names,
-        [
-            "get_reconciliation_status",
-            "list_affected_specs",
-            "get_spec_diff",
-            "get_changed_artifacts",
-            "get_governing_specs",
-            "mark_reconciled",
-            "report_drift",
-            "snapshot_state",
-            "clear_cache"
-        ]
-    );
+    assert_eq!(names, crate::common::TOOL_NAMES);
     for tool in &tools {
         assert!(
             tool.output_schema.is_some(),

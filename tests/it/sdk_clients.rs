@@ -50,17 +50,7 @@ fn run(mut cmd: Command, what: &str) -> Option<Value> {
 /// What every client must have reached, on the revision `version`.
 fn assert_reached_everything(what: &str, got: &Value, version: &str) {
     assert_eq!(got["version"], version, "{what}: {got}");
-    let tools = [
-        "get_reconciliation_status",
-        "list_affected_specs",
-        "get_spec_diff",
-        "get_changed_artifacts",
-        "get_governing_specs",
-        "mark_reconciled",
-        "report_drift",
-        "snapshot_state",
-        "clear_cache",
-    ];
+    let tools = crate::common::TOOL_NAMES;
     assert_eq!(got["tools"], json!(tools), "{what}: {got}");
     for tool in tools {
         assert_eq!(
