@@ -47,6 +47,7 @@ mod base;
 mod blobs;
 mod merge;
 mod parse;
+mod reconciled;
 
 mod snapshot;
 
@@ -57,6 +58,7 @@ pub use merge::{
     OLD_DRIVER_COMMAND, is_state_path, merge, merge_driver_registered, merge_files,
     merge_reporting, register_merge_driver, unregister_merge_driver, with_attributes_line,
 };
+pub use reconciled::{JudgeError, Reconciled};
 pub use snapshot::{SnapshotSummary, compute_snapshot, head_of, snapshot};
 
 /// Location of the state file relative to the project root.
@@ -603,213 +605,6 @@ pub fn reset(root: &Path) -> Result<bool, StateError> {
     }
 }
 
-// ---------------------------------------------------------------- reconciled
-
-/// The two sources of "reconciled": the local hash cache and the committed
-/// state. A file is reconciled for spec S when its current content is in a
-/// record for S or for every spec, in either source (see [`crate::record`]).
-#[derive(Debug, Default)]
-pub struct Reconciled {
-    cache: HashMap<String, String>,
-    records: HashMap<String, Vec<Record>>,
-    state: State,
-}
-
-impl Reconciled {
-    /// Look up `paths` in the cache and read the state file (leniently).
-    pub fn lookup<'k>(root: &Path, paths: impl IntoIterator<Item = &'k str>) -> Reconciled {
-        Reconciled::from(Some(Cache::open_read(root)), root, paths)
-    }
-
-    /// Sources for `paths` from `cache` (`None`: a cache not to be trusted,
-    /// such as one git tracks) and the committed state of `root`.
-    pub fn from<'k>(
-        cache: Option<Cache>,
-        root: &Path,
-        paths: impl IntoIterator<Item = &'k str>,
-    ) -> Reconciled {
-        Reconciled::with(cache, paths, read_lenient(root))
-    }
-
-    fn with<'k>(
-        cache: Option<Cache>,
-        paths: impl IntoIterator<Item = &'k str>,
-        state: State,
-    ) -> Reconciled {
-        let paths: Vec<&str> = paths.into_iter().collect();
-        let (cache, records) = match cache {
-            Some(c) => (
-                c.lookup(paths.iter().copied()),
-                c.lookup_records(paths.iter().copied()),
-            ),
-            None => Default::default(),
-        };
-        Reconciled {
-            cache,
-            records,
-            state,
-        }
-    }
-
-    /// Sources for `paths` with this state instead of the file on disk; the
-    /// cache only when git does not track it (as [`Reconciled::trusted`]).
-    pub fn with_state<'k>(
-        root: &Path,
-        git: &GitRepo,
-        paths: impl IntoIterator<Item = &'k str>,
-        state: State,
-    ) -> Reconciled {
-        Reconciled::with(trusted_cache(root, git), paths, state)
-    }
-
-    /// Whether `path`, whose fingerprint now is `current` (a hash or
-    /// `deleted`), was reviewed in this content for every spec.
-    pub fn matches(&self, path: &str, current: &str) -> bool {
-        self.cache.get(path).is_some_and(|c| c == current)
-            || self.state.fingerprint(path) == Some(current)
-    }
-
-    /// Whether `path` (fingerprint now `current`) was reviewed in this
-    /// content for `spec`: a record for every spec, or one for `spec`
-    /// itself. A record for another spec never counts.
-    pub fn matches_for(&self, spec: &str, path: &str, current: &str) -> bool {
-        self.matches(path, current)
-            || self.records.get(path).is_some_and(|rs| {
-                rs.iter().any(|r| {
-                    r.symbol.is_none() && r.scope.key() == spec && r.hash.matches(path, current)
-                })
-            })
-            || self
-                .state
-                .review_for(spec, path)
-                .is_some_and(|r| r.matches(path, current))
-    }
-
-    /// The git blob id of the content of `path` last reviewed for `spec`
-    /// (or for every spec), when one was kept: where "since reconciled"
-    /// diffs start. The local cache first (the newest pass), then the
-    /// committed state; a record for this spec before one for every spec.
-    pub fn reviewed_blob(&self, spec: &str, path: &str) -> Option<&str> {
-        let cached = |key: &str| {
-            self.records.get(path)?.iter().find_map(|r| {
-                (r.symbol.is_none() && r.scope.key() == key)
-                    .then_some(r.blob.as_deref())
-                    .flatten()
-            })
-        };
-        cached(spec)
-            .or_else(|| cached(""))
-            .or_else(|| self.state.review_for(spec, path)?.blob.as_deref())
-            .or_else(|| self.state.file_fingerprints.get(path)?.blob.as_deref())
-    }
-}
-
-impl Reconciled {
-    /// The cache for `paths` when it can be trusted (`None` when git tracks
-    /// it: a cache that came with the repository could mark the branch's own
-    /// changes as reviewed), and the committed state of `root` (leniently).
-    pub fn trusted<'k>(
-        root: &Path,
-        git: &GitRepo,
-        paths: impl IntoIterator<Item = &'k str>,
-    ) -> Reconciled {
-        let cache = trusted_cache(root, git);
-        Reconciled::from(cache, root, paths)
-    }
-
-    /// Whether each of the changed files `paths` is reconciled for every
-    /// spec in its current content, in order (see [`Reconciled::judge_specs`]).
-    pub fn judge<S: AsRef<str> + Sync>(
-        &self,
-        root: &Path,
-        git: Option<&GitRepo>,
-        paths: &[S],
-    ) -> Result<Vec<bool>, String> {
-        self.judge_tracked(root, git, paths, &Progress::none())
-            .map_err(|e| e.to_string())
-    }
-
-    /// [`Reconciled::judge`], each path hashed advancing `progress`; a
-    /// cancel stops it.
-    pub fn judge_tracked<S: AsRef<str> + Sync>(
-        &self,
-        root: &Path,
-        git: Option<&GitRepo>,
-        paths: &[S],
-        progress: &Progress,
-    ) -> Result<Vec<bool>, JudgeError> {
-        let none: Vec<Vec<String>> = vec![Vec::new(); paths.len()];
-        Ok(self
-            .judge_specs(root, git, paths, &none, progress)?
-            .into_iter()
-            .map(|v| v[0])
-            .collect())
-    }
-
-    /// For each of the changed files `paths`, whether it is reconciled in
-    /// its current content for each spec of `specs[i]` (the specs governing
-    /// it), in order; for a path no spec governs, one answer: reviewed for
-    /// every spec (or, for a spec file, for itself). The one judgement
-    /// behind `list_affected_specs`' counts, `get_reconciliation_status`
-    /// and `notarai check`. A file is hashed as git sees it (never through a
-    /// symbolic link; a deleted file is `deleted`; with `git`, a file the
-    /// index marks skip-worktree is its staged content); what is not a file
-    /// (a folder where a file was) is not reconciled.
-    pub fn judge_specs<S: AsRef<str> + Sync, T: AsRef<str>>(
-        &self,
-        root: &Path,
-        git: Option<&GitRepo>,
-        paths: &[S],
-        specs: &[Vec<T>],
-        progress: &Progress,
-    ) -> Result<Vec<Vec<bool>>, JudgeError> {
-        // A file outside a sparse checkout is its staged content, not deleted.
-        let rels: Vec<&str> = paths.iter().map(AsRef::as_ref).collect();
-        let mut staged = git
-            .map(|g| g.skip_worktree_hashes(&rels))
-            .unwrap_or_default();
-        let hashes = hashing::hash_many_tracked(root, &rels, progress);
-        progress.check().map_err(JudgeError::Cancelled)?;
-        rels.iter()
-            .zip(hashes)
-            .zip(specs)
-            .map(|((path, hash), specs)| {
-                let hash = match staged.remove(*path) {
-                    Some(staged) => staged,
-                    None => hash.map_err(|e| JudgeError::Io(format!("cannot read {path}: {e}")))?,
-                };
-                let current = hash.cache_value();
-                Ok(if specs.is_empty() {
-                    vec![current.is_some_and(|c| self.matches_for(path, path, c))]
-                } else {
-                    specs
-                        .iter()
-                        .map(|s| current.is_some_and(|c| self.matches_for(s.as_ref(), path, c)))
-                        .collect()
-                })
-            })
-            .collect()
-    }
-}
-
-/// Why [`Reconciled::judge_tracked`] gave no answer.
-#[derive(Debug)]
-pub enum JudgeError {
-    /// A file could not be read.
-    Io(String),
-    /// The caller cancelled the work.
-    Cancelled(Cancelled),
-}
-
-impl fmt::Display for JudgeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            JudgeError::Io(message) => f.write_str(message),
-            JudgeError::Cancelled(c) => c.fmt(f),
-        }
-    }
-}
-
 // ---------------------------------------------------------------- at a commit
 
 /// The state file as committed in `commit` (`None` when it has none).
@@ -842,19 +637,6 @@ pub fn read_at(git: &GitRepo, commit: git2::Oid) -> Result<Option<Loaded>, State
     }
     let text = String::from_utf8_lossy(blob.content());
     State::parse(&text, Path::new(&name)).map(Some)
-}
-
-/// The local cache, unless git tracks it: a cache that came with the
-/// repository could mark the branch's own changes as reconciled, so it is
-/// ignored (with a warning) and the answer is as on a cold cache.
-fn trusted_cache(root: &Path, git: &GitRepo) -> Option<Cache> {
-    let tracked = git.tracked_cache_files();
-    if tracked.is_empty() {
-        Some(Cache::open_read(root))
-    } else {
-        tracing::warn!("{}", crate::changes::tracked_cache_message(&tracked));
-        None
-    }
 }
 
 #[cfg(test)]
