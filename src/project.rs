@@ -278,6 +278,15 @@ impl Project {
         self.answers.forget();
     }
 
+    /// Start what a long-lived server keeps (the watch of the work tree)
+    /// on another thread, before the first question. Nothing happens where
+    /// there is no repository yet.
+    pub fn start_keeping(&mut self) {
+        if let Ok(git) = self.git() {
+            git.start_watch();
+        }
+    }
+
     /// The git repository, opened on first use (and retried on each call
     /// until it opens, so `git init` after start is noticed).
     pub fn git(&mut self) -> Result<&crate::changes::GitRepo, crate::changes::ChangeError> {

@@ -23,6 +23,8 @@ pub(super) struct Kept {
     pub(super) watch: Option<Watch>,
     /// Whether opening the watch was tried.
     pub(super) tried: bool,
+    /// A watch being opened on another thread ([`GitRepo::start_watch`]).
+    pub(super) starting: Option<std::thread::JoinHandle<Option<Watch>>>,
     /// Answers by (merge-base tree, renames paired).
     pub(super) answers: Vec<KeptAnswer>,
     /// The number of the next answer kept.
@@ -34,6 +36,23 @@ pub(super) struct Kept {
 }
 
 impl Kept {
+    /// Take over the watch opened on another thread once it is ready (or,
+    /// with `wait`, when it is). `false` while it is still being opened:
+    /// nothing computed now may be kept, as the watch may have missed it.
+    pub(super) fn settle(&mut self, wait: bool) -> bool {
+        match self.starting.take() {
+            Some(handle) if wait || handle.is_finished() => {
+                self.watch = handle.join().ok().flatten();
+                true
+            }
+            Some(handle) => {
+                self.starting = Some(handle);
+                false
+            }
+            None => true,
+        }
+    }
+
     /// Keep an answer just computed.
     pub(super) fn keep(
         &mut self,

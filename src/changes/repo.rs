@@ -285,11 +285,16 @@ impl GitRepo {
         let tree_id = tree.as_ref().map(|t| t.id());
         let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        // The watch starts with the first whole-work-tree question; a
-        // narrower one alone is cheap enough from the disk.
+        // The watch starts with the server ([`GitRepo::start_watch`]), or
+        // else with the first whole-work-tree question; a narrower one
+        // alone is cheap enough from the disk.
         if everything && !kept.tried {
             kept.tried = true;
             kept.watch = Watch::open(&self.repo);
+        }
+        if !kept.settle(false) {
+            // Still being opened: answer from the disk, keep nothing.
+            return self.compute_changes(tree, scope, renames);
         }
         if !self.poll_kept(&mut kept, index_stamp) {
             return self.compute_changes(tree, scope, renames);
@@ -406,6 +411,29 @@ impl GitRepo {
         true
     }
 
+    /// Open the watch of a long-lived server on another thread, now, so the
+    /// first question does not wait for it (it walks every folder and adds
+    /// a watch to each). Answers computed before it is ready are served
+    /// from the disk and not kept.
+    pub fn start_watch(&self) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.tried {
+            return;
+        }
+        kept.tried = true;
+        let git_dir = self.repo.path().to_path_buf();
+        let started = std::thread::Builder::new()
+            .name("notarai-watch".into())
+            .spawn(move || {
+                let repo = Repository::open(&git_dir).ok()?;
+                Watch::open(&repo)
+            });
+        match started {
+            Ok(handle) => kept.starting = Some(handle),
+            Err(_) => kept.watch = Watch::open(&self.repo),
+        }
+    }
+
     /// The work tree's generation as the long-lived server's watch sees it:
     /// the same number as long as nothing in the work tree, the index or
     /// git's configuration changed since the last question. `None` when no
@@ -417,6 +445,9 @@ impl GitRepo {
         if !kept.tried {
             kept.tried = true;
             kept.watch = Watch::open(&self.repo);
+        }
+        if !kept.settle(false) {
+            return None;
         }
         (kept.watch.is_some() && self.poll_kept(&mut kept, index_stamp)).then_some(kept.generation)
     }

@@ -62,7 +62,9 @@ pub fn serve(root: PathBuf, options: Options) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let server = server::NotaraiServer::new(Project::new(root), options);
+        let mut project = Project::new(root);
+        project.start_keeping();
+        let server = server::NotaraiServer::new(project, options);
         stdio::serve(server, tokio::io::stdin(), tokio::io::stdout()).await
     })
 }

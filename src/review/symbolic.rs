@@ -32,30 +32,69 @@ pub struct Sides {
     modified: bool,
 }
 
+/// Both sides' content of one changed file, read but not parsed yet: the
+/// reading needs the repository (one thread), the parsing does not.
+pub struct Contents {
+    old_path: String,
+    path: String,
+    old: Vec<u8>,
+    new: Vec<u8>,
+    modified: bool,
+}
+
+impl Contents {
+    /// Read both sides of `file`: the base's content of its old path, the
+    /// work tree's of its path. `None` for a file in a language the outline
+    /// does not know (it is whole-file, with nothing to learn), too large,
+    /// or unreadable.
+    pub fn read(root: &Path, git: &GitRepo, base: &Base, file: &ChangedFile) -> Option<Contents> {
+        Lang::of_path(&file.path)?;
+        let old_path = file.old_path.as_deref().unwrap_or(&file.path);
+        let old = match (file.status, git.read_at_base(base, old_path, MAX_DIFF_FILE)) {
+            (ChangeKind::Added, _) | (_, BlobRead::Absent) => Vec::new(),
+            (_, BlobRead::Bytes(bytes)) => bytes,
+            (_, BlobRead::TooLarge(_)) => return None,
+        };
+        let new = if file.status == ChangeKind::Deleted {
+            Vec::new()
+        } else {
+            crate::safe_fs::read(root, Path::new(&file.path), MAX_DIFF_FILE).ok()?
+        };
+        Some(Contents {
+            old_path: old_path.to_string(),
+            path: file.path.clone(),
+            old,
+            new,
+            modified: file.status == ChangeKind::Modified,
+        })
+    }
+
+    /// Both sides outlined.
+    pub fn outline(&self) -> Sides {
+        Sides {
+            old: symbols::outline_cached(&self.old_path, &self.old),
+            new: symbols::outline_cached(&self.path, &self.new),
+            modified: self.modified,
+        }
+    }
+
+    /// [`Sides::formatting_only`], from the token streams alone (no
+    /// symbols found): what a file no spec anchors needs.
+    pub fn formatting_only(&self) -> bool {
+        if !self.modified {
+            return false;
+        }
+        let (old, new) =
+            symbols::semantic_hash_pair(&self.old_path, &self.old, &self.path, &self.new);
+        old.tokens && new.tokens && old == new
+    }
+}
+
 /// Outline both sides of `file` (the base's content of its old path, the
 /// work tree's of its path). `None` for a file in a language the outline
 /// does not know: it is whole-file, with nothing to learn.
 pub fn sides(root: &Path, git: &GitRepo, base: &Base, file: &ChangedFile) -> Option<Sides> {
-    Lang::of_path(&file.path)?;
-    let old_path = file.old_path.as_deref().unwrap_or(&file.path);
-    let old = match (file.status, git.read_at_base(base, old_path, MAX_DIFF_FILE)) {
-        (ChangeKind::Added, _) | (_, BlobRead::Absent) => Vec::new(),
-        (_, BlobRead::Bytes(bytes)) => bytes,
-        (_, BlobRead::TooLarge(_)) => return None,
-    };
-    let new = if file.status == ChangeKind::Deleted {
-        Vec::new()
-    } else {
-        match crate::safe_fs::read(root, Path::new(&file.path), MAX_DIFF_FILE) {
-            Ok(bytes) => bytes,
-            Err(_) => return None,
-        }
-    };
-    Some(Sides {
-        old: symbols::outline_cached(old_path, &old),
-        new: symbols::outline_cached(&file.path, &new),
-        modified: file.status == ChangeKind::Modified,
-    })
+    Contents::read(root, git, base, file).map(|c| c.outline())
 }
 
 /// Outline two contents of `path` modified in place (the content last
@@ -248,19 +287,47 @@ pub fn narrow(
         .iter()
         .flat_map(|f| f.paths().map(move |p| (p, f)))
         .collect();
-    let mut outlined: HashMap<&str, Option<Sides>> = HashMap::new();
+    let anchored = |path: &str, governors: &[usize]| {
+        governors
+            .iter()
+            .any(|&g| governance.anchors(g, path).is_some())
+    };
+    // What each changed file needs, decided before anything is parsed: a
+    // file a spec anchors needs its symbols; one modified in place, its
+    // token streams (is it formatting only?); any other, nothing.
+    let mut needs: BTreeMap<&str, (&ChangedFile, Need)> = BTreeMap::new();
     for (path, governors) in governed {
         let Some(file) = by_path.get(path.as_str()) else {
-            out.affected.insert(path.clone(), governors.clone());
             continue;
         };
-        let sides = outlined
-            .entry(file.path.as_str())
-            .or_insert_with(|| sides(root, git, base, file));
-        let Some(sides) = sides.as_ref() else {
-            out.affected.insert(path.clone(), governors.clone());
+        let need = if anchored(path, governors) {
+            Need::Symbols
+        } else if !include_formatting && file.status == ChangeKind::Modified {
+            Need::Tokens
+        } else {
             continue;
         };
+        let slot = needs.entry(file.path.as_str()).or_insert((file, need));
+        slot.1 = slot.1.max(need);
+    }
+    let learned = learn(root, git, base, needs.into_values().collect());
+    for (path, governors) in governed {
+        let learned = by_path
+            .get(path.as_str())
+            .and_then(|file| learned.get(file.path.as_str()));
+        let sides = match learned {
+            Some(Learned::FormattingOnly) => {
+                out.formatting_only.push(path.clone());
+                out.affected.insert(path.clone(), Vec::new());
+                continue;
+            }
+            Some(Learned::Sides(sides)) => sides,
+            Some(Learned::Nothing) | None => {
+                out.affected.insert(path.clone(), governors.clone());
+                continue;
+            }
+        };
+        let file = by_path[path.as_str()];
         if !include_formatting && sides.formatting_only() {
             out.formatting_only.push(path.clone());
             out.affected.insert(path.clone(), Vec::new());
@@ -289,11 +356,76 @@ pub fn narrow(
         }
         out.affected.insert(path.clone(), kept);
     }
-    // Broken anchors: named at the base, gone now.
-    let news: Vec<(&str, Arc<Outline>)> = outlined
+    out.broken = broken_anchors(root, git, base, governance, governed, &by_path, &learned);
+    out.formatting_only.sort();
+    out.formatting_only.dedup();
+    out
+}
+
+/// How much of a changed file [`narrow`] needs to know (ordered: more
+/// includes less).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Need {
+    /// Whether its token streams are equal.
+    Tokens,
+    /// Its symbols on both sides.
+    Symbols,
+}
+
+/// What [`learn`] found of one changed file.
+enum Learned {
+    /// Its token streams are equal (it needed only that).
+    FormattingOnly,
+    /// Both sides outlined.
+    Sides(Sides),
+    /// Nothing: unreadable, too large, another language, or its token
+    /// streams differ.
+    Nothing,
+}
+
+/// Read every file's sides (one thread: the repository), then parse them
+/// on all cores, by path.
+fn learn<'a>(
+    root: &Path,
+    git: &GitRepo,
+    base: &Base,
+    files: Vec<(&'a ChangedFile, Need)>,
+) -> HashMap<&'a str, Learned> {
+    let read: Vec<(Need, Option<Contents>)> = files
         .iter()
-        .filter_map(|(p, s)| Some((*p, s.as_ref()?.new.clone())))
+        .map(|(file, need)| (*need, Contents::read(root, git, base, file)))
         .collect();
+    let learned = crate::parallel::map(
+        &read,
+        8,
+        |(need, contents)| match (need, contents) {
+            (_, None) => Learned::Nothing,
+            (Need::Symbols, Some(c)) => Learned::Sides(c.outline()),
+            (Need::Tokens, Some(c)) if c.formatting_only() => Learned::FormattingOnly,
+            (Need::Tokens, Some(_)) => Learned::Nothing,
+        },
+        |_| Learned::Nothing,
+    );
+    files
+        .iter()
+        .map(|(file, _)| file.path.as_str())
+        .zip(learned)
+        .collect()
+}
+
+/// Anchors named at the base and gone now, with where their symbol likely
+/// went (the new side of every governed changed file is searched, outlined
+/// only when an anchor did break).
+fn broken_anchors(
+    root: &Path,
+    git: &GitRepo,
+    base: &Base,
+    governance: &Governance,
+    governed: &[(String, Vec<usize>)],
+    by_path: &HashMap<&str, &ChangedFile>,
+    learned: &HashMap<&str, Learned>,
+) -> Vec<BrokenAnchor> {
+    let mut broken: Vec<(String, String, &ChangedFile, &Sides, Vec<usize>)> = Vec::new();
     for (path, governors) in governed {
         let Some(file) = by_path.get(path.as_str()) else {
             continue;
@@ -301,10 +433,10 @@ pub fn narrow(
         if path != &file.path && file.old_path.as_deref() != Some(path) {
             continue;
         }
-        let Some(Some(sides)) = outlined.get(file.path.as_str()) else {
+        let Some(Learned::Sides(sides)) = learned.get(file.path.as_str()) else {
             continue;
         };
-        if sides.old.fallback.is_some() || sides.new.fallback.is_some() {
+        if sides.whole_file() {
             continue;
         }
         for &g in governors {
@@ -313,20 +445,48 @@ pub fn narrow(
                 if before.is_empty() || anchor.names_any(&sides.new) && path == &file.path {
                     continue;
                 }
-                let entry = BrokenAnchor {
-                    spec_path: governance.spec_path(g).to_string(),
-                    anchor: anchor.to_string(),
-                    file: file.old_path.clone().unwrap_or_else(|| file.path.clone()),
-                    likely_moved_to: moved_to(&sides.old, &before, &news),
-                };
-                if !out.broken.contains(&entry) {
-                    out.broken.push(entry);
-                }
+                broken.push((
+                    governance.spec_path(g).to_string(),
+                    anchor.to_string(),
+                    file,
+                    sides,
+                    before,
+                ));
             }
         }
     }
-    out.formatting_only.sort();
-    out.formatting_only.dedup();
+    if broken.is_empty() {
+        return Vec::new();
+    }
+    // Where a symbol went: any governed changed file's new side.
+    let mut paths: Vec<&ChangedFile> = governed
+        .iter()
+        .filter_map(|(p, _)| by_path.get(p.as_str()).copied())
+        .collect();
+    paths.sort_by(|a, b| a.path.cmp(&b.path));
+    paths.dedup_by(|a, b| a.path == b.path);
+    let news: Vec<(&str, Arc<Outline>)> = paths
+        .into_iter()
+        .filter_map(|file| {
+            let outline = match learned.get(file.path.as_str()) {
+                Some(Learned::Sides(sides)) => sides.new.clone(),
+                _ => sides(root, git, base, file)?.new,
+            };
+            Some((file.path.as_str(), outline))
+        })
+        .collect();
+    let mut out: Vec<BrokenAnchor> = Vec::new();
+    for (spec_path, anchor, file, sides, before) in broken {
+        let entry = BrokenAnchor {
+            spec_path,
+            anchor,
+            file: file.old_path.clone().unwrap_or_else(|| file.path.clone()),
+            likely_moved_to: moved_to(&sides.old, &before, &news),
+        };
+        if !out.contains(&entry) {
+            out.push(entry);
+        }
+    }
     out
 }
 

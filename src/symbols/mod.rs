@@ -35,6 +35,7 @@ pub use attribute::{
 pub use lang::Lang;
 pub use outline::{
     Outline, SemanticHash, Symbol, known_semantic_hash, outline, outline_cached, semantic_hash,
+    semantic_hash_pair,
 };
 
 #[cfg(test)]

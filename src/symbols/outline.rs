@@ -94,8 +94,81 @@ impl std::fmt::Display for SemanticHash {
 
 /// The semantic hash of a file's content: its token stream with comments
 /// and whitespace dropped for a language the outline parses, else its bytes.
+/// Kept by content like [`outline_cached`]; when no outline of the content
+/// is kept, only the parse and the token walk are paid, not the symbols.
 pub fn semantic_hash(path: &str, bytes: &[u8]) -> SemanticHash {
-    outline_cached(path, bytes).file_hash
+    let key = (Lang::of_path(path), *blake3::hash(bytes).as_bytes());
+    if let Some(outline) = kept_outline(&key) {
+        return outline.file_hash;
+    }
+    let hashes = HASHES.get_or_init(Default::default);
+    if let Some(found) = hashes.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return *found;
+    }
+    let made = token_hash(key.0, bytes);
+    let mut hashes = hashes.lock().unwrap_or_else(|e| e.into_inner());
+    if hashes.len() >= KEPT_OUTLINES {
+        hashes.clear();
+    }
+    hashes.insert(key, made);
+    made
+}
+
+/// [`semantic_hash`] of two contents of one file (the old one at
+/// `old_path`, the new one at `path`), the new one parsed incrementally
+/// from the old one's tree when neither is kept yet: the region between
+/// their common prefix and suffix is parsed again, the rest reused, which
+/// gives the same tree (tree-sitter's incremental parsing) for less work.
+pub fn semantic_hash_pair(
+    old_path: &str,
+    old: &[u8],
+    path: &str,
+    new: &[u8],
+) -> (SemanticHash, SemanticHash) {
+    let old_lang = Lang::of_path(old_path);
+    let lang = Lang::of_path(path);
+    let known = |lang: Option<Lang>, bytes: &[u8]| {
+        let key = (lang, *blake3::hash(bytes).as_bytes());
+        kept_outline(&key).map(|o| o.file_hash).or_else(|| {
+            HASHES
+                .get()?
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&key)
+                .copied()
+        })
+    };
+    let (old_known, new_known) = (known(old_lang, old), known(lang, new));
+    let same_text_lang = old_lang == lang
+        && lang.is_some()
+        && std::str::from_utf8(old).is_ok()
+        && std::str::from_utf8(new).is_ok();
+    if old_known.is_some() || new_known.is_some() || !same_text_lang {
+        return (
+            old_known.unwrap_or_else(|| semantic_hash(old_path, old)),
+            new_known.unwrap_or_else(|| semantic_hash(path, new)),
+        );
+    }
+    let (a, b) = match lang {
+        Some(lang) => parse_tokens_pair(lang, old, new),
+        None => (bytes_hash(old), bytes_hash(new)),
+    };
+    let hashes = HASHES.get_or_init(Default::default);
+    let mut hashes = hashes.lock().unwrap_or_else(|e| e.into_inner());
+    if hashes.len() + 2 > KEPT_OUTLINES {
+        hashes.clear();
+    }
+    hashes.insert((old_lang, *blake3::hash(old).as_bytes()), a);
+    hashes.insert((lang, *blake3::hash(new).as_bytes()), b);
+    (a, b)
+}
+
+/// The file hash [`outline`] gives `bytes`, without finding the symbols.
+fn token_hash(lang: Option<Lang>, bytes: &[u8]) -> SemanticHash {
+    match lang {
+        Some(lang) if std::str::from_utf8(bytes).is_ok() => parse_tokens(lang, bytes),
+        _ => bytes_hash(bytes),
+    }
 }
 
 fn bytes_hash(bytes: &[u8]) -> SemanticHash {
@@ -116,45 +189,61 @@ fn fallback(lang: Option<Lang>, bytes: &[u8], reason: String) -> Outline {
 }
 
 /// The semantic hash of the content of `path` whose BLAKE3 (hex) is
-/// `bytes_hex`, when this process has outlined that content (every changed
-/// file a question looked at); `None` otherwise, and for content that did
-/// not parse or is in no language the outline knows (no token hash).
+/// `bytes_hex`, when this process has outlined or hashed that content
+/// (every changed file a question looked at); `None` otherwise, and for
+/// content that did not parse or is in no language the outline knows (no
+/// token hash).
 pub fn known_semantic_hash(path: &str, bytes_hex: &str) -> Option<SemanticHash> {
     let digest: [u8; 32] = blake3::Hash::from_hex(bytes_hex).ok()?.into();
-    let kept = KEPT.get()?.lock().unwrap_or_else(|e| e.into_inner());
-    let outline = kept.get(&(Lang::of_path(path), digest))?;
-    outline.file_hash.tokens.then_some(outline.file_hash)
+    let key = (Lang::of_path(path), digest);
+    let hash = match kept_outline(&key) {
+        Some(outline) => outline.file_hash,
+        None => *HASHES
+            .get()?
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)?,
+    };
+    hash.tokens.then_some(hash)
 }
 
-/// The outlines kept, by language and BLAKE3 of the content.
-type Kept = Mutex<HashMap<(Option<Lang>, [u8; 32]), Arc<Outline>>>;
+/// A kept outline's key: the language and the BLAKE3 of the content.
+type Key = (Option<Lang>, [u8; 32]);
+
+/// The outlines kept, by key. Each slot is filled once: callers asking for
+/// the same content at once wait for one parse, while other contents are
+/// parsed side by side (the map's lock is held only to find the slot).
+type Kept = Mutex<HashMap<Key, Arc<OnceLock<Arc<Outline>>>>>;
 static KEPT: OnceLock<Kept> = OnceLock::new();
 
-/// Outlines kept by (language, content hash): a blob is parsed once per
-/// process. Bounded: cleared when it holds this many.
+/// The semantic hashes found without an outline, by key.
+static HASHES: OnceLock<Mutex<HashMap<Key, SemanticHash>>> = OnceLock::new();
+
+/// Outlines (and hashes) kept by (language, content hash): a blob is parsed
+/// once per process. Bounded: cleared when it holds this many.
 const KEPT_OUTLINES: usize = 4096;
 
-/// [`outline`], kept by content: the same bytes in the same language are
-/// parsed once per process (the long-lived server asks again and again).
+/// The outline kept for `key`, if one was made.
+fn kept_outline(key: &Key) -> Option<Arc<Outline>> {
+    let kept = KEPT.get()?.lock().unwrap_or_else(|e| e.into_inner());
+    kept.get(key)?.get().cloned()
+}
+
 /// [`outline`], kept by content: the same bytes in the same language are
 /// parsed once per process (the long-lived server asks again and again).
 pub fn outline_cached(path: &str, bytes: &[u8]) -> Arc<Outline> {
-    let lang = Lang::of_path(path);
-    let key = (lang, *blake3::hash(bytes).as_bytes());
-    let kept = KEPT.get_or_init(Default::default);
-    // Parsed under the lock: calls asking for the same blob at once (the
-    // server answers several questions together) wait for one parse
-    // rather than each making its own.
-    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(found) = kept.get(&key) {
-        return found.clone();
-    }
-    let made = Arc::new(outline(path, bytes));
-    if kept.len() >= KEPT_OUTLINES {
-        kept.clear();
-    }
-    kept.insert(key, made.clone());
-    made
+    let key = (Lang::of_path(path), *blake3::hash(bytes).as_bytes());
+    let slot = {
+        let mut kept = KEPT
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= KEPT_OUTLINES {
+            kept.clear();
+        }
+        kept.entry(key).or_default().clone()
+    };
+    slot.get_or_init(|| Arc::new(outline(path, bytes))).clone()
 }
 
 /// The outline of `bytes`, the content of `path` (whose extension chooses
@@ -195,7 +284,6 @@ fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     feature = "lang-go"
 ))]
 fn parse(lang: Lang, bytes: &[u8]) -> Outline {
-    use std::cell::RefCell;
     use tree_sitter::StreamingIterator;
 
     let Some(config) = super::lang::config(lang) else {
@@ -205,15 +293,7 @@ fn parse(lang: Lang, bytes: &[u8]) -> Outline {
             format!("notarai was built without the `{}` feature", lang.feature()),
         );
     };
-    thread_local! {
-        static PARSER: RefCell<tree_sitter::Parser> = RefCell::new(tree_sitter::Parser::new());
-    }
-    let tree = PARSER.with(|parser| {
-        let mut parser = parser.borrow_mut();
-        parser.set_language(&config.language).ok()?;
-        parser.parse(bytes, None)
-    });
-    let Some(tree) = tree else {
+    let Some(tree) = parse_tree(config, bytes) else {
         return fallback(Some(lang), bytes, "the parser gave up".into());
     };
     let root = tree.root_node();
@@ -381,6 +461,162 @@ fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         separator: lang.separator(),
         file_hash,
     }
+}
+
+/// `bytes` parsed by this thread's parser for `config`'s language.
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+fn parse_tree(config: &super::lang::Config, bytes: &[u8]) -> Option<tree_sitter::Tree> {
+    parse_tree_from(config, bytes, None)
+}
+
+/// `bytes` parsed by this thread's parser, reusing `old` (a tree already
+/// edited to match `bytes`) where it can.
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+fn parse_tree_from(
+    config: &super::lang::Config,
+    bytes: &[u8],
+    old: Option<&tree_sitter::Tree>,
+) -> Option<tree_sitter::Tree> {
+    use std::cell::RefCell;
+    thread_local! {
+        static PARSER: RefCell<tree_sitter::Parser> = RefCell::new(tree_sitter::Parser::new());
+    }
+    PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser.set_language(&config.language).ok()?;
+        parser.parse(bytes, old)
+    })
+}
+
+/// The file hash of [`parse`]'s outline, without finding the symbols: the
+/// token stream's hash when the file parses cleanly, else the bytes'.
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+fn parse_tokens(lang: Lang, bytes: &[u8]) -> SemanticHash {
+    let Some(config) = super::lang::config(lang) else {
+        return bytes_hash(bytes);
+    };
+    let Some(tree) = parse_tree(config, bytes) else {
+        return bytes_hash(bytes);
+    };
+    let root = tree.root_node();
+    if root.has_error() {
+        return bytes_hash(bytes);
+    }
+    let mut hasher = blake3::Hasher::new();
+    hash_tree(config, root, bytes, None, &mut hasher);
+    SemanticHash {
+        tokens: true,
+        digest: *hasher.finalize().as_bytes(),
+    }
+}
+
+/// [`parse_tokens`] of `old` and of `new`, `new` parsed from `old`'s tree
+/// edited by the one region where they differ.
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+fn parse_tokens_pair(lang: Lang, old: &[u8], new: &[u8]) -> (SemanticHash, SemanticHash) {
+    let Some(config) = super::lang::config(lang) else {
+        return (bytes_hash(old), bytes_hash(new));
+    };
+    let Some(mut tree) = parse_tree(config, old) else {
+        return (bytes_hash(old), parse_tokens(lang, new));
+    };
+    let hash_of = |tree: &tree_sitter::Tree, bytes: &[u8]| {
+        let root = tree.root_node();
+        if root.has_error() {
+            return bytes_hash(bytes);
+        }
+        let mut hasher = blake3::Hasher::new();
+        hash_tree(config, root, bytes, None, &mut hasher);
+        SemanticHash {
+            tokens: true,
+            digest: *hasher.finalize().as_bytes(),
+        }
+    };
+    let old_hash = hash_of(&tree, old);
+    tree.edit(&edit_between(old, new));
+    let new_hash = match parse_tree_from(config, new, Some(&tree)) {
+        Some(new_tree) => hash_of(&new_tree, new),
+        None => bytes_hash(new),
+    };
+    (old_hash, new_hash)
+}
+
+/// The one edit that turns `old` into `new`: everything between their
+/// common prefix and their common suffix (which do not overlap).
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+fn edit_between(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let room = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let point = |bytes: &[u8], at: usize| {
+        let before = &bytes[..at];
+        let row = before.iter().filter(|&&b| b == b'\n').count();
+        let column = at
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+        tree_sitter::Point { row, column }
+    };
+    tree_sitter::InputEdit {
+        start_byte: prefix,
+        old_end_byte: old.len() - suffix,
+        new_end_byte: new.len() - suffix,
+        start_position: point(old, prefix),
+        old_end_position: point(old, old.len() - suffix),
+        new_end_position: point(new, new.len() - suffix),
+    }
+}
+
+#[cfg(not(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+)))]
+fn parse_tokens_pair(_lang: Lang, old: &[u8], new: &[u8]) -> (SemanticHash, SemanticHash) {
+    (bytes_hash(old), bytes_hash(new))
+}
+
+#[cfg(not(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+)))]
+fn parse_tokens(_lang: Lang, bytes: &[u8]) -> SemanticHash {
+    bytes_hash(bytes)
 }
 
 /// Every node's parent and previous sibling, found in one walk of the tree:

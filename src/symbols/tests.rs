@@ -337,6 +337,58 @@ fn a_file_that_does_not_parse_falls_back_and_says_why() {
 }
 
 #[test]
+fn the_semantic_hash_without_symbols_is_the_outlines_file_hash() {
+    // The token-only path (no outline kept) must give what the outline
+    // gives, on clean files, broken ones, non-UTF-8 and unknown kinds.
+    let cases: [(&str, &[u8]); 7] = [
+        ("t1.rs", b"fn a() { let x = 1; } // c\n"),
+        ("t2.rs", b"fn a() {\n  let x = ;\n}\n"),
+        ("t3.py", b"def f(x):\n    return x  # c\n"),
+        ("t4.go", b"package a\nfunc F() {}\n"),
+        ("t5.ts", b"export const a = (x: number) => x + 1;\n"),
+        ("t6.rs", b"fn a() { \xff }\n"),
+        ("t7.txt", b"plain text\n"),
+    ];
+    for (path, bytes) in cases {
+        let fresh = semantic_hash(path, bytes);
+        assert_eq!(fresh, outline(path, bytes).file_hash, "{path}");
+        // Kept by content: asked again, and once an outline exists.
+        assert_eq!(semantic_hash(path, bytes), fresh, "{path}");
+        assert_eq!(outline_cached(path, bytes).file_hash, fresh, "{path}");
+        assert_eq!(semantic_hash(path, bytes), fresh, "{path}");
+    }
+}
+
+#[test]
+fn the_incremental_pair_gives_the_fresh_hashes() {
+    // Edits at the start, the end, in the middle, across lines, growing and
+    // shrinking, into a comment, breaking the parse and mending it.
+    let base = "// head\nfn a(x: u32) -> u32 {\n    x + 1\n}\n\nfn b() {}\n";
+    let edits = [
+        "fn z() {}\n// head\nfn a(x: u32) -> u32 {\n    x + 1\n}\n\nfn b() {}\n",
+        "// head\nfn a(x: u32) -> u32 {\n    x + 1\n}\n\nfn b() { c(); }\n",
+        "// head\nfn a(x: u32) -> u32 {\n    x + 2\n}\n\nfn b() {}\n",
+        "// head\nfn a(x: u32) -> u32 {\n    // was x + 1\n    x + 1\n}\n\nfn b() {}\n",
+        "// head\nfn a(x: u32) -> u32 {\n    x +\n}\n\nfn b() {}\n",
+        "fn b() {}\n",
+        "",
+        "// head\nfn a(x: u32) -> u32 { x + 1 }\nfn b() {}\n",
+    ];
+    for (i, new) in edits.iter().enumerate() {
+        for (old, new) in [(base, *new), (*new, base)] {
+            // Unique paths: nothing kept from another case.
+            let (po, pn) = (format!("pair{i}o.rs"), format!("pair{i}n.rs"));
+            let want = (
+                outline(&po, old.as_bytes()).file_hash,
+                outline(&pn, new.as_bytes()).file_hash,
+            );
+            let got = semantic_hash_pair(&po, old.as_bytes(), &pn, new.as_bytes());
+            assert_eq!(got, want, "{old:?} -> {new:?}");
+        }
+    }
+}
+
+#[test]
 fn formatting_and_comments_leave_the_semantic_hash_equal() {
     let a = semantic_hash("a.rs", b"fn a() { let x = 1; }\n");
     let b = semantic_hash("a.rs", b"// note\nfn a() {\n    let x = 1; // why\n}\n");
