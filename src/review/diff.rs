@@ -192,6 +192,27 @@ fn spec_diff_parts(
         formatting_only: Vec::new(),
         outside_anchors: Vec::new(),
     };
+    // The files to be shown, outlined on all cores first (their hunks are
+    // named by symbol): what the loop below skips is not parsed.
+    let to_show: Vec<&crate::changes::ChangedFile> = candidates
+        .iter()
+        .filter(|(file, governed)| {
+            let other: Vec<&str> = governed
+                .iter()
+                .copied()
+                .filter(|p| !spec::is_spec_path(p))
+                .collect();
+            !governed.iter().all(|p| reconciled(p))
+                && !other.is_empty()
+                && moved(file).is_none()
+                && !other
+                    .iter()
+                    .all(|p| specs.governance().is_housekeeping(index, p))
+                && !other.iter().all(|p| already_read.contains(p))
+        })
+        .map(|(file, _)| *file)
+        .collect();
+    symbolic::outline_ahead(&root, git, &base, &to_show);
     progress.stage("diffing files");
     for (file, governed) in candidates {
         progress.check()?;

@@ -90,6 +90,17 @@ impl Contents {
     }
 }
 
+/// Outline both sides of each of `files` on all cores, ahead of a loop
+/// that asks [`sides`] for them one by one (which then finds them kept):
+/// the contents are read on this thread (the repository), parsed on all.
+pub fn outline_ahead(root: &Path, git: &GitRepo, base: &Base, files: &[&ChangedFile]) {
+    let read: Vec<Contents> = files
+        .iter()
+        .filter_map(|file| Contents::read(root, git, base, file))
+        .collect();
+    crate::parallel::map(&read, 8, |c| drop(c.outline()), |_| ());
+}
+
 /// Outline both sides of `file` (the base's content of its old path, the
 /// work tree's of its path). `None` for a file in a language the outline
 /// does not know: it is whole-file, with nothing to learn.
