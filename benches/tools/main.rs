@@ -29,6 +29,7 @@ mod cases;
 mod client;
 mod gitside;
 mod measure;
+mod paging;
 mod pyrandom;
 mod repo;
 mod report;
@@ -327,6 +328,28 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>, only: Option<&str>) 
         }
         eprintln!("case: {name}");
         rows.push(step());
+    }
+    let paged = "paged answers";
+    if only.is_none_or(|only| paged.contains(only)) {
+        eprintln!("case: {paged}, default repository");
+        rows.extend(paging::paged_rows(ctx, repo, &paging::allrs("")));
+        match paging::ensure_big(repo) {
+            Ok(big) => {
+                let label = format!(", branch adding {} files", paging::NEW_FILES);
+                eprintln!("case: {paged}{label}");
+                rows.extend(paging::paged_rows(ctx, &big, &paging::allrs(&label)));
+                rows.extend(paging::paged_rows(ctx, &big, &paging::list(&label)));
+            }
+            Err(err) => eprintln!("the big branch could not be built: {err:#}"),
+        }
+    }
+    if let Some(larger) = larger
+        && only.is_none_or(|only| "check".contains(only))
+    {
+        eprintln!("case: check on the 4x repository");
+        let mut row = cases::check(ctx, larger);
+        row.case.push_str(LARGER_LABEL);
+        rows.push(row);
     }
     if let Some(larger) = larger {
         eprintln!("case: get_spec_diff m000 on the 4x repository");
