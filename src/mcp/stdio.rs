@@ -502,19 +502,15 @@ where
         });
         let mut input_closed = true;
         while let Some(forward) = queue.next(&mut lines).await {
-            // A write tool runs alone: after every tool call before it, and
-            // before every tool call after it. Cancellations are let through
-            // meanwhile: they stop what is waited for.
+            // A write tool starts after every tool call before it (the
+            // write before it included); the calls after it are not held
+            // for it. Cancellations are let through meanwhile: they stop
+            // what is waited for.
             if forward.write && !queue.wait_idle(&shared, &mut lines, &mut to_rmcp).await? {
                 input_closed = false;
                 break;
             }
-            let write = forward.write;
             if !hand_over(forward, &shared, &mut to_rmcp).await? || session.is_finished() {
-                input_closed = false;
-                break;
-            }
-            if write && !queue.wait_idle(&shared, &mut lines, &mut to_rmcp).await? {
                 input_closed = false;
                 break;
             }
