@@ -269,13 +269,8 @@ impl ServerHandler for NotaraiServer {
         }
         let as_result = tool_errors_as_results(&context);
         let (progress, tracker) = super::progress::Tracker::start(&context);
-        let answer = super::tools::call(
-            &self.projects,
-            &request.name,
-            request.arguments,
-            progress,
-        )
-        .await;
+        let answer =
+            super::tools::call(&self.projects, &request.name, request.arguments, progress).await;
         tracker.finish().await;
         match answer {
             // An unknown tool stays a protocol error (the tools page of the
@@ -298,10 +293,12 @@ impl ServerHandler for NotaraiServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = cursor(&request).map(str::to_owned);
-        let list = self.projects.run(Side::Read, "resources/list", move |project| {
-            super::resources::list(project, cursor.as_deref())
-        })
-        .await?;
+        let list = self
+            .projects
+            .run(Side::Read, "resources/list", move |project| {
+                super::resources::list(project, cursor.as_deref())
+            })
+            .await?;
         Ok(match modern(&context) {
             true => list
                 .with_ttl_ms(cache::REPOSITORY_TTL_MS)
@@ -331,9 +328,11 @@ impl ServerHandler for NotaraiServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let mut read = if super::resources::is_governing(&request.uri) {
             // What governs a file needs the project (its kept status).
-            let read = self.projects.run(Side::Read, "resources/read", move |project| {
-                super::resources::read_governing(project, &request.uri)
-            });
+            let read = self
+                .projects
+                .run(Side::Read, "resources/read", move |project| {
+                    super::resources::read_governing(project, &request.uri)
+                });
             read.await?
         } else {
             // On no project: a spec's text needs only the root.
@@ -388,14 +387,16 @@ impl ServerHandler for NotaraiServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let read_only = self.read_only;
-        let get = self.projects.run(Side::Read, "prompts/get", move |project| {
-            super::prompts::get(
-                project,
-                &request.name,
-                request.arguments.as_ref(),
-                read_only,
-            )
-        });
+        let get = self
+            .projects
+            .run(Side::Read, "prompts/get", move |project| {
+                super::prompts::get(
+                    project,
+                    &request.name,
+                    request.arguments.as_ref(),
+                    read_only,
+                )
+            });
         get.await.map(Into::into)
     }
 

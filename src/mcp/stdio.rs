@@ -1,44 +1,45 @@
-//! Line framing on stdio, in front of rmcp.
+//! The stdio transport: bounded lines in, typed messages to rmcp, typed
+//! messages from rmcp out as whole lines.
 //!
-//! rmcp's own stdio transport silently drops a line it cannot decode, and
-//! ends the session on some malformed messages. JSON-RPC 2.0 and the notarai
-//! contract want an answer instead, and the server must keep serving. So this
-//! module reads stdin itself, one bounded line at a time, [`classify`]es each
-//! line (answering here what rmcp would not: `-32700` parse errors with
-//! `"id": null`, `-32600` invalid requests, `-32601` unknown methods, `-32602`
-//! malformed parameters, requests before `initialize`, ids already in flight),
-//! and hands rmcp only messages it can decode, through an in-memory pipe.
+//! [`Framing`] is an rmcp [`Transport`]: rmcp's service loop receives the
+//! messages this module decoded and sends its answers through it, with no
+//! byte between them. Each line is parsed once ([`classify`]: the text
+//! becomes a JSON tree, checked, then that tree becomes rmcp's message type);
+//! each answer is serialized once. rmcp's own stdio transport would not do:
+//! it drops a line it cannot decode and ends the session on some malformed
+//! messages, where JSON-RPC 2.0 and the notarai contract want an answer
+//! (`-32700` with `"id": null`, `-32600`, `-32601`, `-32602`, a request
+//! before `initialize`, an id already in flight) and the server must keep
+//! serving; it has no batches, and its line bound drops a long line without
+//! an answer. What only notarai needs stays here:
 //!
-//! The concurrency model, as it is: rmcp runs the requests handed to it
-//! concurrently, but every tool call and every read of the project takes
-//! the one lock over the project ([`super::on_project`],
-//! [`super::tools::call`]), so they run one at a time in lock order
-//! (`resources/read` needs only the root and takes no lock); what this
-//! module adds is the order of write tools below. (Reading tools not
-//! waiting behind a long call is not done yet: `docs/mcp-revisions.md`.)
-//!
-//! The era of the process (legacy after `initialize`, stateless after a
-//! `2026-07-28` request) is told by [`classify`]; rmcp serves both.
+//! - lines are bounded ([`MAX_LINE`], [`super::lines`]): a longer one is
+//!   discarded as it streams in and answered with an error;
+//! - under protocol `2025-03-26`, a JSON-RPC batch gets one array of answers;
+//! - the era of the process (legacy after `initialize`, stateless after a
+//!   `2026-07-28` request) is told by [`classify`]; rmcp serves both;
+//! - the order of tool calls ([`super::projects`] states the concurrency
+//!   model): a write tool starts once every tool call read before it is
+//!   answered; write tools read meanwhile are held, in order; anything else
+//!   is handed over at once, so a read is never held behind a write.
+//!   `notifications/cancelled` is handed over at once too (it may cancel the
+//!   very call waited for); one naming a held write drops that write;
+//! - at the end of stdin, the requests in flight are answered before exit
+//!   (after [`SHUTDOWN_GRACE`], with an error).
 //!
 //! One [`Shared`] state answers everything: every line written to stdout, by
 //! rmcp or by this module, goes through its lock whole (a partial line is
-//! never written), and it keeps the requests in flight, so that
-//! - a write tool (`mark_reconciled`, `clear_cache`) waits for the calls sent
-//!   before it and the calls sent after it wait for it: answers are as if run
-//!   in the order sent; meanwhile the lines read are held, except
-//!   `notifications/cancelled`, handed over at once (it may cancel the very
-//!   call waited for; one for a request still held drops that request);
-//! - at the end of stdin, the requests in flight are answered before exit
-//!   (after [`SHUTDOWN_GRACE`], with an error);
-//! - under protocol `2025-03-26`, a JSON-RPC batch gets one array of answers.
+//! never written), and it keeps the requests in flight by id.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage, ServerResult};
+use rmcp::transport::Transport;
+use rmcp::{RoleServer, ServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, Notify, mpsc};
 
 mod classify;
@@ -82,10 +83,10 @@ fn key(id: &Value) -> String {
     id.to_string()
 }
 
-/// A request forwarded to rmcp and not answered yet.
+/// A request admitted and not answered yet.
 #[derive(Debug)]
 struct Pending {
-    /// A `tools/call` (ordered against write tools).
+    /// A `tools/call` (write tools wait for the ones before them).
     tool_call: bool,
     /// The batch its answer belongs in.
     batch: Option<u64>,
@@ -93,6 +94,8 @@ struct Pending {
     initialize: bool,
     /// Handed to rmcp (not only queued).
     forwarded: bool,
+    /// Its place in the order read.
+    seq: u64,
 }
 
 /// The answers of one batch, collected until the last one is in.
@@ -102,10 +105,11 @@ struct Batch {
     open: bool,
     /// Requests forwarded and not answered yet.
     waiting: usize,
-    answers: Vec<Value>,
+    /// Each answer, serialized.
+    answers: Vec<Vec<u8>>,
 }
 
-/// What the reader, the forwarder and the output pump share.
+/// What the reader, the forwarder and the transport share.
 #[derive(Debug, Default)]
 struct State {
     /// `initialize` was read: the legacy era, for this process.
@@ -122,22 +126,17 @@ struct State {
     in_flight: HashMap<String, Pending>,
     batches: HashMap<u64, Batch>,
     next_batch: u64,
+    next_seq: u64,
 }
 
 impl State {
-    /// The answer `value` for a request of `batch`: the line to write now,
+    /// The answer `line` for a request of `batch`: the line to write now,
     /// if any (a batch is written once its last answer is in).
-    fn settle(
-        &mut self,
-        batch: Option<u64>,
-        value: Value,
-        raw: Option<Vec<u8>>,
-    ) -> Option<Vec<u8>> {
+    fn settle(&mut self, batch: Option<u64>, line: Vec<u8>) -> Option<Vec<u8>> {
         match batch {
-            None => Some(raw.unwrap_or_else(|| value.to_string().into_bytes())),
+            None => Some(line),
             Some(b) => {
-                let entry = self.batches.entry(b).or_default();
-                entry.answers.push(value);
+                self.batches.entry(b).or_default().answers.push(line);
                 self.finish_batch(b)
             }
         }
@@ -151,7 +150,12 @@ impl State {
             return None;
         }
         let entry = self.batches.remove(&b)?;
-        (!entry.answers.is_empty()).then(|| Value::Array(entry.answers).to_string().into_bytes())
+        (!entry.answers.is_empty()).then(|| {
+            let mut line = b"[".to_vec();
+            line.extend_from_slice(&entry.answers.join(&b","[..]));
+            line.push(b']');
+            line
+        })
     }
 
     /// Forget request `id` (answered, cancelled or failed); its batch, if any.
@@ -163,6 +167,14 @@ impl State {
             batch.waiting -= 1;
         }
         Some(pending)
+    }
+
+    /// Whether no tool call read before `seq` is still running.
+    fn idle_before(&self, seq: u64) -> bool {
+        !self
+            .in_flight
+            .values()
+            .any(|p| p.forwarded && p.tool_call && p.seq < seq)
     }
 }
 
@@ -188,23 +200,23 @@ impl<W: AsyncWrite + Unpin> Shared<W> {
 
     /// Answer with `reply` here, alone or as part of `batch`.
     async fn reply(&self, batch: Option<u64>, reply: Value) -> std::io::Result<()> {
-        let line = self.state().settle(batch, reply, None);
+        let line = self.state().settle(batch, reply.to_string().into_bytes());
         match line {
             Some(line) => self.write_line(line).await,
             None => Ok(()),
         }
     }
 
-    /// An answer from rmcp: written as is, into its batch, or dropped when
-    /// its request was already answered (cancelled, or failed at shutdown).
-    async fn deliver(&self, line: Vec<u8>) -> std::io::Result<()> {
-        #[derive(serde::Deserialize)]
-        struct Head {
-            id: Option<Value>,
-        }
-        let id = serde_json::from_slice::<Head>(&line)
-            .ok()
-            .and_then(|h| h.id);
+    /// A message from rmcp: written, into its batch, or dropped when it
+    /// answers a request no longer in flight (cancelled, or failed at
+    /// shutdown).
+    async fn deliver(&self, message: ServerJsonRpcMessage) -> std::io::Result<()> {
+        let id = match &message {
+            ServerJsonRpcMessage::Response(r) => Some(r.id.clone().into_json_value()),
+            ServerJsonRpcMessage::Error(e) => e.id.clone().map(|id| id.into_json_value()),
+            _ => None,
+        };
+        let line = serde_json::to_vec(&message)?;
         let mut out = self.out.lock().await;
         let to_write = {
             let mut state = self.state();
@@ -216,16 +228,13 @@ impl<W: AsyncWrite + Unpin> Shared<W> {
                         None
                     }
                     Some(pending) => {
-                        let value = if pending.initialize || pending.batch.is_some() {
-                            serde_json::from_slice::<Value>(&line).unwrap_or(Value::Null)
-                        } else {
-                            Value::Null
-                        };
                         if pending.initialize {
-                            state.batches_allowed =
-                                value["result"]["protocolVersion"] == json!(BATCH_REVISION);
+                            state.batches_allowed = matches!(&message,
+                                ServerJsonRpcMessage::Response(r)
+                                    if matches!(&r.result, ServerResult::InitializeResult(init)
+                                        if init.protocol_version.as_str() == BATCH_REVISION));
                         }
-                        state.settle(pending.batch, value, Some(line))
+                        state.settle(pending.batch, line)
                     }
                 },
             }
@@ -245,20 +254,15 @@ impl<W: AsyncWrite + Unpin> Shared<W> {
         result
     }
 
-    /// Wait until no forwarded request matching `which` is in flight, or
-    /// `limit` passed; whether it became idle.
-    async fn wait_idle(&self, which: fn(&Pending) -> bool, limit: Option<Duration>) -> bool {
+    /// Wait until `done` holds of the state, or `limit` passed; whether it
+    /// came to hold.
+    async fn wait_for(&self, done: impl Fn(&State) -> bool, limit: Option<Duration>) -> bool {
         let deadline = limit.map(|l| tokio::time::Instant::now() + l);
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if !self
-                .state()
-                .in_flight
-                .values()
-                .any(|p| p.forwarded && which(p))
-            {
+            if done(&self.state()) {
                 return true;
             }
             match deadline {
@@ -313,11 +317,8 @@ impl<W: AsyncWrite + Unpin> Shared<W> {
                 .filter_map(|k| {
                     let id: Value = serde_json::from_str(k).ok()?;
                     let pending = state.take(&id)?;
-                    state.settle(
-                        pending.batch,
-                        error(id, code::INTERNAL_ERROR, message),
-                        None,
-                    )
+                    let answer = error(id, code::INTERNAL_ERROR, message);
+                    state.settle(pending.batch, answer.to_string().into_bytes())
                 })
                 .collect()
         };
@@ -325,6 +326,37 @@ impl<W: AsyncWrite + Unpin> Shared<W> {
             self.write_line(line).await?;
         }
         self.changed.notify_waiters();
+        Ok(())
+    }
+}
+
+/// The rmcp transport of one session: the messages the forwarder hands
+/// over, in order, and every message rmcp sends, through [`Shared`].
+struct Framing<W> {
+    messages: mpsc::Receiver<ClientJsonRpcMessage>,
+    shared: Arc<Shared<W>>,
+}
+
+impl<W> Transport<RoleServer> for Framing<W>
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let shared = self.shared.clone();
+        async move { shared.deliver(item).await }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        self.messages.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.messages.close();
         Ok(())
     }
 }
@@ -374,8 +406,8 @@ where
     Ok(())
 }
 
-/// Classify one line and act on it: answer here, or forward to rmcp.
-/// `false` when rmcp is gone.
+/// Classify one line and act on it: answer here, or pass it on to be
+/// handed to rmcp. `false` when the sessions are gone.
 async fn handle_line<W: AsyncWrite + Unpin>(
     line: &[u8],
     shared: &Shared<W>,
@@ -403,7 +435,7 @@ async fn handle_line<W: AsyncWrite + Unpin>(
                 code::INVALID_REQUEST,
                 "invalid request: a batch inside a batch",
             )),
-            item => classify_value(item, &shared.state()),
+            item => classify_value(&item, &shared.state()),
         };
         if !act(verdict, Some(b), shared, lines_tx).await? {
             return Ok(false);
@@ -433,16 +465,16 @@ async fn act<W: AsyncWrite + Unpin>(
         Verdict::Ignore => Ok(true),
         Verdict::Reply(reply) => shared.reply(batch, reply).await.map(|()| true),
         Verdict::Batch(_) => unreachable!("batches are unpacked by handle_line"),
-        Verdict::Forward(forward, method) => {
-            admit(&mut shared.state(), &forward, method, batch);
+        Verdict::Forward(mut forward, method) => {
+            admit(&mut shared.state(), &mut forward, method, batch);
             Ok(lines_tx.send(forward).await.is_ok())
         }
     }
 }
 
-/// Record a message about to be forwarded: a request in flight (in its
-/// batch), the session started by `initialize`.
-fn admit(state: &mut State, forward: &Forward, method: Option<&str>, batch: Option<u64>) {
+/// Record a message about to be passed on: its place in the order read, a
+/// request in flight (in its batch), the era it opens.
+fn admit(state: &mut State, forward: &mut Forward, method: Option<&str>, batch: Option<u64>) {
     if method == Some("initialize") {
         state.initialized = true;
     }
@@ -450,12 +482,15 @@ fn admit(state: &mut State, forward: &Forward, method: Option<&str>, batch: Opti
         state.modern = true;
         state.inline |= method != Some("server/discover");
     }
+    state.next_seq += 1;
+    forward.seq = state.next_seq;
     if let Some(id) = &forward.id {
         let pending = Pending {
             tool_call: method == Some("tools/call"),
             batch,
             initialize: method == Some("initialize"),
             forwarded: false,
+            seq: forward.seq,
         };
         state.in_flight.insert(key(id), pending);
         if let Some(b) = batch
@@ -466,16 +501,8 @@ fn admit(state: &mut State, forward: &Forward, method: Option<&str>, batch: Opti
     }
 }
 
-fn is_tool_call(p: &Pending) -> bool {
-    p.tool_call
-}
-
-fn any_request(_: &Pending) -> bool {
-    true
-}
-
-/// Run rmcp sessions over in-memory pipes, feeding them the screened lines
-/// in order, until the line channel closes and the requests in flight are
+/// Run rmcp sessions on [`Framing`], handing them the screened messages in
+/// order, until the line channel closes and the requests in flight are
 /// answered. A session that ends early (it should not) is replaced by a
 /// fresh one, so the server keeps serving.
 async fn run_sessions<W>(
@@ -488,34 +515,26 @@ where
 {
     let mut queue = Queue::default();
     loop {
-        let (mut to_rmcp, rmcp_in) = tokio::io::duplex(1 << 20);
-        let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 20);
-        let pump = tokio::spawn(pump_out(from_rmcp, shared.clone()));
+        let (to_rmcp, messages) = mpsc::channel(64);
+        let transport = Framing {
+            messages,
+            shared: shared.clone(),
+        };
         let service = server.clone();
         let session = tokio::spawn(async move {
-            match service.serve((rmcp_in, rmcp_out)).await {
+            match service.serve(transport).await {
                 Ok(running) => {
                     let _ = running.waiting().await;
                 }
                 Err(e) => tracing::warn!("MCP session ended during the handshake: {e}"),
             }
         });
-        let mut input_closed = true;
-        while let Some(forward) = queue.next(&mut lines).await {
-            // A write tool starts after every tool call before it (the
-            // write before it included); the calls after it are not held
-            // for it. Cancellations are let through meanwhile: they stop
-            // what is waited for.
-            if forward.write && !queue.wait_idle(&shared, &mut lines, &mut to_rmcp).await? {
-                input_closed = false;
-                break;
-            }
-            if !hand_over(forward, &shared, &mut to_rmcp).await? || session.is_finished() {
-                input_closed = false;
-                break;
-            }
-        }
-        if input_closed && !shared.wait_idle(any_request, Some(SHUTDOWN_GRACE)).await {
+        let input_closed = queue.run(&shared, &mut lines, &to_rmcp, &session).await?;
+        if input_closed
+            && !shared
+                .wait_for(nothing_forwarded, Some(SHUTDOWN_GRACE))
+                .await
+        {
             tracing::warn!(
                 "requests still running {}s after stdin closed; answering them with an error",
                 SHUTDOWN_GRACE.as_secs()
@@ -526,7 +545,6 @@ where
             .await?;
         drop(to_rmcp);
         let _ = session.await;
-        let _ = pump.await;
         if input_closed {
             return Ok(());
         }
@@ -537,20 +555,22 @@ where
     }
 }
 
+fn nothing_forwarded(state: &State) -> bool {
+    !state.in_flight.values().any(|p| p.forwarded)
+}
+
 /// Hand one screened message to rmcp; `false` when the session is gone.
 async fn hand_over<W: AsyncWrite + Unpin>(
     forward: Forward,
     shared: &Shared<W>,
-    to_rmcp: &mut (impl AsyncWrite + Unpin),
+    to_rmcp: &mpsc::Sender<ClientJsonRpcMessage>,
 ) -> std::io::Result<bool> {
     if let Some(id) = &forward.id
         && let Some(pending) = shared.state().in_flight.get_mut(&key(id))
     {
         pending.forwarded = true;
     }
-    let mut line = forward.bytes;
-    line.push(b'\n');
-    if to_rmcp.write_all(&line).await.is_err() {
+    if to_rmcp.send(forward.message).await.is_err() {
         return Ok(false);
     }
     if let Some(cancelled) = &forward.cancels {
@@ -559,80 +579,82 @@ async fn hand_over<W: AsyncWrite + Unpin>(
     Ok(true)
 }
 
-/// How many messages are read ahead while a write tool holds the line.
+/// How many write tools are read ahead while one waits for its turn.
 const HELD: usize = 64;
 
-/// The messages read while waiting for a write tool, handed over after it.
+/// The write tools read while an earlier one waits, in order.
 #[derive(Default)]
 struct Queue {
-    held: std::collections::VecDeque<Forward>,
+    held: VecDeque<Forward>,
     closed: bool,
 }
 
 impl Queue {
-    /// The next message to hand over, in the order read.
-    async fn next(&mut self, lines: &mut mpsc::Receiver<Forward>) -> Option<Forward> {
-        match self.held.pop_front() {
-            Some(forward) => Some(forward),
-            None if self.closed => None,
-            None => lines.recv().await,
-        }
-    }
-
-    /// Wait until no tool call is in flight, reading ahead meanwhile: a
-    /// `notifications/cancelled` is handed over at once (the call it
-    /// cancels may be what is waited for), or, when it cancels a request
-    /// still held here, that request is dropped and forgotten; anything else
-    /// waits its turn. `false` when the session is gone.
-    async fn wait_idle<W: AsyncWrite + Unpin>(
+    /// Hand the messages over in the order read until the input closes and
+    /// nothing is held (`true`), or the session is gone (`false`). A write
+    /// tool waits until every tool call read before it is answered (the
+    /// writes before it included), and the writes read meanwhile wait
+    /// behind it; anything else is handed over at once. A
+    /// `notifications/cancelled` naming a held write drops that write.
+    async fn run<W: AsyncWrite + Unpin>(
         &mut self,
         shared: &Shared<W>,
         lines: &mut mpsc::Receiver<Forward>,
-        to_rmcp: &mut (impl AsyncWrite + Unpin),
+        to_rmcp: &mpsc::Sender<ClientJsonRpcMessage>,
+        session: &tokio::task::JoinHandle<()>,
     ) -> std::io::Result<bool> {
         loop {
+            let turn = self.held.front().map(|f| f.seq);
+            if let Some(seq) = turn
+                && shared.state().idle_before(seq)
+            {
+                let write = self.held.pop_front().expect("a front");
+                if !hand_over(write, shared, to_rmcp).await? || session.is_finished() {
+                    return Ok(false);
+                }
+                continue;
+            }
+            if self.closed && self.held.is_empty() {
+                return Ok(true);
+            }
             let read_ahead = !self.closed && self.held.len() < HELD;
             tokio::select! {
                 biased;
-                _ = shared.wait_idle(is_tool_call, None) => return Ok(true),
+                _ = shared.wait_for(|s| s.idle_before(turn.unwrap_or(0)), None),
+                    if turn.is_some() => {}
                 next = lines.recv(), if read_ahead => match next {
                     None => self.closed = true,
-                    Some(forward) => match &forward.cancels {
-                        Some(cancelled) => {
-                            let before = self.held.len();
-                            self.held.retain(|h| h.id.as_ref() != Some(cancelled));
-                            if self.held.len() < before {
-                                shared.forget(cancelled, false).await?;
-                            } else if !hand_over(forward, shared, to_rmcp).await? {
-                                return Ok(false);
-                            }
+                    Some(forward) => {
+                        if !self.take(forward, shared, to_rmcp).await? || session.is_finished() {
+                            return Ok(false);
                         }
-                        None => self.held.push_back(forward),
-                    },
+                    }
                 },
             }
         }
     }
-}
 
-/// Copy rmcp's output to stdout, one whole line at a time; a last line
-/// without its newline is incomplete and is dropped, never written.
-async fn pump_out<R, W>(from_rmcp: R, shared: Arc<Shared<W>>) -> std::io::Result<()>
-where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
-{
-    let mut reader = BufReader::new(from_rmcp);
-    loop {
-        let mut line = Vec::new();
-        if reader.read_until(b'\n', &mut line).await? == 0 {
-            return Ok(());
+    /// One message read: held (a write whose turn has not come), dropped
+    /// with the held write it cancels, or handed over.
+    async fn take<W: AsyncWrite + Unpin>(
+        &mut self,
+        forward: Forward,
+        shared: &Shared<W>,
+        to_rmcp: &mpsc::Sender<ClientJsonRpcMessage>,
+    ) -> std::io::Result<bool> {
+        if let Some(cancelled) = &forward.cancels {
+            let before = self.held.len();
+            self.held.retain(|h| h.id.as_ref() != Some(cancelled));
+            if self.held.len() < before {
+                shared.forget(cancelled, false).await?;
+                return Ok(true);
+            }
         }
-        if line.pop() != Some(b'\n') {
-            tracing::warn!("dropping an incomplete message from the MCP session");
-            return Ok(());
+        if forward.write && (!self.held.is_empty() || !shared.state().idle_before(forward.seq)) {
+            self.held.push_back(forward);
+            return Ok(true);
         }
-        shared.deliver(line).await?;
+        hand_over(forward, shared, to_rmcp).await
     }
 }
 
@@ -640,22 +662,25 @@ where
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn the_pump_never_writes_a_partial_line() {
-        let (out, mut read_out) = tokio::io::duplex(1 << 16);
-        let shared = Arc::new(Shared {
-            out: Mutex::new(out),
-            state: std::sync::Mutex::new(State::default()),
-            changed: Notify::new(),
-        });
-        let from_rmcp: &[u8] =
-            b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"res";
-        pump_out(from_rmcp, shared.clone()).await.unwrap();
-        drop(shared);
-        let mut written = Vec::new();
-        tokio::io::AsyncReadExt::read_to_end(&mut read_out, &mut written)
-            .await
-            .unwrap();
-        assert_eq!(written, b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n");
+    #[test]
+    fn a_batch_is_its_answers_as_one_json_array() {
+        assert_eq!(
+            rmcp::model::ProtocolVersion::V_2025_03_26.as_str(),
+            BATCH_REVISION
+        );
+        let mut state = State::default();
+        let open = Batch {
+            open: true,
+            ..Batch::default()
+        };
+        state.batches.insert(1, open);
+        let first = json!({"jsonrpc": "2.0", "id": 1, "result": {"b": 1, "a": [2.5, "x"]}});
+        let second = error(json!("2"), code::INTERNAL_ERROR, "no \"luck\"");
+        assert_eq!(state.settle(Some(1), first.to_string().into_bytes()), None);
+        state.batches.get_mut(&1).unwrap().open = false;
+        let line = state.settle(Some(1), second.to_string().into_bytes());
+        // The same bytes as the array of the answers, serialized whole.
+        let whole = Value::Array(vec![first, second]).to_string().into_bytes();
+        assert_eq!(line, Some(whole));
     }
 }
