@@ -98,7 +98,7 @@ pub(super) enum Verdict {
     /// Answer here with this error.
     Reply(Value),
     /// Hand it to rmcp.
-    Forward(Forward, Option<&'static str>),
+    Forward(Box<Forward>, Option<&'static str>),
     /// A JSON-RPC batch of these messages.
     Batch(Vec<Value>),
 }
@@ -236,7 +236,7 @@ fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict 
             modern: false,
             seq: 0,
         };
-        return Verdict::Forward(forward, known.map(|m| m.name));
+        return Verdict::Forward(Box::new(forward), known.map(|m| m.name));
     }
     tracing::debug!("dropping notification `{method}`");
     Verdict::Ignore
@@ -309,7 +309,7 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
         modern: declared == Declared::Modern,
         seq: 0,
     };
-    Verdict::Forward(forward, Some(known.name))
+    Verdict::Forward(Box::new(forward), Some(known.name))
 }
 
 /// Why the params of a request rmcp decoded do not fit `method`: a custom
