@@ -1,9 +1,9 @@
 //! The stdio transport: bounded lines in, typed messages to rmcp, typed
 //! messages from rmcp out as whole lines.
 //!
-//! [`Framing`] is an rmcp [`Transport`]: rmcp's service loop receives the
+//! `sessions::Framing` is an rmcp `Transport`: rmcp's service loop receives the
 //! messages this module decoded and sends its answers through it, with no
-//! byte between them. Each line is parsed once ([`classify`]: the text
+//! byte between them. Each line is parsed once (`classify`: the text
 //! becomes a JSON tree, checked, then that tree becomes rmcp's message type);
 //! each answer is serialized once. rmcp's own stdio transport would not do:
 //! it drops a line it cannot decode and ends the session on some malformed
@@ -17,7 +17,7 @@
 //!   discarded as it streams in and answered with an error;
 //! - under protocol `2025-03-26`, a JSON-RPC batch gets one array of answers;
 //! - the era of the process (legacy after `initialize`, stateless after a
-//!   `2026-07-28` request) is told by [`classify`]; rmcp serves both;
+//!   `2026-07-28` request) is told by `classify`; rmcp serves both;
 //! - the order of tool calls ([`super::projects`] states the concurrency
 //!   model): a write tool starts once every tool call read before it is
 //!   answered; write tools read meanwhile are held, in order; anything else
@@ -27,9 +27,11 @@
 //! - at the end of stdin, the requests in flight are answered before exit
 //!   (after [`SHUTDOWN_GRACE`], with an error).
 //!
-//! One [`Shared`] state answers everything: every line written to stdout, by
-//! rmcp or by this module, goes through its lock whole (a partial line is
-//! never written), and it keeps the requests in flight by id.
+//! One `state::Shared` state answers everything: every line written to
+//! stdout, by rmcp or by this module, goes through its lock whole (a partial
+//! line is never written), and it keeps the requests in flight by id. This
+//! file reads the lines; `sessions` runs rmcp and hands the messages over
+//! in order.
 
 use std::sync::Arc;
 use std::time::Duration;
