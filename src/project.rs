@@ -169,9 +169,10 @@ impl Project {
     }
 
     /// A second project on the same root for the long-lived server's writes
-    /// (see `crate::mcp::projects`): its own repository handle and specs,
-    /// no work-tree watch, and the write count of this one, so that its
-    /// writes invalidate the answers this one keeps.
+    /// (the MCP server reads on one project and writes on the other): its
+    /// own repository handle and specs, no work-tree watch, and the write
+    /// count of this one, so that its writes invalidate the answers this
+    /// one keeps.
     pub fn for_writes(&self) -> Project {
         Project {
             writes: self.writes.clone(),
