@@ -5,9 +5,9 @@
 //! once; [`stdio`] frames lines, answers what rmcp would drop and orders the
 //! calls by asking those tables; [`projects`] states the concurrency model
 //! and holds the projects the requests run on; [`server`] is the rmcp
-//! handler; [`tools`]
-//! dispatches over [`crate::review`]; [`resources`] serves the spec files and
-//! [`prompts`] the workflows of [`crate::workflow`] and completion.
+//! handler; [`tools`] dispatches over [`crate::review`]; [`resources`]
+//! serves the spec files and [`prompts`] the workflows of
+//! [`crate::workflow`] and completion.
 
 pub mod lines;
 pub mod progress;

@@ -38,7 +38,8 @@ pub const REVISIONS_SERVED: &str = "\nMCP revisions served: 2026-07-28 (stateles
      on, a tool's invalid argument is a result marked `isError` whose text carries the message \
      and its `hint:` line; before, the same text comes as a JSON-RPC failure (-32602).";
 
-/// The notarai MCP server: one project, shared by every tool call.
+/// The notarai MCP server: one repository, read on one project and written
+/// on another ([`super::projects`]).
 #[derive(Clone)]
 pub struct NotaraiServer {
     /// The reading and the writing project (the concurrency model).
