@@ -9,8 +9,10 @@
 //! which the watch does not see). It is served again only while the token
 //! is the same, so a kept answer is never served after the work tree moved;
 //! without a watch there is no token and nothing is kept. This server's own
-//! writes (`mark_reconciled`, `clear_cache`, `snapshot_state`) forget every
-//! kept answer. Memory is bounded: at most [`MAX_ANSWERS`] answers and
+//! writes (`mark_reconciled`, `clear_cache`, `snapshot_state`,
+//! `report_drift`) forget every kept answer and move the token's count of
+//! writes when they begin and when they end, so an answer computed while a
+//! write ran on another thread is not served after it. Memory is bounded: at most [`MAX_ANSWERS`] answers and
 //! [`MAX_BYTES`] of their estimated size, the oldest dropped first.
 
 use std::any::Any;
@@ -24,21 +26,24 @@ pub const MAX_ANSWERS: usize = 8;
 /// The most bytes (estimated) of kept answers.
 pub const MAX_BYTES: usize = 256 * 1024 * 1024;
 
-/// What an answer is valid for: the work tree's generation and the hash
-/// cache's stamps.
+/// What an answer is valid for: the work tree's generation, this
+/// process's count of writes begun and ended, and the hash cache's stamps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token {
     generation: u64,
+    writes: u64,
     cache: [Option<(i128, u64, u64)>; 2],
 }
 
 impl Token {
-    /// The token now, or `None` when nothing may be kept (no watch).
-    pub fn now(root: &Path, generation: Option<u64>) -> Option<Token> {
+    /// The token now (`writes`: the process's count of writes begun and
+    /// ended), or `None` when nothing may be kept (no watch).
+    pub fn now(root: &Path, generation: Option<u64>, writes: u64) -> Option<Token> {
         let db = root.join(crate::layout::DB_FILE);
         let wal = db.with_extension("db-wal");
         Some(Token {
             generation: generation?,
+            writes,
             cache: [crate::watch::stamp(&db), crate::watch::stamp(&wal)],
         })
     }
@@ -117,6 +122,7 @@ mod tests {
     fn token(generation: u64) -> Token {
         Token {
             generation,
+            writes: 0,
             cache: [None, None],
         }
     }

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
@@ -78,6 +79,14 @@ pub struct Project {
     loaded: Option<(Vec<SpecStamp>, Arc<Specs>)>,
     /// Whole answers kept for their next pages (see [`crate::answers`]).
     answers: crate::answers::Answers,
+    /// How many times a write began or ended, counted by every project of
+    /// this process opened with [`Project::for_writes`] from this one: a
+    /// kept answer is served only while the count is the one it was kept
+    /// under, so a write on a sibling project invalidates it too.
+    writes: Arc<AtomicU64>,
+    /// Never start the work-tree watch (a project that only writes: the
+    /// long-lived questions are the reading project's).
+    unwatched: bool,
 }
 
 /// The specs of a project and their governance, compiled on first use.
@@ -154,6 +163,21 @@ impl Project {
             git: None,
             loaded: None,
             answers: Default::default(),
+            writes: Default::default(),
+            unwatched: false,
+        }
+    }
+
+    /// A second project on the same root for the long-lived server's writes
+    /// (the MCP server reads on one project and writes on the other): its
+    /// own repository handle and specs, no work-tree watch, and the write
+    /// count of this one, so that its writes invalidate the answers this
+    /// one keeps.
+    pub fn for_writes(&self) -> Project {
+        Project {
+            writes: self.writes.clone(),
+            unwatched: true,
+            ..Project::new(self.root.clone())
         }
     }
 
@@ -256,8 +280,9 @@ impl Project {
         &mut self,
         key: &str,
     ) -> (Option<Arc<T>>, Option<crate::answers::Token>) {
+        let writes = self.writes.load(Ordering::SeqCst);
         let generation = self.git().ok().and_then(|git| git.generation());
-        let token = crate::answers::Token::now(&self.root, generation);
+        let token = crate::answers::Token::now(&self.root, generation, writes);
         let kept = token.as_ref().and_then(|t| self.answers.get::<T>(key, t));
         (kept, token)
     }
@@ -273,8 +298,13 @@ impl Project {
         self.answers.keep(key, token, answer, bytes);
     }
 
-    /// Forget every kept answer: this server wrote what they were made from.
+    /// Forget every kept answer: this server writes, or wrote, what they
+    /// were made from. The answers kept by the sibling projects (see
+    /// [`Project::for_writes`]) are no longer served either. A write calls
+    /// it when it begins and when it ends, so an answer computed while a
+    /// write ran is never served after it.
     pub fn forget_answers(&mut self) {
+        self.writes.fetch_add(1, Ordering::SeqCst);
         self.answers.forget();
     }
 
@@ -291,7 +321,11 @@ impl Project {
     /// until it opens, so `git init` after start is noticed).
     pub fn git(&mut self) -> Result<&crate::changes::GitRepo, crate::changes::ChangeError> {
         if self.git.is_none() {
-            self.git = Some(crate::changes::GitRepo::open(&self.root)?);
+            let git = crate::changes::GitRepo::open(&self.root)?;
+            self.git = Some(match self.unwatched {
+                true => git.unwatched(),
+                false => git,
+            });
         }
         Ok(self.git.as_ref().expect("opened above"))
     }

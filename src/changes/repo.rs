@@ -154,6 +154,14 @@ impl GitRepo {
         })
     }
 
+    /// This repository without the work-tree watch: every question is
+    /// answered from the disk, nothing is kept between them (a process's
+    /// second handle, which only writes, leaves the watch to the first).
+    pub fn unwatched(mut self) -> GitRepo {
+        self.kept.get_mut().unwrap_or_else(|e| e.into_inner()).tried = true;
+        self
+    }
+
     /// The underlying libgit2 repository.
     pub fn raw(&self) -> &Repository {
         &self.repo

@@ -3,12 +3,15 @@
 //!
 //! [`surface`] lists the methods and [`tools::TOOLS`] the tools, each declared
 //! once; [`stdio`] frames lines, answers what rmcp would drop and orders the
-//! calls by asking those tables; [`server`] is the rmcp handler; [`tools`]
-//! dispatches over [`crate::review`]; [`resources`] serves the spec files and
-//! [`prompts`] the workflows of [`crate::workflow`] and completion.
+//! calls by asking those tables; [`projects`] states the concurrency model
+//! and holds the projects the requests run on; [`server`] is the rmcp
+//! handler; [`tools`] dispatches over [`crate::review`]; [`resources`]
+//! serves the spec files and [`prompts`] the workflows of
+//! [`crate::workflow`] and completion.
 
 pub mod lines;
 pub mod progress;
+pub mod projects;
 pub mod prompts;
 pub mod resources;
 pub mod server;
@@ -17,32 +20,8 @@ pub mod surface;
 pub mod tools;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-
-use rmcp::ErrorData;
 
 use crate::project::Project;
-
-/// Run `f` on the project on the blocking pool (it reads git and the disk),
-/// as the tools do; `what` names the request in a failure.
-pub(crate) async fn on_project<T: Send + 'static>(
-    project: Arc<Mutex<Project>>,
-    what: &'static str,
-    f: impl FnOnce(&mut Project) -> Result<T, ErrorData> + Send + 'static,
-) -> Result<T, ErrorData> {
-    let outcome = tokio::task::spawn_blocking(move || {
-        let mut project = project.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut project)
-    })
-    .await;
-    outcome.unwrap_or_else(|join| {
-        tracing::error!("{what} failed: {join}");
-        Err(ErrorData::internal_error(
-            format!("{what} failed unexpectedly: {join}"),
-            None,
-        ))
-    })
-}
 
 /// How the server runs.
 #[derive(Debug, Clone, Copy, Default)]

@@ -3,7 +3,7 @@
 //! [`super::prompts`].
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
@@ -16,6 +16,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use super::projects::Side;
 use crate::project::Project;
 
 /// Protocol revisions this server serves: `2026-07-28` statelessly (every
@@ -37,14 +38,12 @@ pub const REVISIONS_SERVED: &str = "\nMCP revisions served: 2026-07-28 (stateles
      on, a tool's invalid argument is a result marked `isError` whose text carries the message \
      and its `hint:` line; before, the same text comes as a JSON-RPC failure (-32602).";
 
-/// The notarai MCP server: one project, shared by every tool call.
+/// The notarai MCP server: one repository, read on one project and written
+/// on another ([`super::projects`]).
 #[derive(Clone)]
 pub struct NotaraiServer {
-    project: Arc<Mutex<Project>>,
-    /// The project's root, fixed for the life of the process: what a
-    /// `resources/read` needs, without the project's lock, so a spec is read
-    /// while a long tool call holds it.
-    root: Arc<std::path::PathBuf>,
+    /// The reading and the writing project (the concurrency model).
+    projects: super::projects::Projects,
     tools: Arc<Vec<Tool>>,
     read_only: bool,
 }
@@ -108,8 +107,7 @@ impl NotaraiServer {
             });
         }
         NotaraiServer {
-            root: Arc::new(project.root().to_path_buf()),
-            project: Arc::new(Mutex::new(project)),
+            projects: super::projects::Projects::new(project),
             tools: Arc::new(crate::page::with_paging_notes(tools)),
             read_only: options.read_only,
         }
@@ -135,15 +133,14 @@ impl NotaraiServer {
     /// The `instructions` of the initialize answer: what the server is for,
     /// the order of a reconciliation pass, and the load status of the specs.
     pub fn instructions(&self) -> String {
-        let (status, tracked_cache, state_problem) = {
-            let mut project = self.project.lock().unwrap_or_else(|p| p.into_inner());
+        let (status, tracked_cache, state_problem) = self.projects.read_now(|project| {
             let state_problem = crate::state::problem(project.root());
             let warning = project.git().ok().and_then(|git| {
                 let files = git.tracked_cache_files();
                 (!files.is_empty()).then(|| crate::changes::tracked_cache_message(&files))
             });
             (project.load_status(), warning, state_problem)
-        };
+        });
         let mut text = String::from(
             "notarai keeps this repository's specs (.notarai/*.spec.yaml), code and docs in step. ",
         );
@@ -273,13 +270,8 @@ impl ServerHandler for NotaraiServer {
         }
         let as_result = tool_errors_as_results(&context);
         let (progress, tracker) = super::progress::Tracker::start(&context);
-        let answer = super::tools::call(
-            self.project.clone(),
-            &request.name,
-            request.arguments,
-            progress,
-        )
-        .await;
+        let answer =
+            super::tools::call(&self.projects, &request.name, request.arguments, progress).await;
         tracker.finish().await;
         match answer {
             // An unknown tool stays a protocol error (the tools page of the
@@ -302,10 +294,12 @@ impl ServerHandler for NotaraiServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let cursor = cursor(&request).map(str::to_owned);
-        let list = super::on_project(self.project.clone(), "resources/list", move |project| {
-            super::resources::list(project, cursor.as_deref())
-        })
-        .await?;
+        let list = self
+            .projects
+            .run(Side::Read, "resources/list", move |project| {
+                super::resources::list(project, cursor.as_deref())
+            })
+            .await?;
         Ok(match modern(&context) {
             true => list
                 .with_ttl_ms(cache::REPOSITORY_TTL_MS)
@@ -335,13 +329,15 @@ impl ServerHandler for NotaraiServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let mut read = if super::resources::is_governing(&request.uri) {
             // What governs a file needs the project (its kept status).
-            super::on_project(self.project.clone(), "resources/read", move |project| {
-                super::resources::read_governing(project, &request.uri)
-            })
-            .await?
+            let read = self
+                .projects
+                .run(Side::Read, "resources/read", move |project| {
+                    super::resources::read_governing(project, &request.uri)
+                });
+            read.await?
         } else {
-            // Not on the project: a spec's text needs only the root (see `root`).
-            let root = self.root.clone();
+            // On no project: a spec's text needs only the root.
+            let root = self.projects.root();
             let read =
                 tokio::task::spawn_blocking(move || super::resources::read(&root, &request.uri))
                     .await;
@@ -392,16 +388,17 @@ impl ServerHandler for NotaraiServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let read_only = self.read_only;
-        super::on_project(self.project.clone(), "prompts/get", move |project| {
-            super::prompts::get(
-                project,
-                &request.name,
-                request.arguments.as_ref(),
-                read_only,
-            )
-        })
-        .await
-        .map(Into::into)
+        let get = self
+            .projects
+            .run(Side::Read, "prompts/get", move |project| {
+                super::prompts::get(
+                    project,
+                    &request.name,
+                    request.arguments.as_ref(),
+                    read_only,
+                )
+            });
+        get.await.map(Into::into)
     }
 
     async fn complete(
@@ -409,11 +406,11 @@ impl ServerHandler for NotaraiServer {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        super::on_project(
-            self.project.clone(),
-            "completion/complete",
-            move |project| super::prompts::complete(project, &request),
-        )
-        .await
+        let complete = self
+            .projects
+            .run(Side::Read, "completion/complete", move |project| {
+                super::prompts::complete(project, &request)
+            });
+        complete.await
     }
 }

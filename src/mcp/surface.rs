@@ -78,18 +78,10 @@ pub fn method(name: &str) -> Option<&'static Method> {
     METHODS.iter().find(|m| m.name == name)
 }
 
-/// The methods whose params are optional (the lists): rmcp takes params
-/// that fail to decode for none at all, so the framing checks them with
-/// [`params_error`] itself.
-pub fn optional_params(method: &str) -> bool {
-    matches!(
-        method,
-        "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list"
-    )
-}
-
 /// Why `params` do not decode as the params of `method`, for the methods
-/// whose params have a type in rmcp.
+/// whose params have a type in rmcp: the message of a request rmcp read as
+/// a custom one, or of a list whose params it read as none (rmcp takes
+/// params that fail to decode for none at all).
 pub fn params_error(method: &str, params: Option<&Value>) -> Option<String> {
     use rmcp::model::{
         CallToolRequestParams, CompleteRequestParams, GetPromptRequestParams,

@@ -6,7 +6,7 @@
 //! the domain function on the blocking pool, encode the typed result as both
 //! `structuredContent` and a text block.
 
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, LazyLock};
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
@@ -26,10 +26,11 @@ pub struct ClearCacheParams {}
 /// Whether a tool only reads, or changes the reconciliation cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// Reads only; not ordered by the framing (every call still takes the
-    /// project's one lock: see `docs/mcp-revisions.md`, Concurrency).
+    /// Reads only: runs on the reading project, side by side with a write
+    /// (see [`super::projects`]).
     ReadOnly,
-    /// Writes the cache; serialized with the calls before and after it.
+    /// Writes the cache or the state: runs on the writing project, after
+    /// the tool calls sent before it (see [`super::projects`]).
     Write {
         /// Whether it removes what earlier calls recorded.
         destructive: bool,
@@ -360,10 +361,11 @@ pub fn tools() -> Vec<Tool> {
     TOOLS.iter().map(|t| t.tool.clone()).collect()
 }
 
-/// Run the tool `name` with `arguments` against the project, on the
-/// blocking pool, reporting to `progress` (see [`super::progress`]).
+/// Run the tool `name` with `arguments` on its side of `projects` (the
+/// writing project for a tool that writes), on the blocking pool,
+/// reporting to `progress` (see [`super::progress`]).
 pub async fn call(
-    project: Arc<Mutex<Project>>,
+    projects: &super::projects::Projects,
     name: &str,
     arguments: Option<JsonObject>,
     progress: Progress,
@@ -379,24 +381,19 @@ pub async fn call(
             None,
         ));
     };
-    let outcome = tokio::task::spawn_blocking(move || {
-        let mut project = project
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        // Cancelled while it waited for the calls before it.
-        if progress.is_cancelled() {
-            return Err(rpc_error(&crate::progress::Cancelled.into()));
-        }
-        (def.handler)(&mut project, arguments, &progress)
-    })
-    .await;
-    outcome.unwrap_or_else(|join| {
-        tracing::error!("{} failed: {join}", def.name);
-        Err(ErrorData::internal_error(
-            format!("{} failed unexpectedly: {join}", def.name),
-            None,
-        ))
-    })
+    let side = match def.access {
+        Access::ReadOnly => super::projects::Side::Read,
+        Access::Write { .. } => super::projects::Side::Write,
+    };
+    projects
+        .run(side, def.name, move |project| {
+            // Cancelled while it waited for the calls before it.
+            if progress.is_cancelled() {
+                return Err(rpc_error(&crate::progress::Cancelled.into()));
+            }
+            (def.handler)(project, arguments, &progress)
+        })
+        .await
 }
 
 /// Decode tool arguments; the error names the parameter that is missing or wrong.

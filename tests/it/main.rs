@@ -9,6 +9,7 @@ mod common;
 mod corpus;
 
 mod cache_cli;
+mod concurrency;
 mod containment;
 mod daily_loop;
 mod doctor;

@@ -1,5 +1,7 @@
 //! The classifier: what one line read from stdin is, and what to do with
-//! it. A line that rmcp must not see (not JSON, not a valid request, an
+//! it. The line is parsed once: its text becomes a JSON tree, the checks
+//! below read the tree, then the tree becomes rmcp's message type (what is
+//! handed over); nothing is serialized again. A line that rmcp must not see (not JSON, not a valid request, an
 //! unknown method, malformed parameters, a request before `initialize`, an
 //! id already in flight, a batch where the revision has none, a request of
 //! the other era) is answered here; anything else is forwarded, marked when
@@ -20,7 +22,10 @@
 //! itself: `-32022` with `data.supported` for a revision not served,
 //! `-32602` for a missing or malformed required key.
 
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ProtocolVersion, RequestMetaObject};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion, RequestMetaObject,
+};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::{BATCH_REVISION, State, code, error, key};
@@ -30,7 +35,8 @@ use crate::mcp::tools::{self, Access};
 /// A message for rmcp, in the order read.
 #[derive(Debug)]
 pub(super) struct Forward {
-    pub(super) bytes: Vec<u8>,
+    /// The message as rmcp takes it.
+    pub(super) message: ClientJsonRpcMessage,
     /// Its request id, if a request.
     pub(super) id: Option<Value>,
     /// A call of a write tool: ordered against every other tool call.
@@ -40,6 +46,8 @@ pub(super) struct Forward {
     /// A request whose `_meta` declares `2026-07-28` completely: it opens
     /// the stateless era when no era is open.
     pub(super) modern: bool,
+    /// Its place in the order read (set when admitted).
+    pub(super) seq: u64,
 }
 
 /// What a request's `_meta` declares of the protocol revision.
@@ -59,15 +67,17 @@ const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// What `value`'s `params._meta` declares of the revision.
 pub(super) fn declared(value: &Value) -> Declared {
-    let Some(meta) = value.get("params").and_then(|p| p.get("_meta")) else {
-        return Declared::Nothing;
-    };
-    if meta.get(VERSION_KEY).is_none() {
+    match value.get("params").and_then(|p| p.get("_meta")) {
+        Some(Value::Object(meta)) => declared_in(&RequestMetaObject::from(meta.clone())),
+        _ => Declared::Nothing,
+    }
+}
+
+/// What a request's `_meta` declares of the revision.
+fn declared_in(meta: &RequestMetaObject) -> Declared {
+    if !meta.contains_key(VERSION_KEY) {
         return Declared::Nothing;
     }
-    let Ok(meta) = serde_json::from_value::<RequestMetaObject>(meta.clone()) else {
-        return Declared::Other;
-    };
     let modern = meta.protocol_version().is_some_and(|v| {
         !v.has_initialize() && crate::mcp::server::SUPPORTED_VERSIONS.contains(&v)
     }) && meta
@@ -88,7 +98,7 @@ pub(super) enum Verdict {
     /// Answer here with this error.
     Reply(Value),
     /// Hand it to rmcp.
-    Forward(Forward, Option<&'static str>),
+    Forward(Box<Forward>, Option<&'static str>),
     /// A JSON-RPC batch of these messages.
     Batch(Vec<Value>),
 }
@@ -126,21 +136,21 @@ pub(super) fn classify(line: &[u8], state: &State) -> Verdict {
                  {BATCH_REVISION}; send one message per line"
             ),
         )),
-        value => classify_value(value, state),
+        value => classify_value(&value, state),
     }
 }
 
 /// What one JSON message is.
-pub(super) fn classify_value(value: Value, state: &State) -> Verdict {
-    let Value::Object(object) = &value else {
+pub(super) fn classify_value(value: &Value, state: &State) -> Verdict {
+    let Value::Object(object) = value else {
         let message = "invalid request: not a JSON-RPC object";
         return Verdict::Reply(error(Value::Null, code::INVALID_REQUEST, message));
     };
     match envelope(object) {
         Err(Some(reply)) => Verdict::Reply(reply),
         Err(None) => Verdict::Ignore,
-        Ok((None, method)) => classify_notification(&value, method, state),
-        Ok((Some(id), method)) => classify_request(&value, id, method, state),
+        Ok((None, method)) => classify_notification(value, method, state),
+        Ok((Some(id), method)) => classify_request(value, id, method, state),
     }
 }
 
@@ -206,8 +216,10 @@ fn envelope(
 /// else dropped; never answered.
 fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict {
     let known = surface::method(method);
-    let decodes = serde_json::from_value::<ClientJsonRpcMessage>(value.clone()).is_ok();
-    if decodes && known.is_some() && (state.initialized || state.inline) {
+    if known.is_some()
+        && (state.initialized || state.inline)
+        && let Ok(message) = ClientJsonRpcMessage::deserialize(value)
+    {
         let cancels = (method == "notifications/cancelled")
             .then(|| {
                 value
@@ -217,13 +229,14 @@ fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict 
             })
             .flatten();
         let forward = Forward {
-            bytes: value.to_string().into_bytes(),
+            message,
             id: None,
             write: false,
             cancels,
             modern: false,
+            seq: 0,
         };
-        return Verdict::Forward(forward, known.map(|m| m.name));
+        return Verdict::Forward(Box::new(forward), known.map(|m| m.name));
     }
     tracing::debug!("dropping notification `{method}`");
     Verdict::Ignore
@@ -250,37 +263,30 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
         return reply(&id, code::INVALID_REQUEST, &message);
     }
     // The era first: a method of the other era is refused whatever its params.
-    let declared = declared(value);
-    if let Some(refusal) = other_era(method, declared, state) {
+    if let Some(refusal) = other_era(method, value, state) {
         return reply(&id, refusal.0, &refusal.1);
     }
-    match serde_json::from_value::<ClientJsonRpcMessage>(value.clone()) {
+    let params = value.get("params");
+    let (message, declared) = match ClientJsonRpcMessage::deserialize(value) {
         Err(e) => {
             let message = format!("invalid params for `{method}`: {e}");
             return reply(&id, code::INVALID_PARAMS, &message);
         }
-        // rmcp reads a known method whose params do not fit its type as a
-        // custom request, then answers `-32601` with the bare method name.
-        // Say what is wrong with the params instead.
-        Ok(ClientJsonRpcMessage::Request(request))
-            if matches!(request.request, ClientRequest::CustomRequest(_)) =>
-        {
-            let why = surface::params_error(method, value.get("params"))
-                .unwrap_or_else(|| "the params do not fit this method".into());
-            let message = format!("invalid params for `{method}`: {why}");
-            return reply(&id, code::INVALID_PARAMS, &message);
-        }
-        // rmcp reads the optional params of a list whose fields do not fit
-        // (`"cursor": 5`) as no params at all, which would serve the first
-        // page again. Check them against their type.
-        Ok(_) if surface::optional_params(method) => {
-            if let Some(why) = surface::params_error(method, value.get("params")) {
+        Ok(ClientJsonRpcMessage::Request(request)) => {
+            // rmcp reads a known method whose params do not fit its type as
+            // a custom request, then answers `-32601` with the bare method
+            // name; and the optional params of a list whose fields do not fit
+            // (`"cursor": 5`) as no params at all, which would serve the first
+            // page again. Say what is wrong with the params instead.
+            if let Some(why) = params_refused(&request.request, method, params) {
                 let message = format!("invalid params for `{method}`: {why}");
                 return reply(&id, code::INVALID_PARAMS, &message);
             }
+            let declared = declared_in(request.request.get_meta());
+            (ClientJsonRpcMessage::Request(request), declared)
         }
-        Ok(_) => {}
-    }
+        Ok(message) => (message, Declared::Nothing),
+    };
     if !state.initialized
         && !state.modern
         && !known.before_initialize
@@ -290,29 +296,52 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
         return reply(&id, code::INVALID_REQUEST, &message);
     }
     let write = method == "tools/call"
-        && value
-            .get("params")
+        && params
             .and_then(|p| p.get("name"))
             .and_then(Value::as_str)
             .and_then(tools::find)
             .is_some_and(|t| t.access != Access::ReadOnly);
     let forward = Forward {
-        bytes: value.to_string().into_bytes(),
+        message,
         id: Some(id),
         write,
         cancels: None,
         modern: declared == Declared::Modern,
+        seq: 0,
     };
-    Verdict::Forward(forward, Some(known.name))
+    Verdict::Forward(Box::new(forward), Some(known.name))
+}
+
+/// Why the params of a request rmcp decoded do not fit `method`: a custom
+/// request for a known method, or a list whose params rmcp read as none
+/// while the line has some (only then are the params checked again).
+fn params_refused(request: &ClientRequest, method: &str, params: Option<&Value>) -> Option<String> {
+    let listed_none = match request {
+        ClientRequest::CustomRequest(_) => {
+            let why = surface::params_error(method, params);
+            return Some(why.unwrap_or_else(|| "the params do not fit this method".into()));
+        }
+        ClientRequest::ListToolsRequest(r) => r.params.is_none(),
+        ClientRequest::ListResourcesRequest(r) => r.params.is_none(),
+        ClientRequest::ListResourceTemplatesRequest(r) => r.params.is_none(),
+        ClientRequest::ListPromptsRequest(r) => r.params.is_none(),
+        _ => false,
+    };
+    let has_fields = params
+        .and_then(Value::as_object)
+        .is_some_and(|p| p.keys().any(|k| k != "_meta"));
+    (listed_none && has_fields)
+        .then(|| surface::params_error(method, params))
+        .flatten()
 }
 
 /// The refusal (code, message) of a request that is not a method of the
 /// era it comes in: `ping` declaring `2026-07-28` (even first), and
 /// `initialize` once a stateless request opened the process's era.
-fn other_era(method: &str, declared: Declared, state: &State) -> Option<(i32, String)> {
+fn other_era(method: &str, value: &Value, state: &State) -> Option<(i32, String)> {
     let stateless = state.modern && !state.initialized;
     match method {
-        "ping" if stateless || declared == Declared::Modern => Some((
+        "ping" if stateless || declared(value) == Declared::Modern => Some((
             code::METHOD_NOT_FOUND,
             "method not found: `ping` is not part of MCP 2026-07-28 (it ended with the \
              handshake of the legacy revisions); send any request with its `_meta`"
@@ -360,6 +389,7 @@ mod tests {
                 batch: None,
                 initialize: false,
                 forwarded: true,
+                seq: 1,
             },
         );
         assert_eq!(error_code(&classify(list, &state)), Some(-32600));
@@ -399,30 +429,35 @@ mod tests {
             declared(&with(json!({"progressToken": 1}))),
             Declared::Nothing
         );
+        let ping = |meta: Option<Value>| match meta {
+            Some(meta) => json!({"jsonrpc": "2.0", "id": 1, "method": "ping",
+                "params": {"_meta": meta}}),
+            None => json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        };
         let fresh = State::default();
-        assert_eq!(other_era("ping", Declared::Nothing, &fresh), None);
+        let plain = ping(None);
+        assert_eq!(other_era("ping", &plain, &fresh), None);
+        let modern_ping = ping(Some(meta("2026-07-28")));
         assert_eq!(
-            other_era("ping", Declared::Modern, &fresh).map(|r| r.0),
+            other_era("ping", &modern_ping, &fresh).map(|r| r.0),
             Some(-32601)
         );
-        assert_eq!(other_era("initialize", Declared::Nothing, &fresh), None);
+        assert_eq!(other_era("initialize", &plain, &fresh), None);
         let stateless = State {
             modern: true,
             ..State::default()
         };
         assert_eq!(
-            other_era("initialize", Declared::Nothing, &stateless).map(|r| r.0),
+            other_era("initialize", &plain, &stateless).map(|r| r.0),
             Some(-32601)
         );
-        assert_eq!(
-            other_era("server/discover", Declared::Modern, &stateless),
-            None
-        );
+        let modern_list = with(meta("2026-07-28"));
+        assert_eq!(other_era("server/discover", &modern_list, &stateless), None);
         let legacy = State {
             initialized: true,
             ..State::default()
         };
-        assert_eq!(other_era("tools/list", Declared::Modern, &legacy), None);
+        assert_eq!(other_era("tools/list", &modern_list, &legacy), None);
         // A stateless request first, before any era: forwarded to rmcp.
         let line = with(meta("2026-07-28")).to_string();
         assert!(matches!(classify(line.as_bytes(), &fresh), Verdict::Forward(f, _) if f.modern));
