@@ -49,7 +49,10 @@ pub fn ensure_big(default_repo: &Path) -> Result<PathBuf> {
     eprintln!("building {} ...", dir.display());
     let origin = default_repo.to_str().context("non-UTF-8 path")?;
     let tmp_str = tmp.to_str().context("non-UTF-8 path")?;
-    gitside::git(base, &["clone", "-q", "--branch", "feature", origin, tmp_str])?;
+    gitside::git(
+        base,
+        &["clone", "-q", "--branch", "feature", origin, tmp_str],
+    )?;
     gitside::git(&tmp, &["branch", "-q", "main", "origin/main"])?;
     gitside::git(&tmp, &["config", "user.email", "bench@example.com"])?;
     gitside::git(&tmp, &["config", "user.name", "bench"])?;
@@ -94,11 +97,7 @@ pub fn allrs(label: &str) -> PagedQuestion {
         tool: "get_spec_diff",
         args: json!({"spec_path": ALLRS_SPEC, "base_branch": "main"}),
         git: Box::new(|repo| {
-            gitside::spec_diff(
-                repo,
-                "main",
-                &[pathspec("**/*.rs"), ALLRS_SPEC.to_owned()],
-            )
+            gitside::spec_diff(repo, "main", &[pathspec("**/*.rs"), ALLRS_SPEC.to_owned()])
         }),
     }
 }
@@ -178,17 +177,16 @@ pub fn paged_rows(ctx: &Ctx, repo: &Path, q: &PagedQuestion) -> Vec<Row> {
                             let bytes: usize =
                                 r.first.1 + r.later.iter().map(|p| p.1).sum::<usize>();
                             if !warm_up {
-                                worst_later = worst_later.max(
-                                    times.iter().copied().max().unwrap_or(Duration::ZERO),
-                                );
+                                worst_later = worst_later
+                                    .max(times.iter().copied().max().unwrap_or(Duration::ZERO));
                                 ratios.push(
                                     (r.first.0 + sum).as_secs_f64() / r.first.0.as_secs_f64(),
                                 );
                             }
                             first.record(Ok(r.first), warm_up);
                             if !times.is_empty() {
-                                let per_page = r.later.iter().map(|p| p.1).sum::<usize>()
-                                    / r.later.len();
+                                let per_page =
+                                    r.later.iter().map(|p| p.1).sum::<usize>() / r.later.len();
                                 later.record(Ok((median(&times), per_page)), warm_up);
                             }
                             total.record(Ok((r.first.0 + sum, bytes)), warm_up);
@@ -219,7 +217,11 @@ pub fn paged_rows(ctx: &Ctx, repo: &Path, q: &PagedQuestion) -> Vec<Row> {
         } else {
             let mut r = ratios.clone();
             r.sort_by(f64::total_cmp);
-            format!("median {:.2}x, worst {:.2}x", r[r.len() / 2], r[r.len() - 1])
+            format!(
+                "median {:.2}x, worst {:.2}x",
+                r[r.len() / 2],
+                r[r.len() - 1]
+            )
         }
     ));
     let base_copy = |s: &Series| Series {

@@ -117,9 +117,17 @@ pub(super) fn by_symbols(
     assessed: Vec<Assessed>,
     include_formatting: bool,
 ) -> (Vec<Assessed>, crate::review::Narrowed) {
+    // A file reconciled for every spec needs no verdict (nothing would
+    // change), unless a spec anchors it: its anchors may have broken.
+    let anchored = |a: &Assessed| {
+        a.governors
+            .iter()
+            .any(|&g| governance.anchors(g, &a.path).is_some())
+    };
     let governed: Vec<(String, Vec<usize>)> = assessed
         .iter()
         .filter(|a| !a.governors.is_empty() && !spec::is_spec_path(&a.path))
+        .filter(|a| !a.reconciled || anchored(a))
         .map(|a| (a.path.clone(), a.governors.clone()))
         .collect();
     let narrowed = crate::review::narrow(
