@@ -246,6 +246,18 @@ pub fn spec_diff(
     let mut binary = std::mem::take(&mut full.binary_changes);
     let mut large = std::mem::take(&mut full.large_changes);
     let categories = std::mem::take(&mut full.file_categories);
+    // Per-path facts go on the page of their path's plan entry; lists of
+    // paths are placed like the skipped files: nothing unbounded is
+    // repeated on every page.
+    let shared = std::mem::take(&mut full.shared);
+    let moved_out = std::mem::take(&mut full.moved_out);
+    let since: std::collections::BTreeSet<String> = std::mem::take(&mut full.since_reconciled)
+        .into_iter()
+        .collect();
+    let excluded = std::mem::take(&mut full.excluded);
+    let housekeeping = std::mem::take(&mut full.housekeeping);
+    let already_read = std::mem::take(&mut full.already_read);
+    let unreviewable = std::mem::take(&mut full.unreviewable);
     full.diff.clear();
     full.page = MAX_PAGE;
     full.pages = MAX_PAGE;
@@ -339,6 +351,15 @@ pub fn spec_diff(
             if let Some(category) = categories.get(path) {
                 cost += json_len(path) + json_len(category) + 2;
             }
+            if let Some(others) = shared.get(path) {
+                cost += json_len(path) + json_len(others) + 2;
+            }
+            if let Some(to) = moved_out.get(path) {
+                cost += json_len(path) + json_len(to) + 2;
+            }
+            if since.contains(path) {
+                cost += json_len(path) + 1;
+            }
             if !files_on_every_page {
                 cost += json_len(path) + 1;
             }
@@ -350,6 +371,10 @@ pub fn spec_diff(
     let outside_at = place_all(&mut layout, &outside);
     let binary_at = place_all(&mut layout, &binary);
     let large_at = place_all(&mut layout, &large);
+    let excluded_at = place_all(&mut layout, &excluded);
+    let housekeeping_at = place_all(&mut layout, &housekeeping);
+    let already_read_at = place_all(&mut layout, &already_read);
+    let unreviewable_at = place_all(&mut layout, &unreviewable);
 
     // The diffs.
     let mut diff_pages: BTreeMap<usize, String> = BTreeMap::new();
@@ -397,6 +422,20 @@ pub fn spec_diff(
         .into_iter()
         .find(|(p, _)| *p == page)
         .map(|(_, s)| s);
+    let on_this_page = |path: &String| full.plan.iter().any(|e| &e.path == path);
+    full.shared = shared
+        .into_iter()
+        .filter(|(p, _)| on_this_page(p))
+        .collect();
+    full.moved_out = moved_out
+        .into_iter()
+        .filter(|(p, _)| on_this_page(p))
+        .collect();
+    full.since_reconciled = since.into_iter().filter(|p| on_this_page(p)).collect();
+    full.excluded = on_page(excluded, &excluded_at, page);
+    full.housekeeping = on_page(housekeeping, &housekeeping_at, page);
+    full.already_read = on_page(already_read, &already_read_at, page);
+    full.unreviewable = on_page(unreviewable, &unreviewable_at, page);
     full.skipped = on_page(skipped, &skipped_at, page);
     full.formatting_only = on_page(formatting, &formatting_at, page);
     full.outside_anchors = on_page(outside, &outside_at, page);
