@@ -136,7 +136,9 @@ fn affected_specs_with(
     let governance = specs.governance();
     for ((path, governors), reconciled) in governed.iter().zip(judged) {
         for (&spec, reconciled) in governors.iter().zip(reconciled) {
-            let housekeeping = governance.is_housekeeping(spec, path);
+            let housekeeping = governance.is_housekeeping(spec, path)
+                || (!reconciled
+                    && super::quiet::versions_only_change(&changes, governance, spec, path));
             matched
                 .entry(spec)
                 .or_default()
@@ -145,8 +147,15 @@ fn affected_specs_with(
     }
     let affected_specs = matched
         .into_iter()
-        .map(|(index, judged)| {
+        .map(|(index, mut judged)| {
             let loaded = &specs.set.specs[index];
+            // Only tests left to review: the evidence changed, not the behavior.
+            let review = judged.iter().filter(|(_, r, h)| !r && !h);
+            if super::quiet::tests_only(governance, index, review.map(|(p, _, _)| p.as_str())) {
+                for entry in judged.iter_mut().filter(|(_, r, _)| !r) {
+                    entry.2 = true;
+                }
+            }
             let unreconciled_count = judged.iter().filter(|(_, r, h)| !r && !h).count();
             let housekeeping_count = judged.iter().filter(|(_, r, h)| !r && *h).count();
             let matched_count = judged.len();
