@@ -199,6 +199,7 @@ pub fn run(server: &mut Server, input: &PassInput<'_>) -> Result<PassOutcome> {
         out: PassOutcome::default(),
         affected: None,
         status_specs: None,
+        stock_skipped: false,
         extra: BTreeSet::new(),
         diffed: Vec::new(),
     };
@@ -223,6 +224,9 @@ struct Pass<'s, 'a> {
     /// The specs the first status lists with files to review, and whether
     /// it lists invalid or deleted specs.
     status_specs: Option<(Vec<String>, bool)>,
+    /// Whether the skill said to skip `list_affected_specs` (no invalid or
+    /// deleted spec).
+    stock_skipped: bool,
     /// Files to record that are not a review: housekeeping and files
     /// already read for another spec.
     extra: BTreeSet<String>,
@@ -313,6 +317,10 @@ impl Pass<'_, '_> {
     fn take_stock(&mut self, step: &Step) -> Result<bool> {
         let troubled = self.status_specs.as_ref().is_some_and(|(_, t)| *t);
         if step.text.contains("Only when the status lists") && !troubled {
+            self.stock_skipped = true;
+        }
+        // The call again after fixing an invalid spec: there was none.
+        if self.stock_skipped {
             return Ok(false);
         }
         if let Some(affected) = &self.affected {

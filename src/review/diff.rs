@@ -348,9 +348,10 @@ fn spec_diff_parts(
         out.binary_changes.clear();
         out.large_changes.clear();
     }
-    // What to judge the diff against, once: the spec's own text.
+    // What to judge the diff (and the files read for another spec)
+    // against, once: the spec's own text.
     let own_changed = out.spec_changes.iter().any(|s| s.path == spec_path);
-    if !out.files.is_empty() && !own_changed {
+    if (!out.files.is_empty() || !out.already_read.is_empty()) && !own_changed {
         let spec = &specs.set.specs[index].spec;
         out.spec = Some(super::SpecSays {
             intent: spec.intent.clone(),

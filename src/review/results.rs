@@ -139,7 +139,8 @@ pub struct SpecDiff {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<Vec<PlanEntry>>,
     /// The spec's intent, behaviors, constraints and invariants, on the
-    /// first page when `files` has something to review and the spec's own
+    /// first page when `files` or `already_read` has something to review
+    /// and the spec's own
     /// file is not in `spec_changes` (whose text is whole): what to judge
     /// the diff against.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -23,6 +23,7 @@ mod kept_answers;
 mod layers;
 mod modern;
 mod pages;
+mod quiet;
 mod progress;
 mod prompts;
 mod protocol;
