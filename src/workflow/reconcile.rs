@@ -66,12 +66,14 @@ cursor is refused because the changes moved, start again without one.",
                 name: "list_affected_specs",
                 args: "{base_branch?}",
             }),
-            brief: Some("when specs are invalid or deleted: their errors and what changed"),
+            brief: Some("when specs are invalid or deleted: what is wrong and what changed"),
             text: "Only when the status lists `invalid_specs` or
-`deleted_specs`, call `list_affected_specs` for the details: `invalid_specs`
-(each with its `error`), `deleted_specs`, `unreviewable` files, every
-`changed_files` path and each affected spec's `matched_files` (a spec with
-nothing to review is one line, `all_reconciled`).",
+`deleted_specs`, call `list_affected_specs` for the details: `changed_files`
+(`changed_count` in all), `affected_specs` (each with its `spec_path`,
+`intent`, `behaviors`, `constraints`, `invariants`, `matched_files`
+(`matched_count` in all), `unreconciled_count` and `housekeeping_count`; a
+spec with nothing to review is one line, `all_reconciled`), `invalid_specs`
+(each with its `error`), `deleted_specs` and `unreviewable` files.",
             optional: true,
         },
         Step {
@@ -121,8 +123,8 @@ read in this pass. Read the answer:
   is in `spec_changes`, whose text is whole).
 - `plan` (first page, when the answer has several pages): every changed
   file with its status, lines added and removed, and the pages that hold
-  its diff; follow `next_cursor` as in {step:status} until you have read
-  every page.
+  its diff; follow `next_cursor` as in
+  {step:status} until you have read every page.
 - `diff`: unified diff of the governed non-spec files that changed. A file
   in `since_reconciled` is shown from the content last reconciled for this
   spec (only what is new); `since: "base"` shows the whole branch diff.
