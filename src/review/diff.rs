@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 use globset::GlobSetBuilder;
 
 use super::{
-    quiet, GetSpecDiffParams, Result, ReviewError, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now,
-    pages, spec_index, symbolic, unreviewable,
+    GetSpecDiffParams, Result, ReviewError, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now,
+    pages, quiet, spec_index, symbolic, unreviewable,
 };
 use crate::changes::Patch;
 use crate::governance;

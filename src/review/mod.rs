@@ -52,7 +52,7 @@ pub use params::{
 pub use record::{clear_cache, get_changed_artifacts, mark_reconciled, snapshot_tool};
 pub use results::{
     AffectedSpec, AffectedSpecs, CacheCleared, ChangedArtifacts, InvalidSpec, MarkReconciled,
-    PlanEntry, Quiet, ReconciliationStatus, SpecDiff, SpecFile, SpecStatus, SpecSays, SystemSpec,
+    PlanEntry, Quiet, ReconciliationStatus, SpecDiff, SpecFile, SpecSays, SpecStatus, SystemSpec,
     Totals, Unreviewable,
 };
 pub use symbolic::{BrokenAnchor, Narrowed, narrow};

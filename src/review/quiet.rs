@@ -152,16 +152,16 @@ fn shape(line: &str) -> (String, bool) {
 fn version_kind(word: &str) -> Option<bool> {
     let hex = word.len() >= 7
         && word.len() <= 64
-        && word.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
         && word.bytes().any(|b| b.is_ascii_digit())
         && word.bytes().any(|b| b.is_ascii_alphabetic());
     if hex {
         return Some(true);
     }
     let body = word.strip_prefix('v').unwrap_or(word);
-    let core_end = body
-        .find(|c: char| c == '-' || c == '+')
-        .unwrap_or(body.len());
+    let core_end = body.find(['-', '+']).unwrap_or(body.len());
     let (core, rest) = body.split_at(core_end);
     let parts: Vec<&str> = core.split('.').collect();
     let numeric = !parts.is_empty()

@@ -15,7 +15,8 @@ const SPEC: &str = "schema_version: '0.8'\nintent: The app\nbehaviors:\n  - name
 
 const CI: &str = "jobs:\n  test:\n    steps:\n      - uses: actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8 # v5.0.0\n      - uses: actions/setup-go@v5\n      - run: go test ./...\n";
 
-const GO_MOD: &str = "module example.com/app\n\ngo 1.23\n\nrequire (\n\tgolang.org/x/net v0.55.0\n)\n";
+const GO_MOD: &str =
+    "module example.com/app\n\ngo 1.23\n\nrequire (\n\tgolang.org/x/net v0.55.0\n)\n";
 
 /// A repository on branch `feat` with the spec committed on `main`.
 fn repo() -> Repo {
@@ -73,7 +74,10 @@ fn a_moved_pin_is_housekeeping_with_its_reason() {
     assert_eq!(diff["housekeeping_reasons"]["go.mod"], "versions");
     assert!(diff.get("spec").is_none(), "nothing to review: {diff}");
     let listed = server.call_ok(3, "list_affected_specs", json!({}));
-    assert_eq!(listed["affected_specs"][0]["all_reconciled"], true, "{listed}");
+    assert_eq!(
+        listed["affected_specs"][0]["all_reconciled"], true,
+        "{listed}"
+    );
     assert_eq!(listed["affected_specs"][0]["housekeeping_count"], 2);
     server.finish();
     let out = notarai(&repo.root, &["check", "--base", "main"], b"");
