@@ -383,7 +383,8 @@ pub struct ReconciliationStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_problem: Option<String>,
     /// Changed governed files whose token streams are unchanged (formatting
-    /// or comments only): not counted (`include_formatting: true` counts them).
+    /// or comments only) and not recorded yet: not counted
+    /// (`include_formatting: true` counts them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub formatting_only: Vec<String>,
     /// Anchors (`path#Symbol`) whose symbol this branch removed, with the
