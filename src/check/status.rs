@@ -101,8 +101,16 @@ pub(super) fn assess(
                 if governance.is_housekeeping(g, &path) {
                     return true;
                 }
-                let versions =
-                    !reconciled && quiet::versions_only_change(changes, governance, g, &path);
+                let versions = !reconciled
+                    && quiet::versions_only_change(
+                        root,
+                        git,
+                        changes,
+                        governance,
+                        g,
+                        &path,
+                        Some(&known),
+                    );
                 if versions {
                     *reason = Some(Quiet::Versions);
                 }

@@ -127,7 +127,8 @@ fn affected_specs_with(
         .iter()
         .map(|(_, g)| g.iter().map(|&i| specs.governance().spec_path(i)).collect())
         .collect();
-    let judged = Reconciled::trusted(&root, git, governed_paths.iter().copied())
+    let known = Reconciled::trusted(&root, git, governed_paths.iter().copied());
+    let judged = known
         .judge_specs(&root, Some(git), &governed_paths, &spec_paths, progress)
         .map_err(|e| match e {
             JudgeError::Io(message) => ReviewError::Internal(message),
@@ -138,7 +139,15 @@ fn affected_specs_with(
         for (&spec, reconciled) in governors.iter().zip(reconciled) {
             let housekeeping = governance.is_housekeeping(spec, path)
                 || (!reconciled
-                    && super::quiet::versions_only_change(&changes, governance, spec, path));
+                    && super::quiet::versions_only_change(
+                        &root,
+                        git,
+                        &changes,
+                        governance,
+                        spec,
+                        path,
+                        Some(&known),
+                    ));
             matched
                 .entry(spec)
                 .or_default()

@@ -17,8 +17,11 @@
 //! Shared by `get_spec_diff`, `list_affected_specs`, the reconciliation
 //! status and `check`, so they agree.
 
-use crate::changes::{ChangeKind, ChangeSet, Patch};
+use std::path::Path;
+
+use crate::changes::{ChangeKind, ChangeSet, GitRepo, MAX_DIFF_FILE, Patch};
 use crate::governance::Governance;
+use crate::state::Reconciled;
 use crate::symbols::Lang;
 
 pub use super::results::Quiet;
@@ -34,13 +37,18 @@ pub fn versions_apply(governance: &Governance, spec: usize, path: &str) -> bool 
             .any(|c| c.eq_ignore_ascii_case("docs") || c.eq_ignore_ascii_case("doc"))
 }
 
-/// The versions rule for a changed file of `changes`, judged on its diff
-/// from the base: `true` when it applies and only pins moved.
+/// The versions rule for a changed file of `changes`: `true` when it
+/// applies and only pins moved, judged on what is new since the content
+/// last reviewed for the spec when `known` keeps it (as `get_spec_diff`
+/// shows it), else on the diff from the base.
 pub fn versions_only_change(
+    root: &Path,
+    git: &GitRepo,
     changes: &ChangeSet<'_>,
     governance: &Governance,
     spec: usize,
     path: &str,
+    known: Option<&Reconciled>,
 ) -> bool {
     if !versions_apply(governance, spec, path) {
         return false;
@@ -48,10 +56,23 @@ pub fn versions_only_change(
     let Some(file) = changes.files.iter().find(|f| f.path == path) else {
         return false;
     };
-    if file.status != ChangeKind::Modified {
-        return false;
-    }
-    matches!(changes.patch(file), Ok(Patch::Text(text)) if versions_only(&text))
+    let in_place =
+        file.old_path.is_none() && matches!(file.status, ChangeKind::Modified | ChangeKind::Added);
+    let reviewed = known
+        .filter(|_| in_place)
+        .and_then(|k| k.reviewed_blob(governance.spec_path(spec), path))
+        .and_then(|blob| crate::state::reviewed_content(git, blob));
+    let patch = match reviewed {
+        Some(old) => {
+            let Ok(new) = crate::safe_fs::read(root, Path::new(path), MAX_DIFF_FILE) else {
+                return false;
+            };
+            crate::changes::patch_between(path, &old, &new)
+        }
+        None if file.status == ChangeKind::Modified => changes.patch(file),
+        None => return false,
+    };
+    matches!(patch, Ok(Patch::Text(text)) if versions_only(&text))
 }
 
 /// Whether the unified diff `patch` changes only pinned versions: at least

@@ -186,3 +186,43 @@ fn export_context_names_the_quiet_files_and_why() {
         "the reason is shown: {text}"
     );
 }
+
+#[test]
+fn a_pin_moved_after_a_reviewed_edit_is_judged_since_the_review() {
+    let repo = repo();
+    // An edit of the workflow, reviewed and recorded.
+    let edited = CI.to_string() + "      - run: go vet ./...\n";
+    repo.write(".github/workflows/ci.yml", &edited);
+    let mut server = repo.server();
+    let status = server.call_ok(1, "get_reconciliation_status", json!({}));
+    assert_eq!(
+        entry(&status)["unreconciled"],
+        json!([".github/workflows/ci.yml"])
+    );
+    server.call_ok(
+        2,
+        "mark_reconciled",
+        json!({"files": [".github/workflows/ci.yml"]}),
+    );
+    // Then only a pin moves: the status, the diff and check agree.
+    repo.write(
+        ".github/workflows/ci.yml",
+        edited.replace("setup-go@v5", "setup-go@v6"),
+    );
+    let status = server.call_ok(3, "get_reconciliation_status", json!({}));
+    assert_eq!(status["nothing_to_review"], true, "{status}");
+    assert_eq!(
+        entry(&status)["housekeeping_reasons"][".github/workflows/ci.yml"],
+        "versions",
+        "{status}"
+    );
+    let diff = server.call_ok(4, "get_spec_diff", json!({"spec_path": SPEC_PATH}));
+    assert_eq!(diff["files"], json!([]), "{diff}");
+    assert_eq!(
+        diff["housekeeping_reasons"][".github/workflows/ci.yml"],
+        "versions"
+    );
+    server.finish();
+    let out = notarai(&repo.root, &["check", "--base", "main"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
