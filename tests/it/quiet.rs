@@ -82,7 +82,11 @@ fn a_moved_pin_is_housekeeping_with_its_reason() {
     server.finish();
     let out = notarai(&repo.root, &["check", "--base", "main"], b"");
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert!(stdout(&out).contains("housekeeping"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("housekeeping: only pinned versions changed"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
