@@ -263,11 +263,13 @@ fn spec_diff_parts(
         };
         // A pin moved (dependency, tool or CI action): listed, not diffed.
         if let Patch::Text(text) = &patch
+            && !out.moved_out.contains_key(&file.path)
             && other
                 .iter()
                 .all(|p| quiet::versions_apply(specs.governance(), index, p))
             && quiet::versions_only(text)
         {
+            out.since_reconciled.retain(|p| *p != file.path);
             for path in &other {
                 out.housekeeping.push(path.to_string());
                 out.housekeeping_reasons
