@@ -79,6 +79,11 @@ struct SpecRules {
     /// Whether the whole spec is housekeeping: its `tier` is `registered`
     /// or `derived` (intent and mapping, no behaviors to check).
     housekeeping: bool,
+    /// Whether each glob in `globs` lists tests: its category is `tests`
+    /// (or `test`), the format's conventional name for them.
+    glob_evidence: Vec<bool>,
+    /// The `tested_by` paths of the spec's behaviors.
+    tested_by: Vec<String>,
     categories: Vec<String>,
     scope: Scope,
 }
@@ -87,6 +92,12 @@ impl SpecRules {
     fn set(&self) -> &GlobSet {
         self.set.get_or_init(|| build_set(&self.globs))
     }
+}
+
+/// Whether an artifact category holds tests: `tests` or `test`, the
+/// format's conventional name, in any case.
+fn is_tests_category(category: &str) -> bool {
+    category.eq_ignore_ascii_case("tests") || category.eq_ignore_ascii_case("test")
 }
 
 fn build_set(globs: &[Glob]) -> GlobSet {
@@ -124,6 +135,7 @@ impl Governance {
             let mut glob_category = Vec::new();
             let mut glob_anchor = Vec::new();
             let mut glob_housekeeping = Vec::new();
+            let mut glob_evidence = Vec::new();
             let mut categories = Vec::new();
             let mut prefixes = vec![loaded.path.clone()];
             let mut everything = false;
@@ -163,6 +175,7 @@ impl Governance {
                         glob_category.push(category_index);
                         glob_anchor.push(anchor.clone());
                         glob_housekeeping.push(matches!(artifact.tier, Some(3 | 4)));
+                        glob_evidence.push(is_tests_category(category));
                     }
                 }
             }
@@ -179,6 +192,13 @@ impl Governance {
                 glob_anchor,
                 glob_housekeeping,
                 housekeeping: loaded.spec.tier() != crate::spec::Tier::Full,
+                glob_evidence,
+                tested_by: loaded
+                    .spec
+                    .behaviors
+                    .iter()
+                    .flat_map(|b| b.tested_by.iter().map(|t| t.path.clone()))
+                    .collect(),
                 categories,
                 scope,
             });
@@ -237,6 +257,25 @@ impl Governance {
             }
         }
         specs
+    }
+
+    /// Whether `path` is evidence for spec `spec`: a test the spec lists,
+    /// through a `tests` (or `test`) category or a behavior's `tested_by`.
+    /// A test verifies a behavior; it is not the behavior. Meaningful only
+    /// for a path the spec governs.
+    pub fn is_evidence(&self, spec: usize, path: &str) -> bool {
+        let rules = &self.rules[spec];
+        if rules.path == path {
+            return false;
+        }
+        if rules.tested_by.iter().any(|t| t == path) {
+            return true;
+        }
+        if !rules.glob_evidence.contains(&true) || !rules.scope.contains(path) {
+            return false;
+        }
+        let matched = rules.set().matches(path);
+        !matched.is_empty() && matched.iter().all(|&g| rules.glob_evidence[g])
     }
 
     /// Every category through which spec `spec` governs `path`, in the

@@ -17,6 +17,7 @@
 //! | `--markdown FILE` | `NOTARAI_REPLAY_MARKDOWN` | none |
 //! | `--notarai PATH` | `NOTARAI_REPLAY_BIN` | this package's binary |
 //! | `--timeout SECS` | `NOTARAI_REPLAY_TIMEOUT` | 120 |
+//! | `--dump DIR` | `NOTARAI_REPLAY_DUMP` | none: writes every answer of every pass as `DIR/<project>/<commit>/<n>-<tool>.json` |
 //!
 //! `DIR` holds one clone per project, named as the project (`DIR/flask`,
 //! `DIR/gin`); a clone may be bare.
@@ -54,11 +55,13 @@ struct Options {
     bin: PathBuf,
     /// Limit of one call.
     timeout: Duration,
+    /// Where to write every answer, when given.
+    dump: Option<PathBuf>,
 }
 
 /// Usage text for `--help`.
 const USAGE: &str = "usage: cargo bench --bench replay -- --repos DIR [--work DIR] \
-[--markdown FILE] [--notarai PATH] [--timeout SECS]
+[--markdown FILE] [--notarai PATH] [--timeout SECS] [--dump DIR]
 Each option also reads NOTARAI_REPLAY_<NAME>; see benches/replay/main.rs.";
 
 impl Options {
@@ -70,6 +73,7 @@ impl Options {
             markdown: None,
             bin: PathBuf::from(env!("CARGO_BIN_EXE_notarai")),
             timeout: Duration::from_secs(120),
+            dump: None,
         };
         let mut pairs: Vec<(String, String)> = Vec::new();
         for (key, value) in std::env::vars() {
@@ -98,6 +102,7 @@ impl Options {
                 "--repos" => opts.repos = Some(value.into()),
                 "--work" => opts.work = value.into(),
                 "--markdown" => opts.markdown = Some(value.into()),
+                "--dump" => opts.dump = Some(value.into()),
                 "--notarai" | "--bin" => opts.bin = value.into(),
                 "--timeout" => {
                     let secs: u64 = value
@@ -229,6 +234,9 @@ fn replay(
         let outcome = pass::run(&mut server, &input)
             .with_context(|| format!("the pass after upstream {short}"))?;
         server.shutdown()?;
+        if let Some(dump) = &opts.dump {
+            dump_answers(&dump.join(project.name).join(short), &outcome.calls)?;
+        }
         for call in &outcome.calls {
             match per_tool.iter_mut().find(|(tool, _, _)| *tool == call.tool) {
                 Some(entry) => {
@@ -262,6 +270,11 @@ fn replay(
             changed,
             changed_kept,
             calls: outcome.calls.len(),
+            detail: outcome
+                .calls
+                .iter()
+                .map(|c| (c.tool.clone(), c.bytes))
+                .collect(),
             max_ms: outcome.calls.iter().map(|c| c.ms).fold(0.0, f64::max),
         });
     }
@@ -281,6 +294,17 @@ fn replay(
         session_bytes: (tools_list, skill_bytes),
         per_tool,
     })
+}
+
+/// Every answer of one pass, one file each, in order.
+fn dump_answers(dir: &Path, calls: &[pass::Call]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (n, call) in calls.iter().enumerate() {
+        let path = dir.join(format!("{:02}-{}.json", n + 1, call.tool));
+        let text = serde_json::to_string_pretty(&call.payload)?;
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// The `exclude_patterns` the skill gives, as git pathspecs (`*` crosses

@@ -8,13 +8,19 @@
 //!   `housekeeping` files (and snapshots) when there are any, and ends.
 //! - `list_affected_specs`: the first call takes stock; a later one (after
 //!   fixing an invalid spec) only happens when a spec is invalid, which our
-//!   specs never are: that is an error of the replay.
+//!   specs never are: that is an error of the replay. When its step says
+//!   to call it "Only when the status lists" invalid or deleted specs and
+//!   the status lists none, it is not called.
 //! - a step without a tool that says to stop when `affected_specs` is empty:
 //!   the pass ends when nothing is affected, invalid or deleted.
-//! - `get_spec_diff`: per affected spec not `all_reconciled`, with the
+//! - `get_spec_diff`: per affected spec not `all_reconciled` (from
+//!   `list_affected_specs` when it was called, else each spec of the first
+//!   status with `unreconciled` files), with the
 //!   `exclude_patterns` list the step gives (when it gives one) and, when
 //!   the step names `already_read`, the files of the diffs read before.
-//! - `get_changed_artifacts`: per diffed spec that has a `docs` category.
+//! - `get_changed_artifacts`: per diffed spec that has a `docs` category,
+//!   when its step asks for `artifact_type: "docs"` (a skill that takes the
+//!   docs from the diff's `file_categories` asks for none).
 //! - `mark_reconciled`: the `files`, `housekeeping` and `already_read` of
 //!   every diff, the spec files of every `spec_changes`, and the status's
 //!   `housekeeping` files.
@@ -43,6 +49,8 @@ pub struct Call {
     pub bytes: usize,
     /// Milliseconds to the answer.
     pub ms: f64,
+    /// The answer (its structured content), for `--dump`.
+    pub payload: Value,
 }
 
 /// A spec the pass asked to review, with the files it served.
@@ -97,12 +105,20 @@ struct Status {
     nothing_to_review: Option<bool>,
     /// Per affected spec.
     specs: Vec<SpecStatus>,
+    /// Specs that fail to load.
+    invalid_specs: Vec<Value>,
+    /// Specs deleted on the branch.
+    deleted_specs: Vec<Value>,
 }
 
 /// One spec of the status, the part used.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct SpecStatus {
+    /// The spec file.
+    spec_path: String,
+    /// Files that need a review.
+    unreconciled_count: usize,
     /// Files that need no review, only recording.
     housekeeping: Vec<String>,
 }
@@ -182,6 +198,8 @@ pub fn run(server: &mut Server, input: &PassInput<'_>) -> Result<PassOutcome> {
         input,
         out: PassOutcome::default(),
         affected: None,
+        status_specs: None,
+        stock_skipped: false,
         extra: BTreeSet::new(),
         diffed: Vec::new(),
     };
@@ -203,6 +221,12 @@ struct Pass<'s, 'a> {
     out: PassOutcome,
     /// The take-stock answer (every page merged).
     affected: Option<Affected>,
+    /// The specs the first status lists with files to review, and whether
+    /// it lists invalid or deleted specs.
+    status_specs: Option<(Vec<String>, bool)>,
+    /// Whether the skill said to skip `list_affected_specs` (no invalid or
+    /// deleted spec).
+    stock_skipped: bool,
     /// Files to record that are not a review: housekeeping and files
     /// already read for another spec.
     extra: BTreeSet<String>,
@@ -219,9 +243,9 @@ impl Pass<'_, '_> {
         for tool in &step.calls {
             let stop = match tool.as_str() {
                 "get_reconciliation_status" => self.status(step)?,
-                "list_affected_specs" => self.take_stock()?,
+                "list_affected_specs" => self.take_stock(step)?,
                 "get_spec_diff" => self.spec_diffs(step)?,
-                "get_changed_artifacts" => self.docs()?,
+                "get_changed_artifacts" => self.docs(step)?,
                 "mark_reconciled" => self.record()?,
                 "snapshot_state" => self.snapshot()?,
                 // Before an edit: a replay pass proposes none, so reads nothing.
@@ -264,12 +288,21 @@ impl Pass<'_, '_> {
             .first()
             .and_then(|p| p.nothing_to_review)
             .unwrap_or(left == 0);
+        let mut to_review = Vec::new();
+        let mut troubled = false;
         for page in &pages {
+            troubled |= !page.invalid_specs.is_empty() || !page.deleted_specs.is_empty();
             for spec in &page.specs {
                 self.extra.extend(spec.housekeeping.iter().cloned());
+                if spec.unreconciled_count > 0 && !to_review.contains(&spec.spec_path) {
+                    to_review.push(spec.spec_path.clone());
+                }
             }
         }
-        let first_call = self.affected.is_none();
+        let first_call = self.affected.is_none() && self.status_specs.is_none();
+        if first_call {
+            self.status_specs = Some((to_review, troubled));
+        }
         if !(first_call && step.says_stop() && nothing) {
             return Ok(false);
         }
@@ -281,7 +314,15 @@ impl Pass<'_, '_> {
         Ok(true)
     }
 
-    fn take_stock(&mut self) -> Result<bool> {
+    fn take_stock(&mut self, step: &Step) -> Result<bool> {
+        let troubled = self.status_specs.as_ref().is_some_and(|(_, t)| *t);
+        if step.text.contains("Only when the status lists") && !troubled {
+            self.stock_skipped = true;
+        }
+        // The call again after fixing an invalid spec: there was none.
+        if self.stock_skipped {
+            return Ok(false);
+        }
         if let Some(affected) = &self.affected {
             if let Some(invalid) = affected.invalid_specs.first() {
                 bail!("a spec of the replay fails to load: {invalid}");
@@ -347,6 +388,11 @@ impl Pass<'_, '_> {
 
     /// The affected specs left to review, in the answer's order, once each.
     fn specs_to_review(&self) -> Vec<String> {
+        if self.affected.is_none()
+            && let Some((specs, _)) = &self.status_specs
+        {
+            return specs.clone();
+        }
         let mut seen = BTreeSet::new();
         let mut specs = Vec::new();
         for entry in self.affected.iter().flat_map(|a| &a.affected_specs) {
@@ -361,7 +407,10 @@ impl Pass<'_, '_> {
     }
 
     /// `get_changed_artifacts` for the docs of every diffed spec that has docs.
-    fn docs(&mut self) -> Result<bool> {
+    fn docs(&mut self, step: &Step) -> Result<bool> {
+        if !step.text.contains("artifact_type: \"docs\"") {
+            return Ok(false);
+        }
         let specs: Vec<String> = self
             .diffed
             .iter()
@@ -436,6 +485,7 @@ impl Pass<'_, '_> {
             tool: tool.to_owned(),
             bytes: reply.text_bytes,
             ms: reply.elapsed.as_secs_f64() * 1000.0,
+            payload: reply.payload.clone(),
         });
         Ok(reply.payload)
     }

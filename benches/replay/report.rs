@@ -19,6 +19,8 @@ pub struct PassRow {
     pub changed_kept: usize,
     /// Tool calls.
     pub calls: usize,
+    /// Each call's tool and text bytes, in order.
+    pub detail: Vec<(String, usize)>,
     /// Slowest call, ms.
     pub max_ms: f64,
 }
@@ -221,15 +223,21 @@ fn details(out: &mut String, r: &RepoReport) {
     over.sort_by(|a, b| excess(b).total_cmp(&excess(a)));
     let _ = writeln!(out, "\nPasses over 3x their change + 2 KB: {}", over.len());
     for p in over.iter().take(8) {
+        let detail: Vec<String> = p
+            .detail
+            .iter()
+            .map(|(tool, bytes)| format!("{} {bytes}", short_tool(tool)))
+            .collect();
         let _ = writeln!(
             out,
-            "- {} {}: read {} B in {} calls (slowest {:.0} ms), changed {} B",
+            "- {} {}: read {} B in {} calls (slowest {:.0} ms), changed {} B: {}",
             p.commit,
             clip(&p.subject),
             p.read,
             p.calls,
             p.max_ms,
-            p.changed
+            p.changed,
+            detail.join(" + ")
         );
     }
     let _ = writeln!(
@@ -255,6 +263,19 @@ fn details(out: &mut String, r: &RepoReport) {
             f.need.label(),
             f.reason
         );
+    }
+}
+
+/// A tool's name without its verb's common prefix, for the per-call lists.
+fn short_tool(tool: &str) -> &str {
+    match tool {
+        "get_reconciliation_status" => "status",
+        "list_affected_specs" => "affected",
+        "get_spec_diff" => "diff",
+        "get_changed_artifacts" => "artifacts",
+        "mark_reconciled" => "mark",
+        "snapshot_state" => "snapshot",
+        other => other,
     }
 }
 

@@ -438,13 +438,19 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
                 ),
             });
         }
-        for ((&g, _), &housekeeping) in file
+        for (((&g, _), &housekeeping), reason) in file
             .governors
             .iter()
             .zip(&file.reconciled_for)
             .zip(&file.housekeeping_for)
-            .filter(|((_, r), _)| !**r)
+            .zip(&file.reasons_for)
+            .filter(|(((_, r), _), _)| !**r)
         {
+            let why = match reason {
+                Some(crate::review::Quiet::Versions) => "only pinned versions changed, ",
+                Some(crate::review::Quiet::TestsOnly) => "only the spec's tests changed, ",
+                None => "",
+            };
             findings.push(if housekeeping {
                 Finding {
                     severity: Severity::Warning,
@@ -453,7 +459,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
                     file: Some(path.clone()),
                     line: None,
                     message: format!(
-                        "{path} changed and is not reconciled with {} (housekeeping: no review needed; record it with `notarai reconcile`)",
+                        "{path} changed and is not reconciled with {} (housekeeping: {why}no review needed; record it with `notarai reconcile`)",
                         spec_path(g)
                     ),
                 }

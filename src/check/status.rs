@@ -18,6 +18,7 @@ use super::CheckError;
 
 // -------------------------------------------------------------------- status
 
+use crate::review::quiet::{self, Quiet};
 use crate::review::{ReconciliationStatus, SpecStatus, Totals};
 
 /// One changed file, judged.
@@ -32,6 +33,9 @@ pub(super) struct Assessed {
     /// Housekeeping for each governor ([`Governance::is_housekeeping`]),
     /// in `governors`' order: no review needed, a warning when unreconciled.
     pub(super) housekeeping_for: Vec<bool>,
+    /// For each governor, why the file is housekeeping when no tier says
+    /// so (`review::quiet`), in `governors`' order.
+    pub(super) reasons_for: Vec<Option<Quiet>>,
 }
 
 impl Assessed {
@@ -39,9 +43,11 @@ impl Assessed {
     fn narrow_to(&mut self, kept: &[usize]) {
         let mut keep = self.governors.iter().map(|g| kept.contains(g));
         let mut keep2 = self.governors.iter().map(|g| kept.contains(g));
+        let mut keep3 = self.governors.iter().map(|g| kept.contains(g));
         self.reconciled_for.retain(|_| keep.next().unwrap_or(false));
         self.housekeeping_for
             .retain(|_| keep2.next().unwrap_or(false));
+        self.reasons_for.retain(|_| keep3.next().unwrap_or(false));
         self.governors.retain(|g| kept.contains(g));
         self.reconciled = self.reconciled_for.iter().all(|r| *r);
     }
@@ -86,12 +92,34 @@ pub(super) fn assess(
         })?;
     let mut out = Vec::with_capacity(paths.len());
     for ((path, governors), reconciled_for) in paths.into_iter().zip(governors).zip(judged) {
+        let mut reasons_for = vec![None; governors.len()];
         let housekeeping_for = governors
             .iter()
-            .map(|&g| governance.is_housekeeping(g, &path))
+            .zip(&reconciled_for)
+            .zip(&mut reasons_for)
+            .map(|((&g, &reconciled), reason)| {
+                if governance.is_housekeeping(g, &path) {
+                    return true;
+                }
+                let versions = !reconciled
+                    && quiet::versions_only_change(
+                        root,
+                        git,
+                        changes,
+                        governance,
+                        g,
+                        &path,
+                        Some(&known),
+                    );
+                if versions {
+                    *reason = Some(Quiet::Versions);
+                }
+                versions
+            })
             .collect();
         out.push(Assessed {
             housekeeping_for,
+            reasons_for,
             reconciled: reconciled_for.iter().all(|r| *r),
             reconciled_for: if governors.is_empty() {
                 Vec::new()
@@ -139,7 +167,7 @@ pub(super) fn by_symbols(
         &governed,
         include_formatting,
     );
-    let assessed = assessed
+    let mut assessed: Vec<Assessed> = assessed
         .into_iter()
         .filter_map(|mut a| match narrowed.affected.get(&a.path) {
             Some(kept) if kept.is_empty() => None,
@@ -150,7 +178,37 @@ pub(super) fn by_symbols(
             None => Some(a),
         })
         .collect();
+    quiet_tests(governance, &mut assessed);
     (assessed, narrowed)
+}
+
+/// The tests-only rule (`review::quiet`): for each spec whose files left
+/// to review are all its tests, they become housekeeping for it.
+fn quiet_tests(governance: &Governance, assessed: &mut [Assessed]) {
+    let mut specs: Vec<usize> = assessed
+        .iter()
+        .flat_map(|a| a.governors.iter().copied())
+        .collect();
+    specs.sort_unstable();
+    specs.dedup();
+    for g in specs {
+        let review = assessed.iter().filter_map(|a| {
+            let i = a.governors.iter().position(|&x| x == g)?;
+            (!a.reconciled_for[i] && !a.housekeeping_for[i]).then_some(a.path.as_str())
+        });
+        if !quiet::tests_only(governance, g, review) {
+            continue;
+        }
+        for a in assessed.iter_mut() {
+            if let Some(i) = a.governors.iter().position(|&x| x == g)
+                && !a.reconciled_for[i]
+                && !a.housekeeping_for[i]
+            {
+                a.housekeeping_for[i] = true;
+                a.reasons_for[i] = Some(Quiet::TestsOnly);
+            }
+        }
+    }
 }
 
 pub(super) fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>, Totals) {
@@ -171,11 +229,12 @@ pub(super) fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>
         } else {
             totals.housekeeping += 1;
         }
-        for ((&g, &reconciled), &housekeeping) in file
+        for (((&g, &reconciled), &housekeeping), reason) in file
             .governors
             .iter()
             .zip(&file.reconciled_for)
             .zip(&file.housekeeping_for)
+            .zip(&file.reasons_for)
         {
             let entry = specs.entry(g).or_insert_with(|| SpecStatus {
                 spec_path: set.specs[g].path.clone(),
@@ -184,12 +243,18 @@ pub(super) fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>
                 reconciled: 0,
                 all_reconciled: true,
                 housekeeping: Vec::new(),
+                housekeeping_reasons: BTreeMap::new(),
                 continued: false,
             });
             if reconciled {
                 entry.reconciled += 1;
             } else if housekeeping {
                 entry.housekeeping.push(file.path.clone());
+                if let Some(reason) = reason {
+                    entry
+                        .housekeeping_reasons
+                        .insert(file.path.clone(), *reason);
+                }
             } else {
                 entry.unreconciled.push(file.path.clone());
                 entry.unreconciled_count += 1;
@@ -197,7 +262,11 @@ pub(super) fn per_spec(set: &SpecSet, assessed: &[Assessed]) -> (Vec<SpecStatus>
             }
         }
     }
-    let mut specs: Vec<SpecStatus> = specs.into_values().collect();
+    // Say it once: a spec with nothing left is only counted.
+    let (mut specs, done): (Vec<SpecStatus>, Vec<SpecStatus>) = specs
+        .into_values()
+        .partition(|s| !s.all_reconciled || !s.housekeeping.is_empty());
+    totals.reconciled_specs = done.len();
     specs.sort_by(|a, b| a.spec_path.cmp(&b.spec_path));
     (specs, totals)
 }
@@ -230,6 +299,12 @@ pub fn status_with(
     let (base, used) = choose_base(git, &state, base_branch)?;
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let assessed = assess(&root, git, &changes, specs.governance(), state, progress)?;
+    // Formatting-only files already recorded need no word again.
+    let recorded: std::collections::HashSet<String> = assessed
+        .iter()
+        .filter(|a| a.reconciled && !a.governors.is_empty())
+        .map(|a| a.path.clone())
+        .collect();
     let (assessed, narrowed) = by_symbols(
         &root,
         git,
@@ -256,7 +331,11 @@ pub fn status_with(
         specs,
         totals,
         state_problem,
-        formatting_only: narrowed.formatting_only,
+        formatting_only: narrowed
+            .formatting_only
+            .into_iter()
+            .filter(|p| !recorded.contains(p))
+            .collect(),
         broken_anchors: narrowed.broken,
         drift_notes: crate::review::open_notes(&state::read_lenient(&root)),
         page: 1,

@@ -313,7 +313,7 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
     }
     let diff = &spec.diff;
     md.push_str("\n### Files to review\n\n");
-    for entry in &diff.plan {
+    for entry in diff.plan.iter().flatten() {
         let category = diff
             .file_categories
             .get(&entry.path)
@@ -345,6 +345,17 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
             for path in list {
                 md.push_str(&format!("- {}\n", code(path)));
             }
+        }
+    }
+    if !diff.housekeeping.is_empty() {
+        md.push_str("\nHousekeeping, no review needed (record them):\n\n");
+        for path in &diff.housekeeping {
+            let why = match diff.housekeeping_reasons.get(path) {
+                Some(crate::review::Quiet::Versions) => " (only pinned versions changed)",
+                Some(crate::review::Quiet::TestsOnly) => " (only the spec's tests changed)",
+                None => "",
+            };
+            md.push_str(&format!("- {}{why}\n", code(path)));
         }
     }
     for changed in diff.spec_changes.iter().filter(|c| !c.deleted) {

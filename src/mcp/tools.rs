@@ -169,9 +169,11 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
         ToolDef::tracked(
             "get_reconciliation_status",
             "Reconciliation status",
-            "Where a reconciliation pass stands: per affected spec, the changed files it governs \
-             that are not reconciled yet (`unreconciled`) and how many are (`reconciled`, \
-             `all_reconciled`), the files that need no review (`housekeeping`), plus `totals`, \
+            "Where a reconciliation pass stands: per spec with something left, the changed files \
+             it governs that are not reconciled yet (`unreconciled`) and how many are \
+             (`reconciled`, `all_reconciled`), the files that need no review (`housekeeping`, \
+             `housekeeping_reasons`), plus `totals` (specs with nothing left are only counted, \
+             `reconciled_specs`), \
              `invalid_specs`, `deleted_specs` and `nothing_to_review` (when true the pass can \
              stop). A file counts as reconciled when its current content matches the local cache \
              or the committed `.notarai/reconciliation_state.json` for that spec, so a fresh \
@@ -201,8 +203,11 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             "The changes one spec must be checked against: the unified diff of the changed files it \
              governs, leaving out files whose content was already reconciled (`skipped`). A file \
              reconciled before and changed since is shown from its reconciled content \
-             (`since_reconciled`; `since: \"base\"` for the whole branch diff). Files that need no \
-             review are named in `housekeeping`, files named in `already_read` are not diffed \
+             (`since_reconciled`; `since: \"base\"` for the whole branch diff). `spec` is the \
+             spec's intent, behaviors, constraints and invariants to judge it against. Files that \
+             need no review are named in `housekeeping` (with `housekeeping_reasons` when no tier \
+             says so: pinned versions moved, or only the spec's tests changed), files named in \
+             `already_read` are not diffed \
              again, `shared` names the other specs of a file, `excluded` the files \
              `exclude_patterns` left out. `spec_changes` holds the full text of changed spec \
              files, `system_spec` the system spec for context. `base_branch` is optional (chosen \

@@ -37,8 +37,9 @@ pub const BYTES_PER_TOKEN: u64 = 3;
 /// What the tool descriptions and the server instructions say about pages.
 pub const FOLLOW_CURSOR: &str = "Answers are paged to fit a token budget (`max_tokens`, default \
      20000): when the answer has a `next_cursor`, call the same tool again with the same \
-     arguments plus `cursor` set to it, until `next_cursor` is absent; nothing is left out. The \
-     first page lists every file with the page that holds it (`plan`).";
+     arguments plus `cursor` set to it, until `next_cursor` is absent; nothing is left out. A \
+     diff of several pages lists every file on its first page with the page that holds it \
+     (`plan`).";
 
 /// The tools whose answers are paged.
 pub const PAGED_TOOLS: [&str; 4] = [

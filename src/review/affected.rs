@@ -127,7 +127,8 @@ fn affected_specs_with(
         .iter()
         .map(|(_, g)| g.iter().map(|&i| specs.governance().spec_path(i)).collect())
         .collect();
-    let judged = Reconciled::trusted(&root, git, governed_paths.iter().copied())
+    let known = Reconciled::trusted(&root, git, governed_paths.iter().copied());
+    let judged = known
         .judge_specs(&root, Some(git), &governed_paths, &spec_paths, progress)
         .map_err(|e| match e {
             JudgeError::Io(message) => ReviewError::Internal(message),
@@ -136,7 +137,17 @@ fn affected_specs_with(
     let governance = specs.governance();
     for ((path, governors), reconciled) in governed.iter().zip(judged) {
         for (&spec, reconciled) in governors.iter().zip(reconciled) {
-            let housekeeping = governance.is_housekeeping(spec, path);
+            let housekeeping = governance.is_housekeeping(spec, path)
+                || (!reconciled
+                    && super::quiet::versions_only_change(
+                        &root,
+                        git,
+                        &changes,
+                        governance,
+                        spec,
+                        path,
+                        Some(&known),
+                    ));
             matched
                 .entry(spec)
                 .or_default()
@@ -145,8 +156,15 @@ fn affected_specs_with(
     }
     let affected_specs = matched
         .into_iter()
-        .map(|(index, judged)| {
+        .map(|(index, mut judged)| {
             let loaded = &specs.set.specs[index];
+            // Only tests left to review: the evidence changed, not the behavior.
+            let review = judged.iter().filter(|(_, r, h)| !r && !h);
+            if super::quiet::tests_only(governance, index, review.map(|(p, _, _)| p.as_str())) {
+                for entry in judged.iter_mut().filter(|(_, r, _)| !r) {
+                    entry.2 = true;
+                }
+            }
             let unreconciled_count = judged.iter().filter(|(_, r, h)| !r && !h).count();
             let housekeeping_count = judged.iter().filter(|(_, r, h)| !r && *h).count();
             let matched_count = judged.len();

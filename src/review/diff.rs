@@ -6,7 +6,7 @@ use globset::GlobSetBuilder;
 
 use super::{
     GetSpecDiffParams, Result, ReviewError, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now,
-    pages, spec_index, symbolic, unreviewable,
+    pages, quiet, spec_index, symbolic, unreviewable,
 };
 use crate::changes::Patch;
 use crate::governance;
@@ -170,13 +170,15 @@ fn spec_diff_parts(
         base: used,
         diff: String::new(),
         files: Vec::new(),
-        plan: Vec::new(),
+        plan: Some(Vec::new()),
+        spec: None,
         page: 1,
         pages: 1,
         next_cursor: None,
         skipped: Vec::new(),
         excluded,
         housekeeping: Vec::new(),
+        housekeeping_reasons: BTreeMap::new(),
         since_reconciled: Vec::new(),
         already_read: Vec::new(),
         shared: BTreeMap::new(),
@@ -280,6 +282,22 @@ fn spec_diff_parts(
                 changes.patch(file)?,
             ),
         };
+        // A pin moved (dependency, tool or CI action): listed, not diffed.
+        if let Patch::Text(text) = &patch
+            && !out.moved_out.contains_key(&file.path)
+            && other
+                .iter()
+                .all(|p| quiet::versions_apply(specs.governance(), index, p))
+            && quiet::versions_only(text)
+        {
+            out.since_reconciled.retain(|p| *p != file.path);
+            for path in &other {
+                out.housekeeping.push(path.to_string());
+                out.housekeeping_reasons
+                    .insert(path.to_string(), super::Quiet::Versions);
+            }
+            continue;
+        }
         let patch = match symbolic::view(
             sides.as_ref(),
             patch,
@@ -332,6 +350,37 @@ fn spec_diff_parts(
             paths: other.iter().map(|p| p.to_string()).collect(),
             status: file.status,
             patch,
+        });
+    }
+    // Only tests changed for this spec (its own file did not): the
+    // evidence changed, not the behavior; listed, not diffed.
+    let to_review = out.files.iter().chain(&out.already_read);
+    if out.spec_changes.is_empty()
+        && !out.files.is_empty()
+        && quiet::tests_only(specs.governance(), index, to_review.map(String::as_str))
+    {
+        for path in std::mem::take(&mut out.files) {
+            out.file_categories.remove(&path);
+            out.shared.remove(&path);
+            out.since_reconciled.retain(|p| *p != path);
+            out.housekeeping_reasons
+                .insert(path.clone(), super::Quiet::TestsOnly);
+            out.housekeeping.push(path);
+        }
+        patches.clear();
+        out.binary_changes.clear();
+        out.large_changes.clear();
+    }
+    // What to judge the diff (and the files read for another spec)
+    // against, once: the spec's own text.
+    let own_changed = out.spec_changes.iter().any(|s| s.path == spec_path);
+    if (!out.files.is_empty() || !out.already_read.is_empty()) && !own_changed {
+        let spec = &specs.set.specs[index].spec;
+        out.spec = Some(super::SpecSays {
+            intent: spec.intent.clone(),
+            behaviors: spec.behaviors.clone(),
+            constraints: spec.constraints.clone(),
+            invariants: spec.invariants.clone(),
         });
     }
     for list in [

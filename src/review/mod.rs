@@ -14,6 +14,7 @@ mod export;
 mod governing;
 mod pages;
 mod params;
+pub mod quiet;
 mod record;
 mod results;
 mod symbolic;
@@ -51,8 +52,8 @@ pub use params::{
 pub use record::{clear_cache, get_changed_artifacts, mark_reconciled, snapshot_tool};
 pub use results::{
     AffectedSpec, AffectedSpecs, CacheCleared, ChangedArtifacts, InvalidSpec, MarkReconciled,
-    PlanEntry, ReconciliationStatus, SpecDiff, SpecFile, SpecStatus, SystemSpec, Totals,
-    Unreviewable,
+    PlanEntry, Quiet, ReconciliationStatus, SpecDiff, SpecFile, SpecSays, SpecStatus, SystemSpec,
+    Totals, Unreviewable,
 };
 pub use symbolic::{BrokenAnchor, Narrowed, narrow};
 pub use symbols::{LineRange, OutlineEntry, SymbolsAnswer, symbols};

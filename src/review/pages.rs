@@ -398,7 +398,7 @@ pub fn spec_diff(
 
     let pages = layout.pages();
     let page = requested_page(cursor, GET_SPEC_DIFF, fp, pages)?;
-    full.plan = plan
+    let plan: Vec<PlanEntry> = plan
         .into_iter()
         .filter(|(p, _, _)| *p == page)
         .map(|(_, e, _)| e)
@@ -406,10 +406,9 @@ pub fn spec_diff(
     full.files = if files_on_every_page {
         files
     } else {
-        full.plan.iter().map(|e| e.path.clone()).collect()
+        plan.iter().map(|e| e.path.clone()).collect()
     };
-    full.file_categories = full
-        .plan
+    full.file_categories = plan
         .iter()
         .filter_map(|e| Some((e.path.clone(), categories.get(&e.path)?.clone())))
         .collect();
@@ -442,6 +441,11 @@ pub fn spec_diff(
     full.binary_changes = on_page(binary, &binary_at, page);
     full.large_changes = on_page(large, &large_at, page);
     full.diff = diff_pages.remove(&page).unwrap_or_default();
+    // One page shows every file in `diff`: the plan would only repeat it.
+    full.plan = (pages > 1).then_some(plan);
+    if page > 0 {
+        full.spec = None;
+    }
     full.page = page + 1;
     full.pages = pages;
     full.next_cursor = next_cursor(GET_SPEC_DIFF, page, pages, fp);
@@ -475,7 +479,7 @@ pub fn whole_spec_diff(mut full: SpecDiff, patches: Vec<FilePatch>) -> SpecDiff 
         }
     }
     full.diff = diff;
-    full.plan = plan;
+    full.plan = Some(plan);
     full.binary_changes.sort();
     full.binary_changes.dedup();
     full.large_changes.sort();

@@ -134,21 +134,37 @@ pub struct SpecDiff {
     pub files: Vec<String>,
     /// Per file: its status, lines added and removed, diff bytes, and the
     /// pages holding its diff. All on the first page when they fit, else
-    /// continued on the next pages before any diff.
-    pub plan: Vec<PlanEntry>,
+    /// continued on the next pages before any diff. Absent when the whole
+    /// answer is one page (the diff then shows every file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Vec<PlanEntry>>,
+    /// The spec's intent, behaviors, constraints and invariants, on the
+    /// first page when `files` or `already_read` has something to review
+    /// and the spec's own
+    /// file is not in `spec_changes` (whose text is whole): what to judge
+    /// the diff against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<SpecSays>,
     /// Changed governed files whose content matches the hash cache or the
     /// committed `.notarai/reconciliation_state.json` (already reconciled).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
     /// The changed files this spec governs that `exclude_patterns` left
     /// out, sorted (not reviewed: record them with `mark_reconciled` only if
     /// they need no review).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<String>,
     /// Changed files this spec governs as housekeeping (its `tier` is
     /// `registered` or `derived`, or the artifact's `tier` is 3 or 4), not
     /// reconciled: no diff, no review needed; record them with
-    /// `mark_reconciled`.
+    /// `mark_reconciled`. Also files a rule of notarai finds need no
+    /// review, each with its reason in `housekeeping_reasons`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub housekeeping: Vec<String>,
+    /// Why a file of `housekeeping` needs no review when no tier says so
+    /// (see [`Quiet`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub housekeeping_reasons: BTreeMap<String, Quiet>,
     /// Files of `files` whose diff starts at the content last reconciled for
     /// this spec, not at the merge base (`since: "base"` shows the whole
     /// branch diff).
@@ -168,19 +184,24 @@ pub struct SpecDiff {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub moved_out: BTreeMap<String, String>,
     /// Full content of each changed governed spec file (the spec itself included).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spec_changes: Vec<SpecFile>,
     /// The system spec: full content, only `path` when it is in `spec_changes`,
-    /// `null` when `spec_changes` is empty.
+    /// absent when `spec_changes` is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_spec: Option<SystemSpec>,
     /// Files of `files` whose content is binary (not in `diff`), large ones included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub binary_changes: Vec<String>,
     /// Text files of `files` not in `diff`: larger than 8 MiB, or with one
     /// line longer than a page (raise `max_tokens` to see it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub large_changes: Vec<String>,
     /// For each file of this page's `plan`, the artifact category that governs it.
     pub file_categories: BTreeMap<String, String>,
     /// Changed files the spec may govern that notarai cannot review (a name
     /// that is not UTF-8), with why; rename them to review them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unreviewable: Vec<Unreviewable>,
     /// Changed governed files whose token streams are unchanged (formatting
     /// or comments only, Rust, TypeScript, JavaScript, Python, Go): not in
@@ -199,6 +220,40 @@ pub struct SpecDiff {
     /// absent on the last page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+}
+
+/// What a spec says, to judge a diff against: its intent, behaviors,
+/// constraints and invariants.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecSays {
+    /// The spec's intent.
+    pub intent: String,
+    /// Its behaviors as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub behaviors: Vec<Behavior>,
+    /// Its constraints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<String>,
+    /// Its invariants.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<String>,
+}
+
+/// Why a changed file needs no review for a spec although no tier says so:
+/// it is still listed (in `housekeeping`) and recorded like the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Quiet {
+    /// A configuration or data file (not source code notarai parses) whose
+    /// every changed line differs from the line it replaced only in version
+    /// numbers or commit hashes: a dependency, tool or CI action pin moved.
+    /// What changed is the dependency's; the diff holds nothing to judge
+    /// against a spec.
+    Versions,
+    /// Only files the spec lists as tests (a `tests` category, or a
+    /// behavior's `tested_by`) changed for it: the evidence changed, not
+    /// the behavior the spec states.
+    TestsOnly,
 }
 
 /// One file of a `get_spec_diff` answer: how it changed and where its diff is.
@@ -306,7 +361,9 @@ pub struct CacheCleared {
 pub struct ReconciliationStatus {
     /// The base changes are counted from, and how it was chosen.
     pub base: crate::state::UsedBase,
-    /// Specs governing at least one changed file, sorted by path.
+    /// Specs with something left in this pass (files to review or to
+    /// record), sorted by path; a spec whose changed files are all
+    /// reconciled is only counted (`totals.reconciled_specs`).
     pub specs: Vec<SpecStatus>,
     /// Counts over all affected specs (a file governed by two specs counts once).
     pub totals: Totals,
@@ -326,7 +383,8 @@ pub struct ReconciliationStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_problem: Option<String>,
     /// Changed governed files whose token streams are unchanged (formatting
-    /// or comments only): not counted (`include_formatting: true` counts them).
+    /// or comments only) and not recorded yet: not counted
+    /// (`include_formatting: true` counts them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub formatting_only: Vec<String>,
     /// Anchors (`path#Symbol`) whose symbol this branch removed, with the
@@ -355,8 +413,10 @@ pub struct SpecStatus {
     pub spec_path: String,
     /// Changed files it governs that are not reconciled, sorted (on a
     /// page, the part that fits; the rest follows in `continued` entries).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unreconciled: Vec<String>,
     /// Number of unreconciled files in the whole answer.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub unreconciled_count: usize,
     /// How many changed files it governs are reconciled.
     pub reconciled: usize,
@@ -366,8 +426,12 @@ pub struct SpecStatus {
     /// spec's `tier` is `registered` or `derived`, or the artifact's `tier`
     /// is 3 or 4) and are not reconciled: record them with
     /// `mark_reconciled`; `check` warns about them, it does not fail.
+    /// Also files a rule finds need no review (`housekeeping_reasons`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub housekeeping: Vec<String>,
+    /// Why a file of `housekeeping` needs no review when no tier says so.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub housekeeping_reasons: BTreeMap<String, Quiet>,
     /// `true` when this entry only continues the `unreconciled` list of the
     /// same spec from an earlier entry.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -389,4 +453,8 @@ pub struct Totals {
     /// reconciled; not counted in `unreconciled`.
     #[serde(default)]
     pub housekeeping: usize,
+    /// Affected specs whose changed files are all reconciled (not listed
+    /// in `specs`).
+    #[serde(default)]
+    pub reconciled_specs: usize,
 }

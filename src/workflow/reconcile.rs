@@ -37,45 +37,44 @@ from the merge base, plus uncommitted and untracked files.",
                 args: "{base_branch?}",
             }),
             brief: Some("to see, per spec, the changed files not yet reconciled"),
-            text: "Call `get_reconciliation_status` (with the base you chose). Its
-`base` says which base it used: `name`, `source` (`explicit`,
-`last_reconciliation` or `default_branch`) and `merge_base`. `specs` lists per
-affected spec the `unreconciled` files (they need a review), the
-`housekeeping` files (no review needed: only to record) and how many are
-`reconciled`; `totals` sums them. A file counts as reconciled when its content
-matches this clone's cache or the committed `.notarai/reconciliation_state.json`
-for that spec, so a pass that stopped (or a teammate's pass) is not redone. If
-`state_problem` is set, the committed state file is malformed and ignored:
-report it before anything else. When `nothing_to_review` is `true`, nothing
-needs a review: if the status lists `housekeeping` files, record them
-({step:record}) and share ({step:snapshot}); say so and stop.",
+            text: "Call `get_reconciliation_status` (with the base you chose). Begin
+your answer with one line: `base <name> (<source>): N changed files, N specs
+left, N invalid specs, N deleted specs`. Its `base` says which base it used:
+`name`, `source` (`explicit`, `last_reconciliation` or `default_branch`) and
+`merge_base`. `specs` lists each spec with something left: its `unreconciled`
+files (they need a review) and `housekeeping` files (no review needed: only to
+record; `housekeeping_reasons` says why when no tier does: `versions`, only
+pinned versions or commit hashes changed; `tests_only`, only the spec's tests
+changed); `totals` counts the files and the `reconciled_specs` with nothing
+left. A file counts as reconciled when its content matches this clone's cache
+or the committed `.notarai/reconciliation_state.json` for that spec, so a
+pass that stopped (or a teammate's pass) is not redone. If `state_problem` is
+set, the committed state file is malformed and ignored: report it before
+anything else. When `nothing_to_review` is `true`, nothing needs a review: if
+the status lists `housekeeping` files, record them ({step:record}) and share
+({step:snapshot}); say so and stop. Answers are paged to fit your context:
+`page` of `pages`; while an answer has a `next_cursor`, call the tool again
+with the same arguments plus `cursor: <next_cursor>` until it has none (an
+entry marked `continued` carries on the lists of the entry above it). If a
+cursor is refused because the changes moved, start again without one.",
             optional: false,
         },
         Step {
             id: "take_stock",
-            title: "Take stock.",
+            title: "Invalid or deleted specs?",
             tool: Some(Call {
                 name: "list_affected_specs",
                 args: "{base_branch?}",
             }),
-            brief: Some("to see which specs govern what changed on this branch"),
-            text: "Call `list_affected_specs`. Begin your answer with the status
-of the pass, in one line:
-`base <name> (<source>): N changed files, N affected specs (N left), N invalid specs, N deleted specs`.
-The answer has `base`, `changed_files` (`changed_count` of them in all),
-`affected_specs` (each with its `spec_path`, `intent`, `behaviors`,
-`constraints`, `invariants`, `matched_files` (`matched_count` in all), and
-`unreconciled_count` of them still to review; `all_reconciled` when none is),
-`invalid_specs` and `deleted_specs`. A spec that is `all_reconciled` is
-one line (no texts): nothing of it needs a review; skip it.
-`housekeeping_count` counts files that need no review (a `registered` or
-`derived` spec, or an artifact with `tier: 3` or `tier: 4`).
-Answers are paged to fit your context: `page` of `pages`; while the answer
-has a `next_cursor`, call the tool again with the same arguments plus
-`cursor: <next_cursor>` until it has none (an entry marked `continued`
-carries on the `matched_files` of the spec above it). If a cursor is
-refused because the changes moved, start again without one.",
-            optional: false,
+            brief: Some("when specs are invalid or deleted: what is wrong and what changed"),
+            text: "Only when the status lists `invalid_specs` or
+`deleted_specs`, call `list_affected_specs` for the details: `changed_files`
+(`changed_count` in all), `affected_specs` (each with its `spec_path`,
+`intent`, `behaviors`, `constraints`, `invariants`, `matched_files`
+(`matched_count` in all), `unreconciled_count` and `housekeeping_count`; a
+spec with nothing to review is one line, `all_reconciled`), `invalid_specs`
+(each with its `error`), `deleted_specs` and `unreviewable` files.",
+            optional: true,
         },
         Step {
             id: "invalid_specs",
@@ -108,36 +107,31 @@ file whose name notarai cannot show (not UTF-8): tell the user its lossy
             optional: false,
         },
         Step {
-            id: "nothing_affected",
-            title: "Nothing affected?",
-            tool: None,
-            brief: None,
-            text: "Only when `affected_specs`, `invalid_specs` and
-`deleted_specs` are all empty, say so and stop. A changed file governed by
-no spec is worth mentioning: it may need a spec or an `exclude` entry.",
-            optional: false,
-        },
-        Step {
             id: "spec_diff",
             title: "For each affected spec.",
             tool: Some(Call {
                 name: "get_spec_diff",
                 args: "{spec_path, base_branch?}",
             }),
-            brief: Some("for each affected spec not all_reconciled: its changes since last reconciled"),
-            text: r#"For each affected spec not `all_reconciled`, call
-`get_spec_diff` with `{spec_path, already_read}` (and `base_branch` if you
+            brief: Some("for each spec with unreconciled files: its changes since last reconciled"),
+            text: r#"For each spec the status lists with `unreconciled` files,
+call `get_spec_diff` with `{spec_path, already_read}` (and `base_branch` if you
 passed one), where `already_read` lists the `files` of the diffs you already
 read in this pass. Read the answer:
-- `plan` (first page): every changed file with its status, lines added and
-  removed, and the pages that hold its diff; follow `next_cursor` as in
-  {step:take_stock} until you have read every page.
+- `spec` (first page): the spec's intent, behaviors, constraints and
+  invariants, to judge the diff against (absent when the spec file itself
+  is in `spec_changes`, whose text is whole).
+- `plan` (first page, when the answer has several pages): every changed
+  file with its status, lines added and removed, and the pages that hold
+  its diff; follow `next_cursor` as in
+  {step:status} until you have read every page.
 - `diff`: unified diff of the governed non-spec files that changed. A file
   in `since_reconciled` is shown from the content last reconciled for this
   spec (only what is new); `since: "base"` shows the whole branch diff.
 - `files`: those files. `skipped`: already reconciled and unchanged since.
 - `housekeeping`: files that need no review (lock files, changelogs,
-  generated output the spec marks with `tier: 3` or `4`): record them.
+  generated output the spec marks with `tier: 3` or `4`; pinned versions
+  or tests alone, as `housekeeping_reasons` says): record them.
 - `formatting_only` and `outside_anchors`: files changed in comments or
   formatting only, or outside the symbols an anchored spec governs: nothing
   to review; record them.
@@ -159,13 +153,13 @@ Pass `bypass_cache: true` only when the user wants everything re-checked."#,
                 name: "get_changed_artifacts",
                 args: "{spec_path, artifact_type}",
             }),
-            brief: Some("for the governed docs that changed, when the spec has a docs category"),
-            text: r#"Only when the spec lists a `docs`
-category under `artifacts` (see `spec_changes` or the spec file), call
-`get_changed_artifacts` with `{spec_path, artifact_type: "docs"}` to list
-governed docs that changed; also ask whether unchanged docs now describe old
-behavior. Ask only for categories the spec has; an answer with a `note` and
-an empty list means the spec has no such category."#,
+            brief: Some("to list one category's changed files apart from the diff, when needed"),
+            text: r#"The spec's changed docs are the files of the
+diff whose `file_categories` entry is `docs`: check them with the code, and
+ask whether unchanged docs now describe old behavior. Only to list one
+category's changed files apart from the diff, call `get_changed_artifacts`
+with `{spec_path, artifact_type}`; an answer with a `note` and an empty list
+means the spec has no such category."#,
             optional: true,
         },
         Step {

@@ -27,6 +27,7 @@ mod pages;
 mod progress;
 mod prompts;
 mod protocol;
+mod quiet;
 mod read_only;
 mod reliability_cache;
 mod reliability_large;

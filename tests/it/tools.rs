@@ -237,8 +237,8 @@ fn system_spec_is_a_reference_when_it_changed_itself() {
         "get_spec_diff",
         json!({"spec_path": ".notarai/system.spec.yaml", "base_branch": "main"}),
     );
-    assert_eq!(diff["spec_changes"], json!([]));
-    assert_eq!(diff["system_spec"], json!(null));
+    assert!(diff.get("spec_changes").is_none(), "{diff}");
+    assert!(diff.get("system_spec").is_none(), "{diff}");
     assert_eq!(strings(&diff["files"]), ["README.md"]);
 }
 

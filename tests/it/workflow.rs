@@ -164,7 +164,7 @@ fn every_rendering_names_the_same_tools_in_the_same_order() {
 #[test]
 fn a_step_reference_follows_the_numbering() {
     let skill = RECONCILE.skill();
-    let n = RECONCILE.number("take_stock").unwrap();
+    let n = RECONCILE.number("status").unwrap();
     assert!(
         skill.contains(&format!("follow `next_cursor` as in\n     step {n} ")),
         "{skill}"
