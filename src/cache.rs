@@ -24,7 +24,6 @@
 //! `immutable`, so SQLite creates no `-wal` or `-shm` file either.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -47,19 +46,14 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 const BULK_LOOKUP: usize = 4096;
 
 /// Why the cache could not be written or inspected.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("hash cache {}: {cause}", db.display())]
 pub struct CacheError {
     db: PathBuf,
     cause: String,
 }
 
-impl fmt::Display for CacheError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "hash cache {}: {}", self.db.display(), self.cause)
-    }
-}
-
-impl std::error::Error for CacheError {}
+impl crate::error::Diagnose for CacheError {}
 
 /// The hash cache of one project.
 #[derive(Debug)]

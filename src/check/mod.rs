@@ -13,13 +13,13 @@
 //! the team last reconciled); else `main`, `origin/main`, `master`,
 //! `origin/master`, the first that resolves; else an error asking for one.
 
-use std::fmt;
 use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::changes::{Base, ChangeError, GitRepo};
+use crate::error::{Diagnose, ErrorKind};
 use crate::governance::{Governance, Scope};
 use crate::progress::{Cancelled, Progress};
 use crate::spec::{self, SpecSet};
@@ -35,33 +35,43 @@ pub use status::{StatusParams, status, status_tool, status_with};
 use ungoverned::{coverage_policy, is_notarais_own, only_notarais_lines};
 
 /// Why a check or status could not be computed (exit code 2).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum CheckError {
     /// No base given and none of the defaults exists.
+    #[error("{}", BaseError::NoBase)]
     NoBase,
     /// The state file is malformed or unreadable.
+    #[error("{0}")]
     State(StateError),
     /// git failed, or the base does not resolve.
+    #[error("{0}")]
     Git(ChangeError),
     /// A file could not be read.
+    #[error("{0}")]
     Io(String),
     /// The caller cancelled the work.
+    #[error("{0}")]
     Cancelled(Cancelled),
 }
 
-impl fmt::Display for CheckError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Diagnose for CheckError {
+    fn kind(&self) -> ErrorKind {
         match self {
-            CheckError::NoBase => write!(f, "{}", BaseError::NoBase),
-            CheckError::State(e) => write!(f, "{e}"),
-            CheckError::Git(e) => write!(f, "{e}"),
-            CheckError::Io(m) => f.write_str(m),
-            CheckError::Cancelled(c) => write!(f, "{c}"),
+            CheckError::Git(e) => e.kind(),
+            CheckError::State(e) => e.kind(),
+            CheckError::NoBase => ErrorKind::InvalidInput,
+            CheckError::Io(_) | CheckError::Cancelled(_) => ErrorKind::Internal,
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            CheckError::Git(e) => e.hint(),
+            CheckError::State(e) => e.hint(),
+            _ => None,
         }
     }
 }
-
-impl std::error::Error for CheckError {}
 
 impl From<ChangeError> for CheckError {
     fn from(e: ChangeError) -> Self {
@@ -698,7 +708,8 @@ mod tests {
             &crate::review::SnapshotParams { force: false },
         );
         assert!(
-            matches!(&refused, Err(ReviewError::InvalidParams(m)) if m.contains("force: true")),
+            matches!(&refused, Err(e) if crate::error::Diagnose::hint(e)
+                .is_some_and(|h| h.contains("force: true"))),
             "{refused:?}"
         );
         let forced = crate::review::snapshot_tool(

@@ -48,9 +48,14 @@ fn unified(rel: &str, before: &str, after: &str) -> String {
 /// with --dry-run) and list each file; a file that cannot be read or
 /// merged is reported with its position and left untouched while the rest
 /// is written, and the exit status is 1.
-pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let root = project::resolve_root(root.as_deref())?;
-    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+    if !root.is_dir() {
+        return Err(crate::error::Error::invalid(format!(
+            "{} is not a folder",
+            root.display()
+        )));
+    }
     if !args.remove && !init::in_git_work_tree(&root) {
         eprintln!(
             "warning: {} is not in a git repository; notarai init sets it up anyway, \

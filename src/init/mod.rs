@@ -15,7 +15,6 @@
 //! [`crate::state::register_merge_driver`]); outside git that is skipped
 //! with a note.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::spec;
@@ -145,7 +144,8 @@ impl FileChange {
 
 /// A file `notarai init` could not read or merge: reported, left untouched,
 /// and its agent is not set up.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}:{}", at_position(*position, message))]
 pub struct InitError {
     /// Path relative to the root.
     pub path: String,
@@ -153,6 +153,15 @@ pub struct InitError {
     pub position: Option<(usize, usize)>,
     /// What is wrong.
     pub message: String,
+}
+
+/// `line:column: message`, or ` message` without a position (after the
+/// file name and its colon).
+fn at_position(position: Option<(usize, usize)>, message: &str) -> String {
+    match position {
+        Some((line, column)) => format!("{line}:{column}: {message}"),
+        None => format!(" {message}"),
+    }
 }
 
 impl InitError {
@@ -181,14 +190,7 @@ impl InitError {
     }
 }
 
-impl fmt::Display for InitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.position {
-            Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.path, self.message),
-            None => write!(f, "{}: {}", self.path, self.message),
-        }
-    }
-}
+impl crate::error::Diagnose for InitError {}
 
 /// Everything `notarai init` would do at a root.
 #[derive(Debug, Clone)]

@@ -86,7 +86,7 @@ pub fn spec_path(uri: &str) -> Result<String, ReviewError> {
 }
 
 fn rpc(e: ReviewError) -> ErrorData {
-    super::tools::rpc_error(&e)
+    super::tools::rpc_error(e)
 }
 
 /// One page of `resources/list`: the specs, paged by [`review::CATALOG_PAGE`].
@@ -206,9 +206,9 @@ mod tests {
             "notarai://spec/%zz",
             "notarai://spec/%ff",
         ] {
-            let e = spec_path(uri).unwrap_err();
-            assert_eq!(e.kind(), crate::error::ErrorKind::InvalidInput, "{uri}");
-            assert!(e.hint().is_some());
+            let e = crate::error::Error::from(spec_path(uri).unwrap_err());
+            assert_eq!(e.kind, crate::error::ErrorKind::InvalidInput, "{uri}");
+            assert!(e.hint.is_some());
         }
     }
 }

@@ -119,16 +119,13 @@ impl NotaraiServer {
     fn refuse_write(name: &str) -> ErrorData {
         let hint = "recording a pass needs a server started without `--read-only` \
                     (`notarai mcp`): report your findings and leave the recording to the user";
-        ErrorData::invalid_params(
-            crate::error::rpc_message(
-                &format!(
-                    "`{}` writes, and this server is read-only (started with `notarai mcp \
-                     --read-only`)",
-                    name.escape_debug()
-                ),
-                Some(hint),
-            ),
-            Some(serde_json::json!({ "hint": hint })),
+        super::tools::rpc_error(
+            crate::error::Error::invalid(format!(
+                "`{}` writes, and this server is read-only (started with `notarai mcp \
+                 --read-only`)",
+                name.escape_debug()
+            ))
+            .hinted(hint),
         )
     }
 

@@ -122,7 +122,7 @@ impl ToolDef {
             .map(|schema| Arc::new(terse(portable(schema.as_ref().clone()))));
         let handler: Handler = Box::new(move |project, arguments, progress| {
             let params: P = decode(name, arguments)?;
-            let result = f(project, &params, progress).map_err(|e| rpc_error(&e))?;
+            let result = f(project, &params, progress).map_err(rpc_error)?;
             let value = serde_json::to_value(result).map_err(|e| {
                 ErrorData::internal_error(format!("{name}: cannot encode the result: {e}"), None)
             })?;
@@ -142,15 +142,18 @@ impl ToolDef {
     }
 }
 
-/// A domain error as a JSON-RPC error: `-32602` for the caller's mistakes,
-/// `-32603` for internal failures; the hint on its own line of the message
-/// and as `data.hint`.
-pub fn rpc_error(e: &ReviewError) -> ErrorData {
-    let message = crate::error::rpc_message(e.message(), e.hint());
-    let data = e.hint().map(|hint| serde_json::json!({ "hint": hint }));
-    match e.kind() {
-        ErrorKind::InvalidInput => ErrorData::invalid_params(message, data),
-        ErrorKind::Internal => ErrorData::internal_error(message, data),
+/// Any error as a JSON-RPC error: `-32602` for the caller's mistakes,
+/// `-32603` for internal failures (its [`crate::error::Diagnose::kind`]); the
+/// hint on its own line of the message and as `data.hint`.
+pub fn rpc_error(e: impl Into<crate::error::Error>) -> ErrorData {
+    let e: crate::error::Error = e.into();
+    let data = e
+        .hint
+        .as_ref()
+        .map(|hint| serde_json::json!({ "hint": hint }));
+    match e.kind {
+        ErrorKind::InvalidInput => ErrorData::invalid_params(e.rpc_message(), data),
+        ErrorKind::Internal => ErrorData::internal_error(e.rpc_message(), data),
     }
 }
 
@@ -385,7 +388,7 @@ pub async fn call(
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         // Cancelled while it waited for the calls before it.
         if progress.is_cancelled() {
-            return Err(rpc_error(&crate::progress::Cancelled.into()));
+            return Err(rpc_error(ReviewError::from(crate::progress::Cancelled)));
         }
         (def.handler)(&mut project, arguments, &progress)
     })

@@ -124,29 +124,28 @@ impl JsonSchema for MaxTokens {
 
 // ------------------------------------------------------------------- cursors
 
-/// Why a cursor was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a cursor was refused: the caller's input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CursorError {
     /// Not a cursor this server process issued for this tool.
+    #[error(
+        "cursor: not a cursor this server issued for this tool (forged, truncated, or \
+         from another server process); call again without `cursor` to start from the \
+         first page"
+    )]
     Foreign,
     /// Issued here, but the answer it belongs to changed since.
+    #[error(
+        "cursor: the changes moved since this cursor was issued (work tree, index, base, \
+         specs, cache or arguments differ); call again without `cursor` to start from \
+         the first page"
+    )]
     Moved,
 }
 
-impl std::fmt::Display for CursorError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CursorError::Foreign => f.write_str(
-                "cursor: not a cursor this server issued for this tool (forged, truncated, or \
-                 from another server process); call again without `cursor` to start from the \
-                 first page",
-            ),
-            CursorError::Moved => f.write_str(
-                "cursor: the changes moved since this cursor was issued (work tree, index, base, \
-                 specs, cache or arguments differ); call again without `cursor` to start from \
-                 the first page",
-            ),
-        }
+impl crate::error::Diagnose for CursorError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::InvalidInput
     }
 }
 

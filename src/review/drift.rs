@@ -106,7 +106,7 @@ pub fn report_drift(project: &mut Project, params: &ReportDriftParams) -> Result
     let mut state = read_for_write(&root)?;
     let at = format!("{}Z", now_secs());
     let id = state.add_drift(&spec_path, note, paths, at);
-    state::write(&root, &state.upgraded()).map_err(|e| ReviewError::Internal(e.to_string()))?;
+    state::write(&root, &state.upgraded()).map_err(ReviewError::of)?;
     let state = state::read_lenient(&root);
     Ok(DriftReported {
         open_notes: state.drift_notes.get(&spec_path).map_or(0, Vec::len),
@@ -126,7 +126,7 @@ pub fn close_for(root: &std::path::Path, specs: &[&str]) -> Result<usize> {
     let mut state = read_for_write(root)?;
     let closed = state.close_drift(specs.iter().copied());
     if closed > 0 {
-        state::write(root, &state).map_err(|e| ReviewError::Internal(e.to_string()))?;
+        state::write(root, &state).map_err(ReviewError::of)?;
     }
     Ok(closed)
 }
@@ -139,7 +139,7 @@ fn read_for_write(root: &std::path::Path) -> Result<State> {
         Ok(None) => Ok(State::empty()),
         Err(e @ StateError::Malformed { .. }) => Err(ReviewError::InvalidParams(e.to_string())
             .hinted("fix the state file (or rewrite it with `notarai state snapshot --force`), then report again")),
-        Err(e) => Err(ReviewError::Internal(e.to_string())),
+        Err(e) => Err(ReviewError::of(e)),
     }
 }
 

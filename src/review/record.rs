@@ -225,11 +225,10 @@ pub fn mark_reconciled(
     progress.flush();
     progress.check()?;
     if !records.is_empty() {
-        let mut cache =
-            Cache::open_write(&root).map_err(|e| ReviewError::Internal(e.to_string()))?;
+        let mut cache = Cache::open_write(&root).map_err(ReviewError::of)?;
         cache
             .store_records(&records, || progress.is_cancelled())
-            .map_err(|e| ReviewError::Internal(e.to_string()))?
+            .map_err(ReviewError::of)?
             .ok_or(Cancelled)?;
     }
     // Drift notes of the specs just reconciled are closed.
@@ -250,10 +249,7 @@ pub fn mark_reconciled(
     let names: Vec<&str> = reconciled_specs.iter().map(String::as_str).collect();
     let closed_drift_notes = super::close_for(&root, &names)?;
     let snapshot = match params.snapshot {
-        true => Some(
-            crate::state::snapshot(&root, project.git()?, false)
-                .map_err(|e| ReviewError::Internal(e.to_string()))?,
-        ),
+        true => Some(crate::state::snapshot(&root, project.git()?, false).map_err(snapshot_error)?),
         false => None,
     };
     Ok(MarkReconciled {
@@ -316,7 +312,7 @@ fn known_to_git(root: &std::path::Path, git: &crate::changes::GitRepo, path: &st
 /// Delete the cache database.
 pub fn clear_cache(project: &mut Project) -> Result<CacheCleared> {
     project.forget_answers();
-    let cleared = Cache::clear(project.root()).map_err(|e| ReviewError::Internal(e.to_string()))?;
+    let cleared = Cache::clear(project.root()).map_err(ReviewError::of)?;
     Ok(CacheCleared { cleared })
 }
 
@@ -329,10 +325,15 @@ pub fn snapshot_tool(
     project.forget_answers();
     let root = project.root().to_path_buf();
     let git = project.git()?;
-    crate::state::snapshot(&root, git, params.force).map_err(|e| match e {
-        crate::state::StateError::WouldOverwrite(_) => {
-            ReviewError::InvalidParams(e.to_string().replace("pass --force", "pass `force: true`"))
-        }
+    crate::state::snapshot(&root, git, params.force).map_err(snapshot_error)
+}
+
+/// A snapshot's error as a tool's: a malformed file is the caller's to
+/// decide (`snapshot_state` with `force: true`).
+fn snapshot_error(e: crate::state::StateError) -> ReviewError {
+    match e {
+        crate::state::StateError::WouldOverwrite(_) => ReviewError::InvalidParams(e.to_string())
+            .hinted("call snapshot_state with `force: true` to replace it with a fresh snapshot"),
         other => ReviewError::Internal(other.to_string()),
-    })
+    }
 }

@@ -29,7 +29,6 @@
 //! a warning when the file is read; no file is ever opened through it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
@@ -210,9 +209,15 @@ impl FileFingerprint {
 }
 
 /// Why the state file could not be read or written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StateError {
     /// The file is not valid JSON or not the format.
+    #[error(
+        "{}:{line}:{column}: malformed reconciliation state: {message}; fix the file \
+         (often a leftover merge conflict: run `notarai state merge` as the merge driver, \
+         see `notarai init`), or rewrite it with `notarai state snapshot --force`",
+        path.display()
+    )]
     Malformed {
         /// The file.
         path: PathBuf,
@@ -224,41 +229,35 @@ pub enum StateError {
         message: String,
     },
     /// Reading or writing failed.
+    #[error("{}: {message}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// What failed.
         message: String,
     },
-    /// `snapshot` would replace a malformed file.
+    /// `snapshot` would replace a malformed file: the caller decides.
+    #[error("{0}; not overwritten")]
     WouldOverwrite(Box<StateError>),
 }
 
-impl fmt::Display for StateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl crate::error::Diagnose for StateError {
+    fn kind(&self) -> crate::error::ErrorKind {
         match self {
-            StateError::Malformed {
-                path,
-                line,
-                column,
-                message,
-            } => write!(
-                f,
-                "{}:{line}:{column}: malformed reconciliation state: {message}; fix the file \
-                 (often a leftover merge conflict: run `notarai state merge` as the merge driver, \
-                 see `notarai init`), or rewrite it with `notarai state snapshot --force`",
-                path.display()
-            ),
-            StateError::Io { path, message } => write!(f, "{}: {message}", path.display()),
-            StateError::WouldOverwrite(inner) => write!(
-                f,
-                "{inner}\n(not overwritten: pass --force to replace it with a fresh snapshot)"
-            ),
+            StateError::WouldOverwrite(_) => crate::error::ErrorKind::InvalidInput,
+            _ => crate::error::ErrorKind::Internal,
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            StateError::WouldOverwrite(_) => {
+                Some("pass --force to replace it with a fresh snapshot".into())
+            }
+            _ => None,
         }
     }
 }
-
-impl std::error::Error for StateError {}
 
 /// A state read from disk with what was dropped from it.
 #[derive(Debug, Clone, Default)]
