@@ -135,6 +135,25 @@ impl AsRef<str> for RepoPath {
     }
 }
 
+/// A path a caller gave for a parameter (`files`, `paths`, `spec_path`),
+/// refused: the parameter, the input as given and why. The caller's input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: `{}`: {reason}", input.escape_debug())]
+pub struct GivenPathError {
+    /// The parameter that carried it.
+    pub field: &'static str,
+    /// The path as given.
+    pub input: String,
+    /// Why it was refused.
+    pub reason: PathError,
+}
+
+impl crate::error::Diagnose for GivenPathError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::InvalidInput
+    }
+}
+
 /// Resolves many paths against one root, remembering which folders were
 /// already checked for symbolic links so a batch of 10,000 files in a few
 /// folders costs a few `lstat` calls per folder, not per file.
@@ -167,6 +186,18 @@ impl<'a> Guard<'a> {
         let path = self.lexical(input)?;
         self.check_links(&path, false)?;
         Ok(path)
+    }
+
+    /// A path a caller gave for `field` (a tool's parameter), as
+    /// [`Guard::resolve_unfollowed`] takes it; refused, the error names the
+    /// parameter and the input.
+    pub fn given(&mut self, field: &'static str, input: &str) -> Result<RepoPath, GivenPathError> {
+        self.resolve_unfollowed(input)
+            .map_err(|reason| GivenPathError {
+                field,
+                input: input.to_string(),
+                reason,
+            })
     }
 
     fn lexical(&self, input: &str) -> Result<RepoPath, PathError> {

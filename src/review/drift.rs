@@ -96,9 +96,7 @@ pub fn report_drift(project: &mut Project, params: &ReportDriftParams) -> Result
     let mut guard = Guard::new(&root);
     let mut paths = Vec::with_capacity(params.paths.len());
     for input in &params.paths {
-        let path = guard.resolve_unfollowed(input).map_err(|e| {
-            ReviewError::InvalidParams(format!("paths: `{}`: {e}", input.escape_debug()))
-        })?;
+        let path = guard.given("paths", input).map_err(ReviewError::of)?;
         paths.push(path.into_string());
     }
     paths.sort();

@@ -24,7 +24,7 @@ use crate::error::{Diagnose, ErrorKind};
 use crate::hashing::{self, FileHash};
 use crate::progress::{Cancelled, Progress};
 use crate::project::{Project, Specs};
-use crate::repo_path::RepoPath;
+use crate::repo_path::{GivenPathError, RepoPath};
 
 pub use affected::{list_affected_specs, status_page, whole_affected_specs};
 pub use catalog::{
@@ -259,9 +259,13 @@ fn hash_now(
 
 /// Resolve `spec_path` to a loaded spec, or say precisely why not.
 fn spec_index(project: &Project, specs: &Specs, spec_path: &str) -> Result<usize> {
-    let path = RepoPath::resolve(project.root(), spec_path).map_err(|e| {
-        ReviewError::InvalidParams(format!("spec_path: `{}`: {e}", spec_path.escape_debug()))
-    })?;
+    let path = RepoPath::resolve(project.root(), spec_path)
+        .map_err(|reason| GivenPathError {
+            field: "spec_path",
+            input: spec_path.to_string(),
+            reason,
+        })
+        .map_err(ReviewError::of)?;
     if let Some(index) = specs.governance().spec_index(path.as_str()) {
         return Ok(index);
     }

@@ -128,9 +128,7 @@ pub fn mark_reconciled(
     let mut paths: Vec<RepoPath> = Vec::with_capacity(params.files.len());
     for input in &params.files {
         progress.check()?;
-        let path = guard.resolve_unfollowed(input).map_err(|e| {
-            ReviewError::InvalidParams(format!("files: `{}`: {e}", input.escape_debug()))
-        })?;
+        let path = guard.given("files", input).map_err(ReviewError::of)?;
         paths.push(path);
     }
     paths.sort();
