@@ -1,6 +1,7 @@
 //! One spec's changed files and their diff (`get_spec_diff`).
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 use globset::GlobSetBuilder;
 
@@ -8,7 +9,7 @@ use super::{
     GetSpecDiffParams, Result, ReviewError, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now,
     pages, spec_index, symbolic, unreviewable,
 };
-use crate::changes::Patch;
+use crate::changes::{GitRepo, Patch};
 use crate::governance;
 use crate::hashing::{self, FileHash};
 use crate::progress::Progress;
@@ -166,32 +167,10 @@ fn spec_diff_parts(
     };
 
     let mut patches: Vec<pages::FilePatch> = Vec::new();
-    let mut out = SpecDiff {
-        base: used,
-        diff: String::new(),
-        files: Vec::new(),
-        plan: Vec::new(),
-        page: 1,
-        pages: 1,
-        next_cursor: None,
-        skipped: Vec::new(),
-        excluded,
-        housekeeping: Vec::new(),
-        since_reconciled: Vec::new(),
-        already_read: Vec::new(),
-        shared: BTreeMap::new(),
-        moved_out: BTreeMap::new(),
-        spec_changes: Vec::new(),
-        system_spec: None,
-        binary_changes: Vec::new(),
-        large_changes: Vec::new(),
-        file_categories: BTreeMap::new(),
-        unreviewable: unreviewable(&changes, |p| {
-            specs.governance().category(index, p).is_some() && !exclude.is_match(p)
-        }),
-        formatting_only: Vec::new(),
-        outside_anchors: Vec::new(),
-    };
+    let unreviewable = unreviewable(&changes, |p| {
+        specs.governance().category(index, p).is_some() && !exclude.is_match(p)
+    });
+    let mut out = empty_spec_diff(used, excluded, unreviewable);
     progress.stage("diffing files");
     for (file, governed) in candidates {
         progress.check()?;
@@ -202,20 +181,8 @@ fn spec_diff_parts(
         }
         let (spec_paths, other): (Vec<&str>, Vec<&str>) =
             governed.iter().partition(|p| spec::is_spec_path(p));
-        for path in spec_paths {
-            let bytes = git
-                .skip_worktree_content(path)
-                .or_else(|| read_unfollowed(&root, path));
-            let (content, deleted) = match bytes {
-                Some(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), false),
-                None => (String::new(), true),
-            };
-            out.spec_changes.push(SpecFile {
-                path: path.to_string(),
-                content,
-                deleted,
-            });
-        }
+        out.spec_changes
+            .extend(spec_paths.into_iter().map(|p| spec_file(&root, git, p)));
         if other.is_empty() {
             continue;
         }
@@ -277,42 +244,105 @@ fn spec_diff_parts(
                 continue;
             }
         };
-        for path in &other {
-            let others: Vec<String> = specs
-                .governance()
-                .governors(path)
-                .into_iter()
-                .filter(|&g| g != index)
-                .map(|g| specs.governance().spec_path(g).to_string())
-                .collect();
-            if !others.is_empty() {
-                out.shared.insert(path.to_string(), others);
-            }
-            out.files.push(path.to_string());
-            if let Some(category) = specs.governance().category(index, path) {
-                out.file_categories
-                    .insert(path.to_string(), category.to_string());
-            }
-        }
-        let patch = match patch {
-            Patch::Text(text) => Some(text),
-            Patch::Binary => {
-                out.binary_changes
-                    .extend(other.iter().map(|p| p.to_string()));
-                None
-            }
-            Patch::TooLarge => {
-                out.large_changes
-                    .extend(other.iter().map(|p| p.to_string()));
-                None
-            }
-        };
+        shown(&mut out, specs.governance(), index, &other);
         patches.push(pages::FilePatch {
             paths: other.iter().map(|p| p.to_string()).collect(),
             status: file.status,
-            patch,
+            patch: patch_text(&mut out, &other, patch),
         });
     }
+    finish(&mut out, &specs.set);
+    Ok((out, patches))
+}
+
+/// A [`SpecDiff`] with nothing shown yet.
+fn empty_spec_diff(
+    base: crate::state::UsedBase,
+    excluded: Vec<String>,
+    unreviewable: Vec<super::Unreviewable>,
+) -> SpecDiff {
+    SpecDiff {
+        base,
+        diff: String::new(),
+        files: Vec::new(),
+        plan: Vec::new(),
+        page: 1,
+        pages: 1,
+        next_cursor: None,
+        skipped: Vec::new(),
+        excluded,
+        housekeeping: Vec::new(),
+        since_reconciled: Vec::new(),
+        already_read: Vec::new(),
+        shared: BTreeMap::new(),
+        moved_out: BTreeMap::new(),
+        spec_changes: Vec::new(),
+        system_spec: None,
+        binary_changes: Vec::new(),
+        large_changes: Vec::new(),
+        file_categories: BTreeMap::new(),
+        unreviewable,
+        formatting_only: Vec::new(),
+        outside_anchors: Vec::new(),
+    }
+}
+
+/// A changed spec file's whole text (empty and `deleted` when it is gone).
+fn spec_file(root: &Path, git: &GitRepo, path: &str) -> SpecFile {
+    let bytes = git
+        .skip_worktree_content(path)
+        .or_else(|| read_unfollowed(root, path));
+    let (content, deleted) = match bytes {
+        Some(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), false),
+        None => (String::new(), true),
+    };
+    SpecFile {
+        path: path.to_string(),
+        content,
+        deleted,
+    }
+}
+
+/// `paths` shown in the diff of spec `index`: listed with their category
+/// and the other specs that govern them.
+fn shown(
+    out: &mut SpecDiff,
+    governance: &crate::governance::Governance,
+    index: usize,
+    paths: &[&str],
+) {
+    for path in paths {
+        let others: Vec<String> = governance
+            .governors(path)
+            .into_iter()
+            .filter(|&g| g != index)
+            .map(|g| governance.spec_path(g).to_string())
+            .collect();
+        if !others.is_empty() {
+            out.shared.insert(path.to_string(), others);
+        }
+        out.files.push(path.to_string());
+        if let Some(category) = governance.category(index, path) {
+            out.file_categories
+                .insert(path.to_string(), category.to_string());
+        }
+    }
+}
+
+/// The text of a patch; a binary or too large one is listed apart instead.
+fn patch_text(out: &mut SpecDiff, paths: &[&str], patch: Patch) -> Option<String> {
+    let listed = match patch {
+        Patch::Text(text) => return Some(text),
+        Patch::Binary => &mut out.binary_changes,
+        Patch::TooLarge => &mut out.large_changes,
+    };
+    listed.extend(paths.iter().map(|p| p.to_string()));
+    None
+}
+
+/// Every list sorted and without repeats; the system spec's text added when
+/// a spec changed (unless it is one of them).
+fn finish(out: &mut SpecDiff, set: &crate::spec::SpecSet) {
     for list in [
         &mut out.files,
         &mut out.skipped,
@@ -331,7 +361,7 @@ fn spec_diff_parts(
     out.spec_changes.sort_by(|a, b| a.path.cmp(&b.path));
     out.spec_changes.dedup_by(|a, b| a.path == b.path);
     if !out.spec_changes.is_empty()
-        && let Some(system) = specs.set.system_spec()
+        && let Some(system) = set.system_spec()
     {
         let included = out.spec_changes.iter().any(|s| s.path == system.path);
         out.system_spec = Some(SystemSpec {
@@ -339,7 +369,6 @@ fn spec_diff_parts(
             content: (!included).then(|| system.raw.clone()),
         });
     }
-    Ok((out, patches))
 }
 
 /// The diff of `file` from the content last reconciled for `spec` to the
