@@ -34,8 +34,8 @@ pub use crate::review::{ReconciliationStatus, SpecStatus, Totals};
 use findings::{
     change_findings, order, spec_findings, stale_tests, symbol_findings, test_findings,
 };
-use status::{assess, by_symbols, per_spec};
 pub use status::{StatusParams, status, status_tool, status_with};
+use status::{assess, by_symbols, per_spec};
 
 /// Why a check or status could not be computed (exit code 2).
 #[derive(Debug, thiserror::Error)]
