@@ -16,13 +16,17 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
+use std::path::Path;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::{FileFingerprint, LastReconciliation, State, default_version};
-use crate::record::Review;
+use super::{
+    FileFingerprint, KNOWN_VERSIONS, LastReconciliation, Loaded, State, StateError, default_version,
+};
+use crate::record::{self, Review};
+use crate::repo_path::RepoPath;
 
 /// The most text of unknown keys, over the whole file, kept and expanded.
 pub const MAX_UNKNOWN_BYTES: usize = 1024 * 1024;
@@ -266,6 +270,129 @@ impl<'de> Deserialize<'de> for Review {
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+impl State {
+    /// Parse the text of a state file; `path` names it in errors. Bounded:
+    /// see the module's header. A leading byte order mark is dropped with a warning;
+    /// a duplicate key anywhere is malformed.
+    pub fn parse(text: &str, path: &Path) -> Result<Loaded, StateError> {
+        let mut warnings = Vec::new();
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => {
+                warnings.push(format!(
+                    "{}: starts with a byte order mark; read without it (the next snapshot writes the file without one)",
+                    path.display()
+                ));
+                rest
+            }
+            None => text,
+        };
+        reset_budget();
+        let mut state: State = serde_json::from_str(text).map_err(|e| StateError::Malformed {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        if !KNOWN_VERSIONS.contains(&state.schema_version.as_str()) {
+            warnings.push(format!(
+                "{}: schema_version `{}` is not one of {}; reading the fields this version knows",
+                path.display(),
+                state.schema_version.escape_debug(),
+                KNOWN_VERSIONS.join(", ")
+            ));
+        }
+        let mut unsafe_paths = |keys: Vec<String>| -> Vec<(String, Option<String>)> {
+            keys.into_iter()
+                .filter_map(|key| {
+                    let (file, symbol) = record::split_key(&key);
+                    match RepoPath::parse(file) {
+                        Ok(p) if p.as_str() == file => None,
+                        Ok(p) => Some((key.clone(), Some(record::entry_key(p.as_str(), symbol)))),
+                        Err(e) => {
+                            warnings.push(format!(
+                                "{}: entry `{}` ignored: {e}",
+                                path.display(),
+                                key.escape_debug()
+                            ));
+                            Some((key, None))
+                        }
+                    }
+                })
+                .collect()
+        };
+        for (key, normal) in unsafe_paths(state.file_fingerprints.keys().cloned().collect()) {
+            let entry = state.file_fingerprints.remove(&key).expect("listed");
+            if let Some(normal) = normal {
+                state.file_fingerprints.entry(normal).or_insert(entry);
+            }
+        }
+        for (key, normal) in unsafe_paths(state.spec_fingerprints.keys().cloned().collect()) {
+            let entry = state.spec_fingerprints.remove(&key).expect("listed");
+            if let Some(normal) = normal {
+                state.spec_fingerprints.entry(normal).or_insert(entry);
+            }
+        }
+        let mut reviews = std::mem::take(&mut state.spec_reviews);
+        for entries in reviews.values_mut() {
+            for (key, normal) in unsafe_paths(entries.keys().cloned().collect()) {
+                let entry = entries.remove(&key).expect("listed");
+                if let Some(normal) = normal {
+                    entries.entry(normal).or_insert(entry);
+                }
+            }
+        }
+        let notes = std::mem::take(&mut state.drift_notes);
+        for (spec, mut notes) in notes {
+            notes.retain(|n| {
+                let safe = n
+                    .paths
+                    .iter()
+                    .all(|p| RepoPath::parse(p).is_ok_and(|r| r.as_str() == p));
+                if !safe {
+                    warnings.push(format!(
+                        "{}: drift note `{}` ignored: a path of it is not a repository path",
+                        path.display(),
+                        n.id.escape_debug()
+                    ));
+                }
+                safe
+            });
+            match RepoPath::parse(&spec) {
+                Ok(p) if !notes.is_empty() => {
+                    state
+                        .drift_notes
+                        .entry(p.into_string())
+                        .or_default()
+                        .extend(notes);
+                }
+                Ok(_) => {}
+                Err(e) => warnings.push(format!(
+                    "{}: drift notes for spec `{}` ignored: {e}",
+                    path.display(),
+                    spec.escape_debug()
+                )),
+            }
+        }
+        for (spec, entries) in reviews {
+            match RepoPath::parse(&spec) {
+                Ok(p) => {
+                    state
+                        .spec_reviews
+                        .entry(p.into_string())
+                        .or_default()
+                        .extend(entries);
+                }
+                Err(e) => warnings.push(format!(
+                    "{}: reviews for spec `{}` ignored: {e}",
+                    path.display(),
+                    spec.escape_debug()
+                )),
+            }
+        }
+        Ok(Loaded { state, warnings })
     }
 }
 
