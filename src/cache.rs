@@ -39,7 +39,7 @@ mod db;
 use crate::record::{HashKind, Record, Scope};
 
 /// Location of the database relative to the project root.
-pub const DB_RELATIVE: &str = crate::layout::DB_FILE;
+const DB_RELATIVE: &str = crate::layout::DB_FILE;
 
 /// The schema version this build writes (`PRAGMA user_version`).
 const SCHEMA_VERSION: i64 = 1;
@@ -121,7 +121,7 @@ pub struct Compared {
 /// or one of SQLite's side files (`-wal`, `-shm`, `-journal`) exists and is
 /// not a regular file (a FIFO blocks the opener forever, a device or folder
 /// is not ours). `None` when every one that exists is a regular file.
-pub fn check_regular(root: &Path) -> Option<String> {
+fn check_regular(root: &Path) -> Option<String> {
     let db = db_path(root);
     ["", "-wal", "-shm", "-journal"].iter().find_map(|suffix| {
         let file = PathBuf::from(format!("{}{suffix}", db.display()));

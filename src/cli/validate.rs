@@ -283,7 +283,7 @@ pub struct JsonFinding<'a> {
 }
 
 /// Build the JSON report of `reports`.
-pub fn json_report(reports: &[FileReport]) -> JsonReport<'_> {
+fn json_report(reports: &[FileReport]) -> JsonReport<'_> {
     JsonReport {
         ok: reports.iter().all(FileReport::passed),
         files: reports

@@ -49,11 +49,11 @@ pub use server::own_server;
 use server::{Handshakes, check_command, prefetch_handshakes, spawn_line};
 
 /// How long a server has to answer `initialize` by default.
-pub const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(5);
+const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(5);
 
 /// The variable that sets another handshake deadline, in milliseconds
 /// (a slow machine may want more; tests of servers that hang want less).
-pub const HANDSHAKE_DEADLINE_VAR: &str = "NOTARAI_HANDSHAKE_DEADLINE_MS";
+const HANDSHAKE_DEADLINE_VAR: &str = "NOTARAI_HANDSHAKE_DEADLINE_MS";
 
 /// How long a server has to answer `initialize`: [`HANDSHAKE_DEADLINE_VAR`]
 /// when set to a number of milliseconds, else [`HANDSHAKE_DEADLINE`].

@@ -13,12 +13,12 @@ use super::json_edit::{Editor, Kind, Node, ReadError};
 /// The name of notarai's server under `mcpServers`.
 pub const SERVER_NAME: &str = "notarai";
 /// The command of the PostToolUse hook (the event is Claude Code's).
-pub const HOOK_COMMAND: &str = "notarai hook validate --agent claude";
+const HOOK_COMMAND: &str = "notarai hook validate --agent claude";
 /// The hook command notarai wrote before `--agent` (still recognised, and
 /// taken out by `init --remove`).
 pub const LEGACY_HOOK_COMMAND: &str = "notarai hook validate";
 /// The tools whose edits the hook checks.
-pub const HOOK_MATCHER: &str = "Write|Edit|MultiEdit";
+const HOOK_MATCHER: &str = "Write|Edit|MultiEdit";
 
 /// Why a JSON file cannot be merged. The file is left alone.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -38,10 +38,6 @@ pub const GITIGNORE: &str = ".gitignore";
 pub const GITATTRIBUTES: &str = ".gitattributes";
 /// Claude Code's project settings, where the hook goes.
 pub const SETTINGS_JSON: &str = ".claude/settings.json";
-/// The reconciliation skill.
-pub const RECONCILE_SKILL: &str = ".claude/skills/notarai-reconcile/SKILL.md";
-/// The bootstrap skill.
-pub const BOOTSTRAP_SKILL: &str = ".claude/skills/notarai-bootstrap/SKILL.md";
 /// Claude Code's instructions file.
 pub const CLAUDE_MD: &str = "CLAUDE.md";
 /// The JSON Schema of the spec format, for editors.

@@ -289,7 +289,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
 /// (`uint`, `int64`, `double`, ...) taken out, since JSON Schema does not
 /// define them and strict validators refuse them; an unsigned type says
 /// `minimum: 0` instead.
-pub fn portable(mut schema: JsonObject) -> JsonObject {
+fn portable(mut schema: JsonObject) -> JsonObject {
     fn walk(value: &mut serde_json::Value) {
         match value {
             serde_json::Value::Object(map) => {
@@ -321,7 +321,7 @@ pub fn portable(mut schema: JsonObject) -> JsonObject {
 /// for validating `structuredContent`, and every client sends `tools/list`
 /// into the model's context, where the fields are explained once, by the
 /// tool's description and the workflow (this halves `tools/list`).
-pub fn terse(mut schema: JsonObject) -> JsonObject {
+fn terse(mut schema: JsonObject) -> JsonObject {
     fn walk(value: &mut serde_json::Value) {
         match value {
             serde_json::Value::Object(map) => {

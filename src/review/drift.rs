@@ -16,7 +16,7 @@ use crate::state::{self, State, StateError};
 pub const MAX_NOTE: usize = 2000;
 
 /// Most paths one note names.
-pub const MAX_NOTE_PATHS: usize = 50;
+const MAX_NOTE_PATHS: usize = 50;
 
 /// Parameters of `report_drift`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

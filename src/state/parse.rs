@@ -29,12 +29,12 @@ use crate::record::{self, Review};
 use crate::repo_path::RepoPath;
 
 /// The most text of unknown keys, over the whole file, kept and expanded.
-pub const MAX_UNKNOWN_BYTES: usize = 1024 * 1024;
+const MAX_UNKNOWN_BYTES: usize = 1024 * 1024;
 
 /// The most entries of all maps of the file together. A real entry is a
 /// path and a 64-digit hash (90 bytes and more), so a full-size file holds
 /// fewer; tiny made-up entries would otherwise cost 12 times their text.
-pub const MAX_ENTRIES: usize = 400_000;
+const MAX_ENTRIES: usize = 400_000;
 
 thread_local! {
     static UNKNOWN_LEFT: Cell<usize> = const { Cell::new(MAX_UNKNOWN_BYTES) };
