@@ -1,6 +1,7 @@
 //! The state file on disk: where it is, read (bounded; leniently for the
 //! server; as committed at a commit), written deterministically through the
-//! one safe writer, removed.
+//! one safe writer (`notarai state reset` removes it through
+//! `safe_fs::remove_file`).
 
 use super::*;
 
@@ -105,19 +106,6 @@ pub fn write(root: &Path, state: &State) -> Result<(), StateError> {
         message,
     })?;
     write_file(root, &state_path(root), state)
-}
-
-/// Remove the project's state file; `true` when one existed.
-pub fn reset(root: &Path) -> Result<bool, StateError> {
-    let path = state_path(root);
-    match std::fs::remove_file(&path) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(StateError::Io {
-            path,
-            message: format!("cannot remove: {e}"),
-        }),
-    }
 }
 
 /// The state file as committed in `commit` (`None` when it has none).

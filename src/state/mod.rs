@@ -54,8 +54,7 @@ mod snapshot;
 pub use base::{BaseError, BaseSource, DEFAULT_BASES, UsedBase, choose_base};
 pub use blobs::{reviewed_content, store_reviewed};
 pub use file::{
-    MAX_STATE_BYTES, problem, read, read_at, read_file, read_lenient, reset, state_path, write,
-    write_file,
+    MAX_STATE_BYTES, problem, read, read_at, read_file, read_lenient, state_path, write, write_file,
 };
 pub use merge::{
     DRIVER_COMMAND, DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome,
