@@ -106,7 +106,10 @@ impl Error {
     /// The CLI's rendering: `error: <message>`, then `hint: <hint>` when
     /// there is one.
     pub fn cli_message(&self) -> String {
-        cli_message(&self.message, self.hint.as_deref())
+        match &self.hint {
+            Some(hint) => format!("error: {}\nhint: {hint}", self.message),
+            None => format!("error: {}", self.message),
+        }
     }
 
     /// The JSON-RPC error message: the message, then the hint on its own
@@ -199,15 +202,6 @@ impl<T> Context<T> for Option<T> {
 
     fn with_context<C: fmt::Display>(self, f: impl FnOnce() -> C) -> Result<T> {
         self.ok_or_else(|| Error::internal(f().to_string()))
-    }
-}
-
-/// The CLI's rendering: `error: <message>`, then `hint: <hint>` when there
-/// is one.
-pub fn cli_message(message: &str, hint: Option<&str>) -> String {
-    match hint {
-        Some(hint) => format!("error: {message}\nhint: {hint}"),
-        None => format!("error: {message}"),
     }
 }
 
