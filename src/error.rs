@@ -1,6 +1,6 @@
 //! What every error keeps on its way out: its kind (whose move it is) and,
-//! when known, a hint (what to do). A leaf module: it imports nothing of
-//! notarai.
+//! when known, a hint (what to do). The floor under the layers: it imports
+//! nothing of notarai, and every module may name it.
 //!
 //! Domain errors say what went wrong; the hint is said apart, so each face
 //! shows it its own way: a tool error carries it in the JSON-RPC message and
