@@ -105,21 +105,7 @@ fn spec_diff_parts(
     let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
     let changes = git.changes(&base, specs.governance().scope(index), true)?;
 
-    // The changed files this spec governs, each with its governed paths;
-    // the governed paths `exclude_patterns` leaves out, by name.
-    let mut excluded: Vec<String> = Vec::new();
-    let candidates: Vec<(&crate::changes::ChangedFile, Vec<&str>)> = changes
-        .files
-        .iter()
-        .filter_map(|file| {
-            let (governed, left_out): (Vec<&str>, Vec<&str>) = file
-                .paths()
-                .filter(|p| specs.governance().category(index, p).is_some())
-                .partition(|p| !exclude.is_match(p));
-            excluded.extend(left_out.into_iter().map(str::to_string));
-            (!governed.is_empty()).then_some((file, governed))
-        })
-        .collect();
+    let (candidates, excluded) = governed_changes(&changes, specs.governance(), index, &exclude);
     let already_read: Vec<&str> = params.already_read.iter().map(String::as_str).collect();
     // A file of this spec deleted in the spec's part of the tree may have
     // moved out of it: the whole tree's changes, with renames, tell.
@@ -142,24 +128,10 @@ fn spec_diff_parts(
             .flatten()
     };
 
-    // Hash what is there now, once per path, in parallel.
-    let mut paths: Vec<&str> = candidates
-        .iter()
-        .flat_map(|(_, g)| g.iter().copied())
-        .collect();
-    paths.sort_unstable();
-    paths.dedup();
-    progress.begin((paths.len() + candidates.len()) as u64, "hashing files");
-    let mut now: HashMap<&str, FileHash> = HashMap::with_capacity(paths.len());
-    for (path, hash) in paths
-        .iter()
-        .zip(hash_now(&root, Some(git), &paths, progress)?)
-    {
-        now.insert(path, hash?);
-    }
+    let now = hash_governed(&root, git, &candidates, progress)?;
     // Reconciled per the local cache (unless git tracks it) or the committed state.
     let known =
-        (!params.bypass_cache).then(|| Reconciled::trusted(&root, git, paths.iter().copied()));
+        (!params.bypass_cache).then(|| Reconciled::trusted(&root, git, now.keys().copied()));
     let spec_path = specs.governance().spec_path(index);
     let reconciled = |p: &str| match (now.get(p).and_then(FileHash::cache_value), &known) {
         (Some(current), Some(known)) => known.matches_for(spec_path, p, current),
@@ -253,6 +225,61 @@ fn spec_diff_parts(
     }
     finish(&mut out, &specs.set);
     Ok((out, patches))
+}
+
+/// A changed file with the paths of it a spec governs.
+type Governed<'c> = (&'c crate::changes::ChangedFile, Vec<&'c str>);
+
+/// The changed files spec `index` governs, each with its governed paths;
+/// and the governed paths `exclude` leaves out, by name.
+fn governed_changes<'c>(
+    changes: &'c crate::changes::ChangeSet<'_>,
+    governance: &governance::Governance,
+    index: usize,
+    exclude: &ExcludeMatcher,
+) -> (
+    Vec<(&'c crate::changes::ChangedFile, Vec<&'c str>)>,
+    Vec<String>,
+) {
+    let mut excluded: Vec<String> = Vec::new();
+    let candidates = changes
+        .files
+        .iter()
+        .filter_map(|file| {
+            let (governed, left_out): (Vec<&str>, Vec<&str>) = file
+                .paths()
+                .filter(|p| governance.category(index, p).is_some())
+                .partition(|p| !exclude.is_match(p));
+            excluded.extend(left_out.into_iter().map(str::to_string));
+            (!governed.is_empty()).then_some((file, governed))
+        })
+        .collect();
+    (candidates, excluded)
+}
+
+/// What the governed paths of `candidates` hold now, each hashed once, in
+/// parallel (`progress` counts them, then the files to diff).
+fn hash_governed<'p>(
+    root: &Path,
+    git: &GitRepo,
+    candidates: &[Governed<'p>],
+    progress: &Progress,
+) -> Result<HashMap<&'p str, FileHash>> {
+    let mut paths: Vec<&str> = candidates
+        .iter()
+        .flat_map(|(_, g)| g.iter().copied())
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    progress.begin((paths.len() + candidates.len()) as u64, "hashing files");
+    let mut now: HashMap<&str, FileHash> = HashMap::with_capacity(paths.len());
+    for (path, hash) in paths
+        .iter()
+        .zip(hash_now(root, Some(git), &paths, progress)?)
+    {
+        now.insert(path, hash?);
+    }
+    Ok(now)
 }
 
 /// A [`SpecDiff`] with nothing shown yet.
