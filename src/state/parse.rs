@@ -304,78 +304,14 @@ impl State {
                 KNOWN_VERSIONS.join(", ")
             ));
         }
-        let mut unsafe_paths = |keys: Vec<String>| -> Vec<(String, Option<String>)> {
-            keys.into_iter()
-                .filter_map(|key| {
-                    let (file, symbol) = record::split_key(&key);
-                    match RepoPath::parse(file) {
-                        Ok(p) if p.as_str() == file => None,
-                        Ok(p) => Some((key.clone(), Some(record::entry_key(p.as_str(), symbol)))),
-                        Err(e) => {
-                            warnings.push(format!(
-                                "{}: entry `{}` ignored: {e}",
-                                path.display(),
-                                key.escape_debug()
-                            ));
-                            Some((key, None))
-                        }
-                    }
-                })
-                .collect()
-        };
-        for (key, normal) in unsafe_paths(state.file_fingerprints.keys().cloned().collect()) {
-            let entry = state.file_fingerprints.remove(&key).expect("listed");
-            if let Some(normal) = normal {
-                state.file_fingerprints.entry(normal).or_insert(entry);
-            }
-        }
-        for (key, normal) in unsafe_paths(state.spec_fingerprints.keys().cloned().collect()) {
-            let entry = state.spec_fingerprints.remove(&key).expect("listed");
-            if let Some(normal) = normal {
-                state.spec_fingerprints.entry(normal).or_insert(entry);
-            }
-        }
+        normalize_keys(&mut state.file_fingerprints, path, &mut warnings);
+        normalize_keys(&mut state.spec_fingerprints, path, &mut warnings);
         let mut reviews = std::mem::take(&mut state.spec_reviews);
         for entries in reviews.values_mut() {
-            for (key, normal) in unsafe_paths(entries.keys().cloned().collect()) {
-                let entry = entries.remove(&key).expect("listed");
-                if let Some(normal) = normal {
-                    entries.entry(normal).or_insert(entry);
-                }
-            }
+            normalize_keys(entries, path, &mut warnings);
         }
         let notes = std::mem::take(&mut state.drift_notes);
-        for (spec, mut notes) in notes {
-            notes.retain(|n| {
-                let safe = n
-                    .paths
-                    .iter()
-                    .all(|p| RepoPath::parse(p).is_ok_and(|r| r.as_str() == p));
-                if !safe {
-                    warnings.push(format!(
-                        "{}: drift note `{}` ignored: a path of it is not a repository path",
-                        path.display(),
-                        n.id.escape_debug()
-                    ));
-                }
-                safe
-            });
-            match RepoPath::parse(&spec) {
-                Ok(p) if !notes.is_empty() => {
-                    state
-                        .drift_notes
-                        .entry(p.into_string())
-                        .or_default()
-                        .extend(notes);
-                }
-                Ok(_) => {}
-                Err(e) => warnings.push(format!(
-                    "{}: drift notes for spec `{}` ignored: {e}",
-                    path.display(),
-                    spec.escape_debug()
-                )),
-            }
-        }
+        state.drift_notes = safe_drift_notes(notes, path, &mut warnings);
         for (spec, entries) in reviews {
             match RepoPath::parse(&spec) {
                 Ok(p) => {
@@ -394,6 +330,70 @@ impl State {
         }
         Ok(Loaded { state, warnings })
     }
+}
+
+/// The entries of `map` under their normal repository path (`./a` is `a`;
+/// the first of two spellings wins); an entry whose key is no repository
+/// path is dropped with a warning.
+fn normalize_keys<V>(map: &mut BTreeMap<String, V>, path: &Path, warnings: &mut Vec<String>) {
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for key in keys {
+        let (file, symbol) = record::split_key(&key);
+        let normal = match RepoPath::parse(file) {
+            Ok(p) if p.as_str() == file => continue,
+            Ok(p) => Some(record::entry_key(p.as_str(), symbol)),
+            Err(e) => {
+                warnings.push(format!(
+                    "{}: entry `{}` ignored: {e}",
+                    path.display(),
+                    key.escape_debug()
+                ));
+                None
+            }
+        };
+        let entry = map.remove(&key).expect("listed");
+        if let Some(normal) = normal {
+            map.entry(normal).or_insert(entry);
+        }
+    }
+}
+
+/// The drift notes whose spec and paths are repository paths; the others
+/// dropped with a warning.
+fn safe_drift_notes(
+    notes: BTreeMap<String, Vec<super::DriftNote>>,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> BTreeMap<String, Vec<super::DriftNote>> {
+    let mut kept: BTreeMap<String, Vec<super::DriftNote>> = BTreeMap::new();
+    for (spec, mut notes) in notes {
+        notes.retain(|n| {
+            let safe = n
+                .paths
+                .iter()
+                .all(|p| RepoPath::parse(p).is_ok_and(|r| r.as_str() == p));
+            if !safe {
+                warnings.push(format!(
+                    "{}: drift note `{}` ignored: a path of it is not a repository path",
+                    path.display(),
+                    n.id.escape_debug()
+                ));
+            }
+            safe
+        });
+        match RepoPath::parse(&spec) {
+            Ok(p) if !notes.is_empty() => {
+                kept.entry(p.into_string()).or_default().extend(notes);
+            }
+            Ok(_) => {}
+            Err(e) => warnings.push(format!(
+                "{}: drift notes for spec `{}` ignored: {e}",
+                path.display(),
+                spec.escape_debug()
+            )),
+        }
+    }
+    kept
 }
 
 #[cfg(test)]
