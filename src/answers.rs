@@ -21,7 +21,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The most answers kept.
-pub const MAX_ANSWERS: usize = 8;
+const MAX_ANSWERS: usize = 8;
 
 /// The most bytes (estimated) of kept answers.
 pub const MAX_BYTES: usize = 256 * 1024 * 1024;

@@ -179,7 +179,7 @@ pub fn hash_many_tracked<S: AsRef<str> + Sync>(
 }
 
 /// Hash everything `reader` yields, streaming through a 64 KiB buffer.
-pub fn hash_reader(mut reader: impl Read) -> io::Result<String> {
+fn hash_reader(mut reader: impl Read) -> io::Result<String> {
     let mut hasher = blake3::Hasher::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {

@@ -30,16 +30,11 @@ pub struct Report {
 }
 
 /// The work was cancelled by whoever started it: nothing half-done was kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the work was cancelled before it finished; nothing was written")]
 pub struct Cancelled;
 
-impl fmt::Display for Cancelled {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the work was cancelled before it finished; nothing was written")
-    }
-}
-
-impl std::error::Error for Cancelled {}
+impl crate::error::Diagnose for Cancelled {}
 
 /// A flag the starter of the work raises to stop it; cheap to clone.
 #[derive(Debug, Clone, Default)]

@@ -25,61 +25,44 @@ pub const MAX_PATH_LEN: usize = 4096;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RepoPath(String);
 
-/// Why a path was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a path was refused: the caller's input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
     /// The path is empty or names the root itself.
+    #[error("the path is empty; give a file path relative to the repository root")]
     Empty,
     /// The path holds a NUL byte.
+    #[error("the path contains a NUL byte")]
     Nul,
     /// The path is longer than [`MAX_PATH_LEN`].
+    #[error("the path is {0} bytes long, more than the {MAX_PATH_LEN} allowed")]
     TooLong(usize),
     /// The path holds a backslash, a folder separator on this system (never on Unix).
+    #[error("the path contains a backslash; use forward slashes, relative to the repository root")]
     Backslash,
     /// The path is absolute and not inside the root.
+    #[error(
+        "the path is absolute and outside the repository; give a path relative to the repository root"
+    )]
     AbsoluteOutside,
     /// `..` components climb above the root.
+    #[error(
+        "the path climbs out of the repository with `..`; give a path inside the repository root"
+    )]
     Escapes,
     /// A symbolic link on the way resolves outside the root.
+    #[error("the path goes through the symbolic link `{0}`, which points outside the repository")]
     SymlinkOutside(String),
     /// The path (or a symlink target) is not valid UTF-8.
+    #[error("the path is not valid UTF-8")]
     NotUtf8,
 }
 
-impl fmt::Display for PathError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PathError::Empty => write!(
-                f,
-                "the path is empty; give a file path relative to the repository root"
-            ),
-            PathError::Nul => write!(f, "the path contains a NUL byte"),
-            PathError::TooLong(n) => write!(
-                f,
-                "the path is {n} bytes long, more than the {MAX_PATH_LEN} allowed"
-            ),
-            PathError::Backslash => write!(
-                f,
-                "the path contains a backslash; use forward slashes, relative to the repository root"
-            ),
-            PathError::AbsoluteOutside => write!(
-                f,
-                "the path is absolute and outside the repository; give a path relative to the repository root"
-            ),
-            PathError::Escapes => write!(
-                f,
-                "the path climbs out of the repository with `..`; give a path inside the repository root"
-            ),
-            PathError::SymlinkOutside(link) => write!(
-                f,
-                "the path goes through the symbolic link `{link}`, which points outside the repository"
-            ),
-            PathError::NotUtf8 => write!(f, "the path is not valid UTF-8"),
-        }
+impl crate::error::Diagnose for PathError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::InvalidInput
     }
 }
-
-impl std::error::Error for PathError {}
 
 impl RepoPath {
     /// Normalize a relative path lexically, without touching the file system.
@@ -152,6 +135,25 @@ impl AsRef<str> for RepoPath {
     }
 }
 
+/// A path a caller gave for a parameter (`files`, `paths`, `spec_path`),
+/// refused: the parameter, the input as given and why. The caller's input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: `{}`: {reason}", input.escape_debug())]
+pub struct GivenPathError {
+    /// The parameter that carried it.
+    pub field: &'static str,
+    /// The path as given.
+    pub input: String,
+    /// Why it was refused.
+    pub reason: PathError,
+}
+
+impl crate::error::Diagnose for GivenPathError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::InvalidInput
+    }
+}
+
 /// Resolves many paths against one root, remembering which folders were
 /// already checked for symbolic links so a batch of 10,000 files in a few
 /// folders costs a few `lstat` calls per folder, not per file.
@@ -184,6 +186,18 @@ impl<'a> Guard<'a> {
         let path = self.lexical(input)?;
         self.check_links(&path, false)?;
         Ok(path)
+    }
+
+    /// A path a caller gave for `field` (a tool's parameter), as
+    /// [`Guard::resolve_unfollowed`] takes it; refused, the error names the
+    /// parameter and the input.
+    pub fn given(&mut self, field: &'static str, input: &str) -> Result<RepoPath, GivenPathError> {
+        self.resolve_unfollowed(input)
+            .map_err(|reason| GivenPathError {
+                field,
+                input: input.to_string(),
+                reason,
+            })
     }
 
     fn lexical(&self, input: &str) -> Result<RepoPath, PathError> {

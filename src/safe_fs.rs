@@ -30,7 +30,6 @@
 //!
 //! A leaf module: it imports nothing of notarai.
 
-use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -64,21 +63,32 @@ fn read_only_error(path: &Path) -> FsError {
 }
 
 /// Why a file could not be read or written safely.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum FsError {
     /// The path is not inside the repository root.
+    #[error("{} is outside the project; notarai only reads and writes files inside it", path.display())]
     OutsideRoot {
         /// The path as given.
         path: PathBuf,
     },
     /// The path, or a folder on the way to it, is a symbolic link that
     /// resolves outside the repository (or to nothing).
+    #[error(
+        "{} is a symbolic link that leads outside the project (or nowhere); notarai does not follow it (replace the link with the file itself)",
+        path.display()
+    )]
     LinkOutside {
         /// The link.
         path: PathBuf,
     },
     /// The target of a write or removal is a symbolic link: notarai never
     /// writes through a link, wherever it leads.
+    #[error(
+        "{} is a symbolic link (to {}); notarai never writes through a link (replace the link with a regular file, or make the change in {} yourself)",
+        path.display(),
+        target.display(),
+        target.display()
+    )]
     Link {
         /// The link.
         path: PathBuf,
@@ -88,11 +98,19 @@ pub enum FsError {
     /// The path lies in the repository's git directory (`.git/`, the common
     /// folder of linked worktrees, a nested repository's): notarai never
     /// writes or deletes there.
+    #[error(
+        "{} is inside the git directory; notarai never writes or deletes there (a link in the repository may lead there: remove it)",
+        path.display()
+    )]
     GitDir {
         /// The path.
         path: PathBuf,
     },
     /// The path is not a regular file (a folder, FIFO, socket or device).
+    #[error(
+        "{} is a {kind}, not a regular file; notarai does not open it (replace it with a file)",
+        path.display()
+    )]
     NotRegular {
         /// The path.
         path: PathBuf,
@@ -101,6 +119,7 @@ pub enum FsError {
     },
     /// Something other than a folder is where a folder must be (or be
     /// created).
+    #[error("cannot create folder {}: a {kind} is in the way (move or remove it)", path.display())]
     NotFolder {
         /// The path.
         path: PathBuf,
@@ -108,6 +127,7 @@ pub enum FsError {
         kind: &'static str,
     },
     /// The file is larger than the reader's limit.
+    #[error("{} is larger than {limit} bytes, the limit for this file", path.display())]
     TooLarge {
         /// The path.
         path: PathBuf,
@@ -115,73 +135,23 @@ pub enum FsError {
         limit: u64,
     },
     /// The file does not exist.
+    #[error("{} does not exist", path.display())]
     NotFound {
         /// The path.
         path: PathBuf,
     },
     /// Any other I/O error.
+    #[error("{}: {source}", path.display())]
     Io {
         /// The path.
         path: PathBuf,
         /// The error.
+        #[source]
         source: io::Error,
     },
 }
 
-impl fmt::Display for FsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FsError::OutsideRoot { path } => write!(
-                f,
-                "{} is outside the project; notarai only reads and writes files inside it",
-                path.display()
-            ),
-            FsError::LinkOutside { path } => write!(
-                f,
-                "{} is a symbolic link that leads outside the project (or nowhere); notarai does not follow it (replace the link with the file itself)",
-                path.display()
-            ),
-            FsError::Link { path, target } => write!(
-                f,
-                "{} is a symbolic link (to {}); notarai never writes through a link (replace the link with a regular file, or make the change in {} yourself)",
-                path.display(),
-                target.display(),
-                target.display()
-            ),
-            FsError::GitDir { path } => write!(
-                f,
-                "{} is inside the git directory; notarai never writes or deletes there (a link in the repository may lead there: remove it)",
-                path.display()
-            ),
-            FsError::NotRegular { path, kind } => write!(
-                f,
-                "{} is a {kind}, not a regular file; notarai does not open it (replace it with a file)",
-                path.display()
-            ),
-            FsError::NotFolder { path, kind } => write!(
-                f,
-                "cannot create folder {}: a {kind} is in the way (move or remove it)",
-                path.display()
-            ),
-            FsError::TooLarge { path, limit } => write!(
-                f,
-                "{} is larger than {limit} bytes, the limit for this file",
-                path.display()
-            ),
-            FsError::NotFound { path } => write!(f, "{} does not exist", path.display()),
-            FsError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for FsError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            FsError::Io { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
+impl crate::error::Diagnose for FsError {}
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> FsError + '_ {
     move |source| {

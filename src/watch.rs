@@ -57,7 +57,7 @@ use std::path::{Path, PathBuf};
 
 /// The most files re-checked on every question (see the module header)
 /// before the watch gives up and every question is answered from the disk.
-pub const MAX_RECHECKED: usize = 1024;
+const MAX_RECHECKED: usize = 1024;
 
 /// Files outside the repository that change what git reports (global
 /// config and excludes); their modification stamps are compared on every

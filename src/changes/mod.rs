@@ -10,7 +10,6 @@
 //! a diff of one spec's files hands libgit2 the literal prefixes of the
 //! spec's globs, so it neither walks nor stats the rest of the working tree.
 
-use std::fmt;
 use std::path::PathBuf;
 
 use git2::Oid;
@@ -29,13 +28,27 @@ pub use repo::{GitRepo, keep_trees_cached, tracked_cache_message};
 pub const MAX_DIFF_FILE: u64 = crate::hashing::MAX_HASHED;
 
 /// Why change detection failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ChangeError {
     /// The root is not inside a git repository.
+    #[error(
+        "{} is not in a git repository; change detection needs git (run `git init` and commit)",
+        .0.display()
+    )]
     NotARepository(PathBuf),
     /// The repository has no working tree.
+    #[error(
+        "{} is a bare git repository with no working tree; run notarai in a checkout",
+        .0.display()
+    )]
     Bare(PathBuf),
     /// The root is inside a work tree but not at its top.
+    #[error(
+        "{} is inside the git work tree {} but not at its top; run notarai with --root {}",
+        root.display(),
+        workdir.display(),
+        workdir.display()
+    )]
     NotTopLevel {
         /// The project root given.
         root: PathBuf,
@@ -43,6 +56,14 @@ pub enum ChangeError {
         workdir: PathBuf,
     },
     /// The base revision does not resolve; `branches` lists some local ones.
+    #[error(
+        "base branch `{base}` does not resolve to a commit in this repository; {}",
+        if branches.is_empty() {
+            "the repository has no local branches yet".to_string()
+        } else {
+            format!("local branches: {}", branches.join(", "))
+        }
+    )]
     BaseNotFound {
         /// The revision as given.
         base: String,
@@ -50,24 +71,36 @@ pub enum ChangeError {
         branches: Vec<String>,
     },
     /// The base revision is empty or malformed.
+    #[error("invalid base branch: {0}")]
     BadBase(String),
     /// A shallow clone lacks the history to find the merge base.
+    #[error(
+        "this is a shallow clone and the merge base of `{0}` and HEAD is not in its history; run `git fetch --unshallow`"
+    )]
     Shallow(String),
     /// libgit2 failed.
+    #[error("git: {}", .0.message())]
     Git(git2::Error),
 }
 
-impl ChangeError {
-    /// Whether the caller passed something wrong (as opposed to an internal failure).
-    pub fn is_invalid_input(&self) -> bool {
-        matches!(
-            self,
-            ChangeError::BaseNotFound { .. } | ChangeError::BadBase(_)
-        )
+impl From<git2::Error> for ChangeError {
+    fn from(e: git2::Error) -> Self {
+        ChangeError::Git(e)
+    }
+}
+
+impl crate::error::Diagnose for ChangeError {
+    /// The base is the caller's (as opposed to an internal failure).
+    fn kind(&self) -> crate::error::ErrorKind {
+        match self {
+            ChangeError::BaseNotFound { .. } | ChangeError::BadBase(_) => {
+                crate::error::ErrorKind::InvalidInput
+            }
+            _ => crate::error::ErrorKind::Internal,
+        }
     }
 
-    /// What to do about it, when the message does not already say.
-    pub fn hint(&self) -> Option<String> {
+    fn hint(&self) -> Option<String> {
         match self {
             ChangeError::BaseNotFound { .. } => Some(
                 "pass the branch this work will merge into (`git branch -a` lists them); \
@@ -77,55 +110,6 @@ impl ChangeError {
             ChangeError::BadBase(_) => Some("pass a branch name such as `main`".into()),
             _ => None,
         }
-    }
-}
-
-impl fmt::Display for ChangeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ChangeError::NotARepository(root) => write!(
-                f,
-                "{} is not in a git repository; change detection needs git (run `git init` and commit)",
-                root.display()
-            ),
-            ChangeError::Bare(root) => write!(
-                f,
-                "{} is a bare git repository with no working tree; run notarai in a checkout",
-                root.display()
-            ),
-            ChangeError::NotTopLevel { root, workdir } => write!(
-                f,
-                "{} is inside the git work tree {} but not at its top; run notarai with --root {}",
-                root.display(),
-                workdir.display(),
-                workdir.display()
-            ),
-            ChangeError::BaseNotFound { base, branches } => {
-                write!(
-                    f,
-                    "base branch `{base}` does not resolve to a commit in this repository"
-                )?;
-                if branches.is_empty() {
-                    write!(f, "; the repository has no local branches yet")
-                } else {
-                    write!(f, "; local branches: {}", branches.join(", "))
-                }
-            }
-            ChangeError::BadBase(why) => write!(f, "invalid base branch: {why}"),
-            ChangeError::Shallow(base) => write!(
-                f,
-                "this is a shallow clone and the merge base of `{base}` and HEAD is not in its history; run `git fetch --unshallow`"
-            ),
-            ChangeError::Git(e) => write!(f, "git: {}", e.message()),
-        }
-    }
-}
-
-impl std::error::Error for ChangeError {}
-
-impl From<git2::Error> for ChangeError {
-    fn from(e: git2::Error) -> Self {
-        ChangeError::Git(e)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The [`GitRepo`]: opening the repository, resolving a base, the changes
-//! within a scope, skip-worktree entries and the list of governable files.
+//! within a scope, and the list of governable files (what the index says
+//! beyond a diff, skip-worktree entries and the raw scan: `repo/index.rs`).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -17,10 +18,10 @@ use crate::governance::Scope;
 use crate::hashing::FileHash;
 use crate::layout::CACHE_DIR;
 use crate::watch::{Poll, Watch};
+use index::{IndexScan, index_paths};
 
-/// The bit of an index entry's extended flags that marks it skip-worktree
-/// (outside a sparse checkout, or `git update-index --skip-worktree`).
-const SKIP_WORKTREE: u16 = 1 << 14;
+mod index;
+
 /// The warning for a cache folder git tracks (`files` are its tracked
 /// paths): such a cache came with the repository, so notarai ignores it.
 pub fn tracked_cache_message(files: &[String]) -> String {
@@ -58,50 +59,6 @@ pub fn keep_trees_cached() {
     git2::opts::strict_hash_verification(false);
 }
 
-/// Whether the index (see [`GitRepo::index_may_hold`]) may hold `needle`,
-/// read in blocks: true unless it is of version 2 or 3 and neither it nor a
-/// shared index of a split index contains the bytes.
-fn scan_index(git_dir: &Path, needle: &[u8]) -> bool {
-    use std::io::Read;
-    let finder = memchr::memmem::Finder::new(needle);
-    // Blocks overlap by the needle's length less one, so no match is split.
-    let holds = |path: &Path, check_header: bool| -> Option<bool> {
-        let mut file = crate::safe_fs::open_regular(path).ok()?;
-        let mut buf = vec![0u8; 1 << 20];
-        let mut kept = 0usize;
-        let mut first = true;
-        loop {
-            let n = file.read(&mut buf[kept..]).ok()?;
-            if n == 0 {
-                return Some(false);
-            }
-            let filled = kept + n;
-            if first && check_header {
-                first = false;
-                // "DIRC", then the version, big-endian; version 4 compresses paths.
-                if filled < 8 || &buf[..4] != b"DIRC" {
-                    return None;
-                }
-                let version = u32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]]);
-                if !matches!(version, 2 | 3) {
-                    return None;
-                }
-            }
-            if finder.find(&buf[..filled]).is_some() {
-                return Some(true);
-            }
-            kept = needle.len().saturating_sub(1).min(filled);
-            buf.copy_within(filled - kept..filled, 0);
-        }
-    };
-    if holds(&git_dir.join("index"), true) != Some(false) {
-        return true;
-    }
-    crate::walk::entries(git_dir, "", 1).iter().any(|entry| {
-        entry.rel.starts_with("sharedindex.") && holds(&entry.path, false) != Some(false)
-    })
-}
-
 /// A git repository opened at the project root.
 pub struct GitRepo {
     pub(super) repo: Repository,
@@ -111,9 +68,6 @@ pub struct GitRepo {
     /// The last raw scan of the index: its stamp, the bytes looked for, the result.
     pub(super) index_scan: std::sync::Mutex<Option<IndexScan>>,
 }
-
-/// See [`GitRepo::index_may_hold`].
-type IndexScan = (crate::watch::Stamp, Vec<u8>, bool);
 
 impl fmt::Debug for GitRepo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -526,183 +480,6 @@ impl GitRepo {
         })
     }
 
-    /// The paths within `scope` that the index marks skip-worktree. An
-    /// index of version 2 holds no such flag, which is the common case and
-    /// costs nothing; otherwise the entries below each prefix are read.
-    fn skip_worktree_in(&self, scope: &Scope) -> Result<Vec<String>, ChangeError> {
-        let index = self.repo.index()?;
-        if index.version() < 3 {
-            return Ok(Vec::new());
-        }
-        let mut out = Vec::new();
-        let mut take = |entry: git2::IndexEntry| {
-            if entry.flags_extended & SKIP_WORKTREE != 0
-                && let Ok(path) = String::from_utf8(entry.path)
-                && scope.contains(&path)
-            {
-                out.push(path);
-            }
-        };
-        index_entries_in(&index, scope, &mut take);
-        out.sort();
-        out.dedup();
-        Ok(out)
-    }
-
-    /// A file the index marks skip-worktree (outside a sparse checkout) is
-    /// absent from the work tree on purpose, and git reads its content from
-    /// the index. libgit2's work-tree diff sees it as deleted; replace those
-    /// entries with a diff from the tree to the index over exactly those
-    /// paths, so a committed change shows as what it is and an unchanged
-    /// file not checked out is not a change at all.
-    fn use_index_for_skip_worktree<'r>(
-        &'r self,
-        scope: &Scope,
-        tree: Option<&git2::Tree<'r>>,
-        renames: bool,
-        diffs: &mut Vec<Diff<'r>>,
-        files: &mut Vec<ChangedFile>,
-    ) -> Result<(), ChangeError> {
-        let skipped = self.skip_worktree_in(scope)?;
-        if skipped.is_empty() {
-            return Ok(());
-        }
-        let is_skipped = |p: &str| skipped.binary_search_by(|s| s.as_str().cmp(p)).is_ok();
-        // The other side of a rename paired with a skipped path is diffed
-        // again on its own.
-        let mut orphans: Vec<String> = Vec::new();
-        files.retain(|f| {
-            let hit = f.paths().any(is_skipped);
-            if hit {
-                orphans.extend(f.paths().filter(|p| !is_skipped(p)).map(str::to_string));
-            }
-            !hit
-        });
-        let mut unnameable = Vec::new();
-        let mut opts = DiffOptions::new();
-        opts.context_lines(3)
-            .include_typechange(true)
-            .max_size(MAX_DIFF_FILE as i64)
-            .disable_pathspec_match(true);
-        for path in &skipped {
-            opts.pathspec(path);
-        }
-        let index = self.repo.index()?;
-        let mut from_index = self
-            .repo
-            .diff_tree_to_index(tree, Some(&index), Some(&mut opts))?;
-        if renames {
-            // From the tree to the index: nothing is read from the work tree.
-            find_renames(&mut from_index, None)?;
-        }
-        collect_files(&from_index, diffs.len(), files, &mut unnameable);
-        diffs.push(from_index);
-        if !orphans.is_empty() {
-            let mut opts = work_tree_diff_options();
-            opts.disable_pathspec_match(true);
-            for path in &orphans {
-                opts.pathspec(path);
-            }
-            let rest = self
-                .repo
-                .diff_tree_to_workdir_with_index(tree, Some(&mut opts))?;
-            collect_files(&rest, diffs.len(), files, &mut unnameable);
-            diffs.push(rest);
-        }
-        Ok(())
-    }
-
-    /// For each of `paths` that the index marks skip-worktree (not checked
-    /// out), the content git holds for it: the staged blob, hashed the way
-    /// [`crate::hashing`] hashes a file in the work tree (a link's target
-    /// text, a submodule's commit), so a later checkout of the same content
-    /// matches. Paths not marked are absent from the map.
-    pub fn skip_worktree_hashes(&self, paths: &[&str]) -> HashMap<String, FileHash> {
-        let mut out = HashMap::new();
-        let Ok(index) = self.repo.index() else {
-            return out;
-        };
-        for path in paths {
-            let Some(entry) = index.get_path(Path::new(path), 0) else {
-                continue;
-            };
-            if entry.flags_extended & SKIP_WORKTREE == 0 {
-                continue;
-            }
-            let hash = if entry.mode == 0o160000 {
-                FileHash::Content(format!("commit:{}", entry.id))
-            } else {
-                match self.repo.find_blob(entry.id) {
-                    Ok(blob) => {
-                        FileHash::Content(blake3::hash(blob.content()).to_hex().to_string())
-                    }
-                    Err(_) => continue,
-                }
-            };
-            out.insert(path.to_string(), hash);
-        }
-        out
-    }
-
-    /// The staged content of `path` when the index marks it skip-worktree
-    /// (not checked out); `None` for any other path.
-    pub fn skip_worktree_content(&self, path: &str) -> Option<Vec<u8>> {
-        let index = self.repo.index().ok()?;
-        let entry = index.get_path(Path::new(path), 0)?;
-        if entry.flags_extended & SKIP_WORKTREE == 0 || entry.mode == 0o160000 {
-            return None;
-        }
-        Some(self.repo.find_blob(entry.id).ok()?.content().to_vec())
-    }
-
-    /// The paths below notarai's cache folder that git tracks (in the index):
-    /// a cache database that came with the repository is not trusted.
-    pub fn tracked_cache_files(&self) -> Vec<String> {
-        if !self.index_may_hold(CACHE_DIR.as_bytes()) {
-            return Vec::new();
-        }
-        let Ok(index) = self.repo.index() else {
-            return Vec::new();
-        };
-        let prefix = format!("{CACHE_DIR}/");
-        let Ok(start) = index.find_prefix(prefix.as_str()) else {
-            return Vec::new();
-        };
-        (start..index.len())
-            .map_while(|i| index.get(i))
-            .map(|e| String::from_utf8_lossy(&e.path).into_owned())
-            .take_while(|p| p.starts_with(&prefix))
-            .collect()
-    }
-
-    /// Whether the index may hold a path containing `needle`, from its raw
-    /// bytes: versions 2 and 3 store every path whole, so when neither the
-    /// index file nor a shared index of a split index contains the bytes,
-    /// no entry does. Much cheaper than libgit2's full read, which checks
-    /// the SHA-1 of the whole file (git does not on reads): the server's
-    /// `initialize` asks this before anything else needs the index.
-    /// The answer is kept with the index file's stamp, so a question asked
-    /// again costs one `stat` while the index is unchanged.
-    fn index_may_hold(&self, needle: &[u8]) -> bool {
-        let git_dir = self.repo.path();
-        let Some(stamp) = crate::watch::stamp(&git_dir.join("index")) else {
-            return true;
-        };
-        let mut kept = self.index_scan.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((at, needle_at, holds)) = &*kept
-            && *at == stamp
-            && needle_at == needle
-        {
-            return *holds;
-        }
-        let holds = scan_index(git_dir, needle);
-        // Kept only if the index did not change while it was read.
-        if crate::watch::stamp(&git_dir.join("index")) == Some(stamp) {
-            *kept = Some((stamp, needle.to_vec(), holds));
-        }
-        holds
-    }
-
     /// A file moved from one prefix of the scope to another shows up as a
     /// deletion in one diff and an addition in another. Pair them the way
     /// git would: one more diff over exactly those paths, with rename
@@ -798,22 +575,6 @@ impl GitRepo {
     }
 }
 
-/// Every index entry within `scope`, in index order: all of them for
-/// [`Scope::Everything`], else only the run below each prefix (entries are
-/// The paths of the index entries within `scope` (names that are not
-/// UTF-8 are left out).
-fn index_paths(index: &git2::Index, scope: &Scope) -> Vec<String> {
-    let mut files = Vec::new();
-    index_entries_in(index, scope, &mut |entry: git2::IndexEntry| {
-        if let Ok(path) = String::from_utf8(entry.path)
-            && scope.contains(&path)
-        {
-            files.push(path);
-        }
-    });
-    files
-}
-
 /// A file list as [`GitRepo::files`] answers it: without the cache folder,
 /// sorted, each once.
 fn universe(mut files: Vec<String>) -> Vec<String> {
@@ -821,59 +582,4 @@ fn universe(mut files: Vec<String>) -> Vec<String> {
     files.sort();
     files.dedup();
     files
-}
-
-/// sorted by path, so a prefix's entries are found without a full scan).
-fn index_entries_in(index: &git2::Index, scope: &Scope, take: &mut impl FnMut(git2::IndexEntry)) {
-    match scope {
-        Scope::Everything => index.iter().for_each(take),
-        Scope::Prefixes(prefixes) => {
-            for prefix in prefixes {
-                let Ok(start) = index.find_prefix(prefix.as_str()) else {
-                    continue;
-                };
-                for entry in (start..index.len()).map_while(|i| index.get(i)) {
-                    if !entry.path.starts_with(prefix.as_bytes()) {
-                        break;
-                    }
-                    take(entry);
-                }
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::scan_index;
-
-    /// An index file of `version` with `body` after its header.
-    fn index(dir: &std::path::Path, version: u32, body: &[u8]) {
-        let mut bytes = b"DIRC".to_vec();
-        bytes.extend_from_slice(&version.to_be_bytes());
-        bytes.extend_from_slice(body);
-        std::fs::write(dir.join("index"), bytes).unwrap();
-    }
-
-    #[test]
-    fn the_raw_index_scan_finds_a_path_anywhere_and_trusts_only_v2_and_v3() {
-        let dir = tempfile::tempdir().unwrap();
-        let needle = b".notarai/.cache";
-        index(dir.path(), 2, &vec![b'a'; 3 << 20]);
-        assert!(!scan_index(dir.path(), needle));
-        // Across the boundary of the 1 MiB blocks it is read in.
-        for at in [(1 << 20) - 8 - 7, (1 << 20) - 8, (2 << 20) - 3] {
-            let mut body = vec![b'a'; 3 << 20];
-            body[at..at + needle.len()].copy_from_slice(needle);
-            index(dir.path(), 3, &body);
-            assert!(scan_index(dir.path(), needle), "at {at}");
-        }
-        // Version 4 compresses paths: never trusted to lack it.
-        index(dir.path(), 4, b"nothing here");
-        assert!(scan_index(dir.path(), needle));
-        // A shared index of a split index is searched too.
-        index(dir.path(), 2, b"nothing here");
-        std::fs::write(dir.path().join("sharedindex.0123"), b"x/.notarai/.cache/db").unwrap();
-        assert!(scan_index(dir.path(), needle));
-    }
 }

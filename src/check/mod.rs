@@ -13,55 +13,68 @@
 //! the team last reconciled); else `main`, `origin/main`, `master`,
 //! `origin/master`, the first that resolves; else an error asking for one.
 
-use std::fmt;
 use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::changes::{Base, ChangeError, GitRepo};
+use crate::error::{Diagnose, ErrorKind};
 use crate::governance::{Governance, Scope};
 use crate::progress::{Cancelled, Progress};
-use crate::spec::{self, SpecSet};
+use crate::spec::SpecSet;
 use crate::state::{self, BaseError, State, StateError, UsedBase, choose_base};
 
+mod findings;
 mod status;
 mod ungoverned;
 
 pub use crate::review::{ReconciliationStatus, SpecStatus, Totals};
 
-use status::{Assessed, assess, by_symbols, per_spec};
+use findings::{
+    change_findings, order, spec_findings, stale_tests, symbol_findings, test_findings,
+};
 pub use status::{StatusParams, status, status_tool, status_with};
-use ungoverned::{coverage_policy, is_notarais_own, only_notarais_lines};
+use status::{assess, by_symbols, per_spec};
 
 /// Why a check or status could not be computed (exit code 2).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum CheckError {
     /// No base given and none of the defaults exists.
+    #[error("{}", BaseError::NoBase)]
     NoBase,
     /// The state file is malformed or unreadable.
+    #[error("{0}")]
     State(StateError),
     /// git failed, or the base does not resolve.
+    #[error("{0}")]
     Git(ChangeError),
     /// A file could not be read.
+    #[error("{0}")]
     Io(String),
     /// The caller cancelled the work.
+    #[error("{0}")]
     Cancelled(Cancelled),
 }
 
-impl fmt::Display for CheckError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Diagnose for CheckError {
+    fn kind(&self) -> ErrorKind {
         match self {
-            CheckError::NoBase => write!(f, "{}", BaseError::NoBase),
-            CheckError::State(e) => write!(f, "{e}"),
-            CheckError::Git(e) => write!(f, "{e}"),
-            CheckError::Io(m) => f.write_str(m),
-            CheckError::Cancelled(c) => write!(f, "{c}"),
+            CheckError::Git(e) => e.kind(),
+            CheckError::State(e) => e.kind(),
+            CheckError::NoBase => ErrorKind::InvalidInput,
+            CheckError::Io(_) | CheckError::Cancelled(_) => ErrorKind::Internal,
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            CheckError::Git(e) => e.hint(),
+            CheckError::State(e) => e.hint(),
+            _ => None,
         }
     }
 }
-
-impl std::error::Error for CheckError {}
 
 impl From<ChangeError> for CheckError {
     fn from(e: ChangeError) -> Self {
@@ -269,238 +282,12 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         options.include_formatting,
     );
 
-    let mut findings = Vec::new();
-    for f in set.errors() {
-        findings.push(Finding {
-            severity: Severity::Error,
-            kind: FindingKind::InvalidSpec,
-            spec: Some(f.path.clone()),
-            file: Some(f.path.clone()),
-            line: Some(f.line),
-            message: f.message.clone(),
-        });
-    }
-    for (spec, notes) in &state.drift_notes {
-        for note in notes {
-            findings.push(Finding {
-                severity: Severity::Warning,
-                kind: FindingKind::DriftNote,
-                spec: Some(spec.clone()),
-                file: note.paths.first().cloned(),
-                line: None,
-                message: format!(
-                    "drift reported ({}): {}; review it and reconcile the spec to close the note",
-                    note.id, note.note
-                ),
-            });
-        }
-    }
-    let tracked = git.tracked_cache_files();
-    if !tracked.is_empty() {
-        findings.push(Finding {
-            severity: Severity::Warning,
-            kind: FindingKind::TrackedCache,
-            spec: None,
-            file: tracked.first().cloned(),
-            line: None,
-            message: crate::changes::tracked_cache_message(&tracked),
-        });
-    }
-    // The loader's warning for a missing `tested_by` file is an error here
-    // (MissingTest below), so it is not repeated as a spec warning.
-    let is_missing_test = |f: &&spec::Finding| f.message.contains("(`tested_by`) does not exist");
-    for f in set
-        .findings
-        .iter()
-        .filter(|f| !f.is_error() && !is_missing_test(f))
-    {
-        findings.push(Finding {
-            severity: Severity::Warning,
-            kind: FindingKind::SpecWarning,
-            spec: Some(f.path.clone()),
-            file: Some(f.path.clone()),
-            line: Some(f.line),
-            message: f.message.clone(),
-        });
-    }
-    let mut untested = Vec::new();
-    for loaded in &set.specs {
-        let spec = &loaded.spec;
-        if spec.schema_version != "0.8" || spec.tier() != spec::Tier::Full || spec.cross_cutting {
-            continue;
-        }
-        for behavior in &spec.behaviors {
-            for test in &behavior.tested_by {
-                let exists = crate::repo_path::RepoPath::parse(&test.path)
-                    .is_ok_and(|p| std::fs::symlink_metadata(p.to_fs(root)).is_ok());
-                if !exists {
-                    findings.push(Finding {
-                        severity: Severity::Error,
-                        kind: FindingKind::MissingTest,
-                        spec: Some(loaded.path.clone()),
-                        file: Some(loaded.path.clone()),
-                        line: None,
-                        message: format!(
-                            "behavior `{}`: test file `{}` (`tested_by`) does not exist; fix the path or remove the entry",
-                            behavior.name, test.path
-                        ),
-                    });
-                }
-            }
-        }
-        for behavior in spec.behaviors.iter().filter(|b| b.tested_by.is_empty()) {
-            untested.push(Finding {
-                severity: Severity::Warning,
-                kind: FindingKind::Untested,
-                spec: Some(loaded.path.clone()),
-                file: Some(loaded.path.clone()),
-                line: None,
-                message: format!(
-                    "behavior `{}` names no test; add `tested_by` with the test files that verify it",
-                    behavior.name
-                ),
-            });
-        }
-    }
-    // One summary line unless the detail is asked for.
-    if options.untested || untested.is_empty() {
-        findings.append(&mut untested);
-    } else {
-        let mut specs: Vec<&str> = untested.iter().filter_map(|f| f.spec.as_deref()).collect();
-        specs.dedup();
-        findings.push(Finding {
-            severity: Severity::Notice,
-            kind: FindingKind::Untested,
-            spec: None,
-            file: None,
-            line: None,
-            message: format!(
-                "{} behaviors in {} specs name no test (`tested_by`); `notarai check --untested` lists them",
-                untested.len(),
-                specs.len()
-            ),
-        });
-    }
+    let mut findings = spec_findings(&set, &state, &git);
+    test_findings(root, &set, options.untested, &mut findings);
     stale_tests(root, &set, &assessed, &mut findings);
     symbol_findings(&narrowed, &mut findings);
-    let spec_path = |g: usize| set.specs[g].path.clone();
-    let (coverage, coverage_message) = coverage_policy(&set);
-    let own_configs = crate::init::agents::config_files();
-    for file in &assessed {
-        let path = &file.path;
-        if spec::is_spec_path(path) {
-            if !file.reconciled {
-                findings.push(Finding {
-                    severity: Severity::Error,
-                    kind: FindingKind::SpecUnreconciled,
-                    spec: Some(path.clone()),
-                    file: Some(path.clone()),
-                    line: None,
-                    message: format!("spec {path} changed and is not reconciled"),
-                });
-            }
-            continue;
-        }
-        if file.governors.is_empty() {
-            // notarai's own files (what `init` writes) need no spec; a spec
-            // that lists one still governs it. The system spec's
-            // `coverage.policy` says how the others count.
-            if let Some(severity) = coverage
-                && !governance.is_excluded(path)
-                && !is_notarais_own(root, path, &own_configs)
-                && !only_notarais_lines(&changes, path)
-            {
-                findings.push(Finding {
-                    severity,
-                    kind: FindingKind::Ungoverned,
-                    spec: None,
-                    file: Some(path.clone()),
-                    line: None,
-                    message: format!(
-                        "{path} changed and no spec governs it; add it to a spec's artifacts or to the system spec's exclude{coverage_message}"
-                    ),
-                });
-            }
-            continue;
-        }
-        if file.governors.len() > 1 {
-            let names: Vec<String> = file.governors.iter().map(|&g| spec_path(g)).collect();
-            findings.push(Finding {
-                severity: Severity::Notice,
-                kind: FindingKind::MultipleSpecs,
-                spec: None,
-                file: Some(path.clone()),
-                line: None,
-                message: format!(
-                    "{path} is governed by {} specs: {}",
-                    names.len(),
-                    names.join(", ")
-                ),
-            });
-        }
-        for (((&g, _), &housekeeping), reason) in file
-            .governors
-            .iter()
-            .zip(&file.reconciled_for)
-            .zip(&file.housekeeping_for)
-            .zip(&file.reasons_for)
-            .filter(|(((_, r), _), _)| !**r)
-        {
-            let why = match reason {
-                Some(crate::review::Quiet::Versions) => "only pinned versions changed, ",
-                Some(crate::review::Quiet::TestsOnly) => "only the spec's tests changed, ",
-                None => "",
-            };
-            findings.push(if housekeeping {
-                Finding {
-                    severity: Severity::Warning,
-                    kind: FindingKind::Housekeeping,
-                    spec: Some(spec_path(g)),
-                    file: Some(path.clone()),
-                    line: None,
-                    message: format!(
-                        "{path} changed and is not reconciled with {} (housekeeping: {why}no review needed; record it with `notarai reconcile`)",
-                        spec_path(g)
-                    ),
-                }
-            } else {
-                Finding {
-                    severity: Severity::Error,
-                    kind: FindingKind::Unreconciled,
-                    spec: Some(spec_path(g)),
-                    file: Some(path.clone()),
-                    line: None,
-                    message: format!(
-                        "{path} changed and is not reconciled with {}",
-                        spec_path(g)
-                    ),
-                }
-            });
-        }
-    }
-    if options.strict {
-        for f in &mut findings {
-            if f.severity == Severity::Warning {
-                f.severity = Severity::Error;
-            }
-        }
-    }
-    findings.sort_by(|a, b| {
-        (
-            a.kind != FindingKind::InvalidSpec,
-            &a.spec,
-            &a.file,
-            a.line,
-            a.severity,
-        )
-            .cmp(&(
-                b.kind != FindingKind::InvalidSpec,
-                &b.spec,
-                &b.file,
-                b.line,
-                b.severity,
-            ))
-    });
+    change_findings(root, &set, &governance, &changes, &assessed, &mut findings);
+    order(&mut findings, options.strict);
 
     let claims = claims(&git, &base, &state, &governance, &set);
     let (_, totals) = per_spec(&set, &assessed);
@@ -518,84 +305,6 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         claims,
         summary,
     })
-}
-
-/// Formatting-only changes (a notice each) and broken anchors (a warning
-/// each, with the likely rename or move).
-fn symbol_findings(narrowed: &crate::review::Narrowed, findings: &mut Vec<Finding>) {
-    for path in &narrowed.formatting_only {
-        findings.push(Finding {
-            severity: Severity::Notice,
-            kind: FindingKind::FormattingOnly,
-            spec: None,
-            file: Some(path.clone()),
-            line: None,
-            message: format!(
-                "{path} changed in formatting or comments only (equal token streams): it affects no spec (`--include-formatting` counts it)"
-            ),
-        });
-    }
-    for broken in &narrowed.broken {
-        findings.push(Finding {
-            severity: Severity::Warning,
-            kind: FindingKind::BrokenAnchor,
-            spec: Some(broken.spec_path.clone()),
-            file: Some(broken.file.clone()),
-            line: None,
-            message: broken.message(),
-        });
-    }
-}
-
-/// For 0.8 specs: each `tested_by` file that did not change since the base
-/// while files its spec governs did (the test is older than the code).
-fn stale_tests(root: &Path, set: &SpecSet, assessed: &[Assessed], findings: &mut Vec<Finding>) {
-    let changed: std::collections::HashSet<&str> =
-        assessed.iter().map(|a| a.path.as_str()).collect();
-    for (g, loaded) in set.specs.iter().enumerate() {
-        if loaded.spec.schema_version != "0.8" {
-            continue;
-        }
-        let tests: std::collections::BTreeSet<&str> = loaded
-            .spec
-            .behaviors
-            .iter()
-            .flat_map(|b| b.tested_by.iter().map(|t| t.path.as_str()))
-            .collect();
-        let code: Vec<&str> = assessed
-            .iter()
-            .filter(|a| {
-                a.governors.contains(&g)
-                    && !spec::is_spec_path(&a.path)
-                    && !tests.contains(a.path.as_str())
-            })
-            .map(|a| a.path.as_str())
-            .collect();
-        if code.is_empty() {
-            continue;
-        }
-        let mut shown = code.iter().take(3).copied().collect::<Vec<_>>().join(", ");
-        if code.len() > 3 {
-            shown.push_str(&format!(" and {} more", code.len() - 3));
-        }
-        // A missing test file is reported as MissingTest already.
-        let exists = |t: &str| {
-            crate::repo_path::RepoPath::parse(t)
-                .is_ok_and(|p| std::fs::symlink_metadata(p.to_fs(root)).is_ok())
-        };
-        for test in tests.iter().filter(|t| !changed.contains(*t) && exists(t)) {
-            findings.push(Finding {
-                severity: Severity::Warning,
-                kind: FindingKind::StaleTest,
-                spec: Some(loaded.path.clone()),
-                file: Some(test.to_string()),
-                line: None,
-                message: format!(
-                    "{test} (`tested_by`) did not change since the base while code it covers did ({shown}); update the test or confirm it still covers the change"
-                ),
-            });
-        }
-    }
 }
 
 /// The entries of `state` (the work tree's) that the base's state file (at
@@ -704,7 +413,8 @@ mod tests {
             &crate::review::SnapshotParams { force: false },
         );
         assert!(
-            matches!(&refused, Err(ReviewError::InvalidParams(m)) if m.contains("force: true")),
+            matches!(&refused, Err(e) if crate::error::Diagnose::hint(e)
+                .is_some_and(|h| h.contains("force: true"))),
             "{refused:?}"
         );
         let forced = crate::review::snapshot_tool(

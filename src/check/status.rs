@@ -371,11 +371,11 @@ pub struct StatusParams {
 impl From<CheckError> for crate::review::ReviewError {
     fn from(e: CheckError) -> Self {
         use crate::review::ReviewError;
-        match &e {
+        match e {
             CheckError::NoBase => ReviewError::InvalidParams(format!("base_branch: {e}")),
-            CheckError::Git(g) if g.is_invalid_input() => ReviewError::InvalidParams(e.to_string()),
-            CheckError::Cancelled(c) => ReviewError::Cancelled(*c),
-            _ => ReviewError::Internal(e.to_string()),
+            CheckError::Cancelled(c) => ReviewError::Cancelled(c),
+            // Its kind and hint (a base that does not resolve is the caller's).
+            e => crate::error::Error::from(e).into(),
         }
     }
 }

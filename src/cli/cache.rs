@@ -10,7 +10,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
+use crate::error::Context;
 
 use crate::cache::Cache;
 use crate::changes::GitRepo;
@@ -41,7 +41,7 @@ pub enum Command {
 }
 
 /// Run a cache subcommand.
-pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode> {
     let root = resolve_root(root.as_deref())?;
     let mut out = crate::quote::Terminal::new(std::io::stdout().lock());
     match cmd {
@@ -61,7 +61,7 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
             let rels = paths
                 .iter()
                 .map(|p| super::repo_relative(&root, p))
-                .collect::<anyhow::Result<Vec<_>>>()?;
+                .collect::<crate::error::Result<Vec<_>>>()?;
             let mut project = crate::project::Project::new(root.clone());
             let specs = project.specs();
             let git = GitRepo::open(&root).ok();
@@ -76,15 +76,13 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
                 Some(git) => Reconciled::trusted(&root, git, rels.iter().map(String::as_str)),
                 None => Reconciled::lookup(&root, rels.iter().map(String::as_str)),
             };
-            let judged = known
-                .judge_specs(
-                    &root,
-                    git.as_ref(),
-                    &rels,
-                    &governors,
-                    &crate::progress::Progress::none(),
-                )
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let judged = known.judge_specs(
+                &root,
+                git.as_ref(),
+                &rels,
+                &governors,
+                &crate::progress::Progress::none(),
+            )?;
             for (given, reconciled) in paths.iter().zip(judged) {
                 if !reconciled.iter().all(|r| *r) {
                     writeln!(out, "{given}")?;
@@ -117,7 +115,7 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
 }
 
 /// The given paths, or one path per non-empty line of stdin.
-pub(super) fn paths_or_stdin(paths: Vec<String>) -> anyhow::Result<Vec<String>> {
+pub(super) fn paths_or_stdin(paths: Vec<String>) -> crate::error::Result<Vec<String>> {
     if !paths.is_empty() {
         return Ok(paths);
     }

@@ -57,9 +57,9 @@ pub struct Args {
 }
 
 /// Run `notarai check`.
-pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let report = resolve_root(root.as_deref())
-        .map_err(|e| (e.to_string(), None))
+        .map_err(crate::error::Error::from)
         .and_then(|root| {
             check::check(
                 &root,
@@ -70,24 +70,15 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
                     untested: args.untested,
                 },
             )
-            .map_err(|e| {
-                let hint = match &e {
-                    check::CheckError::Git(git) => git.hint(),
-                    _ => None,
-                };
-                (e.to_string(), hint)
-            })
+            .map_err(crate::error::Error::from)
         });
     let report = match report {
         Ok(report) => report,
-        Err((e, hint)) => {
+        Err(e) => {
             if args.format == Format::Github {
-                println!("::error::{}", escape_data(&e));
+                println!("::error::{}", escape_data(&e.message));
             }
-            eprintln!(
-                "{}",
-                crate::quote::terminal_lines(&crate::error::cli_message(&e, hint.as_deref()))
-            );
+            eprintln!("{}", crate::quote::terminal_lines(&e.cli_message()));
             return Ok(ExitCode::from(2));
         }
     };

@@ -16,9 +16,9 @@ use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
+use crate::error::Context;
 
-use crate::error::{ErrorKind, Hinted};
+use crate::error::Error;
 
 use crate::page::BYTES_PER_TOKEN;
 use crate::progress::Progress;
@@ -61,7 +61,7 @@ pub struct Args {
 }
 
 /// Run `notarai export-context`.
-pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let root = resolve_root(root.as_deref())?;
     let mut project = Project::new(root.clone());
     let params = ExportParams {
@@ -101,7 +101,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
 
 /// Write `contents` to `file` (relative to the current folder) through the
 /// safe writer, as the module header says.
-fn write_output(root: &Path, file: &Path, contents: &[u8]) -> anyhow::Result<()> {
+fn write_output(root: &Path, file: &Path, contents: &[u8]) -> crate::error::Result<()> {
     let absolute = std::env::current_dir()
         .context("cannot read the current folder")?
         .join(file);
@@ -117,28 +117,29 @@ fn write_output(root: &Path, file: &Path, contents: &[u8]) -> anyhow::Result<()>
                 file.display(),
                 top.to_string_lossy()
             );
-            return Err(Hinted::new(ErrorKind::InvalidInput, message)
-                .hinted(
-                    "that folder holds the specs, the state or git's own files; name a file \
-                     elsewhere (e.g. --output review-context.md), or `-` for stdout",
-                )
-                .into());
+            return Err(Error::invalid(message).hinted(
+                "that folder holds the specs, the state or git's own files; name a file \
+                 elsewhere (e.g. --output review-context.md), or `-` for stdout",
+            ));
         }
         return crate::safe_fs::write_file(root, &absolute, contents)
             .with_context(|| format!("cannot write {}", file.display()));
     }
     let (Some(folder), Some(name)) = (absolute.parent(), absolute.file_name()) else {
-        anyhow::bail!("--output {}: not a file name", file.display());
+        return Err(Error::invalid(format!(
+            "--output {}: not a file name",
+            file.display()
+        )));
     };
     let folder = folder
         .canonicalize()
         .with_context(|| format!("--output {}: its folder does not exist", file.display()))?;
     if folder.starts_with(root) {
-        anyhow::bail!(
+        return Err(Error::invalid(format!(
             "--output {}: its folder leads into the repository through a link; name the file by \
              its path inside the repository",
             file.display()
-        );
+        )));
     }
     crate::safe_fs::write_file(&folder, &folder.join(name), contents)
         .with_context(|| format!("cannot write {}", file.display()))

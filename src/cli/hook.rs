@@ -33,7 +33,7 @@ pub struct ValidateArgs {
 }
 
 /// Run a hook.
-pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode> {
     match cmd {
         Command::Validate(args) => Ok(validate(root, args.agent)),
         Command::Context(args) => {

@@ -16,7 +16,7 @@ pub struct Args {
 }
 
 /// Run the server until stdin closes; stdout carries only protocol messages.
-pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let root = resolve_root(root.as_deref())?;
     tracing::info!(
         "serving {}{}",

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use crate::error::Context;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -113,23 +113,10 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         // A reader that stopped early (`notarai schema | head`) is not an error.
-        Err(err)
-            if err
-                .chain()
-                .filter_map(|e| e.downcast_ref::<std::io::Error>())
-                .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
-        {
-            ExitCode::SUCCESS
-        }
+        Err(err) if err.is_broken_pipe() => ExitCode::SUCCESS,
         Err(err) => {
             // Names from the repository in the message are escaped.
-            eprintln!(
-                "{}",
-                crate::quote::terminal_lines(&crate::error::cli_message(
-                    &format!("{err:#}"),
-                    hint(&err).as_deref()
-                ))
-            );
+            eprintln!("{}", crate::quote::terminal_lines(&err.cli_message()));
             ExitCode::FAILURE
         }
     }
@@ -156,29 +143,11 @@ fn init_tracing(verbose: u8) {
         .try_init();
 }
 
-/// The hint of the first error in `err`'s chain that has one.
-fn hint(err: &anyhow::Error) -> Option<String> {
-    err.chain().find_map(|cause| {
-        if let Some(e) = cause.downcast_ref::<crate::error::Hinted>() {
-            return e.hint.clone();
-        }
-        if let Some(e) = cause.downcast_ref::<crate::changes::ChangeError>() {
-            return e.hint();
-        }
-        if let Some(crate::check::CheckError::Git(e)) = cause.downcast_ref() {
-            return e.hint();
-        }
-        cause
-            .downcast_ref::<crate::review::ReviewError>()
-            .and_then(|e| e.hint().map(str::to_string))
-    })
-}
-
 /// A path given on the command line (relative to the current folder, or
 /// absolute) as the repository-relative path the tools use, checked as a
 /// [`crate::repo_path::RepoPath`] (a path outside the project fails the
 /// command). Its folders are resolved, the file itself is not followed.
-pub(super) fn repo_relative(root: &Path, given: &str) -> anyhow::Result<String> {
+pub(super) fn repo_relative(root: &Path, given: &str) -> crate::error::Result<String> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     // From a folder inside the root, a relative path is resolved relative
     // to the root (`src/../../x` is refused as climbing out, which is what
@@ -213,6 +182,8 @@ pub(super) fn repo_relative(root: &Path, given: &str) -> anyhow::Result<String> 
     };
     let rel = crate::repo_path::Guard::new(root)
         .resolve_unfollowed(&input)
-        .map_err(|e| anyhow::anyhow!("{given}: {e} (project root: {})", root.display()))?;
+        .map_err(|e| {
+            crate::error::Error::invalid(format!("{given}: {e} (project root: {})", root.display()))
+        })?;
     Ok(rel.into_string())
 }

@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// Record the pass; failures print `error: ...` (with a hint) and exit 2.
-pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let root = resolve_root(root.as_deref())?;
     let files = super::cache::paths_or_stdin(args.files)?;
     let spec = match args.spec {
@@ -69,11 +69,11 @@ pub(super) fn record(
     files: Vec<String>,
     spec: Option<String>,
     snapshot: bool,
-) -> anyhow::Result<Option<crate::review::MarkReconciled>> {
+) -> crate::error::Result<Option<crate::review::MarkReconciled>> {
     let files = files
         .iter()
         .map(|f| super::repo_relative(root, f))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect::<crate::error::Result<Vec<_>>>()?;
     let mut project = Project::new(root.to_path_buf());
     let params = MarkReconciledParams {
         files,

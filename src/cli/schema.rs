@@ -8,7 +8,7 @@ use std::process::ExitCode;
 pub struct Args {}
 
 /// Run `notarai schema`: the schema generated from the loader's own types.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(_args: Args) -> crate::error::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}", crate::spec::json_schema())?;
     out.flush()?;

@@ -63,24 +63,18 @@ pub enum Command {
 }
 
 /// Run a state subcommand; failures print `error: ...` and exit 2.
-pub fn run(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode> {
     match execute(root, cmd) {
         Ok(code) => Ok(code),
-        Err(e) if is_broken_pipe(&e) => Err(e),
+        Err(e) if e.is_broken_pipe() => Err(e),
         Err(e) => {
-            eprintln!("error: {}", crate::quote::terminal_lines(&format!("{e:#}")));
+            eprintln!("{}", crate::quote::terminal_lines(&e.cli_message()));
             Ok(ExitCode::from(2))
         }
     }
 }
 
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain()
-        .filter_map(|e| e.downcast_ref::<std::io::Error>())
-        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-}
-
-fn execute(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
+fn execute(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if let Command::Merge {
         base,
@@ -158,7 +152,12 @@ fn execute(root: Option<PathBuf>, cmd: Command) -> anyhow::Result<ExitCode> {
             // outside the project, or into its git directory, deletes nothing.
             let removed =
                 crate::safe_fs::remove_file(&root, std::path::Path::new(state::STATE_FILE))
-                    .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", state::STATE_FILE))?;
+                    .map_err(|e| {
+                        crate::error::Error::internal(format!(
+                            "cannot remove {}: {e}",
+                            state::STATE_FILE
+                        ))
+                    })?;
             if removed {
                 writeln!(out, "Removed {}", state::STATE_FILE)?;
             } else {

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::error::{ErrorKind, Hinted};
+use crate::error::Error;
 use crate::repo_path::RepoPath;
 use crate::review::{self, LineRange};
 
@@ -43,16 +43,13 @@ pub struct Args {
 }
 
 /// Run `notarai symbols`.
-pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let root = crate::project::resolve_root(root.as_deref())?;
     let root = root.canonicalize().unwrap_or(root);
     let rel = super::repo_relative(&root, &args.path.to_string_lossy())?;
     let path = RepoPath::resolve(&root, &rel).map_err(|e| {
-        Hinted::new(
-            ErrorKind::InvalidInput,
-            format!("{}: {e}", args.path.display()),
-        )
-        .hinted("notarai reads files of this repository only")
+        Error::invalid(format!("{}: {e}", args.path.display()))
+            .hinted("notarai reads files of this repository only")
     })?;
     let git = crate::changes::GitRepo::open(&root).ok();
     let answer = review::symbols(&root, git.as_ref(), &path, args.rev.as_deref(), args.lines)?;

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
+use crate::error::Context;
 use serde::Serialize;
 
 use crate::spec::{self, Finding, Severity, SpecSet};
@@ -51,7 +51,7 @@ impl FileReport {
 }
 
 /// Run `notarai validate`.
-pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let root = crate::project::resolve_root(root.as_deref())?;
     let reports = collect(&root, args.path.as_deref())?;
     if reports.is_empty() {
@@ -86,7 +86,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
 /// walker ([`crate::walk`]); files are read through the bounded reader
 /// ([`crate::safe_fs`]), so a FIFO is refused, a link out of the project is
 /// not followed and no more than a spec's limit is read.
-pub fn collect(root: &Path, path: Option<&Path>) -> anyhow::Result<Vec<FileReport>> {
+pub fn collect(root: &Path, path: Option<&Path>) -> crate::error::Result<Vec<FileReport>> {
     let set = crate::project::load_specs(root);
     let targets: Vec<PathBuf> = match path {
         None => spec_files_below(&root.join(spec::SPEC_DIR)),
@@ -283,7 +283,7 @@ pub struct JsonFinding<'a> {
 }
 
 /// Build the JSON report of `reports`.
-pub fn json_report(reports: &[FileReport]) -> JsonReport<'_> {
+fn json_report(reports: &[FileReport]) -> JsonReport<'_> {
     JsonReport {
         ok: reports.iter().all(FileReport::passed),
         files: reports

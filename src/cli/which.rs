@@ -37,7 +37,7 @@ pub struct Args {
 }
 
 /// Run `notarai which`.
-pub fn run(root: Option<PathBuf>, args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let root = crate::project::resolve_root(root.as_deref())?;
     let root = root.canonicalize().unwrap_or(root);
     let cwd = std::env::current_dir()?;

@@ -6,41 +6,32 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// Why a command does not resolve to an executable file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
     /// The config names no command.
+    #[error("the entry names no command")]
     Empty,
     /// A bare name found in no folder of `PATH`.
+    #[error("`{name}` is not found in any folder of PATH")]
     NotOnPath {
         /// The name looked up.
         name: String,
     },
     /// A path (with a slash) that names no file.
+    #[error("{} does not exist", path.display())]
     Missing {
         /// The path, resolved against the root.
         path: PathBuf,
     },
     /// A file that is not executable (or a folder).
+    #[error("{} is not an executable file", path.display())]
     NotExecutable {
         /// The file.
         path: PathBuf,
     },
 }
 
-impl std::fmt::Display for ResolveError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ResolveError::Empty => write!(f, "the entry names no command"),
-            ResolveError::NotOnPath { name } => {
-                write!(f, "`{name}` is not found in any folder of PATH")
-            }
-            ResolveError::Missing { path } => write!(f, "{} does not exist", path.display()),
-            ResolveError::NotExecutable { path } => {
-                write!(f, "{} is not an executable file", path.display())
-            }
-        }
-    }
-}
+impl crate::error::Diagnose for ResolveError {}
 
 /// The file `command` runs, started in `cwd` with `path_var` as `PATH`.
 pub fn resolve(

@@ -39,11 +39,17 @@ pub struct ServerHello {
 }
 
 /// Why the handshake failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HandshakeError {
     /// The process did not start.
+    #[error("cannot start it: {0}")]
     Spawn(String),
     /// No answer within the deadline; the process was killed.
+    #[error(
+        "no answer to `initialize` within {} s; killed{}",
+        after.as_secs_f32(),
+        stderr_tail(stderr)
+    )]
     Timeout {
         /// The deadline.
         after: Duration,
@@ -51,6 +57,11 @@ pub enum HandshakeError {
         stderr: String,
     },
     /// The process exited (or closed stdout) without answering.
+    #[error(
+        "it {} without answering `initialize`{}",
+        code.map_or("was killed by a signal".to_string(), |c| format!("exited with code {c}")),
+        stderr_tail(stderr)
+    )]
     Exited {
         /// Its exit code, when it exited with one.
         code: Option<i32>,
@@ -58,55 +69,28 @@ pub enum HandshakeError {
         stderr: String,
     },
     /// stdout carried something that is not a JSON-RPC message.
+    #[error("its stdout is not MCP JSON-RPC: {line:?} (logs must go to stderr)")]
     NotProtocol {
         /// The start of the offending line.
         line: String,
     },
     /// The server answered `initialize` with an error or an unusable result.
+    #[error("it refused `initialize`: {message}")]
     Refused {
         /// What it said.
         message: String,
     },
 }
 
-impl std::fmt::Display for HandshakeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let tail = |stderr: &str| {
-            let last = stderr
-                .trim()
-                .lines()
-                .last()
-                .unwrap_or("")
-                .trim()
-                .to_string();
-            if last.is_empty() {
-                String::new()
-            } else {
-                format!(" (stderr: {last})")
-            }
-        };
-        match self {
-            HandshakeError::Spawn(e) => write!(f, "cannot start it: {e}"),
-            HandshakeError::Timeout { after, stderr } => write!(
-                f,
-                "no answer to `initialize` within {} s; killed{}",
-                after.as_secs_f32(),
-                tail(stderr)
-            ),
-            HandshakeError::Exited { code, stderr } => {
-                let how = code.map_or("was killed by a signal".to_string(), |c| {
-                    format!("exited with code {c}")
-                });
-                write!(f, "it {how} without answering `initialize`{}", tail(stderr))
-            }
-            HandshakeError::NotProtocol { line } => write!(
-                f,
-                "its stdout is not MCP JSON-RPC: {line:?} (logs must go to stderr)"
-            ),
-            HandshakeError::Refused { message } => {
-                write!(f, "it refused `initialize`: {message}")
-            }
-        }
+impl crate::error::Diagnose for HandshakeError {}
+
+/// ` (stderr: <its last line>)`, or nothing when stderr was empty.
+fn stderr_tail(stderr: &str) -> String {
+    let last = stderr.trim().lines().last().unwrap_or("").trim();
+    if last.is_empty() {
+        String::new()
+    } else {
+        format!(" (stderr: {last})")
     }
 }
 

@@ -17,7 +17,7 @@ use super::{HookAgent, Report, render_errors};
 
 /// Exit code whose stderr Claude Code, Codex, Gemini CLI and VS Code feed
 /// back to the model.
-pub const EXIT_TO_MODEL: u8 = 2;
+const EXIT_TO_MODEL: u8 = 2;
 
 /// What `notarai hook validate` prints and exits with.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

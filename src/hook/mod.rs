@@ -177,11 +177,6 @@ fn locate(
     Ok((root, rel))
 }
 
-/// Load the specs at `root` and keep the errors found in the spec at `rel`.
-pub fn check_spec(root: &Path, rel: String) -> Outcome {
-    spec_outcome(&spec::SpecSet::load_with(root, None), rel)
-}
-
 /// The errors of the spec at `rel` in a loaded set. Errors only: the
 /// orphaned-glob warnings would list the whole repository on every edit
 /// (the set is loaded without the file list, so there are none).

@@ -12,7 +12,7 @@ use super::fsio::{line_ending, with_line_ending};
 use super::generated::{self, Origin};
 
 /// The heading that opens notarai's section.
-pub const HEADING: &str = "## NotarAI";
+const HEADING: &str = "## NotarAI";
 
 /// What the begin marker line starts with.
 const BEGIN: &str = "<!-- notarai:begin";
@@ -268,15 +268,11 @@ pub struct Upsert {
     pub replaces: Option<Origin>,
 }
 
-/// `CLAUDE.md` text with notarai's current section in place, in the file's
-/// own line ending, every byte outside the section kept; and whose section
-/// that replaces. Applying it to its own result gives the same text.
-pub fn upsert(existing: Option<&str>) -> Upsert {
-    upsert_with(existing, section())
-}
-
-/// [`upsert`] for any instruction file and section text (`AGENTS.md`,
-/// `GEMINI.md`): appended after one line break (after a blank line when the
+/// An instruction file's text (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`) with
+/// notarai's current `section` in place, in the file's own line ending,
+/// every byte outside the section kept; and whose section that replaces.
+/// Applying it to its own result gives the same text. A new section is
+/// appended after one line break (after a blank line when the
 /// file ends with a line break), so [`remove`] can give the bytes back.
 pub fn upsert_with(existing: Option<&str>, section: &str) -> Upsert {
     let text = existing.unwrap_or("");
@@ -368,6 +364,11 @@ pub fn remove(text: &str) -> Removal {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// `CLAUDE.md` with notarai's section in place.
+    fn upsert(existing: Option<&str>) -> Upsert {
+        upsert_with(existing, section())
+    }
 
     fn bare_range(text: &str) -> (usize, usize) {
         match find(text) {

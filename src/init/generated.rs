@@ -127,7 +127,7 @@ pub fn unstamped(text: &str) -> String {
 }
 
 /// A version like `0.8` as numbers, for comparing.
-pub fn parse_version(text: &str) -> Option<Vec<u64>> {
+fn parse_version(text: &str) -> Option<Vec<u64>> {
     text.split('.').map(|p| p.parse().ok()).collect()
 }
 

@@ -13,17 +13,18 @@ use super::json_edit::{Editor, Kind, Node, ReadError};
 /// The name of notarai's server under `mcpServers`.
 pub const SERVER_NAME: &str = "notarai";
 /// The command of the PostToolUse hook (the event is Claude Code's).
-pub const HOOK_COMMAND: &str = "notarai hook validate --agent claude";
+const HOOK_COMMAND: &str = "notarai hook validate --agent claude";
 /// The hook command notarai wrote before `--agent` (still recognised, and
 /// taken out by `init --remove`).
 pub const LEGACY_HOOK_COMMAND: &str = "notarai hook validate";
 /// The tools whose edits the hook checks.
-pub const HOOK_MATCHER: &str = "Write|Edit|MultiEdit";
+const HOOK_MATCHER: &str = "Write|Edit|MultiEdit";
 
 /// Why a JSON file cannot be merged. The file is left alone.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MergeError {
     /// Not valid JSON, or a key given twice.
+    #[error("{line}:{column}: not valid JSON: {message}")]
     Parse {
         /// 1-based line of the error.
         line: usize,
@@ -33,21 +34,11 @@ pub enum MergeError {
         message: String,
     },
     /// Valid JSON of a shape notarai does not know how to merge into.
+    #[error("unexpected shape: {0}")]
     Shape(String),
 }
 
-impl std::fmt::Display for MergeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            MergeError::Parse {
-                line,
-                column,
-                message,
-            } => write!(f, "{line}:{column}: not valid JSON: {message}"),
-            MergeError::Shape(message) => write!(f, "unexpected shape: {message}"),
-        }
-    }
-}
+impl crate::error::Diagnose for MergeError {}
 
 impl From<ReadError> for MergeError {
     fn from(e: ReadError) -> MergeError {

@@ -4,7 +4,7 @@ use std::path::Path;
 
 /// Folders of generated or downloaded files that a starter spec excludes when
 /// they exist at the root.
-pub const GENERATED_DIRS: &[&str] = &[
+const GENERATED_DIRS: &[&str] = &[
     "target",
     "node_modules",
     "dist",

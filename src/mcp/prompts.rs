@@ -25,10 +25,7 @@ const READ_ONLY_NOTE: &str = "This server is read-only (`notarai mcp --read-only
      recording is left to a server started without `--read-only`.";
 
 fn invalid(message: String, hint: &str) -> ErrorData {
-    ErrorData::invalid_params(
-        crate::error::rpc_message(&message, Some(hint)),
-        Some(serde_json::json!({ "hint": hint })),
-    )
+    super::tools::rpc_error(crate::error::Error::invalid(message).hinted(hint))
 }
 
 /// The workflow whose prompt is `name`.

@@ -22,26 +22,26 @@ use crate::project::Project;
 use crate::review::{self, ReviewError};
 
 /// What every spec URI starts with.
-pub const SPEC_URI: &str = "notarai://spec/";
+const SPEC_URI: &str = "notarai://spec/";
 
 /// The URI template of the specs (RFC 6570).
 pub const SPEC_TEMPLATE: &str = "notarai://spec/{path}";
 
 /// What every governing-specs URI starts with.
-pub const GOVERNING_URI: &str = "notarai://governing/";
+const GOVERNING_URI: &str = "notarai://governing/";
 
 /// The URI template of the governing specs of a file (RFC 6570).
-pub const GOVERNING_TEMPLATE: &str = "notarai://governing/{path}";
+const GOVERNING_TEMPLATE: &str = "notarai://governing/{path}";
 
 /// The MIME type of a spec.
-pub const SPEC_MIME: &str = "application/yaml";
+const SPEC_MIME: &str = "application/yaml";
 
 /// The hint of a URI that names no spec.
 const URI_HINT: &str = "a spec's URI is `notarai://spec/<repository-relative path>`, e.g. \
                         `notarai://spec/.notarai/system.spec.yaml`; `resources/list` lists them";
 
 /// The URI of the spec file at `path` (repository-relative).
-pub fn spec_uri(path: &str) -> String {
+fn spec_uri(path: &str) -> String {
     let mut uri = String::from(SPEC_URI);
     for byte in path.bytes() {
         match byte {
@@ -86,7 +86,7 @@ pub fn spec_path(uri: &str) -> Result<String, ReviewError> {
 }
 
 fn rpc(e: ReviewError) -> ErrorData {
-    super::tools::rpc_error(&e)
+    super::tools::rpc_error(e)
 }
 
 /// One page of `resources/list`: the specs, paged by [`review::CATALOG_PAGE`].
@@ -206,9 +206,9 @@ mod tests {
             "notarai://spec/%zz",
             "notarai://spec/%ff",
         ] {
-            let e = spec_path(uri).unwrap_err();
-            assert_eq!(e.kind(), crate::error::ErrorKind::InvalidInput, "{uri}");
-            assert!(e.hint().is_some());
+            let e = crate::error::Error::from(spec_path(uri).unwrap_err());
+            assert_eq!(e.kind, crate::error::ErrorKind::InvalidInput, "{uri}");
+            assert!(e.hint.is_some());
         }
     }
 }

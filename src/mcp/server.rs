@@ -32,7 +32,7 @@ pub const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
 
 /// What the instructions say of the revisions served and what each era's
 /// client sees.
-pub const REVISIONS_SERVED: &str = "\nMCP revisions served: 2026-07-28 (stateless: every request \
+const REVISIONS_SERVED: &str = "\nMCP revisions served: 2026-07-28 (stateless: every request \
      carries its revision in `_meta`; `server/discover` describes the server), and after an \
      `initialize` handshake 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05. From 2025-11-25 \
      on, a tool's invalid argument is a result marked `isError` whose text carries the message \
@@ -117,16 +117,13 @@ impl NotaraiServer {
     fn refuse_write(name: &str) -> ErrorData {
         let hint = "recording a pass needs a server started without `--read-only` \
                     (`notarai mcp`): report your findings and leave the recording to the user";
-        ErrorData::invalid_params(
-            crate::error::rpc_message(
-                &format!(
-                    "`{}` writes, and this server is read-only (started with `notarai mcp \
-                     --read-only`)",
-                    name.escape_debug()
-                ),
-                Some(hint),
-            ),
-            Some(serde_json::json!({ "hint": hint })),
+        super::tools::rpc_error(
+            crate::error::Error::invalid(format!(
+                "`{}` writes, and this server is read-only (started with `notarai mcp \
+                 --read-only`)",
+                name.escape_debug()
+            ))
+            .hinted(hint),
         )
     }
 

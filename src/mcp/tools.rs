@@ -123,7 +123,7 @@ impl ToolDef {
             .map(|schema| Arc::new(terse(portable(schema.as_ref().clone()))));
         let handler: Handler = Box::new(move |project, arguments, progress| {
             let params: P = decode(name, arguments)?;
-            let result = f(project, &params, progress).map_err(|e| rpc_error(&e))?;
+            let result = f(project, &params, progress).map_err(rpc_error)?;
             let value = serde_json::to_value(result).map_err(|e| {
                 ErrorData::internal_error(format!("{name}: cannot encode the result: {e}"), None)
             })?;
@@ -143,15 +143,18 @@ impl ToolDef {
     }
 }
 
-/// A domain error as a JSON-RPC error: `-32602` for the caller's mistakes,
-/// `-32603` for internal failures; the hint on its own line of the message
-/// and as `data.hint`.
-pub fn rpc_error(e: &ReviewError) -> ErrorData {
-    let message = crate::error::rpc_message(e.message(), e.hint());
-    let data = e.hint().map(|hint| serde_json::json!({ "hint": hint }));
-    match e.kind() {
-        ErrorKind::InvalidInput => ErrorData::invalid_params(message, data),
-        ErrorKind::Internal => ErrorData::internal_error(message, data),
+/// Any error as a JSON-RPC error: `-32602` for the caller's mistakes,
+/// `-32603` for internal failures (its [`crate::error::Diagnose::kind`]); the
+/// hint on its own line of the message and as `data.hint`.
+pub fn rpc_error(e: impl Into<crate::error::Error>) -> ErrorData {
+    let e: crate::error::Error = e.into();
+    let data = e
+        .hint
+        .as_ref()
+        .map(|hint| serde_json::json!({ "hint": hint }));
+    match e.kind {
+        ErrorKind::InvalidInput => ErrorData::invalid_params(e.rpc_message(), data),
+        ErrorKind::Internal => ErrorData::internal_error(e.rpc_message(), data),
     }
 }
 
@@ -292,7 +295,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
 /// (`uint`, `int64`, `double`, ...) taken out, since JSON Schema does not
 /// define them and strict validators refuse them; an unsigned type says
 /// `minimum: 0` instead.
-pub fn portable(mut schema: JsonObject) -> JsonObject {
+fn portable(mut schema: JsonObject) -> JsonObject {
     fn walk(value: &mut serde_json::Value) {
         match value {
             serde_json::Value::Object(map) => {
@@ -324,7 +327,7 @@ pub fn portable(mut schema: JsonObject) -> JsonObject {
 /// for validating `structuredContent`, and every client sends `tools/list`
 /// into the model's context, where the fields are explained once, by the
 /// tool's description and the workflow (this halves `tools/list`).
-pub fn terse(mut schema: JsonObject) -> JsonObject {
+fn terse(mut schema: JsonObject) -> JsonObject {
     fn walk(value: &mut serde_json::Value) {
         match value {
             serde_json::Value::Object(map) => {
@@ -394,7 +397,7 @@ pub async fn call(
         .run(side, def.name, move |project| {
             // Cancelled while it waited for the calls before it.
             if progress.is_cancelled() {
-                return Err(rpc_error(&crate::progress::Cancelled.into()));
+                return Err(rpc_error(ReviewError::from(crate::progress::Cancelled)));
             }
             (def.handler)(project, arguments, &progress)
         })

@@ -26,11 +26,11 @@ mod diff;
 pub use diff::{LineTooLong, line_counts, split_patch, split_text};
 
 /// Tokens a page may hold when neither `max_tokens` nor `MAX_MCP_OUTPUT_TOKENS` says otherwise.
-pub const DEFAULT_MAX_TOKENS: u64 = 20_000;
+const DEFAULT_MAX_TOKENS: u64 = 20_000;
 /// Smallest accepted `max_tokens`.
-pub const MIN_MAX_TOKENS: u64 = 1_000;
+const MIN_MAX_TOKENS: u64 = 1_000;
 /// Largest accepted `max_tokens` (30 MB of text: one page for nearly any change).
-pub const MAX_MAX_TOKENS: u64 = 10_000_000;
+const MAX_MAX_TOKENS: u64 = 10_000_000;
 /// Bytes counted per token: conservative, so a page never exceeds a client's token limit.
 pub const BYTES_PER_TOKEN: u64 = 3;
 
@@ -42,7 +42,7 @@ pub const FOLLOW_CURSOR: &str = "Answers are paged to fit a token budget (`max_t
      (`plan`).";
 
 /// The tools whose answers are paged.
-pub const PAGED_TOOLS: [&str; 4] = [
+const PAGED_TOOLS: [&str; 4] = [
     "list_affected_specs",
     "get_spec_diff",
     "get_changed_artifacts",
@@ -64,7 +64,7 @@ pub fn with_paging_notes(mut tools: Vec<rmcp::model::Tool>) -> Vec<rmcp::model::
 /// The default budget in tokens: [`DEFAULT_MAX_TOKENS`], or four fifths of
 /// `MAX_MCP_OUTPUT_TOKENS` when the client set it (Claude Code passes its
 /// environment to the servers it spawns), within the accepted bounds.
-pub fn default_max_tokens() -> u64 {
+fn default_max_tokens() -> u64 {
     default_from_env(std::env::var("MAX_MCP_OUTPUT_TOKENS").ok().as_deref())
 }
 
@@ -125,29 +125,28 @@ impl JsonSchema for MaxTokens {
 
 // ------------------------------------------------------------------- cursors
 
-/// Why a cursor was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a cursor was refused: the caller's input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CursorError {
     /// Not a cursor this server process issued for this tool.
+    #[error(
+        "cursor: not a cursor this server issued for this tool (forged, truncated, or \
+         from another server process); call again without `cursor` to start from the \
+         first page"
+    )]
     Foreign,
     /// Issued here, but the answer it belongs to changed since.
+    #[error(
+        "cursor: the changes moved since this cursor was issued (work tree, index, base, \
+         specs, cache or arguments differ); call again without `cursor` to start from \
+         the first page"
+    )]
     Moved,
 }
 
-impl std::fmt::Display for CursorError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CursorError::Foreign => f.write_str(
-                "cursor: not a cursor this server issued for this tool (forged, truncated, or \
-                 from another server process); call again without `cursor` to start from the \
-                 first page",
-            ),
-            CursorError::Moved => f.write_str(
-                "cursor: the changes moved since this cursor was issued (work tree, index, base, \
-                 specs, cache or arguments differ); call again without `cursor` to start from \
-                 the first page",
-            ),
-        }
+impl crate::error::Diagnose for CursorError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::InvalidInput
     }
 }
 

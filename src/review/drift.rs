@@ -16,7 +16,7 @@ use crate::state::{self, State, StateError};
 pub const MAX_NOTE: usize = 2000;
 
 /// Most paths one note names.
-pub const MAX_NOTE_PATHS: usize = 50;
+const MAX_NOTE_PATHS: usize = 50;
 
 /// Parameters of `report_drift`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -96,9 +96,7 @@ pub fn report_drift(project: &mut Project, params: &ReportDriftParams) -> Result
     let mut guard = Guard::new(&root);
     let mut paths = Vec::with_capacity(params.paths.len());
     for input in &params.paths {
-        let path = guard.resolve_unfollowed(input).map_err(|e| {
-            ReviewError::InvalidParams(format!("paths: `{}`: {e}", input.escape_debug()))
-        })?;
+        let path = guard.given("paths", input).map_err(ReviewError::of)?;
         paths.push(path.into_string());
     }
     paths.sort();
@@ -106,7 +104,7 @@ pub fn report_drift(project: &mut Project, params: &ReportDriftParams) -> Result
     let mut state = read_for_write(&root)?;
     let at = format!("{}Z", now_secs());
     let id = state.add_drift(&spec_path, note, paths, at);
-    state::write(&root, &state.upgraded()).map_err(|e| ReviewError::Internal(e.to_string()))?;
+    state::write(&root, &state.upgraded()).map_err(ReviewError::of)?;
     let state = state::read_lenient(&root);
     Ok(DriftReported {
         open_notes: state.drift_notes.get(&spec_path).map_or(0, Vec::len),
@@ -126,7 +124,7 @@ pub fn close_for(root: &std::path::Path, specs: &[&str]) -> Result<usize> {
     let mut state = read_for_write(root)?;
     let closed = state.close_drift(specs.iter().copied());
     if closed > 0 {
-        state::write(root, &state).map_err(|e| ReviewError::Internal(e.to_string()))?;
+        state::write(root, &state).map_err(ReviewError::of)?;
     }
     Ok(closed)
 }
@@ -139,7 +137,7 @@ fn read_for_write(root: &std::path::Path) -> Result<State> {
         Ok(None) => Ok(State::empty()),
         Err(e @ StateError::Malformed { .. }) => Err(ReviewError::InvalidParams(e.to_string())
             .hinted("fix the state file (or rewrite it with `notarai state snapshot --force`), then report again")),
-        Err(e) => Err(ReviewError::Internal(e.to_string())),
+        Err(e) => Err(ReviewError::of(e)),
     }
 }
 

@@ -58,7 +58,7 @@ pub fn export_context(
     for given in &params.specs {
         let index = spec_index(project, &specs, given).map_err(|e| {
             let message = e.message().replacen("spec_path:", "--spec:", 1);
-            let hint = e.hint().map(str::to_string).unwrap_or_else(|| {
+            let hint = crate::error::Diagnose::hint(&e).unwrap_or_else(|| {
                 "name a spec by its path from the repository root, such as \
                  .notarai/core.spec.yaml; `notarai validate` checks them all"
                     .into()

@@ -20,14 +20,12 @@ mod results;
 mod symbolic;
 mod symbols;
 
-use std::fmt;
-
 use crate::changes::ChangeError;
-use crate::error::ErrorKind;
+use crate::error::{Diagnose, ErrorKind};
 use crate::hashing::{self, FileHash};
 use crate::progress::{Cancelled, Progress};
 use crate::project::{Project, Specs};
-use crate::repo_path::RepoPath;
+use crate::repo_path::{GivenPathError, RepoPath};
 
 pub use affected::{list_affected_specs, status_page, whole_affected_specs};
 pub use catalog::{
@@ -58,17 +56,22 @@ pub use results::{
 pub use symbolic::{BrokenAnchor, Narrowed, narrow};
 pub use symbols::{LineRange, OutlineEntry, SymbolsAnswer, symbols};
 
-/// Why a question could not be answered: its kind (see [`ReviewError::kind`])
-/// and, through [`ReviewError::hinted`], what to do about it.
-#[derive(Debug)]
+/// Why a question could not be answered: its kind and, through
+/// [`ReviewError::hinted`], what to do about it (both read through
+/// [`Diagnose`]).
+#[derive(Debug, thiserror::Error)]
 pub enum ReviewError {
     /// The caller passed something wrong; the message says what and how to fix it.
+    #[error("{0}")]
     InvalidParams(String),
     /// git, the file system or the cache failed.
+    #[error("{0}")]
     Internal(String),
     /// The caller cancelled the work before it finished; nothing was written.
+    #[error("{CANCELLED}")]
     Cancelled(Cancelled),
     /// One of the above with a hint: what to do about it.
+    #[error("{error}")]
     Hinted {
         /// The error.
         error: Box<ReviewError>,
@@ -90,13 +93,9 @@ impl ReviewError {
         }
     }
 
-    /// Whose move it is.
-    pub fn kind(&self) -> ErrorKind {
-        match self {
-            ReviewError::InvalidParams(_) => ErrorKind::InvalidInput,
-            ReviewError::Internal(_) | ReviewError::Cancelled(_) => ErrorKind::Internal,
-            ReviewError::Hinted { error, .. } => error.kind(),
-        }
+    /// Any error as a tool's, its kind and hint kept.
+    pub fn of(e: impl Into<crate::error::Error>) -> ReviewError {
+        e.into().into()
     }
 
     /// What went wrong, without the hint.
@@ -107,23 +106,24 @@ impl ReviewError {
             ReviewError::Hinted { error, .. } => error.message(),
         }
     }
+}
 
-    /// What to do about it, when known.
-    pub fn hint(&self) -> Option<&str> {
+impl Diagnose for ReviewError {
+    fn kind(&self) -> ErrorKind {
         match self {
-            ReviewError::Hinted { hint, .. } => Some(hint),
+            ReviewError::InvalidParams(_) => ErrorKind::InvalidInput,
+            ReviewError::Internal(_) | ReviewError::Cancelled(_) => ErrorKind::Internal,
+            ReviewError::Hinted { error, .. } => error.kind(),
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            ReviewError::Hinted { hint, .. } => Some(hint.clone()),
             _ => None,
         }
     }
 }
-
-impl fmt::Display for ReviewError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-impl std::error::Error for ReviewError {}
 
 /// What a cancelled call says (its answer is normally never sent).
 const CANCELLED: &str = "cancelled by the client before it finished; nothing was written";
@@ -134,18 +134,23 @@ impl From<Cancelled> for ReviewError {
     }
 }
 
-impl From<ChangeError> for ReviewError {
-    fn from(e: ChangeError) -> Self {
-        let hint = e.hint();
-        let error = if e.is_invalid_input() {
-            ReviewError::InvalidParams(e.to_string())
-        } else {
-            ReviewError::Internal(e.to_string())
+/// Any error as a tool's: its kind, message and hint kept.
+impl From<crate::error::Error> for ReviewError {
+    fn from(e: crate::error::Error) -> Self {
+        let error = match e.kind {
+            ErrorKind::InvalidInput => ReviewError::InvalidParams(e.message),
+            ErrorKind::Internal => ReviewError::Internal(e.message),
         };
-        match hint {
+        match e.hint {
             Some(hint) => error.hinted(hint),
             None => error,
         }
+    }
+}
+
+impl From<ChangeError> for ReviewError {
+    fn from(e: ChangeError) -> Self {
+        crate::error::Error::from(e).into()
     }
 }
 
@@ -255,9 +260,13 @@ fn hash_now(
 
 /// Resolve `spec_path` to a loaded spec, or say precisely why not.
 fn spec_index(project: &Project, specs: &Specs, spec_path: &str) -> Result<usize> {
-    let path = RepoPath::resolve(project.root(), spec_path).map_err(|e| {
-        ReviewError::InvalidParams(format!("spec_path: `{}`: {e}", spec_path.escape_debug()))
-    })?;
+    let path = RepoPath::resolve(project.root(), spec_path)
+        .map_err(|reason| GivenPathError {
+            field: "spec_path",
+            input: spec_path.to_string(),
+            reason,
+        })
+        .map_err(ReviewError::of)?;
     if let Some(index) = specs.governance().spec_index(path.as_str()) {
         return Ok(index);
     }

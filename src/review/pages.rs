@@ -256,6 +256,7 @@ pub fn spec_diff(
         .collect();
     let excluded = std::mem::take(&mut full.excluded);
     let housekeeping = std::mem::take(&mut full.housekeeping);
+    let mut reasons = std::mem::take(&mut full.housekeeping_reasons);
     let already_read = std::mem::take(&mut full.already_read);
     let unreviewable = std::mem::take(&mut full.unreviewable);
     full.diff.clear();
@@ -372,7 +373,13 @@ pub fn spec_diff(
     let binary_at = place_all(&mut layout, &binary);
     let large_at = place_all(&mut layout, &large);
     let excluded_at = place_all(&mut layout, &excluded);
-    let housekeeping_at = place_all(&mut layout, &housekeeping);
+    let housekeeping_at: Vec<usize> = housekeeping
+        .iter()
+        .map(|p| {
+            let reason = reasons.get(p).map_or(0, |r| json_len(p) + json_len(r) + 2);
+            layout.place(json_len(p) + 1 + reason)
+        })
+        .collect();
     let already_read_at = place_all(&mut layout, &already_read);
     let unreviewable_at = place_all(&mut layout, &unreviewable);
 
@@ -421,7 +428,7 @@ pub fn spec_diff(
         .into_iter()
         .find(|(p, _)| *p == page)
         .map(|(_, s)| s);
-    let on_this_page = |path: &String| full.plan.iter().any(|e| &e.path == path);
+    let on_this_page = |path: &String| plan.iter().any(|e| &e.path == path);
     full.shared = shared
         .into_iter()
         .filter(|(p, _)| on_this_page(p))
@@ -433,6 +440,8 @@ pub fn spec_diff(
     full.since_reconciled = since.into_iter().filter(|p| on_this_page(p)).collect();
     full.excluded = on_page(excluded, &excluded_at, page);
     full.housekeeping = on_page(housekeeping, &housekeeping_at, page);
+    reasons.retain(|p, _| full.housekeeping.contains(p));
+    full.housekeeping_reasons = reasons;
     full.already_read = on_page(already_read, &already_read_at, page);
     full.unreviewable = on_page(unreviewable, &unreviewable_at, page);
     full.skipped = on_page(skipped, &skipped_at, page);

@@ -122,34 +122,9 @@ pub fn mark_reconciled(
         }
         None => None,
     };
-    let mut guard = Guard::new(&root);
     // Twice the files: hashing each, then keeping each reviewed content.
     progress.begin(2 * params.files.len() as u64, "checking paths");
-    let mut paths: Vec<RepoPath> = Vec::with_capacity(params.files.len());
-    for input in &params.files {
-        progress.check()?;
-        let path = guard.resolve_unfollowed(input).map_err(|e| {
-            ReviewError::InvalidParams(format!("files: `{}`: {e}", input.escape_debug()))
-        })?;
-        paths.push(path);
-    }
-    paths.sort();
-    paths.dedup();
-    if let Some((index, specs)) = &scope {
-        let foreign: Vec<&str> = paths
-            .iter()
-            .map(RepoPath::as_str)
-            .filter(|p| specs.governance().categories(*index, p).is_empty())
-            .collect();
-        if !foreign.is_empty() {
-            return Err(ReviewError::InvalidParams(format!(
-                "files: {} not governed by {}; nothing was recorded",
-                name_list(&foreign),
-                specs.governance().spec_path(*index)
-            ))
-            .hinted("pass only files of that spec's artifacts, or omit `spec_path` to record them for every spec that governs them"));
-        }
-    }
+    let paths = checked_paths(&root, &params.files, scope.as_ref(), progress)?;
     // A path named twice is hashed once: its second mention is done.
     progress.advance((params.files.len() - paths.len()) as u64);
     // Without a repository there is no index to consult, and no tracked cache.
@@ -170,19 +145,7 @@ pub fn mark_reconciled(
         hashed.push((path, hash?));
     }
     if let Some(git) = git {
-        let unknown: Vec<&str> = hashed
-            .iter()
-            .filter(|(_, h)| *h == FileHash::Missing)
-            .map(|(p, _)| p.as_str())
-            .filter(|p| !known_to_git(&root, git, p))
-            .collect();
-        if !unknown.is_empty() {
-            return Err(ReviewError::InvalidParams(format!(
-                "files: {} neither present nor known to git (not in HEAD, the index or the base); nothing was recorded",
-                name_list(&unknown)
-            ))
-            .hinted("check the spelling: pass the `files` that get_spec_diff listed (a file deleted on the branch is accepted)"));
-        }
+        refuse_unknown(&root, git, &hashed)?;
     }
     let record_scope = match &scope {
         Some((index, specs)) => {
@@ -190,11 +153,111 @@ pub fn mark_reconciled(
         }
         None => crate::record::Scope::EverySpec,
     };
-    let mut records = Vec::with_capacity(hashed.len());
-    let (mut updated, mut deleted) = (0, 0);
     progress.stage("keeping the reviewed content in git's object store");
     progress.advance((params.files.len() - paths.len()) as u64);
-    for (path, hash) in &hashed {
+    let (records, updated, deleted) =
+        reviewed_records(&root, git, &hashed, &record_scope, progress)?;
+    progress.stage("writing the cache");
+    progress.flush();
+    progress.check()?;
+    if !records.is_empty() {
+        let mut cache = Cache::open_write(&root).map_err(ReviewError::of)?;
+        cache
+            .store_records(&records, || progress.is_cancelled())
+            .map_err(ReviewError::of)?
+            .ok_or(Cancelled)?;
+    }
+    // Drift notes of the specs just reconciled are closed.
+    let reconciled_specs: Vec<String> = match &scope {
+        Some((index, specs)) => vec![specs.governance().spec_path(*index).to_string()],
+        None => governors_of(&project.specs(), &paths),
+    };
+    let names: Vec<&str> = reconciled_specs.iter().map(String::as_str).collect();
+    let closed_drift_notes = super::close_for(&root, &names)?;
+    let snapshot = match params.snapshot {
+        true => Some(crate::state::snapshot(&root, project.git()?, false).map_err(snapshot_error)?),
+        false => None,
+    };
+    Ok(MarkReconciled {
+        updated,
+        deleted,
+        spec_path: match record_scope {
+            crate::record::Scope::Spec(spec) => Some(spec),
+            crate::record::Scope::EverySpec => None,
+        },
+        snapshot,
+        closed_drift_notes,
+    })
+}
+
+/// `inputs` as the paths they name, sorted, each once; with a spec, every
+/// one of them must be that spec's.
+fn checked_paths(
+    root: &std::path::Path,
+    inputs: &[String],
+    scope: Option<&(usize, std::sync::Arc<crate::project::Specs>)>,
+    progress: &Progress,
+) -> Result<Vec<RepoPath>> {
+    let mut guard = Guard::new(root);
+    let mut paths: Vec<RepoPath> = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        progress.check()?;
+        paths.push(guard.given("files", input).map_err(ReviewError::of)?);
+    }
+    paths.sort();
+    paths.dedup();
+    if let Some((index, specs)) = scope {
+        let foreign: Vec<&str> = paths
+            .iter()
+            .map(RepoPath::as_str)
+            .filter(|p| specs.governance().categories(*index, p).is_empty())
+            .collect();
+        if !foreign.is_empty() {
+            return Err(ReviewError::InvalidParams(format!(
+                "files: {} not governed by {}; nothing was recorded",
+                name_list(&foreign),
+                specs.governance().spec_path(*index)
+            ))
+            .hinted("pass only files of that spec's artifacts, or omit `spec_path` to record them for every spec that governs them"));
+        }
+    }
+    Ok(paths)
+}
+
+/// A missing file git does not know either is a typo: refused.
+fn refuse_unknown(
+    root: &std::path::Path,
+    git: &crate::changes::GitRepo,
+    hashed: &[(&RepoPath, FileHash)],
+) -> Result<()> {
+    let unknown: Vec<&str> = hashed
+        .iter()
+        .filter(|(_, h)| *h == FileHash::Missing)
+        .map(|(p, _)| p.as_str())
+        .filter(|p| !known_to_git(root, git, p))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(ReviewError::InvalidParams(format!(
+        "files: {} neither present nor known to git (not in HEAD, the index or the base); nothing was recorded",
+        name_list(&unknown)
+    ))
+    .hinted("check the spelling: pass the `files` that get_spec_diff listed (a file deleted on the branch is accepted)"))
+}
+
+/// The records of the hashed files (each reviewed content kept in git's
+/// object store), and how many are updated and deleted.
+fn reviewed_records(
+    root: &std::path::Path,
+    git: Option<&crate::changes::GitRepo>,
+    hashed: &[(&RepoPath, FileHash)],
+    record_scope: &crate::record::Scope,
+    progress: &Progress,
+) -> Result<(Vec<crate::record::Record>, usize, usize)> {
+    let mut records = Vec::with_capacity(hashed.len());
+    let (mut updated, mut deleted) = (0, 0);
+    for (path, hash) in hashed {
         progress.check()?;
         progress.advance(1);
         match hash {
@@ -208,7 +271,7 @@ pub fn mark_reconciled(
         if let Some(value) = hash.cache_value() {
             let blob = match (hash, git) {
                 (FileHash::Content(_), Some(git)) => {
-                    crate::state::store_reviewed(&root, git, path.as_str())
+                    crate::state::store_reviewed(root, git, path.as_str())
                 }
                 _ => None,
             };
@@ -221,51 +284,19 @@ pub fn mark_reconciled(
             });
         }
     }
-    progress.stage("writing the cache");
-    progress.flush();
-    progress.check()?;
-    if !records.is_empty() {
-        let mut cache =
-            Cache::open_write(&root).map_err(|e| ReviewError::Internal(e.to_string()))?;
-        cache
-            .store_records(&records, || progress.is_cancelled())
-            .map_err(|e| ReviewError::Internal(e.to_string()))?
-            .ok_or(Cancelled)?;
-    }
-    // Drift notes of the specs just reconciled are closed.
-    let reconciled_specs: Vec<String> = match &scope {
-        Some((index, specs)) => vec![specs.governance().spec_path(*index).to_string()],
-        None => {
-            let specs = project.specs();
-            let mut all: Vec<String> = paths
-                .iter()
-                .flat_map(|p| specs.governance().governors(p.as_str()))
-                .map(|i| specs.governance().spec_path(i).to_string())
-                .collect();
-            all.sort();
-            all.dedup();
-            all
-        }
-    };
-    let names: Vec<&str> = reconciled_specs.iter().map(String::as_str).collect();
-    let closed_drift_notes = super::close_for(&root, &names)?;
-    let snapshot = match params.snapshot {
-        true => Some(
-            crate::state::snapshot(&root, project.git()?, false)
-                .map_err(|e| ReviewError::Internal(e.to_string()))?,
-        ),
-        false => None,
-    };
-    Ok(MarkReconciled {
-        updated,
-        deleted,
-        spec_path: match record_scope {
-            crate::record::Scope::Spec(spec) => Some(spec),
-            crate::record::Scope::EverySpec => None,
-        },
-        snapshot,
-        closed_drift_notes,
-    })
+    Ok((records, updated, deleted))
+}
+
+/// Every spec that governs one of `paths`, sorted, each once.
+fn governors_of(specs: &crate::project::Specs, paths: &[RepoPath]) -> Vec<String> {
+    let mut all: Vec<String> = paths
+        .iter()
+        .flat_map(|p| specs.governance().governors(p.as_str()))
+        .map(|i| specs.governance().spec_path(i).to_string())
+        .collect();
+    all.sort();
+    all.dedup();
+    all
 }
 
 /// `a`, `b` and 3 more: the first few names of a refused list, quoted.
@@ -316,7 +347,7 @@ fn known_to_git(root: &std::path::Path, git: &crate::changes::GitRepo, path: &st
 /// Delete the cache database.
 pub fn clear_cache(project: &mut Project) -> Result<CacheCleared> {
     project.forget_answers();
-    let cleared = Cache::clear(project.root()).map_err(|e| ReviewError::Internal(e.to_string()))?;
+    let cleared = Cache::clear(project.root()).map_err(ReviewError::of)?;
     Ok(CacheCleared { cleared })
 }
 
@@ -329,10 +360,15 @@ pub fn snapshot_tool(
     project.forget_answers();
     let root = project.root().to_path_buf();
     let git = project.git()?;
-    crate::state::snapshot(&root, git, params.force).map_err(|e| match e {
-        crate::state::StateError::WouldOverwrite(_) => {
-            ReviewError::InvalidParams(e.to_string().replace("pass --force", "pass `force: true`"))
-        }
+    crate::state::snapshot(&root, git, params.force).map_err(snapshot_error)
+}
+
+/// A snapshot's error as a tool's: a malformed file is the caller's to
+/// decide (`snapshot_state` with `force: true`).
+fn snapshot_error(e: crate::state::StateError) -> ReviewError {
+    match e {
+        crate::state::StateError::WouldOverwrite(_) => ReviewError::InvalidParams(e.to_string())
+            .hinted("call snapshot_state with `force: true` to replace it with a fresh snapshot"),
         other => ReviewError::Internal(other.to_string()),
-    })
+    }
 }

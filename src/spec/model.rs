@@ -161,7 +161,7 @@ impl Spec {
 }
 
 /// The longest [`Spec::title`], in characters.
-pub const TITLE_CHARS: usize = 80;
+const TITLE_CHARS: usize = 80;
 
 /// Adds the rules that depend on other keys to the generated root schema,
 /// as the published schema words them: a `cross_cutting: true` spec has no

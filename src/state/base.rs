@@ -2,32 +2,40 @@
 //! default branch, or the default branch.
 
 use super::*;
+use crate::error::{Diagnose, ErrorKind};
+
 /// The branches tried, in order, when no base is given.
 pub const DEFAULT_BASES: [&str; 4] = ["main", "origin/main", "master", "origin/master"];
 
 /// Why no base could be chosen.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum BaseError {
     /// No base given and none of [`DEFAULT_BASES`] exists.
+    #[error(
+        "no base branch: none of {} exists; pass the branch this one merges into with --base",
+        DEFAULT_BASES.join(", ")
+    )]
     NoBase,
     /// git failed, or the base does not resolve.
+    #[error("{0}")]
     Git(crate::changes::ChangeError),
 }
 
-impl fmt::Display for BaseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Diagnose for BaseError {
+    fn kind(&self) -> ErrorKind {
         match self {
-            BaseError::NoBase => write!(
-                f,
-                "no base branch: none of {} exists; pass the branch this one merges into with --base",
-                DEFAULT_BASES.join(", ")
-            ),
-            BaseError::Git(e) => write!(f, "{e}"),
+            BaseError::NoBase => ErrorKind::InvalidInput,
+            BaseError::Git(e) => e.kind(),
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            BaseError::NoBase => None,
+            BaseError::Git(e) => e.hint(),
         }
     }
 }
-
-impl std::error::Error for BaseError {}
 
 /// How the base was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]

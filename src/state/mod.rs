@@ -29,7 +29,6 @@
 //! a warning when the file is read; no file is ever opened through it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
@@ -45,6 +44,7 @@ use crate::repo_path::{Guard, RepoPath};
 
 mod base;
 mod blobs;
+mod file;
 mod merge;
 mod parse;
 mod reconciled;
@@ -53,6 +53,9 @@ mod snapshot;
 
 pub use base::{BaseError, BaseSource, DEFAULT_BASES, UsedBase, choose_base};
 pub use blobs::{reviewed_content, store_reviewed};
+pub use file::{
+    MAX_STATE_BYTES, problem, read, read_at, read_file, read_lenient, state_path, write, write_file,
+};
 pub use merge::{
     DRIVER_COMMAND, DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome,
     OLD_DRIVER_COMMAND, is_state_path, merge, merge_driver_registered, merge_files,
@@ -210,9 +213,15 @@ impl FileFingerprint {
 }
 
 /// Why the state file could not be read or written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StateError {
     /// The file is not valid JSON or not the format.
+    #[error(
+        "{}:{line}:{column}: malformed reconciliation state: {message}; fix the file \
+         (often a leftover merge conflict: run `notarai state merge` as the merge driver, \
+         see `notarai init`), or rewrite it with `notarai state snapshot --force`",
+        path.display()
+    )]
     Malformed {
         /// The file.
         path: PathBuf,
@@ -224,41 +233,35 @@ pub enum StateError {
         message: String,
     },
     /// Reading or writing failed.
+    #[error("{}: {message}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// What failed.
         message: String,
     },
-    /// `snapshot` would replace a malformed file.
+    /// `snapshot` would replace a malformed file: the caller decides.
+    #[error("{0}; not overwritten")]
     WouldOverwrite(Box<StateError>),
 }
 
-impl fmt::Display for StateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl crate::error::Diagnose for StateError {
+    fn kind(&self) -> crate::error::ErrorKind {
         match self {
-            StateError::Malformed {
-                path,
-                line,
-                column,
-                message,
-            } => write!(
-                f,
-                "{}:{line}:{column}: malformed reconciliation state: {message}; fix the file \
-                 (often a leftover merge conflict: run `notarai state merge` as the merge driver, \
-                 see `notarai init`), or rewrite it with `notarai state snapshot --force`",
-                path.display()
-            ),
-            StateError::Io { path, message } => write!(f, "{}: {message}", path.display()),
-            StateError::WouldOverwrite(inner) => write!(
-                f,
-                "{inner}\n(not overwritten: pass --force to replace it with a fresh snapshot)"
-            ),
+            StateError::WouldOverwrite(_) => crate::error::ErrorKind::InvalidInput,
+            _ => crate::error::ErrorKind::Internal,
+        }
+    }
+
+    fn hint(&self) -> Option<String> {
+        match self {
+            StateError::WouldOverwrite(_) => {
+                Some("pass --force to replace it with a fresh snapshot".into())
+            }
+            _ => None,
         }
     }
 }
-
-impl std::error::Error for StateError {}
 
 /// A state read from disk with what was dropped from it.
 #[derive(Debug, Clone, Default)]
@@ -368,276 +371,9 @@ impl State {
             })
         })
     }
-
-    /// Parse the text of a state file; `path` names it in errors. Bounded:
-    /// see `parse.rs`. A leading byte order mark is dropped with a warning;
-    /// a duplicate key anywhere is malformed.
-    pub fn parse(text: &str, path: &Path) -> Result<Loaded, StateError> {
-        let mut warnings = Vec::new();
-        let text = match text.strip_prefix('\u{feff}') {
-            Some(rest) => {
-                warnings.push(format!(
-                    "{}: starts with a byte order mark; read without it (the next snapshot writes the file without one)",
-                    path.display()
-                ));
-                rest
-            }
-            None => text,
-        };
-        parse::reset_budget();
-        let mut state: State = serde_json::from_str(text).map_err(|e| StateError::Malformed {
-            path: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
-        if !KNOWN_VERSIONS.contains(&state.schema_version.as_str()) {
-            warnings.push(format!(
-                "{}: schema_version `{}` is not one of {}; reading the fields this version knows",
-                path.display(),
-                state.schema_version.escape_debug(),
-                KNOWN_VERSIONS.join(", ")
-            ));
-        }
-        let mut unsafe_paths = |keys: Vec<String>| -> Vec<(String, Option<String>)> {
-            keys.into_iter()
-                .filter_map(|key| {
-                    let (file, symbol) = record::split_key(&key);
-                    match RepoPath::parse(file) {
-                        Ok(p) if p.as_str() == file => None,
-                        Ok(p) => Some((key.clone(), Some(record::entry_key(p.as_str(), symbol)))),
-                        Err(e) => {
-                            warnings.push(format!(
-                                "{}: entry `{}` ignored: {e}",
-                                path.display(),
-                                key.escape_debug()
-                            ));
-                            Some((key, None))
-                        }
-                    }
-                })
-                .collect()
-        };
-        for (key, normal) in unsafe_paths(state.file_fingerprints.keys().cloned().collect()) {
-            let entry = state.file_fingerprints.remove(&key).expect("listed");
-            if let Some(normal) = normal {
-                state.file_fingerprints.entry(normal).or_insert(entry);
-            }
-        }
-        for (key, normal) in unsafe_paths(state.spec_fingerprints.keys().cloned().collect()) {
-            let entry = state.spec_fingerprints.remove(&key).expect("listed");
-            if let Some(normal) = normal {
-                state.spec_fingerprints.entry(normal).or_insert(entry);
-            }
-        }
-        let mut reviews = std::mem::take(&mut state.spec_reviews);
-        for entries in reviews.values_mut() {
-            for (key, normal) in unsafe_paths(entries.keys().cloned().collect()) {
-                let entry = entries.remove(&key).expect("listed");
-                if let Some(normal) = normal {
-                    entries.entry(normal).or_insert(entry);
-                }
-            }
-        }
-        let notes = std::mem::take(&mut state.drift_notes);
-        for (spec, mut notes) in notes {
-            notes.retain(|n| {
-                let safe = n
-                    .paths
-                    .iter()
-                    .all(|p| RepoPath::parse(p).is_ok_and(|r| r.as_str() == p));
-                if !safe {
-                    warnings.push(format!(
-                        "{}: drift note `{}` ignored: a path of it is not a repository path",
-                        path.display(),
-                        n.id.escape_debug()
-                    ));
-                }
-                safe
-            });
-            match RepoPath::parse(&spec) {
-                Ok(p) if !notes.is_empty() => {
-                    state
-                        .drift_notes
-                        .entry(p.into_string())
-                        .or_default()
-                        .extend(notes);
-                }
-                Ok(_) => {}
-                Err(e) => warnings.push(format!(
-                    "{}: drift notes for spec `{}` ignored: {e}",
-                    path.display(),
-                    spec.escape_debug()
-                )),
-            }
-        }
-        for (spec, entries) in reviews {
-            match RepoPath::parse(&spec) {
-                Ok(p) => {
-                    state
-                        .spec_reviews
-                        .entry(p.into_string())
-                        .or_default()
-                        .extend(entries);
-                }
-                Err(e) => warnings.push(format!(
-                    "{}: reviews for spec `{}` ignored: {e}",
-                    path.display(),
-                    spec.escape_debug()
-                )),
-            }
-        }
-        Ok(Loaded { state, warnings })
-    }
-
-    /// The file's text: sorted keys, two-space indent, trailing newline.
-    pub fn to_text(&self) -> String {
-        let value = serde_json::to_value(self).expect("a state serializes");
-        let mut text = serde_json::to_string_pretty(&sorted(value)).expect("a value serializes");
-        text.push('\n');
-        text
-    }
-}
-
-/// `value` with every object's keys in sorted order.
-fn sorted(value: serde_json::Value) -> serde_json::Value {
-    match value {
-        serde_json::Value::Object(map) => {
-            let mut entries: Vec<_> = map.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-        }
-        serde_json::Value::Array(items) => {
-            serde_json::Value::Array(items.into_iter().map(sorted).collect())
-        }
-        other => other,
-    }
-}
-
-/// Path of the state file under `root`.
-pub fn state_path(root: &Path) -> PathBuf {
-    root.join(STATE_FILE)
-}
-
-/// The largest state file read: 32 MiB, about 250,000 reviewed files.
-/// Parsed, a file costs a small multiple of its size (`parse.rs`), so a
-/// hostile one stays far under 256 MB of memory.
-pub const MAX_STATE_BYTES: u64 = 32 * 1024 * 1024;
-
-/// Read a state file at `path`; `Ok(None)` when there is none.
-pub fn read_file(root: &Path, path: &Path) -> Result<Option<Loaded>, StateError> {
-    let bytes = match crate::safe_fs::read(root, path, MAX_STATE_BYTES) {
-        Ok(bytes) => bytes,
-        Err(crate::safe_fs::FsError::NotFound { .. }) => return Ok(None),
-        Err(e) => {
-            return Err(StateError::Io {
-                path: path.to_path_buf(),
-                message: format!("cannot read: {e}"),
-            });
-        }
-    };
-    let text = String::from_utf8(bytes).map_err(|_| StateError::Io {
-        path: path.to_path_buf(),
-        message: "is not UTF-8 text; restore it from git or run `notarai state snapshot --force`"
-            .into(),
-    })?;
-    State::parse(&text, path).map(Some)
-}
-
-/// Read the project's state file; `Ok(None)` when there is none.
-pub fn read(root: &Path) -> Result<Option<Loaded>, StateError> {
-    read_file(root, &state_path(root))
-}
-
-/// The project's state for answering "is it reconciled?": never fails. A
-/// malformed file is ignored with a warning on stderr (see [`problem`]).
-pub fn read_lenient(root: &Path) -> State {
-    match read(root) {
-        Ok(Some(loaded)) => {
-            for w in &loaded.warnings {
-                tracing::warn!("{w}");
-            }
-            loaded.state
-        }
-        Ok(None) => State::empty(),
-        Err(e) => {
-            tracing::warn!("{e}; the committed state is ignored until fixed");
-            State::empty()
-        }
-    }
-}
-
-/// What is wrong with the project's state file, for the server's
-/// `instructions` and the status tool; `None` when it reads (or is absent).
-pub fn problem(root: &Path) -> Option<String> {
-    read(root).err().map(|e| e.to_string())
-}
-
-/// Write `state` to `path` (inside `root`) through the one safe writer: a
-/// temporary file in the same folder, flushed to disk, renamed over the old
-/// file. A crash leaves the old file or the new one, never half of either.
-pub fn write_file(root: &Path, path: &Path, state: &State) -> Result<(), StateError> {
-    crate::safe_fs::write_file(root, path, state.to_text().as_bytes()).map_err(|e| StateError::Io {
-        path: path.to_path_buf(),
-        message: format!("cannot write: {e}"),
-    })
-}
-
-/// Write the project's state file.
-pub fn write(root: &Path, state: &State) -> Result<(), StateError> {
-    crate::cache::check_location(root).map_err(|message| StateError::Io {
-        path: state_path(root),
-        message,
-    })?;
-    write_file(root, &state_path(root), state)
-}
-
-/// Remove the project's state file; `true` when one existed.
-pub fn reset(root: &Path) -> Result<bool, StateError> {
-    let path = state_path(root);
-    match std::fs::remove_file(&path) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(StateError::Io {
-            path,
-            message: format!("cannot remove: {e}"),
-        }),
-    }
 }
 
 // ---------------------------------------------------------------- at a commit
-
-/// The state file as committed in `commit` (`None` when it has none).
-/// A malformed one there is an error like any other.
-pub fn read_at(git: &GitRepo, commit: git2::Oid) -> Result<Option<Loaded>, StateError> {
-    let repo = git.raw();
-    let name = format!("{STATE_FILE} at {commit}");
-    let io = |e: git2::Error| StateError::Io {
-        path: PathBuf::from(&name),
-        message: e.message().to_string(),
-    };
-    let tree = repo
-        .find_commit(commit)
-        .and_then(|c| c.tree())
-        .map_err(io)?;
-    let entry = match tree.get_path(Path::new(STATE_FILE)) {
-        Ok(entry) => entry,
-        Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(None),
-        Err(e) => return Err(io(e)),
-    };
-    let blob = repo.find_blob(entry.id()).map_err(io)?;
-    if blob.size() as u64 > MAX_STATE_BYTES {
-        return Err(StateError::Io {
-            path: PathBuf::from(&name),
-            message: format!(
-                "is larger than {} MiB; notarai does not read a state file that large",
-                MAX_STATE_BYTES >> 20
-            ),
-        });
-    }
-    let text = String::from_utf8_lossy(blob.content());
-    State::parse(&text, Path::new(&name)).map(Some)
-}
 
 #[cfg(test)]
 mod tests {

@@ -16,21 +16,25 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
+use std::path::Path;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::{FileFingerprint, LastReconciliation, State, default_version};
-use crate::record::Review;
+use super::{
+    FileFingerprint, KNOWN_VERSIONS, LastReconciliation, Loaded, State, StateError, default_version,
+};
+use crate::record::{self, Review};
+use crate::repo_path::RepoPath;
 
 /// The most text of unknown keys, over the whole file, kept and expanded.
-pub const MAX_UNKNOWN_BYTES: usize = 1024 * 1024;
+const MAX_UNKNOWN_BYTES: usize = 1024 * 1024;
 
 /// The most entries of all maps of the file together. A real entry is a
 /// path and a 64-digit hash (90 bytes and more), so a full-size file holds
 /// fewer; tiny made-up entries would otherwise cost 12 times their text.
-pub const MAX_ENTRIES: usize = 400_000;
+const MAX_ENTRIES: usize = 400_000;
 
 thread_local! {
     static UNKNOWN_LEFT: Cell<usize> = const { Cell::new(MAX_UNKNOWN_BYTES) };
@@ -267,6 +271,129 @@ impl<'de> Deserialize<'de> for Review {
         }
         d.deserialize_map(V)
     }
+}
+
+impl State {
+    /// Parse the text of a state file; `path` names it in errors. Bounded:
+    /// see the module's header. A leading byte order mark is dropped with a warning;
+    /// a duplicate key anywhere is malformed.
+    pub fn parse(text: &str, path: &Path) -> Result<Loaded, StateError> {
+        let mut warnings = Vec::new();
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => {
+                warnings.push(format!(
+                    "{}: starts with a byte order mark; read without it (the next snapshot writes the file without one)",
+                    path.display()
+                ));
+                rest
+            }
+            None => text,
+        };
+        reset_budget();
+        let mut state: State = serde_json::from_str(text).map_err(|e| StateError::Malformed {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        if !KNOWN_VERSIONS.contains(&state.schema_version.as_str()) {
+            warnings.push(format!(
+                "{}: schema_version `{}` is not one of {}; reading the fields this version knows",
+                path.display(),
+                state.schema_version.escape_debug(),
+                KNOWN_VERSIONS.join(", ")
+            ));
+        }
+        normalize_keys(&mut state.file_fingerprints, path, &mut warnings);
+        normalize_keys(&mut state.spec_fingerprints, path, &mut warnings);
+        let mut reviews = std::mem::take(&mut state.spec_reviews);
+        for entries in reviews.values_mut() {
+            normalize_keys(entries, path, &mut warnings);
+        }
+        let notes = std::mem::take(&mut state.drift_notes);
+        state.drift_notes = safe_drift_notes(notes, path, &mut warnings);
+        for (spec, entries) in reviews {
+            match RepoPath::parse(&spec) {
+                Ok(p) => {
+                    state
+                        .spec_reviews
+                        .entry(p.into_string())
+                        .or_default()
+                        .extend(entries);
+                }
+                Err(e) => warnings.push(format!(
+                    "{}: reviews for spec `{}` ignored: {e}",
+                    path.display(),
+                    spec.escape_debug()
+                )),
+            }
+        }
+        Ok(Loaded { state, warnings })
+    }
+}
+
+/// The entries of `map` under their normal repository path (`./a` is `a`;
+/// the first of two spellings wins); an entry whose key is no repository
+/// path is dropped with a warning.
+fn normalize_keys<V>(map: &mut BTreeMap<String, V>, path: &Path, warnings: &mut Vec<String>) {
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for key in keys {
+        let (file, symbol) = record::split_key(&key);
+        let normal = match RepoPath::parse(file) {
+            Ok(p) if p.as_str() == file => continue,
+            Ok(p) => Some(record::entry_key(p.as_str(), symbol)),
+            Err(e) => {
+                warnings.push(format!(
+                    "{}: entry `{}` ignored: {e}",
+                    path.display(),
+                    key.escape_debug()
+                ));
+                None
+            }
+        };
+        let entry = map.remove(&key).expect("listed");
+        if let Some(normal) = normal {
+            map.entry(normal).or_insert(entry);
+        }
+    }
+}
+
+/// The drift notes whose spec and paths are repository paths; the others
+/// dropped with a warning.
+fn safe_drift_notes(
+    notes: BTreeMap<String, Vec<super::DriftNote>>,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> BTreeMap<String, Vec<super::DriftNote>> {
+    let mut kept: BTreeMap<String, Vec<super::DriftNote>> = BTreeMap::new();
+    for (spec, mut notes) in notes {
+        notes.retain(|n| {
+            let safe = n
+                .paths
+                .iter()
+                .all(|p| RepoPath::parse(p).is_ok_and(|r| r.as_str() == p));
+            if !safe {
+                warnings.push(format!(
+                    "{}: drift note `{}` ignored: a path of it is not a repository path",
+                    path.display(),
+                    n.id.escape_debug()
+                ));
+            }
+            safe
+        });
+        match RepoPath::parse(&spec) {
+            Ok(p) if !notes.is_empty() => {
+                kept.entry(p.into_string()).or_default().extend(notes);
+            }
+            Ok(_) => {}
+            Err(e) => warnings.push(format!(
+                "{}: drift notes for spec `{}` ignored: {e}",
+                path.display(),
+                spec.escape_debug()
+            )),
+        }
+    }
+    kept
 }
 
 #[cfg(test)]

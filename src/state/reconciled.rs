@@ -191,22 +191,17 @@ impl Reconciled {
 }
 
 /// Why [`Reconciled::judge_tracked`] gave no answer.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
     /// A file could not be read.
+    #[error("{0}")]
     Io(String),
     /// The caller cancelled the work.
+    #[error("{0}")]
     Cancelled(Cancelled),
 }
 
-impl fmt::Display for JudgeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            JudgeError::Io(message) => f.write_str(message),
-            JudgeError::Cancelled(c) => c.fmt(f),
-        }
-    }
-}
+impl crate::error::Diagnose for JudgeError {}
 
 /// The local cache, unless git tracks it: a cache that came with the
 /// repository could mark the branch's own changes as reconciled, so it is

@@ -19,6 +19,79 @@ pub struct SnapshotSummary {
     pub branch: Option<String>,
 }
 
+/// Every path a snapshot may name: git's file list, the existing entries,
+/// and the files deleted on the branch (in no listing of the work tree; the
+/// changes since the base `check` would use name them); not the state file.
+fn snapshot_keys(
+    git: &GitRepo,
+    existing: &State,
+) -> Result<BTreeSet<String>, crate::changes::ChangeError> {
+    let mut keys: BTreeSet<String> = git.files(&Scope::Everything)?.into_iter().collect();
+    keys.extend(existing.entries().keys().map(|k| k.to_string()));
+    if let Ok((base, _)) = choose_base(git, existing, None)
+        && let Ok(changes) = git.changes(&base, &Scope::Everything, false)
+    {
+        keys.extend(changes.paths());
+    }
+    keys.remove(STATE_FILE);
+    Ok(keys)
+}
+
+/// Symbol-level entries are carried as they are: their matching is the
+/// symbol outline's.
+fn carry_symbol_entries(state: &mut State, existing: &State) {
+    for (spec, entries) in &existing.spec_reviews {
+        for (key, review) in entries {
+            if record::split_key(key).1.is_some() {
+                state
+                    .spec_reviews
+                    .entry(spec.clone())
+                    .or_default()
+                    .insert(key.clone(), review.clone());
+            }
+        }
+    }
+}
+
+/// The per-spec entries of a file reviewed for some specs only, whose
+/// content is still `current`: from the existing state (kept) and from the
+/// cache's records (added, or replacing a kept one).
+fn carry_spec_reviews(
+    state: &mut State,
+    existing: &State,
+    (path, current): (&str, &str),
+    cached_records: &[Record],
+    (added, kept): (&mut usize, &mut usize),
+) {
+    for (spec, entries) in &existing.spec_reviews {
+        if let Some(review) = entries.get(path)
+            && review.matches(path, current)
+        {
+            state
+                .spec_reviews
+                .entry(spec.clone())
+                .or_default()
+                .insert(path.to_string(), review.clone());
+            *kept += 1;
+        }
+    }
+    for r in cached_records {
+        if let record::Scope::Spec(spec) = &r.scope
+            && r.symbol.is_none()
+            && r.hash.matches(path, current)
+        {
+            let entries = state.spec_reviews.entry(spec.clone()).or_default();
+            let new = Review::new(&r.hash, r.blob.clone());
+            if entries.get(path) != Some(&new) {
+                if entries.insert(path.to_string(), new).is_some() {
+                    *kept -= 1;
+                }
+                *added += 1;
+            }
+        }
+    }
+}
+
 /// Compute the snapshot of `root`: every path whose current fingerprint
 /// matches the cache or `existing`, plus `last_reconciliation` from `HEAD`.
 pub fn compute_snapshot(
@@ -30,19 +103,7 @@ pub fn compute_snapshot(
         path: state_path(root),
         message,
     };
-    let universe = git
-        .files(&Scope::Everything)
-        .map_err(|e| io(e.to_string()))?;
-    let mut keys: BTreeSet<String> = universe.into_iter().collect();
-    keys.extend(existing.entries().keys().map(|k| k.to_string()));
-    // Files deleted on the branch are in no listing of the work tree; the
-    // changes since the base `check` would use name them.
-    if let Ok((base, _)) = choose_base(git, existing, None)
-        && let Ok(changes) = git.changes(&base, &Scope::Everything, false)
-    {
-        keys.extend(changes.paths());
-    }
-    keys.remove(STATE_FILE);
+    let keys = snapshot_keys(git, existing).map_err(|e| io(e.to_string()))?;
     let cache = Cache::open_read(root);
     let cached = cache.lookup(keys.iter().map(String::as_str));
     let records = cache.lookup_records(keys.iter().map(String::as_str));
@@ -69,19 +130,7 @@ pub fn compute_snapshot(
         drift_notes: existing.drift_notes.clone(),
         ..State::empty()
     };
-    // Symbol-level entries are carried as they are: their matching is the
-    // symbol outline's.
-    for (spec, entries) in &existing.spec_reviews {
-        for (key, review) in entries {
-            if record::split_key(key).1.is_some() {
-                state
-                    .spec_reviews
-                    .entry(spec.clone())
-                    .or_default()
-                    .insert(key.clone(), review.clone());
-            }
-        }
-    }
+    carry_symbol_entries(&mut state, existing);
     let (mut added, mut kept) = (0, existing_count(&state));
     for (path, hash) in candidates.iter().zip(hashing::hash_many(&fs)) {
         let hash = hash.map_err(|e| io(format!("cannot read {path}: {e}")))?;
@@ -121,33 +170,13 @@ pub fn compute_snapshot(
             continue;
         }
         // Reviewed for some specs only.
-        for (spec, entries) in &existing.spec_reviews {
-            if let Some(review) = entries.get(path)
-                && review.matches(path, current)
-            {
-                state
-                    .spec_reviews
-                    .entry(spec.clone())
-                    .or_default()
-                    .insert(path.to_string(), review.clone());
-                kept += 1;
-            }
-        }
-        for r in cached_records {
-            if let record::Scope::Spec(spec) = &r.scope
-                && r.symbol.is_none()
-                && r.hash.matches(path, current)
-            {
-                let entries = state.spec_reviews.entry(spec.clone()).or_default();
-                let new = Review::new(&r.hash, r.blob.clone());
-                if entries.get(path) != Some(&new) {
-                    if entries.insert(path.to_string(), new).is_some() {
-                        kept -= 1;
-                    }
-                    added += 1;
-                }
-            }
-        }
+        carry_spec_reviews(
+            &mut state,
+            existing,
+            (path, current),
+            cached_records,
+            (&mut added, &mut kept),
+        );
     }
     let dropped = existing_count(existing).saturating_sub(kept);
     let (git_hash, branch) = head_of(git);

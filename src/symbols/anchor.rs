@@ -26,12 +26,13 @@ pub struct Anchor {
 }
 
 /// Why an anchor cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct AnchorError(pub String);
 
-impl fmt::Display for AnchorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl crate::error::Diagnose for AnchorError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::InvalidInput
     }
 }
 

@@ -1,6 +1,7 @@
 //! "One of each" rules of ARCHITECTURE.md that a scan of the source can
 //! check (the layers have `layers.rs`, the one writer `untrusted_writes.rs`):
-//! one folder walker, and a work-tree watch without `unsafe`.
+//! one folder walker, a work-tree watch without `unsafe`, and errors that
+//! keep their kind and hint to the edge without a list of types.
 
 use std::path::Path;
 
@@ -51,6 +52,66 @@ fn the_watch_has_no_unsafe_code() {
         .1;
     assert!(!watch.contains("unsafe"), "src/watch.rs holds `unsafe`");
     assert!(!watch.contains("libc::"), "src/watch.rs calls libc");
+}
+
+/// Every error type derives `thiserror::Error` (no hand-written `Display`
+/// or `std::error::Error` for it) and implements `error::Diagnose`, so its
+/// kind and hint reach the CLI and the tools through `error::Error`.
+#[test]
+fn every_error_type_derives_thiserror_and_diagnoses() {
+    let mut wrong = Vec::new();
+    for (rel, code) in sources() {
+        // The edge type itself (`error::Error`) is no domain error.
+        if rel == "error.rs" {
+            continue;
+        }
+        for line in code.lines() {
+            let line = line.trim_start();
+            if line.starts_with("impl std::error::Error for")
+                || line.starts_with("impl Error for")
+                || (line.contains("Display for ") && line.trim_end().ends_with("Error {"))
+            {
+                wrong.push(format!("src/{rel}: {line}"));
+            }
+        }
+        for (at, _) in code.match_indices("thiserror::Error") {
+            // The type the derive is on: the next `enum X` or `struct X`.
+            let rest = &code[at..];
+            let name = rest
+                .split_whitespace()
+                .skip_while(|w| *w != "enum" && *w != "struct")
+                .nth(1)
+                .map(|n| {
+                    let end = n
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .unwrap_or(n.len());
+                    &n[..end]
+                })
+                .unwrap_or_default();
+            if !name.is_empty() && !code.contains(&format!("Diagnose for {name}")) {
+                wrong.push(format!(
+                    "src/{rel}: {name} derives thiserror::Error without `impl Diagnose for {name}`"
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "error types off the rule:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The CLI's edge reads kinds and hints through `error::Error`, never by
+/// downcasting to a list of domain error types.
+#[test]
+fn the_cli_edge_downcasts_no_domain_error() {
+    let found: Vec<String> = sources()
+        .into_iter()
+        .filter(|(rel, code)| rel.starts_with("cli/") && code.contains("downcast"))
+        .map(|(rel, _)| rel)
+        .collect();
+    assert!(found.is_empty(), "the CLI downcasts errors in {found:?}");
 }
 
 /// The scans see what they look for.

@@ -265,6 +265,34 @@ fn the_merge_driver_merges_two_branches() {
     assert_eq!(code, 0, "{out}");
 }
 
+/// Hints reach the CLI from any error type, not from a closed list: the
+/// state file's (`StateError`) and a base's (`ChangeError` inside
+/// `CheckError`) through `notarai state`, whose edge printed no hint before.
+#[test]
+fn a_hint_of_any_error_type_reaches_the_cli() {
+    let repo = Repo::with_spec();
+    repo.write(STATE, "{\n  \"schema_version\": \"1\",\n<<<<<<< HEAD\n");
+    let out = notarai(&repo.root, &["state", "snapshot"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: ")
+            && err.contains(&format!("{STATE}:3:1: malformed reconciliation state"))
+            && err.contains(
+                "; not overwritten\nhint: pass --force to replace it with a fresh snapshot\n"
+            ),
+        "{err}"
+    );
+    let out = notarai(&repo.root, &["state", "status", "--base", "nope"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("base branch `nope` does not resolve")
+            && err.contains("\nhint: pass the branch this work will merge into"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_malformed_state_file_is_an_error_that_says_where() {
     let repo = Repo::with_spec();

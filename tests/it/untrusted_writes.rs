@@ -160,11 +160,7 @@ fn every_write_goes_through_the_one_safe_writer() {
                     !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
                 })
             });
-            // `state::reset` is no longer called (`notarai state reset` goes
-            // through `safe_fs::remove_file`); `src/state/` is being reworked
-            // on another branch, which drops or reroutes it.
-            let pending = entry.rel == "state/mod.rs" && line.contains("fs::remove_file(&path)");
-            if writes && !pending {
+            if writes {
                 offenders.push(format!("src/{}:{}: {}", entry.rel, n + 1, line.trim()));
             }
         }

@@ -12,7 +12,8 @@ use crate::init::json_edit::{self, ReadError};
 use crate::init::json_merge::{is_notarai_context_hook, is_notarai_hook, is_notarai_program};
 
 /// A configuration file that cannot be read or parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{}", at_position(*position, message))]
 pub struct ConfigProblem {
     /// The file, relative to the root.
     pub file: String,
@@ -25,12 +26,14 @@ pub struct ConfigProblem {
     pub shape: bool,
 }
 
-impl std::fmt::Display for ConfigProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.position {
-            Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.file, self.message),
-            None => write!(f, "{}: {}", self.file, self.message),
-        }
+impl crate::error::Diagnose for ConfigProblem {}
+
+/// `line:column: message`, or ` message` without a position (after the
+/// file name and its colon).
+fn at_position(position: Option<(usize, usize)>, message: &str) -> String {
+    match position {
+        Some((line, column)) => format!("{line}:{column}: {message}"),
+        None => format!(" {message}"),
     }
 }
 

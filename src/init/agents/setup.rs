@@ -11,18 +11,18 @@ use crate::init::{
 use crate::workflow;
 
 /// The shared instruction file most agents read.
-pub const AGENTS_MD: &str = "AGENTS.md";
+const AGENTS_MD: &str = "AGENTS.md";
 /// Gemini CLI's instruction file.
-pub const GEMINI_MD: &str = "GEMINI.md";
+const GEMINI_MD: &str = "GEMINI.md";
 /// opencode's plugin that runs the hook.
 const OPENCODE_PLUGIN: &str = include_str!("../templates/opencode_plugin.js");
 /// The notarai section of `AGENTS.md` and `GEMINI.md`.
-pub fn agents_section() -> &'static str {
+fn agents_section() -> &'static str {
     include_str!("../templates/agents_section.md")
 }
 
 /// What the user still does by hand for `id`, one line.
-pub fn manual_step(id: AgentId) -> Option<String> {
+fn manual_step(id: AgentId) -> Option<String> {
     let text = match id {
         AgentId::Claude => {
             "Claude Code: open the project and approve the `notarai` MCP server \
@@ -72,13 +72,13 @@ fn windsurf_user_file() -> &'static str {
 }
 
 /// The entry a Windsurf user adds by hand.
-pub fn windsurf_snippet() -> String {
+fn windsurf_snippet() -> String {
     r#""notarai": {"command": "notarai", "args": ["mcp"]}"#.to_string()
 }
 
 /// The workflow files of `id` (path, notarai's text without its marker,
 /// the text with it), given every agent being set up.
-pub fn workflow_files(id: AgentId, chosen: &[AgentId]) -> Vec<(String, String, String)> {
+fn workflow_files(id: AgentId, chosen: &[AgentId]) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for w in workflow::ALL {
         let name = w.name;
