@@ -22,6 +22,7 @@ pub mod answer;
 mod bounded;
 pub mod context;
 pub mod event;
+pub mod index;
 pub mod patch;
 
 pub use answer::{Answer, answer};
