@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::context::SpecLines;
 use crate::governance::{Governance, SpecGlobs};
-use crate::layout::SPEC_INDEX_FILE;
+use crate::layout::{CACHE_DIR, SPEC_INDEX_FILE};
 use crate::project::{Project, SpecStamp, read_kept, spec_stamps};
 use crate::spec::LoadedSpec;
 
@@ -122,6 +122,13 @@ impl SpecIndex {
             None => (build(project, &stamps), Source::Built),
         };
         if source != Source::Kept {
+            // The hook makes the cache folder as its session memory does
+            // (a server does not: starting one must not create folders).
+            if !stamps.is_empty()
+                && let Err(e) = crate::safe_fs::create_dir_all(&root, Path::new(CACHE_DIR))
+            {
+                tracing::debug!("cannot make the cache folder: {e}");
+            }
             let stored = Stored {
                 version: env!("CARGO_PKG_VERSION").into(),
                 format: FORMAT,
