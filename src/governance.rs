@@ -159,6 +159,24 @@ impl SpecGlobs {
     }
 }
 
+impl SpecGlobs {
+    /// Whether this spec may govern `path`, from string comparisons alone
+    /// (no glob compiled): it is the spec's own file, or `path` lies below
+    /// the literal prefix of one of its globs, or one of its globs has none
+    /// (`**/*.rs`). Never false for a path [`Governance::governors`] would
+    /// give this spec; true for more (the glob itself is not matched).
+    pub fn may_govern(&self, path: &str) -> bool {
+        self.path == path
+            || self
+                .artifacts
+                .iter()
+                .any(|a| match literal_prefix(split_anchor(&a.path).0) {
+                    Some(prefix) => is_under(path, &prefix),
+                    None => true,
+                })
+    }
+}
+
 impl Governance {
     /// Compile every spec's artifact globs and the system spec's `exclude`
     /// globs. A glob that does not compile is left out and reported in
@@ -456,6 +474,61 @@ mod tests {
         assert!(g.is_excluded(".claude/settings.json"));
         assert!(!g.is_excluded("src/unspecced.rs"));
         assert!(g.is_excluded(".notarai/.cache/notarai.db"));
+    }
+
+    #[test]
+    fn may_govern_holds_every_governed_path() {
+        let spec = |path: &str, globs: &[&str]| SpecGlobs {
+            path: path.into(),
+            housekeeping: false,
+            artifacts: globs
+                .iter()
+                .map(|g| ArtifactGlob {
+                    category: "code".into(),
+                    path: g.to_string(),
+                    housekeeping: false,
+                })
+                .collect(),
+        };
+        let specs = vec![
+            spec(".notarai/a.spec.yaml", &["src/a/**", "docs/a.md"]),
+            spec(
+                ".notarai/b.spec.yaml",
+                &["src/b.rs#Session::refresh", "{lib,bin}/*.rs"],
+            ),
+            spec(".notarai/c.spec.yaml", &["**/*.py", "src/c"]),
+            spec(".notarai/d.spec.yaml", &["[broken", "./tools/*.sh"]),
+        ];
+        let g = Governance::from_globs(specs.clone(), None);
+        let paths = [
+            "src/a/x.rs",
+            "docs/a.md",
+            "docs/a.md/x",
+            "src/b.rs",
+            "lib/x.rs",
+            "bin/y.rs",
+            "x/y.py",
+            "src/c/d.rs",
+            "src/cd",
+            "tools/t.sh",
+            ".notarai/a.spec.yaml",
+            ".notarai/.cache/x.py",
+            "README.md",
+        ];
+        let mut governed = 0;
+        for path in paths {
+            for i in g.governors(path) {
+                governed += 1;
+                assert!(specs[i].may_govern(path), "{} {path}", specs[i].path);
+            }
+        }
+        assert!(governed >= 10, "{governed}");
+        assert!(!specs[0].may_govern("README.md"));
+        assert!(!specs[0].may_govern("lib/x.rs"));
+        assert!(
+            specs[1].may_govern("src/a/x.rs"),
+            "no literal prefix: anywhere"
+        );
     }
 
     #[test]

@@ -95,13 +95,13 @@ pub enum Source {
     Built,
 }
 
-/// The specs as the pre-edit hook needs them: governance compiled from
-/// the index, and each loaded spec's lines.
+/// The specs as the pre-edit hook needs them: each loaded spec's globs
+/// and lines. Only the globs of the specs that may govern a path
+/// ([`SpecGlobs::may_govern`]) are compiled for it.
 #[derive(Debug)]
 pub struct SpecIndex {
-    governance: Governance,
-    /// Each loaded spec's lines, by spec index.
-    context: Vec<SpecLines>,
+    /// Each loaded spec's globs and lines, in the loader's order.
+    specs: Vec<Entry>,
     /// Where it came from.
     pub source: Source,
 }
@@ -141,26 +141,27 @@ impl SpecIndex {
     }
 
     fn new(specs: Vec<Indexed>, source: Source) -> SpecIndex {
-        let (globs, context): (Vec<SpecGlobs>, Vec<SpecLines>) = specs
-            .into_iter()
-            .filter_map(|s| s.loaded)
-            .map(|e| (e.globs, e.context))
-            .unzip();
         SpecIndex {
-            governance: Governance::from_globs(globs, None),
-            context,
+            specs: specs.into_iter().filter_map(|s| s.loaded).collect(),
             source,
         }
     }
 
     /// The lines of every spec governing `path` (repository-relative,
-    /// checked), sorted by spec path; empty for an ungoverned file.
+    /// checked), sorted by spec path; empty for an ungoverned file. The
+    /// specs that may govern it are compiled into a [`Governance`], which
+    /// decides as it does for a full load.
     pub fn governing(&self, path: &str) -> Vec<&SpecLines> {
-        let mut specs: Vec<&SpecLines> = self
-            .governance
+        let candidates: Vec<&Entry> = self
+            .specs
+            .iter()
+            .filter(|e| e.globs.may_govern(path))
+            .collect();
+        let governance = Governance::from_globs(candidates.iter().map(|e| e.globs.clone()), None);
+        let mut specs: Vec<&SpecLines> = governance
             .governors(path)
             .into_iter()
-            .map(|i| &self.context[i])
+            .map(|i| &candidates[i].context)
             .collect();
         specs.sort_by(|a, b| a.path.cmp(&b.path));
         specs
