@@ -328,6 +328,12 @@ fn a_very_large_spec_is_cut_to_1500_characters() {
     repo.write("src/a.rs", "fn a() {}\n");
     repo.commit("init");
     let out = context(&repo, &event(&repo, "s", "src/a.rs"));
+    // The same answer from the kept index (its lines of the spec are cut
+    // to what an answer can show).
+    let again = context(&repo, &event(&repo, "s2", "src/a.rs"));
+    assert_eq!(again.stdout, out.stdout);
+    let index = std::fs::read(repo.root.join(".notarai/.cache/spec-index.json")).unwrap();
+    assert!(index.len() < 8_000, "{} bytes", index.len());
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = answer["hookSpecificOutput"]["additionalContext"]
         .as_str()
