@@ -372,6 +372,107 @@ mod tests {
         assert!(text.contains("rule 0"));
     }
 
+    /// The rendering before the lines were kept: every line of every spec,
+    /// then cut to the budget. The kept, cut lines must render the same.
+    fn reference(file: &str, specs: &[(&str, Vec<String>, Vec<String>)]) -> String {
+        let file_q = crate::quote::for_model(file);
+        let footer = format!(
+            "Full specs (intent, behaviors): call the notarai tool get_governing_specs with \
+             {{\"paths\": [{file_q}]}}. If a spec no longer tells the truth, say so rather than \
+             diverging silently."
+        );
+        let mut out = format!(
+            "notarai: {file_q} is governed by {} spec{}; keep this edit within their \
+             constraints and invariants.\n",
+            specs.len(),
+            if specs.len() == 1 { "" } else { "s" }
+        );
+        let mut lines = Vec::new();
+        for (path, constraints, invariants) in specs {
+            lines.push(format!("{}:", crate::quote::for_model(path)));
+            for c in constraints {
+                lines.push(format!(
+                    "- constraint: {}",
+                    crate::quote::for_model(&clip(c, 300))
+                ));
+            }
+            for i in invariants {
+                lines.push(format!(
+                    "- invariant: {}",
+                    crate::quote::for_model(&clip(i, 300))
+                ));
+            }
+            if constraints.is_empty() && invariants.is_empty() {
+                lines.push("- (no constraints or invariants)".into());
+            }
+        }
+        let chars = |s: &str| s.chars().count();
+        let budget = MAX_CONTEXT.saturating_sub(chars(&footer) + 40);
+        let mut shown = 0;
+        for line in &lines {
+            if chars(&out) + chars(line) + 1 > budget {
+                break;
+            }
+            out.push_str(line);
+            out.push('\n');
+            shown += 1;
+        }
+        if shown < lines.len() {
+            out.push_str(&format!(
+                "... {} more lines not shown\n",
+                lines.len() - shown
+            ));
+        }
+        out.push_str(&footer);
+        if chars(&out) > MAX_CONTEXT {
+            out = out.chars().take(MAX_CONTEXT).collect();
+        }
+        out
+    }
+
+    #[test]
+    fn kept_lines_render_as_every_line_did() {
+        let texts = |n: usize, len: usize, tag: &str| -> Vec<String> {
+            (0..n)
+                .map(|i| format!("{tag} {i} {}", "é\u{7}x".repeat(len)))
+                .collect()
+        };
+        for (a, b, c) in [
+            (0, 0, 0),
+            (3, 1, 2),
+            (40, 2, 1),
+            (500, 0, 3),
+            (2, 400, 1),
+            (0, 1, 700),
+        ] {
+            for len in [1, 30, 200] {
+                let specs = vec![
+                    (
+                        ".notarai/a.spec.yaml",
+                        texts(a, len, "ca"),
+                        texts(b, len, "ia"),
+                    ),
+                    (".notarai/b.spec.yaml", texts(c, len, "cb"), Vec::new()),
+                    (".notarai/c.spec.yaml", Vec::new(), texts(b, len, "ic")),
+                ];
+                for count in 1..=3 {
+                    let specs = &specs[..count];
+                    let kept: Vec<SpecLines> = specs
+                        .iter()
+                        .map(|(p, c, i)| SpecLines::new(p, c, i))
+                        .collect();
+                    assert!(kept.iter().all(SpecLines::is_plausible));
+                    let refs: Vec<&SpecLines> = kept.iter().collect();
+                    assert_eq!(
+                        render("src/x.rs", &refs),
+                        reference("src/x.rs", specs),
+                        "{a} {b} {c} {len} {count}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_answer_is_claudes_pre_tool_use_output() {
         let v: serde_json::Value = serde_json::from_str(&answer("ctx")).unwrap();
