@@ -446,7 +446,7 @@ mod tests {
             (0, 1, 700),
         ] {
             for len in [1, 30, 200] {
-                let specs = vec![
+                let specs = [
                     (
                         ".notarai/a.spec.yaml",
                         texts(a, len, "ca"),
