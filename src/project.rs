@@ -37,21 +37,32 @@ pub fn resolve_root(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
 /// git work tree, else every file the one walker ([`crate::walk`]) finds
 /// below `root`. Files under the cache folder are never listed.
 pub fn repo_files(root: &Path) -> Vec<String> {
+    repo_files_in(root, None)
+}
+
+/// [`repo_files`] at or below the folder `under` (checked: a path that is
+/// not a clean repository path lists everything): git reads only that part
+/// of the index and looks for untracked files only there.
+pub fn repo_files_in(root: &Path, under: Option<&str>) -> Vec<String> {
+    let under = under.and_then(|u| crate::repo_path::RepoPath::parse(u).ok());
+    let scope = match &under {
+        Some(folder) => crate::governance::Scope::Prefixes(vec![folder.as_str().to_string()]),
+        None => crate::governance::Scope::Everything,
+    };
+    // Outside a work tree the whole folder is walked (from the root, so a
+    // linked folder is never entered), then kept to the scope.
     let walk = || -> Vec<String> {
         crate::walk::files(root, "")
             .into_iter()
             .map(|e| e.rel)
+            .filter(|f| scope.contains(f))
             .collect()
     };
     let mut files = match crate::changes::GitRepo::open(root) {
-        Ok(repo) => repo
-            .files(&crate::governance::Scope::Everything)
-            .unwrap_or_else(|e| {
-                tracing::warn!(
-                    "cannot list the files of the git repository: {e}; walking the folder"
-                );
-                walk()
-            }),
+        Ok(repo) => repo.files(&scope).unwrap_or_else(|e| {
+            tracing::warn!("cannot list the files of the git repository: {e}; walking the folder");
+            walk()
+        }),
         Err(_) => walk(),
     };
     files.retain(|f| !crate::glob::is_under(f, CACHE_DIR));

@@ -235,8 +235,11 @@ pub fn complete_folders(project: &Project, typed: &str) -> Completion {
 /// holding one, sorted (a folder before what it holds), for the
 /// `notarai://governing/{path}` template.
 pub fn complete_repo_paths(project: &Project, typed: &str) -> Completion {
+    // Every match lies in the folder typed so far (`src/auth/se`: `src/auth`):
+    // only that part of the repository is listed.
+    let folder = typed.rsplit_once('/').map(|(folder, _)| folder);
     let mut paths: Vec<String> = Vec::new();
-    for file in crate::project::repo_files(project.root()) {
+    for file in crate::project::repo_files_in(project.root(), folder) {
         // A folder is a prefix of its files: none of a file's folders
         // matches when the file does not.
         if !file.starts_with(typed) {
