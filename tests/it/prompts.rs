@@ -302,11 +302,14 @@ fn completion_offers_repository_paths_for_the_governing_template() {
             .any(|v| v.contains("ignored.log") || v.starts_with(".git/")),
         "{values:?}"
     );
-    let none = complete(&mut server, 3, governing.clone(), "path", "nowhere/");
-    assert_eq!(
-        (none["values"].clone(), none["total"].clone()),
-        (json!([]), json!(0))
-    );
+    for (id, typed) in [(3, "nowhere/"), (5, "../"), (6, "/etc/"), (7, "src/../../")] {
+        let none = complete(&mut server, id, governing.clone(), "path", typed);
+        assert_eq!(
+            (none["values"].clone(), none["total"].clone()),
+            (json!([]), json!(0)),
+            "{typed}"
+        );
+    }
     // Its only variable is `path`.
     let answer = server.request(
         4,
