@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::{Deserialize, Serialize};
 
 pub use crate::glob::{compile, is_under, literal_prefix};
 use crate::layout::CACHE_DIR;
@@ -121,97 +122,115 @@ pub struct Governance {
     errors: Vec<GlobError>,
 }
 
+/// What governance reads of one spec: its path, whether it is housekeeping
+/// as a whole, and its artifact globs in the spec's order. The long-lived
+/// server takes it from each loaded spec ([`SpecGlobs::of`]); the pre-edit
+/// hook keeps it in its index so it can answer without parsing the spec.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpecGlobs {
+    /// Path of the spec file.
+    pub path: String,
+    /// The spec's `tier` is `registered` or `derived`.
+    pub housekeeping: bool,
+    /// Its artifacts, category by category (in the spec model's order).
+    pub artifacts: Vec<ArtifactGlob>,
+    /// The `tested_by` paths of its behaviors.
+    #[serde(default)]
+    pub tested_by: Vec<String>,
+}
+
+/// One artifact of a spec as governance reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArtifactGlob {
+    /// The category it is listed under (`code`, `docs`, ...).
+    pub category: String,
+    /// The glob as written, with its anchor (`src/auth.rs#Session`) if any.
+    pub path: String,
+    /// Its `tier` is 3 (needs no review) or 4 (derived output).
+    pub housekeeping: bool,
+}
+
+impl SpecGlobs {
+    /// The governance of one loaded spec.
+    pub fn of(loaded: &crate::spec::LoadedSpec) -> SpecGlobs {
+        let artifacts = loaded
+            .spec
+            .artifacts
+            .iter()
+            .flat_map(|(category, refs)| {
+                refs.iter().map(move |artifact| ArtifactGlob {
+                    category: category.clone(),
+                    path: artifact.path.clone(),
+                    housekeeping: matches!(artifact.tier, Some(3 | 4)),
+                })
+            })
+            .collect();
+        SpecGlobs {
+            path: loaded.path.clone(),
+            housekeeping: loaded.spec.tier() != crate::spec::Tier::Full,
+            artifacts,
+            tested_by: loaded
+                .spec
+                .behaviors
+                .iter()
+                .flat_map(|b| b.tested_by.iter().map(|t| t.path.clone()))
+                .collect(),
+        }
+    }
+}
+
+impl SpecGlobs {
+    /// Whether this spec may govern `path`, from string comparisons alone
+    /// (no glob compiled): it is the spec's own file, or `path` lies below
+    /// the literal prefix of one of its globs, or one of its globs has none
+    /// (`**/*.rs`). Never false for a path [`Governance::governors`] would
+    /// give this spec; true for more (the glob itself is not matched).
+    pub fn may_govern(&self, path: &str) -> bool {
+        self.path == path
+            || self
+                .artifacts
+                .iter()
+                .any(|a| match literal_prefix(split_anchor(&a.path).0) {
+                    Some(prefix) => is_under(path, &prefix),
+                    None => true,
+                })
+    }
+}
+
 impl Governance {
     /// Compile every spec's artifact globs and the system spec's `exclude`
     /// globs. A glob that does not compile is left out and reported in
     /// [`Governance::errors`].
     pub fn build(specs: &SpecSet) -> Governance {
+        let exclude = specs
+            .system_spec()
+            .map(|system| (system.path.as_str(), system.spec.exclude.as_slice()));
+        Governance::from_globs(specs.specs.iter().map(SpecGlobs::of), exclude)
+    }
+
+    /// [`Governance::build`] from what governance reads of each spec, in
+    /// the spec set's order (spec indices are positions in `specs`), and
+    /// the system spec's path and `exclude` globs when there is one.
+    pub fn from_globs(
+        specs: impl IntoIterator<Item = SpecGlobs>,
+        exclude: Option<(&str, &[String])>,
+    ) -> Governance {
         let mut errors = Vec::new();
-        let mut rules = Vec::with_capacity(specs.specs.len());
+        let mut rules = Vec::new();
         let mut by_path = HashMap::new();
-        for (index, loaded) in specs.specs.iter().enumerate() {
-            by_path.insert(loaded.path.clone(), index);
-            let mut globs = Vec::new();
-            let mut glob_category = Vec::new();
-            let mut glob_anchor = Vec::new();
-            let mut glob_housekeeping = Vec::new();
-            let mut glob_evidence = Vec::new();
-            let mut categories = Vec::new();
-            let mut prefixes = vec![loaded.path.clone()];
-            let mut everything = false;
-            for (category, refs) in &loaded.spec.artifacts {
-                let category_index = categories.len();
-                categories.push(category.clone());
-                for artifact in refs {
-                    let (path, anchor) = split_anchor(&artifact.path);
-                    let anchor = match anchor.map(Anchor::parse).transpose() {
-                        Ok(anchor) => anchor,
-                        Err(e) => {
-                            errors.push(GlobError {
-                                spec: loaded.path.clone(),
-                                glob: artifact.path.clone(),
-                                message: e.to_string(),
-                            });
-                            continue;
-                        }
-                    };
-                    let compiled = match compile(path, true) {
-                        Ok(globs) => globs,
-                        Err(message) => {
-                            errors.push(GlobError {
-                                spec: loaded.path.clone(),
-                                glob: artifact.path.clone(),
-                                message,
-                            });
-                            continue;
-                        }
-                    };
-                    match literal_prefix(path) {
-                        Some(prefix) => prefixes.push(prefix),
-                        None => everything = true,
-                    }
-                    for glob in compiled {
-                        globs.push(glob);
-                        glob_category.push(category_index);
-                        glob_anchor.push(anchor.clone());
-                        glob_housekeeping.push(matches!(artifact.tier, Some(3 | 4)));
-                        glob_evidence.push(is_tests_category(category));
-                    }
-                }
-            }
-            let scope = if everything {
-                Scope::Everything
-            } else {
-                Scope::Prefixes(minimize(prefixes))
-            };
-            rules.push(SpecRules {
-                path: loaded.path.clone(),
-                globs,
-                set: OnceLock::new(),
-                glob_category,
-                glob_anchor,
-                glob_housekeeping,
-                housekeeping: loaded.spec.tier() != crate::spec::Tier::Full,
-                glob_evidence,
-                tested_by: loaded
-                    .spec
-                    .behaviors
-                    .iter()
-                    .flat_map(|b| b.tested_by.iter().map(|t| t.path.clone()))
-                    .collect(),
-                categories,
-                scope,
-            });
+        for (index, spec) in specs.into_iter().enumerate() {
+            by_path.insert(spec.path.clone(), index);
+            rules.push(spec_rules(spec, &mut errors));
         }
-        let mut exclude = GlobSetBuilder::new();
-        if let Some(system) = specs.system_spec() {
-            for pattern in &system.spec.exclude {
+        let mut set = GlobSetBuilder::new();
+        if let Some((system, patterns)) = exclude {
+            for pattern in patterns {
                 match compile(pattern, true) {
                     Ok(globs) => globs.into_iter().for_each(|g| {
-                        exclude.add(g);
+                        set.add(g);
                     }),
                     Err(message) => errors.push(GlobError {
-                        spec: system.path.clone(),
+                        spec: system.to_string(),
                         glob: pattern.clone(),
                         message,
                     }),
@@ -220,7 +239,7 @@ impl Governance {
         }
         Governance {
             rules,
-            exclude: exclude.build().unwrap_or_else(|_| GlobSet::empty()),
+            exclude: set.build().unwrap_or_else(|_| GlobSet::empty()),
             by_path,
             errors,
         }
@@ -375,6 +394,81 @@ impl Governance {
     }
 }
 
+/// The rules of one spec: its globs compiled (the glob sets on first use),
+/// its literal prefixes; a glob or anchor that does not compile is left out
+/// and reported in `errors`.
+fn spec_rules(spec: SpecGlobs, errors: &mut Vec<GlobError>) -> SpecRules {
+    let mut globs = Vec::new();
+    let mut glob_category = Vec::new();
+    let mut glob_anchor = Vec::new();
+    let mut glob_housekeeping = Vec::new();
+    let mut glob_evidence = Vec::new();
+    let mut categories: Vec<String> = Vec::new();
+    let mut prefixes = vec![spec.path.clone()];
+    let mut everything = false;
+    for artifact in &spec.artifacts {
+        let category_index = match categories.iter().position(|c| *c == artifact.category) {
+            Some(at) => at,
+            None => {
+                categories.push(artifact.category.clone());
+                categories.len() - 1
+            }
+        };
+        let (path, anchor) = split_anchor(&artifact.path);
+        let anchor = match anchor.map(Anchor::parse).transpose() {
+            Ok(anchor) => anchor,
+            Err(e) => {
+                errors.push(GlobError {
+                    spec: spec.path.clone(),
+                    glob: artifact.path.clone(),
+                    message: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let compiled = match compile(path, true) {
+            Ok(globs) => globs,
+            Err(message) => {
+                errors.push(GlobError {
+                    spec: spec.path.clone(),
+                    glob: artifact.path.clone(),
+                    message,
+                });
+                continue;
+            }
+        };
+        match literal_prefix(path) {
+            Some(prefix) => prefixes.push(prefix),
+            None => everything = true,
+        }
+        for glob in compiled {
+            globs.push(glob);
+            glob_category.push(category_index);
+            glob_anchor.push(anchor.clone());
+            glob_housekeeping.push(artifact.housekeeping);
+            glob_evidence.push(is_tests_category(&artifact.category));
+        }
+    }
+    let scope = if everything {
+        Scope::Everything
+    } else {
+        Scope::Prefixes(minimize(prefixes))
+    };
+    SpecRules {
+        path: spec.path,
+        globs,
+        set: OnceLock::new(),
+        glob_category,
+        glob_anchor,
+        glob_housekeeping,
+        housekeeping: spec.housekeeping,
+        glob_evidence,
+        tested_by: spec.tested_by,
+        categories,
+        scope,
+    }
+}
+
 /// Sort, dedup, and drop prefixes that lie inside another.
 fn minimize(mut prefixes: Vec<String>) -> Vec<String> {
     prefixes.sort();
@@ -423,6 +517,62 @@ mod tests {
         assert!(g.is_excluded(".claude/settings.json"));
         assert!(!g.is_excluded("src/unspecced.rs"));
         assert!(g.is_excluded(".notarai/.cache/notarai.db"));
+    }
+
+    #[test]
+    fn may_govern_holds_every_governed_path() {
+        let spec = |path: &str, globs: &[&str]| SpecGlobs {
+            path: path.into(),
+            housekeeping: false,
+            artifacts: globs
+                .iter()
+                .map(|g| ArtifactGlob {
+                    category: "code".into(),
+                    path: g.to_string(),
+                    housekeeping: false,
+                })
+                .collect(),
+            tested_by: Vec::new(),
+        };
+        let specs = vec![
+            spec(".notarai/a.spec.yaml", &["src/a/**", "docs/a.md"]),
+            spec(
+                ".notarai/b.spec.yaml",
+                &["src/b.rs#Session::refresh", "{lib,bin}/*.rs"],
+            ),
+            spec(".notarai/c.spec.yaml", &["**/*.py", "src/c"]),
+            spec(".notarai/d.spec.yaml", &["[broken", "./tools/*.sh"]),
+        ];
+        let g = Governance::from_globs(specs.clone(), None);
+        let paths = [
+            "src/a/x.rs",
+            "docs/a.md",
+            "docs/a.md/x",
+            "src/b.rs",
+            "lib/x.rs",
+            "bin/y.rs",
+            "x/y.py",
+            "src/c/d.rs",
+            "src/cd",
+            "tools/t.sh",
+            ".notarai/a.spec.yaml",
+            ".notarai/.cache/x.py",
+            "README.md",
+        ];
+        let mut governed = 0;
+        for path in paths {
+            for i in g.governors(path) {
+                governed += 1;
+                assert!(specs[i].may_govern(path), "{} {path}", specs[i].path);
+            }
+        }
+        assert!(governed >= 10, "{governed}");
+        assert!(!specs[0].may_govern("README.md"));
+        assert!(!specs[0].may_govern("lib/x.rs"));
+        assert!(
+            specs[1].may_govern("src/a/x.rs"),
+            "no literal prefix: anywhere"
+        );
     }
 
     #[test]

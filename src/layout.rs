@@ -17,3 +17,6 @@ pub const SCHEMA_FILE: &str = ".notarai/notarai.spec.json";
 pub const LOAD_STATUS_FILE: &str = ".notarai/.cache/load-status.json";
 /// The folder git keeps its own data in; never walked.
 pub const GIT_DIR: &str = ".git";
+/// The pre-edit hook's index of the specs (their stamps, globs and the
+/// lines it tells), relative to the root.
+pub const SPEC_INDEX_FILE: &str = ".notarai/.cache/spec-index.json";

@@ -15,10 +15,15 @@ where
     T: Sync,
     R: Send,
 {
+    // Small inputs run inline before asking for the core count (which
+    // reads the cgroup's files: a short-lived process feels it).
+    if items.len() < min_parallel.max(2) {
+        return items.iter().map(&f).collect();
+    }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
-    if threads <= 1 || items.len() < min_parallel.max(2) {
+    if threads <= 1 {
         return items.iter().map(&f).collect();
     }
     let chunk = items.len().div_ceil(threads);

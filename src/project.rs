@@ -38,21 +38,32 @@ pub fn resolve_root(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
 /// git work tree, else every file the one walker ([`crate::walk`]) finds
 /// below `root`. Files under the cache folder are never listed.
 pub fn repo_files(root: &Path) -> Vec<String> {
+    repo_files_in(root, None)
+}
+
+/// [`repo_files`] at or below the folder `under` (checked: a path that is
+/// not a clean repository path lists everything): git reads only that part
+/// of the index and looks for untracked files only there.
+pub fn repo_files_in(root: &Path, under: Option<&str>) -> Vec<String> {
+    let under = under.and_then(|u| crate::repo_path::RepoPath::parse(u).ok());
+    let scope = match &under {
+        Some(folder) => crate::governance::Scope::Prefixes(vec![folder.as_str().to_string()]),
+        None => crate::governance::Scope::Everything,
+    };
+    // Outside a work tree the whole folder is walked (from the root, so a
+    // linked folder is never entered), then kept to the scope.
     let walk = || -> Vec<String> {
         crate::walk::files(root, "")
             .into_iter()
             .map(|e| e.rel)
+            .filter(|f| scope.contains(f))
             .collect()
     };
     let mut files = match crate::changes::GitRepo::open(root) {
-        Ok(repo) => repo
-            .files(&crate::governance::Scope::Everything)
-            .unwrap_or_else(|e| {
-                tracing::warn!(
-                    "cannot list the files of the git repository: {e}; walking the folder"
-                );
-                walk()
-            }),
+        Ok(repo) => repo.files(&scope).unwrap_or_else(|e| {
+            tracing::warn!("cannot list the files of the git repository: {e}; walking the folder");
+            walk()
+        }),
         Err(_) => walk(),
     };
     files.retain(|f| !crate::glob::is_under(f, CACHE_DIR));
@@ -133,7 +144,8 @@ pub struct LoadStatus {
 /// time back is still seen.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpecStamp {
-    path: String,
+    /// Repository-relative path of the spec file.
+    pub path: String,
     modified_ns: Option<u128>,
     len: u64,
     #[serde(default)]
@@ -206,9 +218,7 @@ impl Project {
             set,
             governance: OnceLock::new(),
         });
-        if !self.cache_tracked() {
-            self.store_status(&stamps, specs.status());
-        }
+        self.store_status(&stamps, specs.status());
         self.loaded = Some((stamps, specs.clone()));
         specs
     }
@@ -237,39 +247,47 @@ impl Project {
     }
 
     fn stored_status(&self) -> Option<StoredStatus> {
-        crate::cache::check_location(&self.root).ok()?;
-        let text =
-            crate::safe_fs::read(&self.root, Path::new(LOAD_STATUS_FILE), STATUS_LIMIT).ok()?;
-        serde_json::from_slice(&text).ok()
+        read_kept(&self.root, LOAD_STATUS_FILE, STATUS_LIMIT)
     }
 
     /// Keep the status for the next server; best effort (a missing or
-    /// read-only cache folder only costs the next start a full load). A
-    /// read-only process (`notarai mcp --read-only`) keeps nothing.
-    fn store_status(&self, stamps: &[SpecStamp], status: LoadStatus) {
-        if crate::safe_fs::writes_forbidden() {
-            return;
-        }
+    /// read-only cache folder only costs the next start a full load).
+    fn store_status(&mut self, stamps: &[SpecStamp], status: LoadStatus) {
         let stored = StoredStatus {
             version: env!("CARGO_PKG_VERSION").into(),
             stamps: stamps.to_vec(),
             status,
         };
-        // Only into a cache folder that exists: starting a server must not
-        // create project folders; the first write to the cache does.
+        self.keep_file(LOAD_STATUS_FILE, &stored, STATUS_LIMIT);
+    }
+
+    /// Keep `value` as JSON in `file` under the cache folder for the next
+    /// process, what the spec files' stamps ([`spec_stamps`]) tell it is
+    /// still valid: the load status, the pre-edit hook's index. Best effort
+    /// and only where it is safe: nothing in a read-only process (`notarai
+    /// mcp --read-only`), only into a cache folder that exists and is a
+    /// real folder (starting a server must not create project folders; the
+    /// first write to the cache does), never into a cache folder git tracks
+    /// (it came with the repository), never a file over `limit` bytes.
+    pub fn keep_file(&mut self, file: &str, value: &impl Serialize, limit: u64) {
+        if crate::safe_fs::writes_forbidden() {
+            return;
+        }
         let folder = self.root.join(CACHE_DIR);
         if !std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir())
             || crate::cache::check_location(&self.root).is_err()
+            || self.cache_tracked()
         {
             return;
         }
-        let Ok(bytes) = serde_json::to_vec(&stored) else {
+        let Ok(bytes) = serde_json::to_vec(value) else {
             return;
         };
-        if let Err(e) =
-            crate::safe_fs::write_cache_file(&self.root, Path::new(LOAD_STATUS_FILE), &bytes)
-        {
-            tracing::debug!("cannot keep the spec load status: {e}");
+        if bytes.len() as u64 > limit {
+            return tracing::debug!("not keeping {file}: {} bytes", bytes.len());
+        }
+        if let Err(e) = crate::safe_fs::write_cache_file(&self.root, Path::new(file), &bytes) {
+            tracing::debug!("cannot keep {file}: {e}");
         }
     }
 
@@ -331,8 +349,20 @@ impl Project {
     }
 }
 
-/// Stamps of every spec file the loader would load, in its order.
-fn spec_stamps(root: &Path) -> Vec<SpecStamp> {
+/// What [`Project::keep_file`] kept in `file` under the cache folder, read
+/// through the bounded reader (at most `limit` bytes, a link or anything but
+/// a regular file refused) from a cache folder that is a real folder; `None`
+/// when it is absent, too large or does not parse. What it says is the
+/// caller's to check against the stamps: it is never trusted as it is.
+pub fn read_kept<T: serde::de::DeserializeOwned>(root: &Path, file: &str, limit: u64) -> Option<T> {
+    crate::cache::check_location(root).ok()?;
+    let bytes = crate::safe_fs::read(root, Path::new(file), limit).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Stamps of every spec file the loader would load, in its order: one
+/// listing of the spec folder and one `stat` per spec, nothing parsed.
+pub fn spec_stamps(root: &Path) -> Vec<SpecStamp> {
     crate::spec::discover(root)
         .into_iter()
         .map(|path| {

@@ -259,8 +259,31 @@ fn in_git_dir(root_canonical: &Path, git_dirs: &[PathBuf], path: &Path) -> bool 
 }
 
 /// The git directory and common directory git finds for the root
-/// (canonical), asked once per write or removal.
+/// (canonical), asked once per write or removal. The common case, a root
+/// holding a git directory of its own (`.git` with `HEAD` and `objects`,
+/// not a linked worktree's, which has a `commondir`), is answered from
+/// those few `lstat`s: it is what git finds there, and opening the
+/// repository would cost a short-lived process (a hook) a good part of its
+/// time. Anything else is asked of git.
 fn git_dirs(root_canonical: &Path) -> Vec<PathBuf> {
+    let dot_git = root_canonical.join(".git");
+    let is = |rel: &str, dir: bool| {
+        fs::symlink_metadata(dot_git.join(rel))
+            .is_ok_and(|m| if dir { m.is_dir() } else { m.is_file() })
+    };
+    let root_in_git_dir = root_canonical
+        .components()
+        .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"));
+    // `lstat` of `.git` itself: a link to a git directory elsewhere is
+    // asked of git, which resolves it.
+    if !root_in_git_dir
+        && fs::symlink_metadata(&dot_git).is_ok_and(|m| m.is_dir())
+        && is("HEAD", false)
+        && is("objects", true)
+        && fs::symlink_metadata(dot_git.join("commondir")).is_err()
+    {
+        return vec![dot_git];
+    }
     let Ok(repo) = git2::Repository::discover(root_canonical) else {
         return Vec::new();
     };
@@ -702,6 +725,60 @@ mod tests {
             "keep"
         );
         assert!(!root.join(".git/new").exists() && !root.join(".git/hooks").exists());
+    }
+
+    /// The few `lstat`s answer what git's discovery does for a root with a
+    /// git directory of its own; a linked worktree is asked of git.
+    #[test]
+    fn the_git_directories_are_what_git_finds() {
+        let git = |root: &Path, args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .arg("-C")
+                .arg(root)
+                .args(args)
+                .output()
+                .is_ok_and(|o| o.status.success());
+            assert!(ok, "git {args:?}");
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap().join("repo");
+        fs::create_dir_all(&root).unwrap();
+        git(&root, &["init", "-q"]);
+        git(
+            &root,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "x",
+            ],
+        );
+        let asked = |root: &Path| -> Vec<PathBuf> {
+            let repo = git2::Repository::discover(root).unwrap();
+            let mut dirs: Vec<PathBuf> = [repo.path(), repo.commondir()]
+                .iter()
+                .filter_map(|d| d.canonicalize().ok())
+                .collect();
+            dirs.dedup();
+            dirs
+        };
+        let mut found = git_dirs(&root);
+        found.dedup();
+        assert_eq!(found, asked(&root));
+        let worktree = root.parent().unwrap().join("wt");
+        git(
+            &root,
+            &["worktree", "add", "-q", worktree.to_str().unwrap()],
+        );
+        let mut found = git_dirs(&worktree);
+        found.dedup();
+        assert_eq!(found, asked(&worktree));
+        assert_eq!(found.len(), 2, "{found:?}");
     }
 
     #[test]

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::hook::{self, HookAgent, HookEnv, Outcome};
-use crate::review;
 
 /// The hooks.
 #[derive(Debug, clap::Subcommand)]
@@ -75,58 +74,13 @@ fn hook_env(root: Option<PathBuf>) -> HookEnv {
 }
 
 /// `notarai hook context`: the governing specs of the file about to be
-/// edited ([`review::governing_specs`], without the reconciliation status,
-/// which needs git), rendered by [`hook::context::render`]. Prints nothing
-/// when there is nothing to say.
+/// edited ([`hook::context::respond`]). Prints nothing when there is
+/// nothing to say.
 fn context(root: Option<PathBuf>, agent: Option<HookAgent>) {
     let Some(input) = read_stdin() else { return };
-    let target = match hook::context::read_event(&input, agent, &hook_env(root)) {
-        Ok(target) => target,
-        Err(reason) => return tracing::debug!("hook context: ignored: {reason}"),
-    };
-    let mut project = crate::project::Project::new(target.root.clone());
-    let mut texts = Vec::new();
-    for file in &target.files {
-        let answer =
-            match review::governing_specs(&mut project, std::slice::from_ref(file), None, false) {
-                Ok(answer) => answer,
-                Err(e) => {
-                    tracing::debug!("hook context: {file}: {e}");
-                    continue;
-                }
-            };
-        if answer.files.iter().all(|f| f.governed_by.is_empty()) {
-            continue;
-        }
-        if let Some(session) = &target.session
-            && !hook::context::first_time(&target.root, session, file)
-        {
-            continue;
-        }
-        let specs: Vec<hook::context::ContextSpec<'_>> = answer
-            .specs
-            .iter()
-            .map(|s| hook::context::ContextSpec {
-                path: &s.spec_path,
-                constraints: &s.constraints,
-                invariants: &s.invariants,
-            })
-            .collect();
-        texts.push(hook::context::render(file, &specs));
+    if let Some(answer) = hook::context::respond(&input, agent, &hook_env(root)) {
+        let _ = std::io::stdout().write_all(answer.as_bytes());
     }
-    if texts.is_empty() {
-        return;
-    }
-    // One edit names one file but for VS Code's multi-file tools: share the budget.
-    let text = match texts.len() {
-        1 => texts.remove(0),
-        _ => texts
-            .join("\n")
-            .chars()
-            .take(hook::context::MAX_CONTEXT)
-            .collect(),
-    };
-    let _ = std::io::stdout().write_all(hook::context::answer(&text).as_bytes());
 }
 
 /// `notarai hook validate`: read the event from stdin and answer in the

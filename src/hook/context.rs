@@ -83,6 +83,54 @@ pub fn read_event(
     })
 }
 
+/// What `notarai hook context` prints for the event `input`: the
+/// governing specs' lines of each file of the event ([`super::index`]),
+/// rendered by [`render`], for the files not already answered in the
+/// event's session; `None` when there is nothing to say (the reason is
+/// logged).
+pub fn respond(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Option<String> {
+    let target = match read_event(input, agent, env) {
+        Ok(target) => target,
+        Err(reason) => {
+            tracing::debug!("hook context: ignored: {reason}");
+            return None;
+        }
+    };
+    let mut project = crate::project::Project::new(target.root.clone());
+    let index = super::index::SpecIndex::open(&mut project);
+    tracing::debug!("hook context: spec index: {:?}", index.source);
+    let mut guard = crate::repo_path::Guard::new(&target.root);
+    let mut texts = Vec::new();
+    for file in &target.files {
+        let path = match guard.resolve_unfollowed(file) {
+            Ok(path) => path,
+            Err(e) => {
+                tracing::debug!("hook context: {file}: {e}");
+                continue;
+            }
+        };
+        let specs = index.governing(path.as_str());
+        if specs.is_empty() {
+            continue;
+        }
+        if let Some(session) = &target.session
+            && !first_time(&target.root, session, file)
+        {
+            continue;
+        }
+        texts.push(render(file, &specs));
+    }
+    if texts.is_empty() {
+        return None;
+    }
+    // One edit names one file but for VS Code's multi-file tools: share the budget.
+    let text = match texts.len() {
+        1 => texts.remove(0),
+        _ => texts.join("\n").chars().take(MAX_CONTEXT).collect(),
+    };
+    Some(answer(&text))
+}
+
 /// `file` relative to `root`, through the canonical form of its folder (the
 /// file itself may not exist yet); `None` when it lies outside.
 fn inside(root: &Path, file: &Path) -> Option<String> {
@@ -93,22 +141,79 @@ fn inside(root: &Path, file: &Path) -> Option<String> {
     relative(&canonical, root)
 }
 
-/// One governing spec as the hook tells it.
-#[derive(Debug, Clone)]
-pub struct ContextSpec<'a> {
+/// One governing spec as the hook tells it: its lines, rendered (quoted,
+/// each text cut to 300 characters), as many as could ever be shown, and
+/// how many there are. Kept in the hook's index ([`super::index`]), so an
+/// answer from the index is the answer of a full load, byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpecLines {
     /// Path of the spec file.
-    pub path: &'a str,
-    /// Its constraints.
-    pub constraints: &'a [String],
-    /// Its invariants.
-    pub invariants: &'a [String],
+    pub path: String,
+    /// The first lines: the spec's path, then a line per constraint and
+    /// invariant; cut once they are longer than an answer.
+    lines: Vec<String>,
+    /// Number of lines in all.
+    total: usize,
 }
 
-/// The context for editing `file` under `specs`, at most [`MAX_CONTEXT`]
-/// characters: each spec's constraints and invariants (quoted: repository
-/// text is data), cut with a count of what was left out, and where the
-/// full text is.
-pub fn render(file: &str, specs: &[ContextSpec<'_>]) -> String {
+/// Most bytes one kept line may have: a text is cut to 300 characters, a
+/// path to a few thousand, and quoting escapes a character in at most a
+/// dozen bytes.
+const MAX_LINE: usize = 64 * 1024;
+
+impl SpecLines {
+    /// The lines of the spec at `path` with these constraints and invariants.
+    pub fn new(path: &str, constraints: &[String], invariants: &[String]) -> SpecLines {
+        let header = std::iter::once(format!("{}:", crate::quote::for_model(path)));
+        let texts = constraints
+            .iter()
+            .map(|c| ("constraint", c))
+            .chain(invariants.iter().map(|i| ("invariant", i)));
+        let empty = (constraints.is_empty() && invariants.is_empty())
+            .then(|| "- (no constraints or invariants)".to_string());
+        let total = 1 + constraints.len() + invariants.len() + usize::from(empty.is_some());
+        let rendered = texts
+            .map(|(kind, text)| format!("- {kind}: {}", crate::quote::for_model(&clip(text, 300))));
+        // A line past MAX_CONTEXT characters from the spec's first line
+        // can never be shown: rendering stops at the first line that does
+        // not fit, and this one does not.
+        let mut lines = Vec::new();
+        let mut length = 0;
+        for line in header.chain(rendered).chain(empty) {
+            length += line.chars().count() + 1;
+            lines.push(line);
+            if length > MAX_CONTEXT {
+                break;
+            }
+        }
+        SpecLines {
+            path: path.to_string(),
+            lines,
+            total,
+        }
+    }
+
+    /// Whether these lines could have been made by [`SpecLines::new`]: what
+    /// a kept index holds is checked before it is used.
+    pub fn is_plausible(&self) -> bool {
+        let Some((last, before)) = self.lines.split_last() else {
+            return false;
+        };
+        let length =
+            |lines: &[String]| -> usize { lines.iter().map(|l| l.chars().count() + 1).sum() };
+        let before = length(before);
+        self.total >= self.lines.len()
+            && before <= MAX_CONTEXT
+            && last.len() <= MAX_LINE
+            && (self.total == self.lines.len() || before + last.chars().count() + 1 > MAX_CONTEXT)
+    }
+}
+
+/// The context for editing `file` under `specs` (sorted by path), at most
+/// [`MAX_CONTEXT`] characters: each spec's constraints and invariants
+/// (quoted: repository text is data), cut with a count of what was left
+/// out, and where the full text is.
+pub fn render(file: &str, specs: &[&SpecLines]) -> String {
     let file_q = crate::quote::for_model(file);
     let footer = format!(
         "Full specs (intent, behaviors): call the notarai tool get_governing_specs with \
@@ -121,44 +226,29 @@ pub fn render(file: &str, specs: &[ContextSpec<'_>]) -> String {
         specs.len(),
         if specs.len() == 1 { "" } else { "s" }
     );
-    let mut lines: Vec<String> = Vec::new();
-    for spec in specs {
-        lines.push(format!("{}:", crate::quote::for_model(spec.path)));
-        for c in spec.constraints {
-            lines.push(format!(
-                "- constraint: {}",
-                crate::quote::for_model(&clip(c, 300))
-            ));
-        }
-        for i in spec.invariants {
-            lines.push(format!(
-                "- invariant: {}",
-                crate::quote::for_model(&clip(i, 300))
-            ));
-        }
-        if spec.constraints.is_empty() && spec.invariants.is_empty() {
-            lines.push("- (no constraints or invariants)".into());
-        }
-    }
     let chars = |s: &str| s.chars().count();
     // Room for the omission note ("... N more lines not shown").
     const NOTE: usize = 40;
     let mut out = head;
     let budget = MAX_CONTEXT.saturating_sub(chars(&footer) + NOTE);
+    let total: usize = specs.iter().map(|s| s.total).sum();
     let mut shown = 0;
-    for line in &lines {
-        if chars(&out) + chars(line) + 1 > budget {
+    'specs: for spec in specs {
+        for line in &spec.lines {
+            if chars(&out) + chars(line) + 1 > budget {
+                break 'specs;
+            }
+            out.push_str(line);
+            out.push('\n');
+            shown += 1;
+        }
+        if spec.lines.len() < spec.total {
+            // Never reached for lines made by `SpecLines::new`.
             break;
         }
-        out.push_str(line);
-        out.push('\n');
-        shown += 1;
     }
-    if shown < lines.len() {
-        out.push_str(&format!(
-            "... {} more lines not shown\n",
-            lines.len() - shown
-        ));
+    if shown < total {
+        out.push_str(&format!("... {} more lines not shown\n", total - shown));
     }
     out.push_str(&footer);
     if chars(&out) > MAX_CONTEXT {
@@ -272,16 +362,115 @@ mod tests {
             .map(|i| format!("rule {i} {}", "x".repeat(80)))
             .collect();
         let invariants = vec!["never".to_string()];
-        let specs = [ContextSpec {
-            path: ".notarai/big.spec.yaml",
-            constraints: &constraints,
-            invariants: &invariants,
-        }];
-        let text = render("src/a.rs", &specs);
+        let spec = SpecLines::new(".notarai/big.spec.yaml", &constraints, &invariants);
+        assert!(spec.is_plausible());
+        assert!(spec.lines.len() < 30, "{}", spec.lines.len());
+        let text = render("src/a.rs", &[&spec]);
         assert!(text.chars().count() <= MAX_CONTEXT, "{}", text.len());
         assert!(text.contains("more lines not shown"));
         assert!(text.contains("get_governing_specs"));
         assert!(text.contains("rule 0"));
+    }
+
+    /// The rendering before the lines were kept: every line of every spec,
+    /// then cut to the budget. The kept, cut lines must render the same.
+    fn reference(file: &str, specs: &[(&str, Vec<String>, Vec<String>)]) -> String {
+        let file_q = crate::quote::for_model(file);
+        let footer = format!(
+            "Full specs (intent, behaviors): call the notarai tool get_governing_specs with \
+             {{\"paths\": [{file_q}]}}. If a spec no longer tells the truth, say so rather than \
+             diverging silently."
+        );
+        let mut out = format!(
+            "notarai: {file_q} is governed by {} spec{}; keep this edit within their \
+             constraints and invariants.\n",
+            specs.len(),
+            if specs.len() == 1 { "" } else { "s" }
+        );
+        let mut lines = Vec::new();
+        for (path, constraints, invariants) in specs {
+            lines.push(format!("{}:", crate::quote::for_model(path)));
+            for c in constraints {
+                lines.push(format!(
+                    "- constraint: {}",
+                    crate::quote::for_model(&clip(c, 300))
+                ));
+            }
+            for i in invariants {
+                lines.push(format!(
+                    "- invariant: {}",
+                    crate::quote::for_model(&clip(i, 300))
+                ));
+            }
+            if constraints.is_empty() && invariants.is_empty() {
+                lines.push("- (no constraints or invariants)".into());
+            }
+        }
+        let chars = |s: &str| s.chars().count();
+        let budget = MAX_CONTEXT.saturating_sub(chars(&footer) + 40);
+        let mut shown = 0;
+        for line in &lines {
+            if chars(&out) + chars(line) + 1 > budget {
+                break;
+            }
+            out.push_str(line);
+            out.push('\n');
+            shown += 1;
+        }
+        if shown < lines.len() {
+            out.push_str(&format!(
+                "... {} more lines not shown\n",
+                lines.len() - shown
+            ));
+        }
+        out.push_str(&footer);
+        if chars(&out) > MAX_CONTEXT {
+            out = out.chars().take(MAX_CONTEXT).collect();
+        }
+        out
+    }
+
+    #[test]
+    fn kept_lines_render_as_every_line_did() {
+        let texts = |n: usize, len: usize, tag: &str| -> Vec<String> {
+            (0..n)
+                .map(|i| format!("{tag} {i} {}", "é\u{7}x".repeat(len)))
+                .collect()
+        };
+        for (a, b, c) in [
+            (0, 0, 0),
+            (3, 1, 2),
+            (40, 2, 1),
+            (500, 0, 3),
+            (2, 400, 1),
+            (0, 1, 700),
+        ] {
+            for len in [1, 30, 200] {
+                let specs = [
+                    (
+                        ".notarai/a.spec.yaml",
+                        texts(a, len, "ca"),
+                        texts(b, len, "ia"),
+                    ),
+                    (".notarai/b.spec.yaml", texts(c, len, "cb"), Vec::new()),
+                    (".notarai/c.spec.yaml", Vec::new(), texts(b, len, "ic")),
+                ];
+                for count in 1..=3 {
+                    let specs = &specs[..count];
+                    let kept: Vec<SpecLines> = specs
+                        .iter()
+                        .map(|(p, c, i)| SpecLines::new(p, c, i))
+                        .collect();
+                    assert!(kept.iter().all(SpecLines::is_plausible));
+                    let refs: Vec<&SpecLines> = kept.iter().collect();
+                    assert_eq!(
+                        render("src/x.rs", &refs),
+                        reference("src/x.rs", specs),
+                        "{a} {b} {c} {len} {count}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

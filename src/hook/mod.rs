@@ -22,6 +22,7 @@ pub mod answer;
 mod bounded;
 pub mod context;
 pub mod event;
+pub mod index;
 pub mod patch;
 
 pub use answer::{Answer, answer};
@@ -204,11 +205,29 @@ fn project_root(env: &HookEnv, event_cwd: Option<&Path>) -> Option<PathBuf> {
     let start = event_cwd
         .map(Path::to_path_buf)
         .or_else(|| env.process_cwd.clone())?;
-    let root = git2::Repository::discover(&start)
+    let root = work_tree_of(&start).unwrap_or(start);
+    root.canonicalize().ok()
+}
+
+/// The git work tree holding `start`. The nearest folder holding a `.git`
+/// entry is the work tree git finds; when it also holds the spec folder it
+/// is taken at once (a few `lstat`s; opening the repository costs a hook a
+/// good part of its time). Anything else (no such folder, or one without
+/// a spec folder: a submodule inside a project, a git folder whose work
+/// tree is elsewhere through `core.worktree`) is left to git's own
+/// discovery.
+fn work_tree_of(start: &Path) -> Option<PathBuf> {
+    let marked = start
+        .ancestors()
+        .find(|dir| std::fs::symlink_metadata(dir.join(crate::layout::GIT_DIR)).is_ok());
+    if let Some(dir) = marked
+        && std::fs::symlink_metadata(dir.join(spec::SPEC_DIR)).is_ok_and(|m| m.is_dir())
+    {
+        return Some(dir.to_path_buf());
+    }
+    git2::Repository::discover(start)
         .ok()
         .and_then(|repo| repo.workdir().map(Path::to_path_buf))
-        .unwrap_or(start);
-    root.canonicalize().ok()
 }
 
 /// The folder holding the `.notarai` folder that `file` lies in, if any.

@@ -1,12 +1,12 @@
 //! The workflows as MCP prompts (`prompts/list`, `prompts/get`) and the
-//! completion of their arguments and of the spec template's `{path}`
+//! completion of their arguments and of the resource templates' `{path}`
 //! (`completion/complete`).
 //!
 //! Every prompt is rendered from [`crate::workflow`], the source of the
 //! skills and the server's instructions ([`Workflow::prompt_text`]), so a
 //! prompt names the same steps and tools as the skill. The values completion
-//! offers come from [`crate::review`]: spec files, folders from git's file
-//! list, branches.
+//! offers come from [`crate::review`]: spec files, folders and files from
+//! git's file list, branches.
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -160,8 +160,19 @@ pub fn get(
     )
 }
 
-/// `completion/complete`: the values for a prompt's argument or for the
-/// spec template's `{path}`, matching what is typed so far.
+/// What a completion offers values of.
+#[derive(Debug, Clone, Copy)]
+enum Values {
+    /// A prompt's argument.
+    Argument(ArgumentKind),
+    /// The `{path}` of the governing template: any path of the repository.
+    RepoPath,
+}
+
+/// `completion/complete`: the values for a prompt's argument or for a
+/// resource template's `{path}` (spec files for the spec template, the
+/// repository's files and folders for the governing template), matching
+/// what is typed so far.
 pub fn complete(
     project: &mut Project,
     params: &CompleteRequestParams,
@@ -187,46 +198,49 @@ pub fn complete(
                         &format!("its arguments are: {}", names.join(", ")),
                     )
                 })?;
-            arg.kind
+            Values::Argument(arg.kind)
         }
         Reference::Resource(template) => {
-            if template.uri != super::resources::SPEC_TEMPLATE {
-                return Err(invalid(
-                    format!(
-                        "unknown resource template `{}`",
-                        template.uri.escape_debug()
-                    ),
-                    &format!(
-                        "this server has one template: `{}`",
-                        super::resources::SPEC_TEMPLATE
-                    ),
-                ));
-            }
+            use super::resources::{GOVERNING_TEMPLATE, SPEC_TEMPLATE};
+            let values = match template.uri.as_str() {
+                SPEC_TEMPLATE => Values::Argument(ArgumentKind::SpecPath),
+                GOVERNING_TEMPLATE => Values::RepoPath,
+                other => {
+                    return Err(invalid(
+                        format!("unknown resource template `{}`", other.escape_debug()),
+                        &format!(
+                            "this server's templates are `{SPEC_TEMPLATE}` and \
+                             `{GOVERNING_TEMPLATE}`"
+                        ),
+                    ));
+                }
+            };
             if argument.name != "path" {
                 return Err(invalid(
                     format!(
                         "the template `{}` has no variable `{}`",
-                        super::resources::SPEC_TEMPLATE,
+                        template.uri.escape_debug(),
                         argument.name.escape_debug()
                     ),
                     "complete `path`",
                 ));
             }
-            ArgumentKind::SpecPath
+            values
         }
         _ => {
             return Err(invalid(
                 "unknown completion reference".into(),
-                "complete a prompt's argument (`ref/prompt`) or the spec template's `path` \
+                "complete a prompt's argument (`ref/prompt`) or a resource template's `path` \
                  (`ref/resource`)",
             ));
         }
     };
     let typed = argument.value.as_str();
     let found = match kind {
-        ArgumentKind::Branch => review::complete_branches(project, typed),
-        ArgumentKind::SpecPath => review::complete_spec_paths(project, typed),
-        ArgumentKind::Folder => review::complete_folders(project, typed),
+        Values::Argument(ArgumentKind::Branch) => review::complete_branches(project, typed),
+        Values::Argument(ArgumentKind::SpecPath) => review::complete_spec_paths(project, typed),
+        Values::Argument(ArgumentKind::Folder) => review::complete_folders(project, typed),
+        Values::RepoPath => review::complete_repo_paths(project, typed),
     };
     let total = u32::try_from(found.total).unwrap_or(u32::MAX);
     let info = CompletionInfo::with_pagination(found.values, Some(total), found.has_more)

@@ -31,7 +31,7 @@ pub const SPEC_TEMPLATE: &str = "notarai://spec/{path}";
 const GOVERNING_URI: &str = "notarai://governing/";
 
 /// The URI template of the governing specs of a file (RFC 6570).
-const GOVERNING_TEMPLATE: &str = "notarai://governing/{path}";
+pub(crate) const GOVERNING_TEMPLATE: &str = "notarai://governing/{path}";
 
 /// The MIME type of a spec.
 const SPEC_MIME: &str = "application/yaml";

@@ -230,6 +230,33 @@ pub fn complete_folders(project: &Project, typed: &str) -> Completion {
     complete(folders, typed)
 }
 
+/// The paths of the repository that start with `typed`: every file of
+/// git's file list (of the walk outside a work tree) and every folder
+/// holding one, sorted (a folder before what it holds), for the
+/// `notarai://governing/{path}` template.
+pub fn complete_repo_paths(project: &Project, typed: &str) -> Completion {
+    // Every match lies in the folder typed so far (`src/auth/se`: `src/auth`):
+    // only that part of the repository is listed.
+    let folder = typed.rsplit_once('/').map(|(folder, _)| folder);
+    let mut paths: Vec<String> = Vec::new();
+    for file in crate::project::repo_files_in(project.root(), folder) {
+        // A folder is a prefix of its files: none of a file's folders
+        // matches when the file does not.
+        if !file.starts_with(typed) {
+            continue;
+        }
+        let mut at = file.len();
+        while let Some(slash) = file[..at].rfind('/') {
+            paths.push(file[..slash].to_string());
+            at = slash;
+        }
+        paths.push(file);
+    }
+    paths.sort();
+    paths.dedup();
+    complete(paths, typed)
+}
+
 /// The branches (local, then remote-tracking) that start with `typed`;
 /// none outside a git repository.
 pub fn complete_branches(project: &mut Project, typed: &str) -> Completion {

@@ -30,8 +30,8 @@ use crate::repo_path::{GivenPathError, RepoPath};
 pub use affected::{list_affected_specs, status_page, whole_affected_specs};
 pub use catalog::{
     CATALOG_PAGE, CatalogEntry, CatalogPage, Completion, MAX_COMPLETIONS, SpecText, complete,
-    complete_branches, complete_folders, complete_spec_paths, is_not_a_folder, is_project_spec,
-    read_spec, spec_catalog,
+    complete_branches, complete_folders, complete_repo_paths, complete_spec_paths, is_not_a_folder,
+    is_project_spec, read_spec, spec_catalog,
 };
 pub use coverage::{Coverage, FolderGap, SpecCoverage, coverage};
 pub use diff::{get_spec_diff, whole_spec_diff};

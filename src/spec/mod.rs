@@ -230,6 +230,19 @@ pub fn check_file(root: &Path, rel: &str) -> Vec<Finding> {
     out
 }
 
+/// Read and parse the one spec file `rel` below `root` as [`SpecSet::load`]
+/// does for each file (bounded read, YAML, schema check), without the
+/// checks across files: the spec as it would load, or the errors that
+/// keep it from loading.
+pub fn load_one(root: &Path, rel: &str) -> Result<LoadedSpec, Vec<Finding>> {
+    let (raw, spec, _) = load::read_and_parse(root, rel)?;
+    Ok(LoadedSpec {
+        path: rel.to_string(),
+        raw,
+        spec,
+    })
+}
+
 /// Parse a spec from text, as the loader does. `path` is only used to label
 /// the findings. The error side holds at least one finding.
 pub fn parse_spec(path: &str, text: &str) -> Result<Spec, Vec<Finding>> {

@@ -94,6 +94,12 @@ fn every_result_has_its_result_type_and_the_lists_their_cache_hints() {
             None,
         ),
         (
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "notarai://governing/{path}"},
+                "argument": {"name": "path", "value": "src/"}}),
+            None,
+        ),
+        (
             "tools/call",
             json!({"name": "get_spec_diff", "arguments": {"spec_path": spec, "base_branch": "main"}}),
             None,
@@ -392,4 +398,29 @@ async fn the_rmcp_client_reaches_everything_on_2026_07_28() {
         .unwrap();
     assert!(!prompt.messages.is_empty());
     client.cancel().await.unwrap();
+}
+
+#[test]
+fn completion_offers_repository_paths_for_the_governing_template_in_the_stateless_era() {
+    let repo = Repo::with_spec();
+    repo.write("src/b/c.rs", "fn c() {}\n");
+    let mut server = Server::spawn(&repo.root);
+    let answer = server.request(
+        1,
+        "completion/complete",
+        modern(json!({
+            "ref": {"type": "ref/resource", "uri": "notarai://governing/{path}"},
+            "argument": {"name": "path", "value": "src/"}
+        })),
+    );
+    let result = &answer["result"];
+    assert_eq!(result["resultType"], "complete", "{answer}");
+    assert_eq!(
+        result["completion"]["values"],
+        json!(["src/a.rs", "src/b", "src/b/c.rs"]),
+        "{answer}"
+    );
+    assert_eq!(result["completion"]["total"], 3, "{answer}");
+    assert_eq!(result["completion"]["hasMore"], false, "{answer}");
+    server.finish();
 }

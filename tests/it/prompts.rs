@@ -266,12 +266,69 @@ fn completion_offers_specs_branches_and_folders() {
     server.finish();
 }
 
+/// The governing template's `{path}` is any path of the repository: the
+/// files of git's file list and their folders, by prefix.
+#[test]
+fn completion_offers_repository_paths_for_the_governing_template() {
+    let repo = repo();
+    repo.write("src/auth/untracked.rs", "fn u() {}\n");
+    repo.write(".gitignore", "ignored.log\n");
+    repo.write("src/auth/ignored.log", "x\n");
+    let mut server = Server::start(&repo.root);
+    let governing = json!({"type": "ref/resource", "uri": "notarai://governing/{path}"});
+    let src = complete(&mut server, 1, governing.clone(), "path", "src/a");
+    assert_eq!(
+        strings(&src["values"]),
+        [
+            "src/a.rs",
+            "src/auth",
+            "src/auth/login",
+            "src/auth/login/mod.rs",
+            "src/auth/untracked.rs"
+        ]
+    );
+    assert_eq!(
+        (src["total"].clone(), src["hasMore"].clone()),
+        (json!(5), json!(false))
+    );
+    let all = complete(&mut server, 2, governing.clone(), "path", "");
+    let values = strings(&all["values"]);
+    for path in [".notarai/auth.spec.yaml", "lib", "lib/util.rs", "src"] {
+        assert!(values.iter().any(|v| v == path), "{path}: {values:?}");
+    }
+    assert!(
+        !values
+            .iter()
+            .any(|v| v.contains("ignored.log") || v.starts_with(".git/")),
+        "{values:?}"
+    );
+    for (id, typed) in [(3, "nowhere/"), (5, "../"), (6, "/etc/"), (7, "src/../../")] {
+        let none = complete(&mut server, id, governing.clone(), "path", typed);
+        assert_eq!(
+            (none["values"].clone(), none["total"].clone()),
+            (json!([]), json!(0)),
+            "{typed}"
+        );
+    }
+    // Its only variable is `path`.
+    let answer = server.request(
+        4,
+        "completion/complete",
+        json!({"ref": governing, "argument": {"name": "file", "value": ""}}),
+    );
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    server.finish();
+}
+
 #[test]
 fn completion_offers_at_most_a_hundred_values() {
     let repo = Repo::new();
     for i in 0..130 {
         repo.spec(&format!("s{i:03}"), &["src/**"]);
         repo.write(&format!("dirs/d{i:03}/f.txt"), "x\n");
+    }
+    for i in 0..150 {
+        repo.write(&format!("src/f{i:03}.rs"), "fn f() {}\n");
     }
     repo.commit("many");
     for i in 0..120 {
@@ -288,6 +345,13 @@ fn completion_offers_at_most_a_hundred_values() {
             "path",
             "dirs/",
             130,
+        ),
+        (
+            4,
+            json!({"type": "ref/resource", "uri": "notarai://governing/{path}"}),
+            "path",
+            "src/f",
+            150,
         ),
     ] {
         let completion = complete(&mut server, id, reference, name, typed);
