@@ -78,6 +78,9 @@ pub fn ensure_big(default_repo: &Path) -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// git's side of a question: the commands answering it whole, run in `repo`.
+type GitAnswer = Box<dyn Fn(&Path) -> Result<usize>>;
+
 /// One paged question: a tool, its arguments and git's whole answer.
 pub struct PagedQuestion {
     /// Row label.
@@ -87,7 +90,7 @@ pub struct PagedQuestion {
     /// Tool arguments (no cursor).
     pub args: Value,
     /// git's side: the commands answering the whole question.
-    pub git: Box<dyn Fn(&Path) -> Result<usize>>,
+    pub git: GitAnswer,
 }
 
 /// `get_spec_diff` of the `**/*.rs` spec against `main`.
