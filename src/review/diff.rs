@@ -25,7 +25,7 @@ pub fn get_spec_diff(
     params: &GetSpecDiffParams,
     progress: &Progress,
 ) -> Result<SpecDiff> {
-    // Pages 2..N are cut from the whole answer kept for page 1.
+    // Pages 2..N are copies of pages laid out, and kept, for page 1.
     let key = serde_json::json!([
         "get_spec_diff",
         &params.spec_path,
@@ -35,29 +35,18 @@ pub fn get_spec_diff(
         params.include_formatting,
         params.since,
         &params.already_read,
+        params.max_tokens,
     ])
     .to_string();
-    type Parts = (SpecDiff, Vec<pages::FilePatch>);
-    let (full, patches) = match project.kept::<Parts>(&key) {
+    let invalid = |e: crate::page::CursorError| ReviewError::InvalidParams(e.to_string());
+    let token = match project.kept::<pages::SpecDiffPages>(&key) {
         (Some(kept), _) => {
             tracing::debug!("kept answer served: {key}");
-            (*kept).clone()
+            return kept.page(params.cursor.as_deref()).map_err(invalid);
         }
-        (None, token) => {
-            let parts = spec_diff_parts(project, params, progress)?;
-            if let Some(token) = token {
-                let bytes = parts.0.diff.len()
-                    + parts
-                        .1
-                        .iter()
-                        .map(|p| p.patch.as_ref().map_or(0, String::len) + 64)
-                        .sum::<usize>()
-                    + 64 * parts.0.files.len();
-                project.keep(key, token, parts.clone(), bytes);
-            }
-            parts
-        }
+        (None, token) => token,
     };
+    let (full, patches) = spec_diff_parts(project, params, progress)?;
     let args = (
         &params.spec_path,
         &params.base_branch,
@@ -66,15 +55,13 @@ pub fn get_spec_diff(
         params.max_tokens,
         (params.since, &params.already_read),
     );
-    pages::spec_diff(
-        full,
-        patches,
-        &args,
-        params.max_tokens,
-        params.cursor.as_deref(),
-        progress,
-    )
-    .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+    let laid_out = pages::spec_diff_pages(full, patches, &args, params.max_tokens, progress);
+    let page = laid_out.page(params.cursor.as_deref()).map_err(invalid)?;
+    if let Some(token) = token {
+        let bytes = laid_out.bytes();
+        project.keep(key, token, laid_out, bytes);
+    }
+    Ok(page)
 }
 
 /// [`get_spec_diff`]'s whole answer on one page, however long (the diff of

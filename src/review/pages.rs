@@ -218,18 +218,43 @@ pub fn changed_artifacts(
     Ok(full)
 }
 
-/// Page of `get_spec_diff` named by `cursor` (the first without). The first
+/// Every page of a `get_spec_diff` answer, laid out once: what the
+/// long-lived server keeps, so that each next page is a copy of one page.
+#[derive(Debug, Clone)]
+pub struct SpecDiffPages {
+    /// The fingerprint of the whole answer, which its cursors carry.
+    fp: [u8; 16],
+    /// The pages, first to last.
+    pages: Vec<SpecDiff>,
+}
+
+impl SpecDiffPages {
+    /// The page `cursor` names (the first without).
+    pub fn page(&self, cursor: Option<&str>) -> Result<SpecDiff, CursorError> {
+        let page = requested_page(cursor, GET_SPEC_DIFF, self.fp, self.pages.len())?;
+        Ok(self.pages[page].clone())
+    }
+
+    /// About how many bytes the pages hold (for the kept answers' bound).
+    pub fn bytes(&self) -> usize {
+        self.pages
+            .iter()
+            .map(|p| p.diff.len() + 128 * p.files.len() + 256)
+            .sum()
+    }
+}
+
+/// The layout of a `get_spec_diff` answer, every page at once. The first
 /// pages hold the spec texts, the plan and the lists; the diffs follow.
 /// Laying out a wide diff takes a while: the fingerprint, then each patch
 /// measured, planned and split advances `progress`.
-pub fn spec_diff(
+pub fn spec_diff_pages(
     mut full: SpecDiff,
     patches: Vec<FilePatch>,
     args: &impl Serialize,
     max_tokens: Option<MaxTokens>,
-    cursor: Option<&str>,
     progress: &crate::progress::Progress,
-) -> Result<SpecDiff, CursorError> {
+) -> SpecDiffPages {
     // Three passes over the patches (measuring, the plan, splitting), each
     // told; one more unit for the fingerprint of the whole answer.
     progress.begin(3 * patches.len() as u64 + 1, "laying out pages");
@@ -404,61 +429,88 @@ pub fn spec_diff(
     }
 
     let pages = layout.pages();
-    let page = requested_page(cursor, GET_SPEC_DIFF, fp, pages)?;
-    let plan: Vec<PlanEntry> = plan
-        .into_iter()
-        .filter(|(p, _, _)| *p == page)
-        .map(|(_, e, _)| e)
+    // Every item goes to its page in one sweep.
+    let mut out: Vec<SpecDiff> = (0..pages)
+        .map(|page| {
+            let mut p = full.clone();
+            p.page = page + 1;
+            p.pages = pages;
+            p.next_cursor = next_cursor(GET_SPEC_DIFF, page, pages, fp);
+            if page > 0 {
+                p.spec = None;
+            }
+            p
+        })
         .collect();
-    full.files = if files_on_every_page {
-        files
-    } else {
-        plan.iter().map(|e| e.path.clone()).collect()
-    };
-    full.file_categories = plan
-        .iter()
-        .filter_map(|e| Some((e.path.clone(), categories.get(&e.path)?.clone())))
-        .collect();
-    full.spec_changes = spec_at
-        .into_iter()
-        .filter(|(p, _)| *p == page)
-        .map(|(_, s)| s)
-        .collect();
-    full.system_spec = system_at
-        .into_iter()
-        .find(|(p, _)| *p == page)
-        .map(|(_, s)| s);
-    let on_this_page = |path: &String| plan.iter().any(|e| &e.path == path);
-    full.shared = shared
-        .into_iter()
-        .filter(|(p, _)| on_this_page(p))
-        .collect();
-    full.moved_out = moved_out
-        .into_iter()
-        .filter(|(p, _)| on_this_page(p))
-        .collect();
-    full.since_reconciled = since.into_iter().filter(|p| on_this_page(p)).collect();
-    full.excluded = on_page(excluded, &excluded_at, page);
-    full.housekeeping = on_page(housekeeping, &housekeeping_at, page);
-    reasons.retain(|p, _| full.housekeeping.contains(p));
-    full.housekeeping_reasons = reasons;
-    full.already_read = on_page(already_read, &already_read_at, page);
-    full.unreviewable = on_page(unreviewable, &unreviewable_at, page);
-    full.skipped = on_page(skipped, &skipped_at, page);
-    full.formatting_only = on_page(formatting, &formatting_at, page);
-    full.outside_anchors = on_page(outside, &outside_at, page);
-    full.binary_changes = on_page(binary, &binary_at, page);
-    full.large_changes = on_page(large, &large_at, page);
-    full.diff = diff_pages.remove(&page).unwrap_or_default();
-    // One page shows every file in `diff`: the plan would only repeat it.
-    full.plan = (pages > 1).then_some(plan);
-    if page > 0 {
-        full.spec = None;
+    let mut plans: Vec<Vec<PlanEntry>> = vec![Vec::new(); pages];
+    let mut page_of: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (page, entry, _) in plan {
+        page_of.insert(entry.path.clone(), page);
+        plans[page].push(entry);
     }
-    full.page = page + 1;
-    full.pages = pages;
-    full.next_cursor = next_cursor(GET_SPEC_DIFF, page, pages, fp);
-    Ok(full)
+    for (page, p) in out.iter_mut().enumerate() {
+        p.files = if files_on_every_page {
+            files.clone()
+        } else {
+            plans[page].iter().map(|e| e.path.clone()).collect()
+        };
+        p.file_categories = plans[page]
+            .iter()
+            .filter_map(|e| Some((e.path.clone(), categories.get(&e.path)?.clone())))
+            .collect();
+    }
+    for (page, spec) in spec_at {
+        out[page].spec_changes.push(spec);
+    }
+    for (page, system) in system_at {
+        out[page].system_spec.get_or_insert(system);
+    }
+    for (path, others) in shared {
+        if let Some(&page) = page_of.get(&path) {
+            out[page].shared.insert(path, others);
+        }
+    }
+    for (path, to) in moved_out {
+        if let Some(&page) = page_of.get(&path) {
+            out[page].moved_out.insert(path, to);
+        }
+    }
+    for path in since {
+        if let Some(&page) = page_of.get(&path) {
+            out[page].since_reconciled.push(path);
+        }
+    }
+    for (path, &page) in housekeeping.into_iter().zip(&housekeeping_at) {
+        if let Some(reason) = reasons.remove(&path) {
+            out[page].housekeeping_reasons.insert(path.clone(), reason);
+        }
+        out[page].housekeeping.push(path);
+    }
+    let lists: [(Vec<String>, &[usize], fn(&mut SpecDiff) -> &mut Vec<String>); 7] = [
+        (excluded, &excluded_at, |p| &mut p.excluded),
+        (already_read, &already_read_at, |p| &mut p.already_read),
+        (skipped, &skipped_at, |p| &mut p.skipped),
+        (formatting, &formatting_at, |p| &mut p.formatting_only),
+        (outside, &outside_at, |p| &mut p.outside_anchors),
+        (binary, &binary_at, |p| &mut p.binary_changes),
+        (large, &large_at, |p| &mut p.large_changes),
+    ];
+    for (items, at, field) in lists {
+        for (item, &page) in items.into_iter().zip(at) {
+            field(&mut out[page]).push(item);
+        }
+    }
+    for (item, &page) in unreviewable.into_iter().zip(&unreviewable_at) {
+        out[page].unreviewable.push(item);
+    }
+    for (page, diff) in diff_pages {
+        out[page].diff = diff;
+    }
+    // One page shows every file in `diff`: the plan would only repeat it.
+    for (p, plan) in out.iter_mut().zip(plans) {
+        p.plan = (pages > 1).then_some(plan);
+    }
+    SpecDiffPages { fp, pages: out }
 }
 
 /// The whole `get_spec_diff` answer on one page: every patch in `diff`,
