@@ -244,6 +244,9 @@ impl SpecDiffPages {
     }
 }
 
+/// One list field of a page, for placing its items.
+type ListField = fn(&mut SpecDiff) -> &mut Vec<String>;
+
 /// The layout of a `get_spec_diff` answer, every page at once. The first
 /// pages hold the spec texts, the plan and the lists; the diffs follow.
 /// Laying out a wide diff takes a while: the fingerprint, then each patch
@@ -486,7 +489,7 @@ pub fn spec_diff_pages(
         }
         out[page].housekeeping.push(path);
     }
-    let lists: [(Vec<String>, &[usize], fn(&mut SpecDiff) -> &mut Vec<String>); 7] = [
+    let lists: [(Vec<String>, &[usize], ListField); 7] = [
         (excluded, &excluded_at, |p| &mut p.excluded),
         (already_read, &already_read_at, |p| &mut p.already_read),
         (skipped, &skipped_at, |p| &mut p.skipped),
