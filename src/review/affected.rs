@@ -38,35 +38,36 @@ pub fn list_affected_specs(
     params: &ListAffectedSpecsParams,
     progress: &Progress,
 ) -> Result<AffectedSpecs> {
-    // Pages 2..N are cut from the whole answer kept for page 1.
+    // Pages 2..N are copies of pages laid out, and kept, for page 1.
     let key = serde_json::json!([
         "list_affected_specs",
         &params.base_branch,
-        params.include_formatting
+        params.include_formatting,
+        params.max_tokens,
     ])
     .to_string();
-    let full = match project.kept::<AffectedSpecs>(&key) {
+    let invalid = |e: crate::page::CursorError| ReviewError::InvalidParams(e.to_string());
+    let token = match project.kept::<pages::AffectedPages>(&key) {
         (Some(kept), _) => {
             tracing::debug!("kept answer served: {key}");
-            (*kept).clone()
+            return kept.page(params.cursor.as_deref()).map_err(invalid);
         }
-        (None, token) => {
-            let full = affected_specs_with(
-                project,
-                params.base_branch.as_deref(),
-                params.include_formatting,
-                progress,
-            )?;
-            if let Some(token) = token {
-                let bytes = serde_json::to_string(&full).map_or(0, |t| t.len());
-                project.keep(key, token, full.clone(), bytes);
-            }
-            full
-        }
+        (None, token) => token,
     };
+    let full = affected_specs_with(
+        project,
+        params.base_branch.as_deref(),
+        params.include_formatting,
+        progress,
+    )?;
     let args = (&params.base_branch, params.max_tokens);
-    pages::affected_specs(full, &args, params.max_tokens, params.cursor.as_deref())
-        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+    let laid_out = pages::affected_specs_pages(full, &args, params.max_tokens);
+    let page = laid_out.page(params.cursor.as_deref()).map_err(invalid)?;
+    if let Some(token) = token {
+        let bytes = laid_out.bytes;
+        project.keep(key, token, laid_out, bytes);
+    }
+    Ok(page)
 }
 
 /// [`list_affected_specs`]' whole answer on one page, however long. For

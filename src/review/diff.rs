@@ -58,7 +58,7 @@ pub fn get_spec_diff(
     let laid_out = pages::spec_diff_pages(full, patches, &args, params.max_tokens, progress);
     let page = laid_out.page(params.cursor.as_deref()).map_err(invalid)?;
     if let Some(token) = token {
-        let bytes = laid_out.bytes();
+        let bytes = laid_out.bytes;
         project.keep(key, token, laid_out, bytes);
     }
     Ok(page)

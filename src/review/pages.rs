@@ -53,12 +53,11 @@ fn capacity(budget: usize, overhead: usize) -> usize {
 }
 
 /// Page `page` (from 0) of `list_affected_specs`.
-pub fn affected_specs(
+pub fn affected_specs_pages(
     mut full: AffectedSpecs,
     args: &impl Serialize,
     max_tokens: Option<MaxTokens>,
-    cursor: Option<&str>,
-) -> Result<AffectedSpecs, CursorError> {
+) -> AffectedPages {
     let budget = MaxTokens::budget(max_tokens);
     let fp = fingerprint(args, &full);
     let specs = std::mem::take(&mut full.affected_specs);
@@ -109,21 +108,34 @@ pub fn affected_specs(
     let broken_at = place_all(&mut layout, &broken);
 
     let pages = layout.pages();
-    let page = requested_page(cursor, LIST_AFFECTED_SPECS, fp, pages)?;
-    full.affected_specs = spec_at
-        .into_iter()
-        .filter(|(p, _)| *p == page)
-        .map(|(_, s)| s)
+    let mut out: Vec<AffectedSpecs> = (0..pages)
+        .map(|page| {
+            let mut p = full.clone();
+            p.page = page + 1;
+            p.pages = pages;
+            p.next_cursor = next_cursor(LIST_AFFECTED_SPECS, page, pages, fp);
+            p
+        })
         .collect();
-    full.invalid_specs = on_page(invalid, &invalid_at, page);
-    full.deleted_specs = on_page(deleted, &deleted_at, page);
-    full.changed_files = on_page(changed, &changed_at, page);
-    full.formatting_only = on_page(formatting, &formatting_at, page);
-    full.broken_anchors = on_page(broken, &broken_at, page);
-    full.page = page + 1;
-    full.pages = pages;
-    full.next_cursor = next_cursor(LIST_AFFECTED_SPECS, page, pages, fp);
-    Ok(full)
+    for (page, spec) in spec_at {
+        out[page].affected_specs.push(spec);
+    }
+    for (item, &page) in invalid.into_iter().zip(&invalid_at) {
+        out[page].invalid_specs.push(item);
+    }
+    for (item, &page) in deleted.into_iter().zip(&deleted_at) {
+        out[page].deleted_specs.push(item);
+    }
+    for (item, &page) in changed.into_iter().zip(&changed_at) {
+        out[page].changed_files.push(item);
+    }
+    for (item, &page) in formatting.into_iter().zip(&formatting_at) {
+        out[page].formatting_only.push(item);
+    }
+    for (item, &page) in broken.into_iter().zip(&broken_at) {
+        out[page].broken_anchors.push(item);
+    }
+    LaidOut::new(LIST_AFFECTED_SPECS, fp, out)
 }
 
 /// Page of `get_reconciliation_status` named by `cursor` (the first
@@ -218,31 +230,43 @@ pub fn changed_artifacts(
     Ok(full)
 }
 
-/// Every page of a `get_spec_diff` answer, laid out once: what the
-/// long-lived server keeps, so that each next page is a copy of one page.
+/// Every page of an answer, laid out once: what the long-lived server
+/// keeps, so that each next page is a copy of one page.
 #[derive(Debug, Clone)]
-pub struct SpecDiffPages {
+pub struct LaidOut<T> {
+    /// The tool whose cursors these pages answer.
+    tool: u8,
     /// The fingerprint of the whole answer, which its cursors carry.
     fp: [u8; 16],
     /// The pages, first to last.
-    pages: Vec<SpecDiff>,
+    pages: Vec<T>,
+    /// About how many bytes the pages hold (for the kept answers' bound).
+    pub bytes: usize,
 }
 
-impl SpecDiffPages {
+impl<T: Clone + Serialize> LaidOut<T> {
+    fn new(tool: u8, fp: [u8; 16], pages: Vec<T>) -> LaidOut<T> {
+        let bytes = pages.iter().map(json_len).sum();
+        LaidOut {
+            tool,
+            fp,
+            pages,
+            bytes,
+        }
+    }
+
     /// The page `cursor` names (the first without).
-    pub fn page(&self, cursor: Option<&str>) -> Result<SpecDiff, CursorError> {
-        let page = requested_page(cursor, GET_SPEC_DIFF, self.fp, self.pages.len())?;
+    pub fn page(&self, cursor: Option<&str>) -> Result<T, CursorError> {
+        let page = requested_page(cursor, self.tool, self.fp, self.pages.len())?;
         Ok(self.pages[page].clone())
     }
-
-    /// About how many bytes the pages hold (for the kept answers' bound).
-    pub fn bytes(&self) -> usize {
-        self.pages
-            .iter()
-            .map(|p| p.diff.len() + 128 * p.files.len() + 256)
-            .sum()
-    }
 }
+
+/// Every page of a `get_spec_diff` answer.
+pub type SpecDiffPages = LaidOut<SpecDiff>;
+
+/// Every page of a `list_affected_specs` answer.
+pub type AffectedPages = LaidOut<AffectedSpecs>;
 
 /// One list field of a page, for placing its items.
 type ListField = fn(&mut SpecDiff) -> &mut Vec<String>;
@@ -513,7 +537,7 @@ pub fn spec_diff_pages(
     for (p, plan) in out.iter_mut().zip(plans) {
         p.plan = (pages > 1).then_some(plan);
     }
-    SpecDiffPages { fp, pages: out }
+    LaidOut::new(GET_SPEC_DIFF, fp, out)
 }
 
 /// The whole `get_spec_diff` answer on one page: every patch in `diff`,
