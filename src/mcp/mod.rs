@@ -41,9 +41,8 @@ pub fn serve(root: PathBuf, options: Options) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let mut project = Project::new(root);
-        project.start_keeping();
-        let server = server::NotaraiServer::new(project, options);
+        let server = server::NotaraiServer::new(Project::new(root), options);
+        server.start_keeping();
         stdio::serve(server, tokio::io::stdin(), tokio::io::stdout()).await
     })
 }

@@ -65,6 +65,23 @@ impl Projects {
         }
     }
 
+    /// Start what the reading project keeps (the work tree's watch) on
+    /// another thread, so the server reads its first line at once: opening
+    /// the repository is not in the way of `initialize`.
+    pub fn start_keeping(&self) {
+        let read = self.read.clone();
+        let started = std::thread::Builder::new()
+            .name("notarai-start".into())
+            .spawn(move || {
+                read.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .start_keeping();
+            });
+        if let Err(e) = started {
+            tracing::debug!("the watch starts with the first question: {e}");
+        }
+    }
+
     /// The root, fixed for the life of the process: what a spec's text
     /// needs, without any lock.
     pub fn root(&self) -> Arc<std::path::PathBuf> {

@@ -113,6 +113,12 @@ impl NotaraiServer {
         }
     }
 
+    /// Start what the long-lived server keeps, before the first question
+    /// ([`super::projects::Projects::start_keeping`]).
+    pub fn start_keeping(&self) {
+        self.projects.start_keeping();
+    }
+
     /// The error of a call to a tool that writes, on a read-only server.
     fn refuse_write(name: &str) -> ErrorData {
         let hint = "recording a pass needs a server started without `--read-only` \
