@@ -487,7 +487,10 @@ mod driver_tests {
             }
         );
         assert_eq!(
-            std::fs::read_to_string(root.join(".gitattributes")).unwrap(),
+            String::from_utf8(
+                crate::safe_fs::read(&root, Path::new(".gitattributes"), 1 << 20).unwrap()
+            )
+            .unwrap(),
             format!("*.png binary\n{GITATTRIBUTES_LINE}\n")
         );
         let config = git2::Config::open(&root.join(".git/config")).unwrap();
@@ -495,10 +498,12 @@ mod driver_tests {
         let again = register_merge_driver(&root, &git, false).unwrap();
         assert!(!again.gitattributes_added && !again.driver_configured);
         assert_eq!(
-            std::fs::read_to_string(root.join(".gitattributes"))
-                .unwrap()
-                .matches("merge=notarai")
-                .count(),
+            String::from_utf8(
+                crate::safe_fs::read(&root, Path::new(".gitattributes"), 1 << 20).unwrap()
+            )
+            .unwrap()
+            .matches("merge=notarai")
+            .count(),
             1
         );
     }

@@ -26,6 +26,7 @@ mod anchor;
 mod attribute;
 mod lang;
 mod outline;
+mod tokens;
 
 pub use anchor::{Anchor, AnchorError, split_anchor};
 pub use attribute::{
@@ -33,10 +34,8 @@ pub use attribute::{
     attribute_hunk, attribute_since, hunk_lines, patch_symbols,
 };
 pub use lang::Lang;
-pub use outline::{
-    Outline, SemanticHash, Symbol, known_semantic_hash, outline, outline_cached, semantic_hash,
-    semantic_hash_pair,
-};
+pub use outline::{Outline, SemanticHash, Symbol, outline, outline_cached};
+pub use tokens::{known_semantic_hash, semantic_hash, semantic_hash_pair};
 
 #[cfg(test)]
 mod tests;

@@ -92,86 +92,8 @@ impl std::fmt::Display for SemanticHash {
     }
 }
 
-/// The semantic hash of a file's content: its token stream with comments
-/// and whitespace dropped for a language the outline parses, else its bytes.
-/// Kept by content like [`outline_cached`]; when no outline of the content
-/// is kept, only the parse and the token walk are paid, not the symbols.
-pub fn semantic_hash(path: &str, bytes: &[u8]) -> SemanticHash {
-    let key = (Lang::of_path(path), *blake3::hash(bytes).as_bytes());
-    if let Some(outline) = kept_outline(&key) {
-        return outline.file_hash;
-    }
-    let hashes = HASHES.get_or_init(Default::default);
-    if let Some(found) = hashes.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return *found;
-    }
-    let made = token_hash(key.0, bytes);
-    let mut hashes = hashes.lock().unwrap_or_else(|e| e.into_inner());
-    if hashes.len() >= KEPT_OUTLINES {
-        hashes.clear();
-    }
-    hashes.insert(key, made);
-    made
-}
-
-/// [`semantic_hash`] of two contents of one file (the old one at
-/// `old_path`, the new one at `path`), the new one parsed incrementally
-/// from the old one's tree when neither is kept yet: the region between
-/// their common prefix and suffix is parsed again, the rest reused, which
-/// gives the same tree (tree-sitter's incremental parsing) for less work.
-pub fn semantic_hash_pair(
-    old_path: &str,
-    old: &[u8],
-    path: &str,
-    new: &[u8],
-) -> (SemanticHash, SemanticHash) {
-    let old_lang = Lang::of_path(old_path);
-    let lang = Lang::of_path(path);
-    let known = |lang: Option<Lang>, bytes: &[u8]| {
-        let key = (lang, *blake3::hash(bytes).as_bytes());
-        kept_outline(&key).map(|o| o.file_hash).or_else(|| {
-            HASHES
-                .get()?
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(&key)
-                .copied()
-        })
-    };
-    let (old_known, new_known) = (known(old_lang, old), known(lang, new));
-    let same_text_lang = old_lang == lang
-        && lang.is_some()
-        && std::str::from_utf8(old).is_ok()
-        && std::str::from_utf8(new).is_ok();
-    if old_known.is_some() || new_known.is_some() || !same_text_lang {
-        return (
-            old_known.unwrap_or_else(|| semantic_hash(old_path, old)),
-            new_known.unwrap_or_else(|| semantic_hash(path, new)),
-        );
-    }
-    let (a, b) = match lang {
-        Some(lang) => parse_tokens_pair(lang, old, new),
-        None => (bytes_hash(old), bytes_hash(new)),
-    };
-    let hashes = HASHES.get_or_init(Default::default);
-    let mut hashes = hashes.lock().unwrap_or_else(|e| e.into_inner());
-    if hashes.len() + 2 > KEPT_OUTLINES {
-        hashes.clear();
-    }
-    hashes.insert((old_lang, *blake3::hash(old).as_bytes()), a);
-    hashes.insert((lang, *blake3::hash(new).as_bytes()), b);
-    (a, b)
-}
-
-/// The file hash [`outline`] gives `bytes`, without finding the symbols.
-fn token_hash(lang: Option<Lang>, bytes: &[u8]) -> SemanticHash {
-    match lang {
-        Some(lang) if std::str::from_utf8(bytes).is_ok() => parse_tokens(lang, bytes),
-        _ => bytes_hash(bytes),
-    }
-}
-
-fn bytes_hash(bytes: &[u8]) -> SemanticHash {
+/// The hash of content that has no token stream: its bytes.
+pub(super) fn bytes_hash(bytes: &[u8]) -> SemanticHash {
     SemanticHash {
         tokens: false,
         digest: *blake3::hash(bytes).as_bytes(),
@@ -188,27 +110,8 @@ fn fallback(lang: Option<Lang>, bytes: &[u8], reason: String) -> Outline {
     }
 }
 
-/// The semantic hash of the content of `path` whose BLAKE3 (hex) is
-/// `bytes_hex`, when this process has outlined or hashed that content
-/// (every changed file a question looked at); `None` otherwise, and for
-/// content that did not parse or is in no language the outline knows (no
-/// token hash).
-pub fn known_semantic_hash(path: &str, bytes_hex: &str) -> Option<SemanticHash> {
-    let digest: [u8; 32] = blake3::Hash::from_hex(bytes_hex).ok()?.into();
-    let key = (Lang::of_path(path), digest);
-    let hash = match kept_outline(&key) {
-        Some(outline) => outline.file_hash,
-        None => *HASHES
-            .get()?
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)?,
-    };
-    hash.tokens.then_some(hash)
-}
-
 /// A kept outline's key: the language and the BLAKE3 of the content.
-type Key = (Option<Lang>, [u8; 32]);
+pub(super) type Key = (Option<Lang>, [u8; 32]);
 
 /// The outlines kept, by key. Each slot is filled once: callers asking for
 /// the same content at once wait for one parse, while other contents are
@@ -216,15 +119,12 @@ type Key = (Option<Lang>, [u8; 32]);
 type Kept = Mutex<HashMap<Key, Arc<OnceLock<Arc<Outline>>>>>;
 static KEPT: OnceLock<Kept> = OnceLock::new();
 
-/// The semantic hashes found without an outline, by key.
-static HASHES: OnceLock<Mutex<HashMap<Key, SemanticHash>>> = OnceLock::new();
-
 /// Outlines (and hashes) kept by (language, content hash): a blob is parsed
 /// once per process. Bounded: cleared when it holds this many.
-const KEPT_OUTLINES: usize = 4096;
+pub(super) const KEPT_OUTLINES: usize = 4096;
 
 /// The outline kept for `key`, if one was made.
-fn kept_outline(key: &Key) -> Option<Arc<Outline>> {
+pub(super) fn kept_outline(key: &Key) -> Option<Arc<Outline>> {
     let kept = KEPT.get()?.lock().unwrap_or_else(|e| e.into_inner());
     kept.get(key)?.get().cloned()
 }
@@ -446,14 +346,7 @@ fn parse(lang: Lang, bytes: &[u8]) -> Outline {
             hash,
         });
     }
-    let file_hash = {
-        let mut hasher = blake3::Hasher::new();
-        hash_tree(config, root, bytes, None, &mut hasher);
-        SemanticHash {
-            tokens: true,
-            digest: *hasher.finalize().as_bytes(),
-        }
-    };
+    let file_hash = tree_hash(config, &tree, bytes);
     Outline {
         language: Some(lang.name()),
         fallback: None,
@@ -470,7 +363,7 @@ fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     feature = "lang-python",
     feature = "lang-go"
 ))]
-fn parse_tree(config: &super::lang::Config, bytes: &[u8]) -> Option<tree_sitter::Tree> {
+pub(super) fn parse_tree(config: &super::lang::Config, bytes: &[u8]) -> Option<tree_sitter::Tree> {
     parse_tree_from(config, bytes, None)
 }
 
@@ -482,7 +375,7 @@ fn parse_tree(config: &super::lang::Config, bytes: &[u8]) -> Option<tree_sitter:
     feature = "lang-python",
     feature = "lang-go"
 ))]
-fn parse_tree_from(
+pub(super) fn parse_tree_from(
     config: &super::lang::Config,
     bytes: &[u8],
     old: Option<&tree_sitter::Tree>,
@@ -498,21 +391,19 @@ fn parse_tree_from(
     })
 }
 
-/// The file hash of [`parse`]'s outline, without finding the symbols: the
-/// token stream's hash when the file parses cleanly, else the bytes'.
+/// The semantic hash of `bytes` parsed as `tree`: its token stream's hash
+/// when the tree has no error, else the bytes'.
 #[cfg(any(
     feature = "lang-rust",
     feature = "lang-typescript",
     feature = "lang-python",
     feature = "lang-go"
 ))]
-fn parse_tokens(lang: Lang, bytes: &[u8]) -> SemanticHash {
-    let Some(config) = super::lang::config(lang) else {
-        return bytes_hash(bytes);
-    };
-    let Some(tree) = parse_tree(config, bytes) else {
-        return bytes_hash(bytes);
-    };
+pub(super) fn tree_hash(
+    config: &super::lang::Config,
+    tree: &tree_sitter::Tree,
+    bytes: &[u8],
+) -> SemanticHash {
     let root = tree.root_node();
     if root.has_error() {
         return bytes_hash(bytes);
@@ -523,100 +414,6 @@ fn parse_tokens(lang: Lang, bytes: &[u8]) -> SemanticHash {
         tokens: true,
         digest: *hasher.finalize().as_bytes(),
     }
-}
-
-/// [`parse_tokens`] of `old` and of `new`, `new` parsed from `old`'s tree
-/// edited by the one region where they differ.
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
-fn parse_tokens_pair(lang: Lang, old: &[u8], new: &[u8]) -> (SemanticHash, SemanticHash) {
-    let Some(config) = super::lang::config(lang) else {
-        return (bytes_hash(old), bytes_hash(new));
-    };
-    let Some(mut tree) = parse_tree(config, old) else {
-        return (bytes_hash(old), parse_tokens(lang, new));
-    };
-    let hash_of = |tree: &tree_sitter::Tree, bytes: &[u8]| {
-        let root = tree.root_node();
-        if root.has_error() {
-            return bytes_hash(bytes);
-        }
-        let mut hasher = blake3::Hasher::new();
-        hash_tree(config, root, bytes, None, &mut hasher);
-        SemanticHash {
-            tokens: true,
-            digest: *hasher.finalize().as_bytes(),
-        }
-    };
-    let old_hash = hash_of(&tree, old);
-    tree.edit(&edit_between(old, new));
-    let new_hash = match parse_tree_from(config, new, Some(&tree)) {
-        Some(new_tree) => hash_of(&new_tree, new),
-        None => bytes_hash(new),
-    };
-    (old_hash, new_hash)
-}
-
-/// The one edit that turns `old` into `new`: everything between their
-/// common prefix and their common suffix (which do not overlap).
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
-fn edit_between(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
-    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let room = old.len().min(new.len()) - prefix;
-    let suffix = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(room)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let point = |bytes: &[u8], at: usize| {
-        let before = &bytes[..at];
-        let row = before.iter().filter(|&&b| b == b'\n').count();
-        let column = at
-            - before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-        tree_sitter::Point { row, column }
-    };
-    tree_sitter::InputEdit {
-        start_byte: prefix,
-        old_end_byte: old.len() - suffix,
-        new_end_byte: new.len() - suffix,
-        start_position: point(old, prefix),
-        old_end_position: point(old, old.len() - suffix),
-        new_end_position: point(new, new.len() - suffix),
-    }
-}
-
-#[cfg(not(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-)))]
-fn parse_tokens_pair(_lang: Lang, old: &[u8], new: &[u8]) -> (SemanticHash, SemanticHash) {
-    (bytes_hash(old), bytes_hash(new))
-}
-
-#[cfg(not(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-)))]
-fn parse_tokens(_lang: Lang, bytes: &[u8]) -> SemanticHash {
-    bytes_hash(bytes)
 }
 
 /// Every node's parent and previous sibling, found in one walk of the tree:

@@ -1,0 +1,203 @@
+//! The semantic hash of a content without its symbols: the token stream
+//! with comments and whitespace dropped, for a language the outline parses
+//! (else the bytes), kept by content beside the outlines. What a changed
+//! file no spec anchors needs (is the change formatting only?), and what
+//! the reconciled state compares.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use super::lang::Lang;
+use super::outline::{KEPT_OUTLINES, Key, SemanticHash, bytes_hash, kept_outline};
+
+/// The semantic hashes found without an outline, by key.
+static HASHES: OnceLock<Mutex<HashMap<Key, SemanticHash>>> = OnceLock::new();
+
+/// The key of `bytes` as the content of a file in `lang`.
+fn key_of(lang: Option<Lang>, bytes: &[u8]) -> Key {
+    (lang, *blake3::hash(bytes).as_bytes())
+}
+
+/// The semantic hash of the content `key` names, when this process has
+/// outlined or hashed it.
+fn known(key: &Key) -> Option<SemanticHash> {
+    if let Some(outline) = kept_outline(key) {
+        return Some(outline.file_hash);
+    }
+    HASHES
+        .get()?
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(key)
+        .copied()
+}
+
+/// Keep the hashes found (bounded: cleared when full).
+fn remember(found: &[(Key, SemanticHash)]) {
+    let mut hashes = HASHES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if hashes.len() + found.len() > KEPT_OUTLINES {
+        hashes.clear();
+    }
+    hashes.extend(found.iter().copied());
+}
+
+/// The semantic hash of a file's content: its token stream with comments
+/// and whitespace dropped for a language the outline parses, else its bytes.
+/// Kept by content like [`super::outline_cached`]; when no outline of the
+/// content is kept, only the parse and the token walk are paid, not the
+/// symbols.
+pub fn semantic_hash(path: &str, bytes: &[u8]) -> SemanticHash {
+    let key = key_of(Lang::of_path(path), bytes);
+    if let Some(found) = known(&key) {
+        return found;
+    }
+    let made = match key.0 {
+        Some(lang) if std::str::from_utf8(bytes).is_ok() => grammar::tokens(lang, bytes),
+        _ => bytes_hash(bytes),
+    };
+    remember(&[(key, made)]);
+    made
+}
+
+/// [`semantic_hash`] of two contents of one file (the old one at
+/// `old_path`, the new one at `path`), the new one parsed incrementally
+/// from the old one's tree when neither is kept yet: the region between
+/// their common prefix and suffix is parsed again, the rest reused, which
+/// gives the same tree (tree-sitter's incremental parsing) for less work.
+pub fn semantic_hash_pair(
+    old_path: &str,
+    old: &[u8],
+    path: &str,
+    new: &[u8],
+) -> (SemanticHash, SemanticHash) {
+    let old_key = key_of(Lang::of_path(old_path), old);
+    let new_key = key_of(Lang::of_path(path), new);
+    let (old_known, new_known) = (known(&old_key), known(&new_key));
+    let lang = match new_key.0 {
+        Some(lang)
+            if old_key.0 == new_key.0
+                && old_known.is_none()
+                && new_known.is_none()
+                && std::str::from_utf8(old).is_ok()
+                && std::str::from_utf8(new).is_ok() =>
+        {
+            lang
+        }
+        _ => {
+            return (
+                old_known.unwrap_or_else(|| semantic_hash(old_path, old)),
+                new_known.unwrap_or_else(|| semantic_hash(path, new)),
+            );
+        }
+    };
+    let (a, b) = grammar::token_pair(lang, old, new);
+    remember(&[(old_key, a), (new_key, b)]);
+    (a, b)
+}
+
+/// The semantic hash of the content of `path` whose BLAKE3 (hex) is
+/// `bytes_hex`, when this process has outlined or hashed that content
+/// (every changed file a question looked at); `None` otherwise, and for
+/// content that did not parse or is in no language the outline knows (no
+/// token hash).
+pub fn known_semantic_hash(path: &str, bytes_hex: &str) -> Option<SemanticHash> {
+    let digest: [u8; 32] = blake3::Hash::from_hex(bytes_hex).ok()?.into();
+    let hash = known(&(Lang::of_path(path), digest))?;
+    hash.tokens.then_some(hash)
+}
+
+/// The parsing, with the grammars built in.
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+mod grammar {
+    use super::super::lang::{self, Lang};
+    use super::super::outline::{SemanticHash, bytes_hash, parse_tree, parse_tree_from, tree_hash};
+
+    /// The file hash the outline gives `bytes`, without finding the symbols.
+    pub(super) fn tokens(lang: Lang, bytes: &[u8]) -> SemanticHash {
+        let Some(config) = lang::config(lang) else {
+            return bytes_hash(bytes);
+        };
+        match parse_tree(config, bytes) {
+            Some(tree) => tree_hash(config, &tree, bytes),
+            None => bytes_hash(bytes),
+        }
+    }
+
+    /// [`tokens`] of `old` and of `new`, `new` parsed from `old`'s tree
+    /// edited by the one region where they differ.
+    pub(super) fn token_pair(lang: Lang, old: &[u8], new: &[u8]) -> (SemanticHash, SemanticHash) {
+        let Some(config) = lang::config(lang) else {
+            return (bytes_hash(old), bytes_hash(new));
+        };
+        let Some(mut tree) = parse_tree(config, old) else {
+            return (bytes_hash(old), tokens(lang, new));
+        };
+        let old_hash = tree_hash(config, &tree, old);
+        tree.edit(&edit_between(old, new));
+        let new_hash = match parse_tree_from(config, new, Some(&tree)) {
+            Some(new_tree) => tree_hash(config, &new_tree, new),
+            None => bytes_hash(new),
+        };
+        (old_hash, new_hash)
+    }
+
+    /// The one edit that turns `old` into `new`: everything between their
+    /// common prefix and their common suffix (which do not overlap).
+    fn edit_between(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
+        let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+        let room = old.len().min(new.len()) - prefix;
+        let suffix = old
+            .iter()
+            .rev()
+            .zip(new.iter().rev())
+            .take(room)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let point = |bytes: &[u8], at: usize| {
+            let before = &bytes[..at];
+            let row = before.iter().filter(|&&b| b == b'\n').count();
+            let column = at
+                - before
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1);
+            tree_sitter::Point { row, column }
+        };
+        tree_sitter::InputEdit {
+            start_byte: prefix,
+            old_end_byte: old.len() - suffix,
+            new_end_byte: new.len() - suffix,
+            start_position: point(old, prefix),
+            old_end_position: point(old, old.len() - suffix),
+            new_end_position: point(new, new.len() - suffix),
+        }
+    }
+}
+
+/// Without a grammar every content is hashed by its bytes.
+#[cfg(not(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+)))]
+mod grammar {
+    use super::super::lang::Lang;
+    use super::super::outline::{SemanticHash, bytes_hash};
+
+    pub(super) fn tokens(_lang: Lang, bytes: &[u8]) -> SemanticHash {
+        bytes_hash(bytes)
+    }
+
+    pub(super) fn token_pair(_lang: Lang, old: &[u8], new: &[u8]) -> (SemanticHash, SemanticHash) {
+        (bytes_hash(old), bytes_hash(new))
+    }
+}
