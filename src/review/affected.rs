@@ -46,28 +46,16 @@ pub fn list_affected_specs(
         params.max_tokens,
     ])
     .to_string();
-    let invalid = |e: crate::page::CursorError| ReviewError::InvalidParams(e.to_string());
-    let token = match project.kept::<pages::AffectedPages>(&key) {
-        (Some(kept), _) => {
-            tracing::debug!("kept answer served: {key}");
-            return kept.page(params.cursor.as_deref()).map_err(invalid);
-        }
-        (None, token) => token,
-    };
-    let full = affected_specs_with(
-        project,
-        params.base_branch.as_deref(),
-        params.include_formatting,
-        progress,
-    )?;
-    let args = (&params.base_branch, params.max_tokens);
-    let laid_out = pages::affected_specs_pages(full, &args, params.max_tokens);
-    let page = laid_out.page(params.cursor.as_deref()).map_err(invalid)?;
-    if let Some(token) = token {
-        let bytes = laid_out.bytes;
-        project.keep(key, token, laid_out, bytes);
-    }
-    Ok(page)
+    super::kept::page(project, key, params.cursor.as_deref(), |project| {
+        let full = affected_specs_with(
+            project,
+            params.base_branch.as_deref(),
+            params.include_formatting,
+            progress,
+        )?;
+        let args = (&params.base_branch, params.max_tokens);
+        Ok(pages::affected_specs_pages(full, &args, params.max_tokens))
+    })
 }
 
 /// [`list_affected_specs`]' whole answer on one page, however long. For

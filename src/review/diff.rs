@@ -38,30 +38,24 @@ pub fn get_spec_diff(
         params.max_tokens,
     ])
     .to_string();
-    let invalid = |e: crate::page::CursorError| ReviewError::InvalidParams(e.to_string());
-    let token = match project.kept::<pages::SpecDiffPages>(&key) {
-        (Some(kept), _) => {
-            tracing::debug!("kept answer served: {key}");
-            return kept.page(params.cursor.as_deref()).map_err(invalid);
-        }
-        (None, token) => token,
-    };
-    let (full, patches) = spec_diff_parts(project, params, progress)?;
-    let args = (
-        &params.spec_path,
-        &params.base_branch,
-        &params.exclude_patterns,
-        params.bypass_cache,
-        params.max_tokens,
-        (params.since, &params.already_read),
-    );
-    let laid_out = pages::spec_diff_pages(full, patches, &args, params.max_tokens, progress);
-    let page = laid_out.page(params.cursor.as_deref()).map_err(invalid)?;
-    if let Some(token) = token {
-        let bytes = laid_out.bytes;
-        project.keep(key, token, laid_out, bytes);
-    }
-    Ok(page)
+    super::kept::page(project, key, params.cursor.as_deref(), |project| {
+        let (full, patches) = spec_diff_parts(project, params, progress)?;
+        let args = (
+            &params.spec_path,
+            &params.base_branch,
+            &params.exclude_patterns,
+            params.bypass_cache,
+            params.max_tokens,
+            (params.since, &params.already_read),
+        );
+        Ok(pages::spec_diff_pages(
+            full,
+            patches,
+            &args,
+            params.max_tokens,
+            progress,
+        ))
+    })
 }
 
 /// [`get_spec_diff`]'s whole answer on one page, however long (the diff of

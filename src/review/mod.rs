@@ -12,6 +12,7 @@ mod diff;
 mod drift;
 mod export;
 mod governing;
+mod kept;
 mod pages;
 mod params;
 pub mod quiet;
