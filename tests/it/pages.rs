@@ -556,3 +556,49 @@ fn a_line_longer_than_a_page_is_listed_not_dropped() {
     assert!(whole["diff"].as_str().unwrap().contains("+mmmm"));
     server.finish();
 }
+
+#[test]
+fn per_file_facts_go_on_their_files_page_not_on_every_page() {
+    // 600 files each governed by two specs: `shared` names the other spec
+    // of each shown file. Repeated whole on every page it would outgrow the
+    // budget (one file a page); on its file's page the pages stay few.
+    let repo = Repo::new();
+    repo.spec("one", &["lib/**"]);
+    repo.spec("two", &["lib/**"]);
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    for i in 0..600 {
+        crate::common::write(
+            &repo.root,
+            &format!("lib/d{:02}/f{i:04}.txt", i / 50),
+            format!("line {i}\n"),
+        );
+    }
+    repo.commit("many");
+    let mut server = repo.server();
+    let args =
+        json!({"spec_path": ".notarai/one.spec.yaml", "base_branch": "main", "max_tokens": 2_000});
+    let pages = all_pages(&mut server, "get_spec_diff", args, 6_000);
+    assert!(
+        pages.len() > 3 && pages.len() < 100,
+        "{} pages",
+        pages.len()
+    );
+    let mut shared = Vec::new();
+    for page in &pages {
+        let planned: Vec<String> = page["plan"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["path"].as_str().unwrap().to_string())
+            .collect();
+        for (path, others) in page["shared"].as_object().cloned().unwrap_or_default() {
+            assert!(planned.contains(&path), "{path} is not on this page");
+            assert_eq!(others, json!([".notarai/two.spec.yaml"]));
+            shared.push(path);
+        }
+    }
+    shared.sort();
+    assert_eq!(shared.len(), 600);
+    server.finish();
+}
