@@ -237,9 +237,17 @@ fn spec_diff_parts(
             continue;
         }
         // Since the content last reconciled for this spec, when it is kept.
+        // A file whose token stream is back to the base's changed in
+        // formatting only, as the status and `check` judge it (against the
+        // base): it is not shown from its reconciled content either.
         let since = (params.since == super::Since::Reconciled)
             .then(|| since_reconciled(&root, git, file, known.as_ref()?, spec_path))
-            .flatten();
+            .flatten()
+            .filter(|_| {
+                params.include_formatting
+                    || !symbolic::sides(&root, git, &base, file)
+                        .is_some_and(|sides| sides.formatting_only())
+            });
         // Each hunk named by its symbol; for an anchored spec only the hunks
         // touching its symbols; a formatting-only change set apart.
         let anchors = symbolic::spec_anchors(specs.governance(), index, &other);

@@ -116,6 +116,49 @@ fn a_file_changed_again_shows_only_what_is_new_since_it_was_reconciled() {
 }
 
 #[test]
+fn a_file_back_to_its_base_tokens_is_formatting_only_in_the_status_and_the_diff() {
+    let repo = repo();
+    let base = "fn shared() {}\n";
+    repo.write("src/shared.rs", "fn shared() { more() }\n");
+    let mut server = repo.server();
+    server.call_ok(
+        1,
+        "mark_reconciled",
+        json!({"files": ["src/shared.rs"], "spec_path": ".notarai/shared.spec.yaml"}),
+    );
+    // Back to the base's code, formatted differently: nothing to review
+    // against the base, though it differs from what was reconciled.
+    assert_ne!(base, "fn shared() {\n}\n");
+    repo.write("src/shared.rs", "fn shared() {\n}\n");
+    let status = server.call_ok(2, "get_reconciliation_status", json!({}));
+    assert_eq!(
+        status["formatting_only"],
+        json!(["src/shared.rs"]),
+        "{status}"
+    );
+    let diff = server.call_ok(
+        3,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/shared.spec.yaml"}),
+    );
+    assert_eq!(diff["formatting_only"], json!(["src/shared.rs"]), "{diff}");
+    assert!(diff.get("since_reconciled").is_none(), "{diff}");
+    assert_eq!(diff["diff"], json!(""), "{diff}");
+    // Asked for formatting, it is shown, from the content reconciled.
+    let shown = server.call_ok(
+        4,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/shared.spec.yaml", "include_formatting": true}),
+    );
+    assert_eq!(
+        shown["since_reconciled"],
+        json!(["src/shared.rs"]),
+        "{shown}"
+    );
+    server.finish();
+}
+
+#[test]
 fn housekeeping_files_are_listed_never_a_review_flag() {
     let repo = repo();
     repo.write("Cargo.lock", "version = 2\n");
