@@ -36,6 +36,7 @@ use db::{
 };
 
 mod db;
+pub mod facts;
 use crate::record::{HashKind, Record, Scope};
 
 /// Location of the database relative to the project root.
@@ -91,8 +92,13 @@ pub fn db_path(root: &Path) -> PathBuf {
 /// could make notarai read, write or delete a file outside the project (a
 /// committed link is enough). `Err` says which one is a link.
 pub fn check_location(root: &Path) -> Result<(), String> {
+    check_location_of(root, DB_RELATIVE)
+}
+
+/// [`check_location`] for the database file `relative` to the root.
+fn check_location_of(root: &Path, relative: &str) -> Result<(), String> {
     let mut path = root.to_path_buf();
-    for part in DB_RELATIVE.split('/') {
+    for part in relative.split('/') {
         path.push(part);
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => {
@@ -122,7 +128,11 @@ pub struct Compared {
 /// not a regular file (a FIFO blocks the opener forever, a device or folder
 /// is not ours). `None` when every one that exists is a regular file.
 fn check_regular(root: &Path) -> Option<String> {
-    let db = db_path(root);
+    check_regular_at(&db_path(root))
+}
+
+/// [`check_regular`] for the database `db`.
+fn check_regular_at(db: &Path) -> Option<String> {
     ["", "-wal", "-shm", "-journal"].iter().find_map(|suffix| {
         let file = PathBuf::from(format!("{}{suffix}", db.display()));
         crate::safe_fs::irregular_kind(&file).map(|kind| {
@@ -513,6 +523,7 @@ impl Cache {
             db: db.clone(),
             cause,
         })?;
+        facts::clear(root);
         let existed = db.exists();
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let file = PathBuf::from(format!("{}{suffix}", db.display()));

@@ -10,6 +10,10 @@ pub const CACHE_DIR: &str = ".notarai/.cache";
 pub const SYSTEM_SPEC: &str = ".notarai/system.spec.yaml";
 /// The hash cache database, relative to the root.
 pub const DB_FILE: &str = ".notarai/.cache/notarai.db";
+/// The facts one process learned of contents (semantic hashes, outlines)
+/// for the next, relative to the root: a database of its own beside the
+/// hash cache.
+pub const FACTS_FILE: &str = ".notarai/.cache/facts.db";
 /// The JSON Schema of the spec format that `notarai init` writes (and
 /// regenerates) for editors: notarai's own file, like the state file.
 pub const SCHEMA_FILE: &str = ".notarai/notarai.spec.json";

@@ -98,7 +98,38 @@ pub fn outline_ahead(root: &Path, git: &GitRepo, base: &Base, files: &[&ChangedF
         .iter()
         .filter_map(|file| Contents::read(root, git, base, file))
         .collect();
-    crate::parallel::map(&read, 8, |c| drop(c.outline()), |_| ());
+    with_kept_facts(root, git, read.iter(), || {
+        crate::parallel::map(&read, 8, |c| drop(c.outline()), |_| ())
+    });
+}
+
+/// Run `parse` over `contents` with what earlier processes learned of the
+/// same contents (the cache's [`crate::cache::facts`]): a content this
+/// process does not know yet is looked up first, so only the ones never
+/// seen are parsed, and what `parse` learned is kept for the next process.
+/// Not when git tracks the cache folder: a cloned repository's facts could
+/// hide a change.
+fn with_kept_facts<'c, R>(
+    root: &Path,
+    git: &GitRepo,
+    contents: impl Iterator<Item = &'c Contents>,
+    parse: impl FnOnce() -> R,
+) -> R {
+    if !git.tracked_cache_files().is_empty() {
+        return parse();
+    }
+    let unknown: Vec<symbols::ContentKey> = contents
+        .flat_map(|c| [(&c.old_path, &c.old), (&c.path, &c.new)])
+        .filter(|(_, bytes)| !bytes.is_empty())
+        .map(|(path, bytes)| symbols::ContentKey::of(path, bytes))
+        .filter(|key| !key.is_known())
+        .collect();
+    if !unknown.is_empty() {
+        symbols::seed(crate::cache::facts::recall(root, &unknown));
+    }
+    let out = parse();
+    crate::cache::facts::keep(root, &symbols::take_learned());
+    out
 }
 
 /// Outline both sides of `file` (the base's content of its old path, the
@@ -406,17 +437,20 @@ fn learn<'a>(
         .iter()
         .map(|(file, need)| (*need, Contents::read(root, git, base, file)))
         .collect();
-    let learned = crate::parallel::map(
-        &read,
-        8,
-        |(need, contents)| match (need, contents) {
-            (_, None) => Learned::Nothing,
-            (Need::Symbols, Some(c)) => Learned::Sides(c.outline()),
-            (Need::Tokens, Some(c)) if c.formatting_only() => Learned::FormattingOnly,
-            (Need::Tokens, Some(_)) => Learned::Nothing,
-        },
-        |_| Learned::Nothing,
-    );
+    let contents = read.iter().filter_map(|(_, c)| c.as_ref());
+    let learned = with_kept_facts(root, git, contents, || {
+        crate::parallel::map(
+            &read,
+            8,
+            |(need, contents)| match (need, contents) {
+                (_, None) => Learned::Nothing,
+                (Need::Symbols, Some(c)) => Learned::Sides(c.outline()),
+                (Need::Tokens, Some(c)) if c.formatting_only() => Learned::FormattingOnly,
+                (Need::Tokens, Some(_)) => Learned::Nothing,
+            },
+            |_| Learned::Nothing,
+        )
+    });
     files
         .iter()
         .map(|(file, _)| file.path.as_str())

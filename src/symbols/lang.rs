@@ -47,6 +47,20 @@ impl Lang {
         }
     }
 
+    /// The language [`Lang::name`] names.
+    pub fn of_name(name: &str) -> Option<Lang> {
+        [
+            Lang::Rust,
+            Lang::TypeScript,
+            Lang::Tsx,
+            Lang::JavaScript,
+            Lang::Python,
+            Lang::Go,
+        ]
+        .into_iter()
+        .find(|l| l.name() == name)
+    }
+
     /// The cargo feature that builds this language in.
     pub fn feature(self) -> &'static str {
         match self {
@@ -177,5 +191,29 @@ pub(super) fn config(lang: Lang) -> Option<&'static Config> {
             &[],
             &["comment"]
         ),
+    }
+}
+
+/// The text of notarai's outline query for `lang`, when its feature is on
+/// (what a kept fact's stamp covers, [`super::facts::version`]).
+pub(super) fn query_text(lang: Lang) -> Option<&'static str> {
+    macro_rules! text {
+        ($feature:literal, $query:literal) => {{
+            #[cfg(feature = $feature)]
+            {
+                Some(include_str!($query))
+            }
+            #[cfg(not(feature = $feature))]
+            {
+                None
+            }
+        }};
+    }
+    match lang {
+        Lang::Rust => text!("lang-rust", "queries/rust.scm"),
+        Lang::TypeScript | Lang::Tsx => text!("lang-typescript", "queries/typescript.scm"),
+        Lang::JavaScript => text!("lang-typescript", "queries/javascript.scm"),
+        Lang::Python => text!("lang-python", "queries/python.scm"),
+        Lang::Go => text!("lang-go", "queries/go.scm"),
     }
 }

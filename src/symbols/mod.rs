@@ -24,6 +24,7 @@
 
 mod anchor;
 mod attribute;
+mod facts;
 mod lang;
 mod outline;
 mod tokens;
@@ -33,6 +34,7 @@ pub use attribute::{
     Attribution, HunkLines, HunkSymbols, Line, PatchSymbols, annotate_patch, attribute,
     attribute_hunk, attribute_since, hunk_lines, patch_symbols,
 };
+pub use facts::{ContentKey, Fact, seed, take_learned, version as facts_version};
 pub use lang::Lang;
 pub use outline::{Outline, SemanticHash, Symbol, outline, outline_cached};
 pub use tokens::{known_semantic_hash, semantic_hash, semantic_hash_pair};

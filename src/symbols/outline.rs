@@ -143,7 +143,33 @@ pub fn outline_cached(path: &str, bytes: &[u8]) -> Arc<Outline> {
         }
         kept.entry(key).or_default().clone()
     };
-    slot.get_or_init(|| Arc::new(outline(path, bytes))).clone()
+    slot.get_or_init(|| {
+        let made = Arc::new(outline(path, bytes));
+        super::facts::learned(super::facts::Fact {
+            key: super::facts::ContentKey {
+                lang: key.0,
+                content: key.1,
+            },
+            hash: made.file_hash,
+            outline: Some(made.clone()),
+        });
+        made
+    })
+    .clone()
+}
+
+/// Keep an outline learned by an earlier process ([`super::facts::seed`]):
+/// it is found like one parsed here.
+pub(super) fn keep(key: Key, made: Arc<Outline>) {
+    let mut kept = KEPT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if kept.len() >= KEPT_OUTLINES {
+        kept.clear();
+    }
+    let slot = kept.entry(key).or_default();
+    let _ = slot.set(made);
 }
 
 /// The outline of `bytes`, the content of `path` (whose extension chooses
@@ -225,7 +251,7 @@ fn parse(lang: Lang, bytes: &[u8]) -> Outline {
             if Some(c.index) == config.name_capture {
                 name = Some(c.node);
             } else if let Some(kind) = capture.strip_prefix("def.") {
-                def = Some((c.node, kind_str(kind)));
+                def = Some((c.node, static_kind(kind)));
             }
         }
         if let Some((node, kind)) = def
@@ -510,13 +536,9 @@ impl<'t> Family<'t> {
     }
 }
 
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
-fn kind_str(kind: &str) -> &'static str {
+/// The symbol kind `kind` names, as the outline spells it (`symbol` for
+/// one it does not know).
+pub(super) fn static_kind(kind: &str) -> &'static str {
     const KINDS: &[&str] = &[
         "function",
         "method",

@@ -32,8 +32,13 @@ fn known(key: &Key) -> Option<SemanticHash> {
         .copied()
 }
 
-/// Keep the hashes found (bounded: cleared when full).
-fn remember(found: &[(Key, SemanticHash)]) {
+/// Whether this process knows the semantic hash of the content `key` names.
+pub(super) fn is_known(key: &Key) -> bool {
+    known(key).is_some()
+}
+
+/// Keep hashes (bounded: cleared when full).
+fn keep_all(found: &[(Key, SemanticHash)]) {
     let mut hashes = HASHES
         .get_or_init(Default::default)
         .lock()
@@ -42,6 +47,23 @@ fn remember(found: &[(Key, SemanticHash)]) {
         hashes.clear();
     }
     hashes.extend(found.iter().copied());
+}
+
+/// Keep a hash learned by an earlier process ([`super::facts::seed`]).
+pub(super) fn keep(key: Key, hash: SemanticHash) {
+    keep_all(&[(key, hash)]);
+}
+
+/// Keep the hashes this process found, and record them as learned.
+fn remember(found: &[(Key, SemanticHash)]) {
+    keep_all(found);
+    for &((lang, content), hash) in found {
+        super::facts::learned(super::facts::Fact {
+            key: super::facts::ContentKey { lang, content },
+            hash,
+            outline: None,
+        });
+    }
 }
 
 /// The semantic hash of a file's content: its token stream with comments

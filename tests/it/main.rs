@@ -15,6 +15,7 @@ mod daily_loop;
 mod doctor;
 mod errors;
 mod export_context;
+mod facts;
 mod governing;
 mod hook;
 mod init;

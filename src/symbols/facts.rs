@@ -1,0 +1,279 @@
+//! What the outline learned of each content, as facts another process can
+//! use: the semantic hash of a content and, when it was outlined, its
+//! outline, keyed by language and BLAKE3 of the content.
+//!
+//! A process records every content it parses ([`take_learned`] hands them
+//! over) and can be given the facts an earlier process learned ([`seed`]):
+//! a seeded content is never parsed again. Where they are kept is the
+//! caller's business (the hash cache's `content_facts` table); this module
+//! only turns them into text and back, stamped with [`version`] so a build
+//! whose grammars, queries or hashing differ never reads another's.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::{Deserialize, Serialize};
+
+use super::lang::Lang;
+use super::outline::{self, Key, Outline, SemanticHash, Symbol};
+
+/// Bump when the outline or the token hash changes in a way the queries'
+/// text does not show (the walk, the extents, what a hash covers).
+const FORMAT: u32 = 1;
+
+/// The most facts kept waiting for [`take_learned`] (the oldest are
+/// dropped beyond it).
+const MAX_LEARNED: usize = 8192;
+
+/// One content's facts.
+#[derive(Debug, Clone)]
+pub struct Fact {
+    /// The content's key: its language (by the path's extension) and its BLAKE3.
+    pub key: ContentKey,
+    /// Its semantic hash.
+    pub hash: SemanticHash,
+    /// Its outline, when it was outlined (not only hashed).
+    pub outline: Option<Arc<Outline>>,
+}
+
+/// A content's key: the language it is read as, and its BLAKE3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ContentKey {
+    /// The language (`None`: a file the outline does not know).
+    pub lang: Option<Lang>,
+    /// BLAKE3 of the bytes.
+    pub content: [u8; 32],
+}
+
+impl ContentKey {
+    /// The key of `bytes` as the content of `path`.
+    pub fn of(path: &str, bytes: &[u8]) -> ContentKey {
+        ContentKey {
+            lang: Lang::of_path(path),
+            content: *blake3::hash(bytes).as_bytes(),
+        }
+    }
+
+    /// The language's name as kept (`""` for none).
+    pub fn lang_name(&self) -> &'static str {
+        self.lang.map_or("", Lang::name)
+    }
+
+    /// Whether this process already knows the content's semantic hash (it
+    /// parsed it, or was given it).
+    pub fn is_known(&self) -> bool {
+        super::tokens::is_known(&self.as_key())
+    }
+
+    pub(super) fn as_key(&self) -> Key {
+        (self.lang, self.content)
+    }
+}
+
+/// The facts this process learned and nobody took yet.
+static LEARNED: OnceLock<Mutex<Vec<Fact>>> = OnceLock::new();
+
+/// Record what a parse learned.
+pub(super) fn learned(fact: Fact) {
+    let mut learned = LEARNED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if learned.len() >= MAX_LEARNED {
+        learned.drain(..MAX_LEARNED / 2);
+    }
+    learned.push(fact);
+}
+
+/// The facts learned by parsing since the last call, to keep for the next
+/// process (facts given by [`seed`] are not among them).
+pub fn take_learned() -> Vec<Fact> {
+    LEARNED.get().map_or_else(Vec::new, |l| {
+        std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner()))
+    })
+}
+
+/// Give this process facts learned before: their contents are not parsed
+/// again (an outline is kept like a parsed one, a hash like a hashed one).
+pub fn seed(facts: Vec<Fact>) {
+    for fact in facts {
+        match fact.outline {
+            Some(outline) => outline::keep(fact.key.as_key(), outline),
+            None => super::tokens::keep(fact.key.as_key(), fact.hash),
+        }
+    }
+}
+
+/// The stamp of this build's facts: its format, every grammar it has and
+/// the text of notarai's queries.
+pub fn version() -> &'static str {
+    static VERSION: OnceLock<String> = OnceLock::new();
+    VERSION.get_or_init(|| {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&FORMAT.to_le_bytes());
+        hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+        for lang in [
+            Lang::Rust,
+            Lang::TypeScript,
+            Lang::Tsx,
+            Lang::JavaScript,
+            Lang::Python,
+            Lang::Go,
+        ] {
+            hasher.update(lang.name().as_bytes());
+            hasher.update(super::lang::query_text(lang).unwrap_or("-").as_bytes());
+        }
+        hasher.finalize().to_hex()[..16].to_string()
+    })
+}
+
+/// An outline as kept: everything but what the key gives back.
+#[derive(Serialize, Deserialize)]
+struct KeptOutline {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fallback: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    symbols: Vec<KeptSymbol>,
+}
+
+/// A symbol as kept.
+#[derive(Serialize, Deserialize)]
+struct KeptSymbol {
+    name: String,
+    kind: String,
+    start: u32,
+    end: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parent: Option<usize>,
+    hash: String,
+}
+
+impl Fact {
+    /// The semantic hash as text (`tokens1:<hex>`, `bytes:<hex>`).
+    pub fn hash_text(&self) -> String {
+        self.hash.to_string()
+    }
+
+    /// The outline as text (JSON), when there is one.
+    pub fn outline_text(&self) -> Option<String> {
+        let outline = self.outline.as_ref()?;
+        let kept = KeptOutline {
+            fallback: outline.fallback.clone(),
+            symbols: outline
+                .symbols
+                .iter()
+                .map(|s| KeptSymbol {
+                    name: s.name.clone(),
+                    kind: s.kind.to_string(),
+                    start: s.start_line,
+                    end: s.end_line,
+                    parent: s.parent,
+                    hash: blake3::Hash::from(s.hash).to_hex().to_string(),
+                })
+                .collect(),
+        };
+        serde_json::to_string(&kept).ok()
+    }
+
+    /// A fact back from its kept text; `None` when any part does not read
+    /// (a damaged row is a miss, never a wrong answer).
+    pub fn from_kept(
+        lang: &str,
+        content: &[u8],
+        hash: &str,
+        outline_text: Option<&str>,
+    ) -> Option<Fact> {
+        let lang = match lang {
+            "" => None,
+            name => Some(Lang::of_name(name)?),
+        };
+        let key = ContentKey {
+            lang,
+            content: content.try_into().ok()?,
+        };
+        let hash = parse_hash(hash)?;
+        let outline = match outline_text {
+            None => None,
+            Some(text) => {
+                let kept: KeptOutline = serde_json::from_str(text).ok()?;
+                let count = kept.symbols.len();
+                let mut symbols = Vec::with_capacity(count);
+                for (i, s) in kept.symbols.into_iter().enumerate() {
+                    if s.parent.is_some_and(|p| p >= i) || s.start > s.end {
+                        return None;
+                    }
+                    symbols.push(Symbol {
+                        name: s.name,
+                        kind: outline::static_kind(&s.kind),
+                        start_line: s.start,
+                        end_line: s.end,
+                        parent: s.parent,
+                        hash: blake3::Hash::from_hex(&s.hash).ok()?.into(),
+                    });
+                }
+                Some(Arc::new(Outline {
+                    language: lang.map(Lang::name),
+                    fallback: kept.fallback,
+                    symbols,
+                    separator: lang.map_or(".", Lang::separator),
+                    file_hash: hash,
+                }))
+            }
+        };
+        Some(Fact { key, hash, outline })
+    }
+}
+
+/// A semantic hash from its text.
+fn parse_hash(text: &str) -> Option<SemanticHash> {
+    let (kind, hex) = text.split_once(':')?;
+    let tokens = match kind {
+        "tokens1" => true,
+        "bytes" => false,
+        _ => return None,
+    };
+    Some(SemanticHash {
+        tokens,
+        digest: blake3::Hash::from_hex(hex).ok()?.into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fact_reads_back_as_it_was_and_a_damaged_one_is_a_miss() {
+        let source = b"struct A;\nimpl A {\n    /// Doc.\n    fn f(&self) -> u8 { 1 }\n}\n";
+        let outline = Arc::new(super::super::outline("src/a.rs", source));
+        let fact = Fact {
+            key: ContentKey::of("src/a.rs", source),
+            hash: outline.file_hash,
+            outline: Some(outline.clone()),
+        };
+        let text = fact.outline_text().unwrap();
+        let back = Fact::from_kept("rust", &fact.key.content, &fact.hash_text(), Some(&text))
+            .expect("reads back");
+        let again = back.outline.unwrap();
+        assert_eq!(again.symbols, outline.symbols);
+        assert_eq!(again.file_hash, outline.file_hash);
+        assert_eq!(again.language, outline.language);
+        assert_eq!(again.separator, outline.separator);
+        assert_eq!(again.fallback, outline.fallback);
+        assert!(outline.symbols.iter().any(|s| s.parent.is_some()));
+        // Damaged rows are misses.
+        let key = fact.key.content;
+        assert!(Fact::from_kept("cobol", &key, &fact.hash_text(), None).is_none());
+        assert!(Fact::from_kept("rust", &key[..31], &fact.hash_text(), None).is_none());
+        assert!(Fact::from_kept("rust", &key, "tokens9:00", None).is_none());
+        assert!(Fact::from_kept("rust", &key, &fact.hash_text(), Some("{")).is_none());
+        let loop_parent = text.replacen("\"parent\":1", "\"parent\":2", 1);
+        assert_ne!(loop_parent, text);
+        assert!(Fact::from_kept("rust", &key, &fact.hash_text(), Some(&loop_parent)).is_none());
+    }
+
+    #[test]
+    fn the_version_is_stable_within_a_build() {
+        assert_eq!(version(), version());
+        assert_eq!(version().len(), 16);
+    }
+}
