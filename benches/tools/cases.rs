@@ -678,19 +678,67 @@ pub fn allrs_question() -> WarmQuestion {
     }
 }
 
-/// The first call of a fresh server (spawned and initialized untimed).
-pub fn first_call(ctx: &Ctx, repo: &Path, q: &WarmQuestion) -> Row {
+/// Where a process keeps what it learned of contents for the next one.
+const FACTS: &str = ".notarai/.cache/facts.db";
+
+/// What an earlier process learned of contents (`facts.db`) before a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Facts {
+    /// None: a fresh clone, CI, the first session ever.
+    None,
+    /// Those a first, untimed, run of the same question learned: a later
+    /// session on the same branch.
+    Kept,
+}
+
+impl Facts {
+    fn label(self) -> &'static str {
+        match self {
+            Facts::None => "",
+            Facts::Kept => ", facts kept from an earlier process",
+        }
+    }
+
+    /// Make the repository's facts what `self` says, untimed: removed, or
+    /// put back from `saved` (taken after the warm-up run).
+    fn prepare(self, repo: &Path, saved: &mut Option<Vec<u8>>) -> Result<()> {
+        let path = repo.join(FACTS);
+        match self {
+            Facts::None => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
+                _ => Ok(()),
+            },
+            Facts::Kept => {
+                if saved.is_none() {
+                    *saved = std::fs::read(&path).ok();
+                }
+                if let Some(bytes) = saved {
+                    std::fs::write(&path, bytes)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The first call of a fresh server (spawned and initialized untimed),
+/// with the hash cache cleared and the contents' facts as `facts` says.
+pub fn first_call(ctx: &Ctx, repo: &Path, q: &WarmQuestion, facts: Facts) -> Row {
     let mut peak_kib = None;
     let mut notes = Vec::new();
     if let Err(err) = gitside::fresh_index(repo) {
         notes.push(format!("fresh index: {err:#}"));
     }
+    let mut saved = None;
     let (notarai, baseline) = interleave(
         ctx.runs,
         Series::default(),
         || {
             let mut server = start(ctx, repo)?;
+            // Taken before `clear_cache` removes them with the hash cache.
+            facts.prepare(repo, &mut saved)?;
             server.call_tool("clear_cache", json!({}))?;
+            facts.prepare(repo, &mut saved)?;
             let reply = server.call_tool(q.tool, q.args.clone())?;
             peak_kib = peak_kib.max(server.peak_rss_kib());
             server.shutdown()?;
@@ -699,7 +747,7 @@ pub fn first_call(ctx: &Ctx, repo: &Path, q: &WarmQuestion) -> Row {
         || timed(|| (q.git)(repo)),
     );
     Row {
-        case: format!("{}, first call of a fresh server", q.label),
+        case: format!("{}, first call of a fresh server{}", q.label, facts.label()),
         notarai,
         baseline,
         peak_kib,
@@ -822,12 +870,14 @@ pub fn hook_validate(ctx: &Ctx, repo: &Path, file: &str, target: &'static str) -
 /// exit (the CI gate runs once per job, so no server is warm); git's
 /// counterpart is what the gate needs from git: merge-base, `diff
 /// --name-only` and `ls-files --others`, on a fresh index.
-pub fn check(ctx: &Ctx, repo: &Path) -> Row {
+pub fn check(ctx: &Ctx, repo: &Path, facts: Facts) -> Row {
     let mut notes = Vec::new();
     if let Err(err) = gitside::fresh_index(repo) {
         notes.push(format!("fresh index: {err:#}"));
     }
+    let mut saved = None;
     let run = || -> Result<(Duration, usize)> {
+        facts.prepare(repo, &mut saved)?;
         let started = std::time::Instant::now();
         let out = std::process::Command::new(&ctx.bin)
             .args(["check", "--base", BASE, "--format", "json"])
@@ -849,7 +899,10 @@ pub fn check(ctx: &Ctx, repo: &Path) -> Row {
         timed(|| gitside::changed_files(repo, BASE))
     });
     Row {
-        case: format!("notarai check --base {BASE} --format json, fresh process"),
+        case: format!(
+            "notarai check --base {BASE} --format json, fresh process{}",
+            facts.label()
+        ),
         notarai,
         baseline,
         peak_kib: None,

@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use cases::{Ctx, Row};
+use cases::{Ctx, Facts, Row};
 use repo::RepoParams;
 
 /// Everything the command line and environment decide.
@@ -268,7 +268,11 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>, only: Option<&str>) 
         ),
         (
             "list_affected_specs, fresh server",
-            Box::new(|| cases::first_call(ctx, repo, &cases::list_question())),
+            Box::new(|| cases::first_call(ctx, repo, &cases::list_question(), Facts::None)),
+        ),
+        (
+            "list_affected_specs, fresh server, facts kept",
+            Box::new(|| cases::first_call(ctx, repo, &cases::list_question(), Facts::Kept)),
         ),
         (
             "list_affected_specs",
@@ -288,7 +292,11 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>, only: Option<&str>) 
         ),
         (
             "get_spec_diff **/*.rs, fresh server",
-            Box::new(|| cases::first_call(ctx, repo, &cases::allrs_question())),
+            Box::new(|| cases::first_call(ctx, repo, &cases::allrs_question(), Facts::None)),
+        ),
+        (
+            "get_spec_diff **/*.rs, fresh server, facts kept",
+            Box::new(|| cases::first_call(ctx, repo, &cases::allrs_question(), Facts::Kept)),
         ),
         (
             "get_spec_diff **/*.rs, after one edit",
@@ -315,7 +323,11 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>, only: Option<&str>) 
             Box::new(|| cases::resources_list(ctx, repo)),
         ),
         ("whole pass", Box::new(|| cases::whole_pass(ctx, repo))),
-        ("check", Box::new(|| cases::check(ctx, repo))),
+        ("check", Box::new(|| cases::check(ctx, repo, Facts::None))),
+        (
+            "check, facts kept",
+            Box::new(|| cases::check(ctx, repo, Facts::Kept)),
+        ),
         (
             "export-context",
             Box::new(|| cases::export_context(ctx, repo)),
@@ -347,7 +359,7 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>, only: Option<&str>) 
         && only.is_none_or(|only| "check".contains(only))
     {
         eprintln!("case: check on the 4x repository");
-        let mut row = cases::check(ctx, larger);
+        let mut row = cases::check(ctx, larger, Facts::None);
         row.case.push_str(LARGER_LABEL);
         rows.push(row);
     }
