@@ -21,6 +21,12 @@
 //!
 //! The flag is needed when any of its files is needed, else borderline when
 //! any is borderline, else not needed.
+//!
+//! Rules cannot read: a CI matrix edit may be exactly what a spec's
+//! constraint is about, a doc edit may follow a behaviour change, a code
+//! edit may be a pure refactor. Where reading the flag's change against
+//! the spec's own words gives another verdict, `labels.tsv` says so, with
+//! why, and [`reviewed`] applies it.
 
 use std::collections::BTreeMap;
 
@@ -136,4 +142,45 @@ fn is_housekeeping(file: &str) -> bool {
 fn is_comment(line: &str) -> bool {
     let t = line.trim();
     t.is_empty() || t.starts_with('#') || t.starts_with("//")
+}
+
+/// A careful reviewer's verdict on the flag of `spec` in upstream change
+/// `commit` of `repo`, from `labels.tsv`, with why; `None` when the rules
+/// stand.
+pub fn reviewed(repo: &str, commit: &str, spec: &str) -> Option<(Need, String)> {
+    include_str!("labels.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .find_map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            let [r, c, s, verdict, why] = f[..] else {
+                return None;
+            };
+            if r != repo || !commit.starts_with(c) && !c.starts_with(commit) || s != spec {
+                return None;
+            }
+            let need = match verdict {
+                "needed" => Need::Needed,
+                "borderline" => Need::Borderline,
+                "not needed" => Need::NotNeeded,
+                _ => return None,
+            };
+            Some((need, format!("a reviewer's reading (labels.tsv): {why}")))
+        })
+}
+
+/// Every line of `labels.tsv` reads (five fields, a known verdict): the
+/// replay refuses to run on a label it would silently ignore.
+pub fn check_labels() -> anyhow::Result<()> {
+    for line in include_str!("labels.tsv").lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        anyhow::ensure!(
+            f.len() == 5 && reviewed(f[0], f[1], f[2]).is_some(),
+            "benches/replay/labels.tsv: cannot read {line:?} (repository, commit, spec, verdict, why; tab-separated)"
+        );
+    }
+    Ok(())
 }

@@ -132,6 +132,7 @@ fn run() -> Result<()> {
     let Some(opts) = Options::parse()? else {
         return Ok(());
     };
+    judge::check_labels()?;
     let how = repo::PROJECTS
         .iter()
         .map(|p| format!("git clone {} DIR/{}", p.url, p.name))
@@ -247,7 +248,8 @@ fn replay(
             }
         }
         for flag in &outcome.flags {
-            let (need, reason) = judge::judge(flag, &lines, &governed);
+            let (need, reason) = judge::reviewed(project.name, short, &flag.spec)
+                .unwrap_or_else(|| judge::judge(flag, &lines, &governed));
             flags.push(FlagRow {
                 commit: short.to_owned(),
                 spec: flag.spec.clone(),

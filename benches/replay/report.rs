@@ -252,7 +252,10 @@ fn details(out: &mut String, r: &RepoReport) {
     for line in verdict.take(8) {
         let _ = writeln!(out, "    {line}");
     }
-    let _ = writeln!(out, "\nFlags, judged (benches/replay/judge.rs says how):");
+    let _ = writeln!(
+        out,
+        "\nFlags, judged (the rules of benches/replay/judge.rs, and a reviewer's reading in benches/replay/labels.tsv where they differ):"
+    );
     for f in &r.flags {
         let _ = writeln!(
             out,
