@@ -569,9 +569,18 @@ mod linux {
                     }
                 };
                 for event in events {
-                    changed = true;
                     let mask = event.mask;
                     let name = event.name.map(|n| n.as_bytes()).unwrap_or_default();
+                    // A folder the walker skips (the cache folder created
+                    // by a write of notarai's own) changes nothing git sees.
+                    if mask.contains(EventMask::ISDIR)
+                        && let Some(parent) = self.dirs.get(&event.wd)
+                        && let Ok(name) = std::str::from_utf8(name)
+                        && walk::skips_folder(parent.file_name().and_then(|n| n.to_str()), name)
+                    {
+                        continue;
+                    }
+                    changed = true;
                     if mask.intersects(
                         EventMask::Q_OVERFLOW
                             | EventMask::IGNORED

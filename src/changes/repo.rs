@@ -59,6 +59,13 @@ pub fn keep_trees_cached() {
     git2::opts::strict_hash_verification(false);
 }
 
+/// Whether this process lives long ([`GitRepo::keep_status_in_this_process`]).
+static LONG_LIVED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn long_lived() -> bool {
+    LONG_LIVED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A git repository opened at the project root.
 pub struct GitRepo {
     pub(super) repo: Repository,
@@ -248,9 +255,10 @@ impl GitRepo {
         let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         // The watch starts with the server ([`GitRepo::start_watch`]), or
-        // else with the first whole-work-tree question; a narrower one
-        // alone is cheap enough from the disk.
-        if everything && !kept.tried {
+        // else with its first whole-work-tree question; a narrower one
+        // alone is cheap enough from the disk. A one-shot command never
+        // opens one: it would walk every folder for nothing asked again.
+        if everything && !kept.tried && long_lived() {
             kept.tried = true;
             kept.watch = Watch::open(&self.repo);
         }
@@ -373,6 +381,14 @@ impl GitRepo {
         true
     }
 
+    /// Say that this process lives long (the MCP server): its repositories
+    /// keep a status, watched, from their first whole-work-tree question
+    /// when [`GitRepo::start_watch`] has not opened the watch yet. Other
+    /// processes (`check`, `export-context`, the hook) never watch.
+    pub fn keep_status_in_this_process() {
+        LONG_LIVED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Open the watch of a long-lived server on another thread, now, so the
     /// first question does not wait for it (it walks every folder and adds
     /// a watch to each). Answers computed before it is ready are served
@@ -404,7 +420,7 @@ impl GitRepo {
     pub fn generation(&self) -> Option<u64> {
         let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        if !kept.tried {
+        if !kept.tried && long_lived() {
             kept.tried = true;
             kept.watch = Watch::open(&self.repo);
         }

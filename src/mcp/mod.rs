@@ -37,6 +37,7 @@ pub fn serve(root: PathBuf, options: Options) -> anyhow::Result<()> {
         crate::safe_fs::forbid_writes();
     }
     crate::changes::keep_trees_cached();
+    crate::changes::GitRepo::keep_status_in_this_process();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
