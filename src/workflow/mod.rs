@@ -18,6 +18,7 @@ mod forms;
 mod reconcile;
 
 pub use bootstrap::BOOTSTRAP;
+pub use forms::Form;
 pub use reconcile::RECONCILE;
 
 /// One step of a workflow.

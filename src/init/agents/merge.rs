@@ -1,24 +1,33 @@
-//! Adding notarai's entries to an agent's configuration and taking them out
-//! again, format-preserving: JSON and JSON with comments through
-//! [`crate::init::json_edit`], TOML through `toml_edit`.
+//! The one merger of notarai's entries into an agent's JSON or JSON with
+//! comments: its MCP server entry and its hooks, added by `init` and taken
+//! out by `init --remove`, every agent alike, through the format-preserving
+//! editor [`crate::init::json_edit`] (TOML: `merge_toml.rs`).
+//!
+//! Adding keeps what the user has: an entry named `notarai` that runs
+//! something (a `command` or a `url`) or another entry running `notarai mcp`
+//! is kept as it is (an entry with neither gets the keys it lacks); a hook
+//! running `notarai hook validate` (or `hook context`), however spelled, is
+//! never added twice, and when its group's matcher misses one of the tools
+//! the agent's hook is for, the matcher is widened if the group runs only
+//! notarai, else notarai's hook moves to a group of its own.
 //!
 //! What counts as notarai's own, for `--remove`: an MCP entry named
 //! `notarai` whose value is exactly the entry `init` writes, and a hook whose
 //! object is exactly the one `init` writes (its command
-//! `notarai hook validate --agent <id>`). A user's differently configured
-//! entry (another path, more arguments, an `env`) is kept. Containers that
-//! notarai's removal leaves empty are taken out with it, and a file left
-//! holding nothing else is deleted. The inverse is exact: `init` then
-//! `init --remove` gives back the bytes (see `json_edit`'s insert/remove),
-//! with one exception: a servers or hooks object that was already there but
-//! empty (`"mcpServers": {}`) cannot be told from one notarai created, and
-//! goes too.
+//! `notarai hook validate --agent <id>`, or one an older notarai wrote). A
+//! user's differently configured entry (another path, more arguments, an
+//! `env`) is kept. Containers that notarai's removal leaves empty are taken
+//! out with it, and a file left holding nothing else is deleted. The inverse
+//! is exact: `init` then `init --remove` gives back the bytes (see
+//! `json_edit`'s insert/remove), with one exception: a servers or hooks
+//! object that was already there but empty (`"mcpServers": {}`) cannot be
+//! told from one notarai created, and goes too.
 
 use serde_json::{Map, Value, json};
 
+use super::commands::{matcher_covers, same_hook, widened_matcher};
 use super::{EntryShape, Format, HookKind, SERVER_NAME, server_entry};
-use crate::init::json_edit::{self, Editor, Kind, Node};
-use crate::init::json_merge::{MergeError, is_notarai_context_hook, is_notarai_hook};
+use crate::init::json_edit::{self, Editor, Kind, Node, ReadError};
 
 /// What an edit does to a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +39,41 @@ pub enum Change {
     /// The file held only notarai's part: delete it. The text is what is
     /// left (written instead when the file is a link, which stays).
     Delete(String),
+}
+
+/// Why a configuration file cannot be merged. The file is left alone.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    /// Not valid JSON (or TOML), or a key given twice.
+    #[error("{line}:{column}: not valid JSON: {message}")]
+    Parse {
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// What the parser expected.
+        message: String,
+    },
+    /// Valid, but of a shape notarai does not know how to merge into.
+    #[error("unexpected shape: {0}")]
+    Shape(String),
+}
+
+impl crate::error::Diagnose for MergeError {}
+
+impl From<ReadError> for MergeError {
+    fn from(e: ReadError) -> MergeError {
+        let ReadError::Syntax {
+            line,
+            column,
+            message,
+        } = e;
+        MergeError::Parse {
+            line,
+            column,
+            message,
+        }
+    }
 }
 
 /// Pretty JSON with 2-space indentation and a final newline, for a new file.
@@ -79,8 +123,18 @@ fn nest(keys: &[&str], value: Value) -> Value {
         .fold(value, |inner, key| json!({ *key: inner }))
 }
 
-/// Check that every node along `path` is an object (or absent); the depth of
-/// the first absent key.
+/// A shape error: the node at `path` is not the kind expected.
+fn misshapen(editor: &Editor, node: &Node, path: &[&str], want_array: bool) -> MergeError {
+    MergeError::Shape(format!(
+        "`{}` is {}, expected {}",
+        path.join("."),
+        node.kind_name(editor.text()),
+        if want_array { "an array" } else { "an object" }
+    ))
+}
+
+/// Check that every node along `path` is an object (the last one an array
+/// when `last_array`), or absent; the depth of the first absent key.
 fn check_path(
     editor: &Editor,
     path: &[&str],
@@ -97,32 +151,16 @@ fn check_path(
             _ => false,
         };
         if !ok {
-            return Err(MergeError::Shape(format!(
-                "`{}` is {}, expected {}",
-                path[..=i].join("."),
-                node.kind_name(editor.text()),
-                if want_array { "an array" } else { "an object" }
-            )));
+            return Err(misshapen(editor, node, &path[..=i], want_array));
         }
     }
     Ok(None)
 }
 
-/// Put `value` at `path` (its last key new), creating the missing objects
-/// from depth `missing` on in one insertion.
-fn insert_at(editor: &mut Editor, path: &[&str], missing: usize, value: Value) {
-    let nested = nest(&path[missing + 1..], value);
-    editor.insert_member(&path[..missing], path[missing], &nested);
-}
-
-/// Whether an entry runs notarai's server.
-fn runs_notarai(entry: &Value, shape: EntryShape) -> bool {
-    super::inspect::runs_notarai(entry, shape)
-}
-
 /// Add notarai's server to a JSON/JSONC text under `servers`. `Ok(None)`
-/// when it is there already: an entry named `notarai` (kept as the user
-/// has it) or another entry that runs `notarai mcp`.
+/// when it is there already: another entry that runs `notarai mcp`, or an
+/// entry named `notarai` that runs something (kept as the user has it; one
+/// with neither `command` nor `url` gets the keys it lacks).
 pub fn add_json_server(
     existing: Option<&str>,
     format: Format,
@@ -135,15 +173,34 @@ pub fn add_json_server(
     };
     let mut editor = open(text, format)?;
     if let Some(missing) = check_path(&editor, servers, false)? {
-        insert_at(&mut editor, servers, missing, json!({ SERVER_NAME: entry }));
+        let nested = nest(&servers[missing + 1..], json!({ SERVER_NAME: entry }));
+        editor.insert_member(&servers[..missing], servers[missing], &nested);
         return Ok(Some(editor.text().to_string()));
     }
     let map = value_of(&editor, editor.at(servers).expect("checked"));
     let map = map.as_object().expect("checked to be an object");
-    if map.contains_key(SERVER_NAME) || map.values().any(|e| runs_notarai(e, shape)) {
+    let runs = |e: &Value| super::inspect::runs_notarai(e, shape);
+    if map.iter().any(|(name, e)| name != SERVER_NAME && runs(e)) {
         return Ok(None);
     }
-    editor.insert_member(servers, SERVER_NAME, &entry);
+    let mut path: Vec<&str> = servers.to_vec();
+    path.push(SERVER_NAME);
+    let Some(ours) = map.get(SERVER_NAME) else {
+        editor.insert_member(servers, SERVER_NAME, &entry);
+        return Ok(Some(editor.text().to_string()));
+    };
+    let Some(ours) = ours.as_object() else {
+        let node = editor.at(&path).expect("present");
+        return Err(misshapen(&editor, node, &path, false));
+    };
+    if ours.contains_key("command") || ours.contains_key("url") {
+        return Ok(None);
+    }
+    for (key, value) in entry.as_object().expect("an object") {
+        if !ours.contains_key(key) {
+            editor.insert_member(&path, key, value);
+        }
+    }
     Ok(Some(editor.text().to_string()))
 }
 
@@ -218,7 +275,7 @@ pub fn remove_json_server(
 fn hook_object(kind: HookKind, command: &str) -> Value {
     let extra = match kind {
         HookKind::Grouped { extra, .. } | HookKind::Flat { extra, .. } => extra,
-        HookKind::Plugin => "",
+        HookKind::Plugin { .. } => "",
     };
     let mut map = Map::new();
     if matches!(kind, HookKind::Grouped { .. }) {
@@ -244,7 +301,7 @@ fn hook_object(kind: HookKind, command: &str) -> Value {
 fn event_path(kind: HookKind) -> [&'static str; 2] {
     match kind {
         HookKind::Grouped { event, .. } | HookKind::Flat { event, .. } => ["hooks", event],
-        HookKind::Plugin => unreachable!("a plugin is a whole file"),
+        HookKind::Plugin { .. } => unreachable!("a plugin is a whole file"),
     }
 }
 
@@ -258,22 +315,22 @@ fn hook_item(kind: HookKind, command: &str) -> Value {
     }
 }
 
-/// Whether the hooks in `list` run the same notarai hook as `command`
-/// (`hook validate` or `hook context`, however spelled).
-fn has_hook(list: &Value, command: &str) -> bool {
-    let same: fn(&str) -> bool = match is_notarai_context_hook(command) {
-        true => is_notarai_context_hook,
-        false => is_notarai_hook,
-    };
-    list.as_array().is_some_and(|items| {
-        items
-            .iter()
-            .any(|h| h.get("command").and_then(Value::as_str).is_some_and(same))
-    })
+/// The indexes of the hooks in `list` (a list of `{command}`) that run the
+/// same notarai hook as `command`, however spelled.
+fn ours_in(list: Option<&Node>, command: &str) -> Vec<usize> {
+    let same = same_hook(command);
+    list.and_then(Node::items)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.get("command").and_then(Node::as_str).is_some_and(same))
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Add notarai's hook (`command`) to a JSON/JSONC text. `Ok(None)` when a
-/// hook running `notarai hook validate` is registered for the event.
+/// hook running the same notarai hook is registered for the event (in a
+/// group whose matcher covers the agent's tools).
 pub fn add_hook(
     existing: Option<&str>,
     format: Format,
@@ -301,21 +358,67 @@ pub fn add_hook(
         editor.insert_member(&path[..missing], path[missing], &value);
         return Ok(Some(editor.text().to_string()));
     }
-    let list = value_of(&editor, editor.at(&path).expect("checked"));
-    let registered = match kind {
-        HookKind::Grouped { .. } => list
-            .as_array()
-            .expect("checked")
-            .iter()
-            .any(|g| g.get("hooks").is_some_and(|h| has_hook(h, command))),
-        _ => has_hook(&list, command),
+    let list = editor.at(&path).expect("checked").clone();
+    let HookKind::Grouped { matcher, .. } = kind else {
+        if !ours_in(Some(&list), command).is_empty() {
+            return Ok(None);
+        }
+        editor.append_item(&list, &item);
+        return Ok(Some(editor.text().to_string()));
     };
-    if registered {
-        return Ok(None);
+    add_to_groups(&mut editor, &path, matcher, command, &item);
+    Ok((editor.text() != text).then(|| editor.text().to_string()))
+}
+
+/// Register notarai's hook among the groups at `path` (`hooks.<event>`):
+/// nothing when a group holding it matches every tool of `wanted`; else
+/// widen the matcher of the group holding it when that group runs only
+/// notarai, or take it out of its group and append `item`, a group of its
+/// own.
+fn add_to_groups(editor: &mut Editor, path: &[&str], wanted: &str, command: &str, item: &Value) {
+    let list = editor.at(path).expect("checked").clone();
+    let groups = list.items().expect("checked to be an array");
+    let ours: Vec<(usize, Vec<usize>)> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (i, ours_in(g.get("hooks"), command)))
+        .filter(|(_, hooks)| !hooks.is_empty())
+        .collect();
+    // A matcher that is not a string matches nothing notarai can tell.
+    let matcher = |g: &Node| {
+        g.get("matcher")
+            .map(|m| m.as_str().unwrap_or("\u{0}").to_string())
+    };
+    if ours
+        .iter()
+        .any(|(i, _)| matcher_covers(matcher(&groups[*i]).as_deref(), wanted))
+    {
+        return;
     }
-    let node = editor.at(&path).expect("checked").clone();
-    editor.append_item(&node, &item);
-    Ok(Some(editor.text().to_string()))
+    let Some((index, hooks)) = ours.first().cloned() else {
+        return editor.append_item(&list, item);
+    };
+    let group = &groups[index];
+    let all = group.get("hooks").and_then(Node::items).unwrap_or_default();
+    if hooks.len() == all.len() {
+        let node = group
+            .get("matcher")
+            .expect("an absent matcher covers")
+            .clone();
+        let widened = widened_matcher(matcher(group).as_deref(), wanted);
+        return editor.replace(&node, &json!(widened));
+    }
+    // Take notarai's hook out of the shared group, last index first.
+    for &h in hooks.iter().rev() {
+        let list = editor.at(path).expect("still there");
+        let inner = list.items().expect("an array")[index]
+            .get("hooks")
+            .expect("the group's hooks")
+            .clone();
+        editor.remove_item(&inner, h);
+    }
+    let list = editor.at(path).expect("still there").clone();
+    editor.append_item(&list, item);
 }
 
 /// Take notarai's hook out of a JSON/JSONC text: each hook object exactly
@@ -388,142 +491,6 @@ pub fn remove_hook(
         _ => "",
     };
     Ok(finish(editor, text, preamble))
-}
-
-/// A TOML parse error as a [`MergeError`].
-fn toml_error(text: &str, e: toml_edit::TomlError) -> MergeError {
-    let (line, column) = e
-        .span()
-        .map_or((1, 1), |s| crate::init::json_edit::position(text, s.start));
-    MergeError::Parse {
-        line,
-        column,
-        message: e
-            .message()
-            .lines()
-            .next()
-            .unwrap_or("invalid TOML")
-            .to_string(),
-    }
-}
-
-/// `out`, which `toml_edit` wrote with `\n` line ends, with the `\r\n` of
-/// `text` when every line of `text` ends so: no line of a CRLF file changes.
-fn in_line_ends_of(text: &str, out: String) -> String {
-    let crlf = text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
-    if !crlf {
-        return out;
-    }
-    let mut with = String::with_capacity(out.len() + out.len() / 16);
-    let mut previous = '\0';
-    for c in out.chars() {
-        if c == '\n' && previous != '\r' {
-            with.push('\r');
-        }
-        with.push(c);
-        previous = c;
-    }
-    with
-}
-
-/// Add `[<servers>.notarai]` (command, args) to a TOML text. `Ok(None)`
-/// when a `notarai` entry or another entry running `notarai mcp` is there.
-pub fn add_toml_server(
-    existing: Option<&str>,
-    servers: &str,
-) -> Result<Option<String>, MergeError> {
-    let text = existing.unwrap_or("");
-    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| toml_error(text, e))?;
-    let shape = EntryShape::CommandArgs { typed: None };
-    if let Some(item) = doc.get(servers) {
-        let Some(table) = item.as_table_like() else {
-            return Err(MergeError::Shape(format!("`{servers}` is not a table")));
-        };
-        let value = super::inspect::parse_value("", text, Format::Toml)
-            .ok()
-            .and_then(|v| v.get(servers).cloned())
-            .unwrap_or(Value::Null);
-        if table.contains_key(SERVER_NAME)
-            || value
-                .as_object()
-                .is_some_and(|m| m.values().any(|e| runs_notarai(e, shape)))
-        {
-            return Ok(None);
-        }
-    } else {
-        let mut parent = toml_edit::Table::new();
-        parent.set_implicit(true);
-        doc.insert(servers, toml_edit::Item::Table(parent));
-    }
-    let mut args = toml_edit::Array::new();
-    args.push("mcp");
-    if let Some(inline) = doc[servers].as_inline_table_mut() {
-        // `mcp_servers = { other = {...} }`: notarai's entry joins it as
-        // one more inline table, and takes the space before `}` from the
-        // entry before it (given back by `remove_toml_server`).
-        let mut entry = toml_edit::InlineTable::new();
-        entry.insert("command", "notarai".into());
-        entry.insert("args", toml_edit::Value::Array(args));
-        let mut entry = toml_edit::Value::InlineTable(entry);
-        entry.decor_mut().set_prefix(" ");
-        if let Some((_, last)) = inline.iter_mut().last() {
-            if let Some(space) = last.decor().suffix().cloned() {
-                entry.decor_mut().set_suffix(space);
-            }
-            last.decor_mut().set_suffix("");
-        }
-        inline.insert(SERVER_NAME, entry);
-        return Ok(Some(in_line_ends_of(text, doc.to_string())));
-    }
-    let mut entry = toml_edit::Table::new();
-    entry.insert("command", toml_edit::value("notarai"));
-    entry.insert("args", toml_edit::value(args));
-    if !text.trim().is_empty() {
-        entry.decor_mut().set_prefix("\n");
-    }
-    let parent = doc[servers]
-        .as_table_mut()
-        .ok_or_else(|| MergeError::Shape(format!("`{servers}` is not a table")))?;
-    parent.insert(SERVER_NAME, toml_edit::Item::Table(entry));
-    let mut out = doc.to_string();
-    if text.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
-    }
-    Ok(Some(in_line_ends_of(text, out)))
-}
-
-/// Take `[<servers>.notarai]` out of a TOML text when it is exactly what
-/// `init` writes (command `notarai`, args `["mcp"]`, nothing else).
-pub fn remove_toml_server(text: &str, servers: &str) -> Result<Change, MergeError> {
-    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| toml_error(text, e))?;
-    let value = super::inspect::parse_value("", text, Format::Toml).unwrap_or(Value::Null);
-    let ours = value.get(servers).and_then(|s| s.get(SERVER_NAME))
-        == Some(&json!({"command": "notarai", "args": ["mcp"]}));
-    if !ours {
-        return Ok(Change::Unchanged);
-    }
-    if let Some(inline) = doc.get_mut(servers).and_then(|i| i.as_inline_table_mut()) {
-        let last = inline.iter().last().is_some_and(|(k, _)| k == SERVER_NAME);
-        let removed = inline.remove(SERVER_NAME);
-        if let (true, Some(removed), Some((_, before))) = (last, removed, inline.iter_mut().last())
-            && let Some(space) = removed.decor().suffix().cloned()
-        {
-            before.decor_mut().set_suffix(space);
-        }
-        return Ok(Change::Write(in_line_ends_of(text, doc.to_string())));
-    }
-    let Some(parent) = doc.get_mut(servers).and_then(|i| i.as_table_mut()) else {
-        return Ok(Change::Unchanged);
-    };
-    parent.remove(SERVER_NAME);
-    if parent.is_empty() && parent.is_implicit() {
-        doc.remove(servers);
-    }
-    let out = in_line_ends_of(text, doc.to_string());
-    if out.trim().is_empty() {
-        return Ok(Change::Delete(out));
-    }
-    Ok(Change::Write(out))
 }
 
 #[cfg(test)]
@@ -628,28 +595,130 @@ mod tests {
         }
     }
 
+    /// Claude Code's MCP file and hook, from the table.
+    const CLAUDE_SERVERS: &[&str] = &["mcpServers"];
+    const CLAUDE_SHAPE: EntryShape = EntryShape::CommandArgs {
+        typed: Some("stdio"),
+    };
+    const CLAUDE_HOOK: HookKind = HookKind::Grouped {
+        event: "PostToolUse",
+        matcher: "Write|Edit|MultiEdit",
+        extra: "",
+    };
+    const CLAUDE_COMMAND: &str = "notarai hook validate --agent claude";
+
+    fn merge_mcp(existing: Option<&str>) -> Result<Option<String>, MergeError> {
+        add_json_server(existing, Format::Json, CLAUDE_SERVERS, CLAUDE_SHAPE)
+    }
+
+    fn merge_settings(existing: Option<&str>) -> Result<Option<String>, MergeError> {
+        add_hook(existing, Format::Json, CLAUDE_HOOK, CLAUDE_COMMAND)
+    }
+
+    fn value(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
+
     #[test]
-    fn toml_server_added_once_and_removed_byte_for_byte() {
-        for before in [
-            "",
-            "# codex\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"x\" # mine\n",
-            "model = 1\n# end\n",
+    fn a_users_own_notarai_entry_is_kept() {
+        for existing in [
+            r#"{"mcpServers": {"notarai": {"type": "stdio", "command": "/opt/bin/notarai", "args": ["mcp"]}}}"#,
+            r#"{"mcpServers": {"notarai": {"command": "notarai", "args": ["mcp", "--root", "sub"]}}}"#,
+            r#"{"mcpServers": {"notarai": {"command": "npx", "args": ["-y", "notarai", "mcp"]}}}"#,
+            r#"{"mcpServers": {"spec-check": {"command": "/usr/local/bin/notarai", "args": ["mcp"]}}}"#,
+            r#"{"mcpServers": {"notarai": {"url": "http://localhost:1/mcp"}}}"#,
         ] {
-            let after = add_toml_server(Some(before), "mcp_servers")
-                .unwrap()
-                .unwrap();
-            let v: toml_edit::DocumentMut = after.parse().unwrap();
-            assert_eq!(
-                v["mcp_servers"]["notarai"]["command"].as_str(),
-                Some("notarai")
-            );
-            assert_eq!(add_toml_server(Some(&after), "mcp_servers").unwrap(), None);
-            let removed = remove_toml_server(&after, "mcp_servers").unwrap();
-            if before.is_empty() {
-                assert!(matches!(removed, Change::Delete(_)));
-            } else {
-                assert_eq!(removed, Change::Write(before.to_string()), "{after}");
+            assert_eq!(merge_mcp(Some(existing)).unwrap(), None, "{existing}");
+        }
+        let bare = r#"{"mcpServers": {"notarai": {"env": {"A": "1"}}}}"#;
+        let merged = value(&merge_mcp(Some(bare)).unwrap().unwrap());
+        assert_eq!(merged["mcpServers"]["notarai"]["env"]["A"], "1");
+        assert_eq!(merged["mcpServers"]["notarai"]["args"], json!(["mcp"]));
+    }
+
+    #[test]
+    fn mcp_created_from_nothing() {
+        let text = merge_mcp(None).unwrap().unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"mcpServers\": {\n    \"notarai\": {\n      \"type\": \"stdio\",\n      \"command\": \"notarai\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n"
+        );
+        assert_eq!(merge_mcp(Some(&text)).unwrap(), None);
+    }
+
+    #[test]
+    fn mcp_keeps_every_byte_it_does_not_add() {
+        let before = "{\"z\": 12345678901234567890123, \"mcpServers\": {\n    \"other\": {\"command\": \"x\"}\n}, \"a\": [1.0e3]}";
+        let after = merge_mcp(Some(before)).unwrap().unwrap();
+        let (head, tail) = before.split_at(before.find("\n}").unwrap());
+        assert!(after.starts_with(head) && after.ends_with(tail), "{after}");
+        assert_eq!(
+            value(&after)["mcpServers"]["notarai"],
+            server_entry(CLAUDE_SHAPE)
+        );
+        assert_eq!(merge_mcp(Some(&after)).unwrap(), None);
+    }
+
+    #[test]
+    fn malformed_duplicate_and_misshapen_files_are_errors() {
+        match merge_mcp(Some("{\n  \"mcpServers\": {,\n}")) {
+            Err(MergeError::Parse { line, column, .. }) => assert_eq!((line, column), (2, 18)),
+            other => panic!("{other:?}"),
+        }
+        match merge_settings(Some("{\"hooks\": {},\n \"hooks\": {}}")) {
+            Err(MergeError::Parse {
+                line,
+                column,
+                message,
+            }) => {
+                assert_eq!((line, column), (2, 2));
+                assert!(message.contains("duplicate key `hooks`"), "{message}");
             }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(merge_mcp(Some("[]")), Err(MergeError::Shape(_))));
+        assert!(matches!(
+            merge_mcp(Some(r#"{"mcpServers": 3}"#)),
+            Err(MergeError::Shape(_))
+        ));
+        assert!(matches!(
+            merge_mcp(Some(r#"{"mcpServers": {"notarai": "x"}}"#)),
+            Err(MergeError::Shape(_))
+        ));
+        assert!(matches!(
+            merge_settings(Some(r#"{"hooks": {"PostToolUse": {}}}"#)),
+            Err(MergeError::Shape(_))
+        ));
+    }
+
+    #[test]
+    fn settings_hook_appended_once() {
+        let before = r#"{"model": "x", "hooks": {"PreToolUse": [], "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hi"}]}]}}"#;
+        let after = merge_settings(Some(before)).unwrap().unwrap();
+        let v = value(&after);
+        let groups = v["hooks"]["PostToolUse"].as_array().unwrap();
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[0]["matcher"], "Bash");
+        assert_eq!(groups[1], hook_item(CLAUDE_HOOK, CLAUDE_COMMAND));
+        assert_eq!(merge_settings(Some(&after)).unwrap(), None);
+    }
+
+    #[test]
+    fn the_matcher_is_widened_or_the_hook_moved() {
+        let alone = r#"{"hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "/bin/notarai hook validate"}]}]}}"#;
+        let after = merge_settings(Some(alone)).unwrap().unwrap();
+        assert_eq!(after, alone.replace("Write|Edit", "Write|Edit|MultiEdit"));
+        let shared = r#"{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "prettier"}, {"type": "command", "command": "notarai hook validate"}]}]}}"#;
+        let v = value(&merge_settings(Some(shared)).unwrap().unwrap());
+        let groups = v["hooks"]["PostToolUse"].as_array().unwrap();
+        assert_eq!(
+            groups[0],
+            json!({"matcher": "Write", "hooks": [{"type": "command", "command": "prettier"}]})
+        );
+        assert_eq!(groups[1], hook_item(CLAUDE_HOOK, CLAUDE_COMMAND));
+        for covered in ["", "*", "MultiEdit|Edit|Write|NotebookEdit"] {
+            let text = alone.replace("Write|Edit", covered);
+            assert_eq!(merge_settings(Some(&text)).unwrap(), None, "{covered}");
         }
     }
 }
