@@ -36,8 +36,6 @@ pub use planned::{FileChange, InitError, MergeDriver, Outcome, Plan};
 pub const GITIGNORE: &str = ".gitignore";
 /// The git attributes file at the root, where the state file's merge driver is named.
 pub const GITATTRIBUTES: &str = ".gitattributes";
-/// Claude Code's instructions file.
-pub const CLAUDE_MD: &str = "CLAUDE.md";
 /// The JSON Schema of the spec format, for editors.
 pub const SCHEMA_JSON: &str = crate::layout::SCHEMA_FILE;
 /// The short explanation of the spec folder.
@@ -359,16 +357,19 @@ pub fn plan(root: &Path, options: Options) -> Plan {
     }
 }
 
+/// The spec folder's README, naming the reconcile workflow.
+fn spec_readme() -> String {
+    include_str!("templates/notarai_readme.md")
+        .replace("{reconcile}", crate::workflow::RECONCILE.name)
+}
+
 /// The files every setup has: the cache ignored, the schema, the spec
 /// folder's README and the starter spec.
 fn plan_common(p: &mut Planner) {
     let root = p.root;
     p.derive(GITIGNORE, |old| Some(gitignore::ensure_cache_ignored(old)));
     p.schema(SCHEMA_JSON);
-    p.derive(SPEC_README, |old| {
-        old.is_none()
-            .then(|| include_str!("templates/notarai_readme.md").to_string())
-    });
+    p.derive(SPEC_README, |old| old.is_none().then(spec_readme));
     let specs = crate::project::load_specs(root);
     if specs.specs.is_empty() && specs.invalid.is_empty() {
         let text = starter::system_spec(&starter::StarterInputs::scan(root));

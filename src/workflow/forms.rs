@@ -18,6 +18,19 @@ pub enum Form {
     VscodePrompt,
 }
 
+impl Form {
+    /// What an agent calls a workflow in this form (`skill`), for the
+    /// instruction files' section.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Form::Skill => "skill",
+            Form::CursorRule => "rule",
+            Form::GeminiCommand => "command",
+            Form::VscodePrompt => "prompt",
+        }
+    }
+}
+
 impl Workflow {
     /// The workflow in `form`.
     pub fn render(&self, form: Form) -> String {

@@ -5,18 +5,33 @@
 
 use super::merge::Change;
 use super::parts::parts;
-use super::{AGENTS, Agent, AgentId, agent};
+use super::{AGENTS, Agent, AgentId, Mcp, agent};
 use crate::init::{
-    CLAUDE_MD, GITATTRIBUTES, GITIGNORE, MergeDriver, Planner, SCHEMA_JSON, SPEC_README,
-    STARTER_SPEC, claude_md, generated, gitignore, starter,
+    GITATTRIBUTES, GITIGNORE, MergeDriver, Planner, SCHEMA_JSON, SPEC_README, STARTER_SPEC,
+    claude_md, generated, gitignore, starter,
 };
+use crate::workflow::{self, Readers};
 
 /// The shared instruction file most agents read.
 const AGENTS_MD: &str = "AGENTS.md";
 
-/// The notarai section of an instruction file other than `CLAUDE.md`.
-fn agents_section() -> &'static str {
-    include_str!("../templates/agents_section.md")
+/// notarai's section of the instruction file `file`, rendered from the
+/// workflows: for the file of one agent alone (`CLAUDE.md`, `GEMINI.md`),
+/// in that agent's terms (its form of the workflows, its MCP file, its
+/// hook); for `AGENTS.md`, which several agents read, in everyone's.
+fn section_for(file: &str) -> String {
+    let own = AGENTS
+        .iter()
+        .find(|a| file != AGENTS_MD && a.instructions[0] == file);
+    let readers = match own.map(|a| (a, a.workflows, a.mcp)) {
+        Some((a, Some(workflows), Mcp::Project(mcp))) => Readers::One {
+            form: workflows.form.noun(),
+            mcp_file: mcp.files[0],
+            hook: a.hook.is_some(),
+        },
+        _ => Readers::Shared,
+    };
+    workflow::section(readers)
 }
 
 /// Whether an instruction text imports `AGENTS.md` (a line `@AGENTS.md`).
@@ -111,12 +126,8 @@ fn plan_section(p: &mut Planner, file: &'static str) {
         return;
     }
     let Ok(existing) = p.read(file) else { return };
-    let section = if file == CLAUDE_MD {
-        claude_md::section()
-    } else {
-        agents_section()
-    };
-    let up = claude_md::upsert_with(existing.as_deref(), section);
+    let section = section_for(file);
+    let up = claude_md::upsert_with(existing.as_deref(), &section);
     p.generated(file, existing.as_deref(), up.text, up.replaces);
 }
 
@@ -161,7 +172,7 @@ pub fn plan_remove(p: &mut Planner, ids: &[AgentId], everything: bool) -> MergeD
     }
     p.change(GITIGNORE, |t| Ok(gitignore::remove_cache_line(t)));
     p.remove_generated(SCHEMA_JSON);
-    p.remove_if_equal(SPEC_README, include_str!("../templates/notarai_readme.md"));
+    p.remove_if_equal(SPEC_README, &crate::init::spec_readme());
     let starter = starter::system_spec(&starter::StarterInputs::scan(p.root));
     p.remove_if_equal(STARTER_SPEC, &starter);
     p.change(GITATTRIBUTES, |t| Ok(remove_attributes_line(t)));
