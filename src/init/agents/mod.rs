@@ -168,6 +168,8 @@ pub struct Agent {
     /// Folders and files whose presence shows the repository uses this
     /// agent (for `init` without `--agents`).
     pub signs: &'static [&'static str],
+    /// Set up by `init` without `--agents` even when no sign of it is found.
+    pub by_default: bool,
     /// Where its MCP server entry goes.
     pub mcp: Mcp,
     /// The instruction files it reads, the one notarai writes to first.
@@ -288,7 +290,8 @@ impl std::fmt::Display for Reason {
 }
 
 /// The agents a repository already uses (a sign of each found at `root`),
-/// plus Claude Code, each with why, in [`AgentId::ALL`] order.
+/// plus those set up by default (Claude Code), each with why, in
+/// [`AgentId::ALL`] order.
 pub fn detect(root: &Path) -> Vec<(AgentId, Reason)> {
     AGENTS
         .iter()
@@ -297,10 +300,10 @@ pub fn detect(root: &Path) -> Vec<(AgentId, Reason)> {
                 .signs
                 .iter()
                 .find(|s| root.join(s).symlink_metadata().is_ok());
-            match (found, a.id) {
-                (Some(sign), _) => Some((a.id, Reason::Found(sign))),
-                (None, AgentId::Claude) => Some((AgentId::Claude, Reason::Default)),
-                (None, _) => None,
+            match found {
+                Some(sign) => Some((a.id, Reason::Found(sign))),
+                None if a.by_default => Some((a.id, Reason::Default)),
+                None => None,
             }
         })
         .collect()

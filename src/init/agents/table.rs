@@ -17,6 +17,7 @@ pub const AGENTS: &[Agent] = &[
     Agent {
         id: AgentId::Claude,
         signs: &[".claude", "CLAUDE.md", ".mcp.json"],
+        by_default: true,
         mcp: Mcp::Project(McpFile {
             files: &[".mcp.json"],
             format: Format::Json,
@@ -65,6 +66,7 @@ pub const AGENTS: &[Agent] = &[
     Agent {
         id: AgentId::Codex,
         signs: &[".codex", "AGENTS.override.md"],
+        by_default: false,
         mcp: Mcp::Project(McpFile {
             files: &[".codex/config.toml"],
             format: Format::Toml,
@@ -100,6 +102,7 @@ pub const AGENTS: &[Agent] = &[
     Agent {
         id: AgentId::Cursor,
         signs: &[".cursor", ".cursorrules"],
+        by_default: false,
         mcp: Mcp::Project(McpFile {
             files: &[".cursor/mcp.json"],
             format: Format::Json,
@@ -137,6 +140,7 @@ pub const AGENTS: &[Agent] = &[
     Agent {
         id: AgentId::Gemini,
         signs: &[".gemini", "GEMINI.md"],
+        by_default: false,
         mcp: Mcp::Project(McpFile {
             files: &[".gemini/settings.json"],
             format: Format::Jsonc,
@@ -173,6 +177,7 @@ pub const AGENTS: &[Agent] = &[
     Agent {
         id: AgentId::Vscode,
         signs: &[".vscode", ".github/copilot-instructions.md"],
+        by_default: false,
         mcp: Mcp::Project(McpFile {
             files: &[".vscode/mcp.json"],
             format: Format::Jsonc,
@@ -212,6 +217,7 @@ pub const AGENTS: &[Agent] = &[
     Agent {
         id: AgentId::Opencode,
         signs: &[".opencode", "opencode.json", "opencode.jsonc"],
+        by_default: false,
         mcp: Mcp::Project(McpFile {
             files: &["opencode.json", "opencode.jsonc"],
             format: Format::Jsonc,
@@ -243,6 +249,7 @@ pub const AGENTS: &[Agent] = &[
     Agent {
         id: AgentId::Zed,
         signs: &[".zed", ".rules"],
+        by_default: false,
         mcp: Mcp::Project(McpFile {
             files: &[".zed/settings.json"],
             format: Format::Jsonc,
@@ -271,6 +278,7 @@ pub const AGENTS: &[Agent] = &[
     Agent {
         id: AgentId::Windsurf,
         signs: &[".windsurf", ".windsurfrules"],
+        by_default: false,
         mcp: Mcp::UserOnly {
             path: "~/.codeium/windsurf/mcp_config.json",
             servers: &["mcpServers"],
