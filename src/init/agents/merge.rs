@@ -721,4 +721,26 @@ mod tests {
             assert_eq!(merge_settings(Some(&text)).unwrap(), None, "{covered}");
         }
     }
+
+    #[test]
+    fn every_grouped_hook_gets_its_matcher_widened_in_jsonc_too() {
+        let gemini = HookKind::Grouped {
+            event: "AfterTool",
+            matcher: "write_file|replace",
+            extra: r#"{"name": "notarai", "timeout": 60000}"#,
+        };
+        let command = "notarai hook validate --agent gemini";
+        let before = "{\n  // mine\n  \"hooks\": {\"AfterTool\": [{\"matcher\": \"write_file\", \"hooks\": [{\"command\": \"/bin/notarai hook validate --agent gemini\"}]}],},\n}\n";
+        let after = add_hook(Some(before), Format::Jsonc, gemini, command)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            after,
+            before.replace("\"write_file\"", "\"write_file|replace\"")
+        );
+        assert_eq!(
+            add_hook(Some(&after), Format::Jsonc, gemini, command).unwrap(),
+            None
+        );
+    }
 }
