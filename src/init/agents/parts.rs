@@ -236,6 +236,7 @@ impl Part {
 
 #[cfg(test)]
 mod tests {
+    use super::merge::Change;
     use super::*;
 
     #[test]
@@ -275,6 +276,85 @@ mod tests {
             };
             assert_eq!(generated::origin(&stamped), generated::Origin::Unedited);
             assert!(stamped.starts_with(&body));
+        }
+    }
+
+    /// Small JSON values: nested objects and arrays of scalars.
+    fn value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        use serde_json::Value;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "[a-z\"é]{0,4}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..3).prop_map(Value::from),
+                proptest::collection::btree_map("[a-z]{1,2}", inner, 0..3)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// For every row of the table, each JSON part (the MCP entry, the
+        /// hooks) added to any object, in any layout, with or without
+        /// comments where the format allows them, and taken out again gives
+        /// back every byte (or deletes a file that was an empty object).
+        #[test]
+        fn every_agents_json_parts_come_out_as_they_went_in(
+            doc in proptest::collection::btree_map("[a-z]{1,2}", value(), 0..4),
+            pretty in proptest::bool::ANY,
+            comment in proptest::bool::ANY,
+        ) {
+            let doc = serde_json::Value::Object(doc.into_iter().collect());
+            let mut plain = match pretty {
+                true => serde_json::to_string_pretty(&doc).unwrap(),
+                false => serde_json::to_string(&doc).unwrap(),
+            };
+            plain.push('\n');
+            let commented = format!("// mine\n{plain}");
+            for a in super::super::AGENTS {
+                let mut edits: Vec<(Format, Box<dyn Fn(&str) -> (String, Change)>)> = Vec::new();
+                if let Mcp::Project(file) = a.mcp
+                    && file.format != Format::Toml
+                {
+                    edits.push((file.format, Box::new(move |text: &str| {
+                        let added = merge::add_json_server(Some(text), file.format, file.servers, file.shape)
+                            .unwrap()
+                            .unwrap();
+                        let removed = merge::remove_json_server(&added, file.format, file.servers, file.shape).unwrap();
+                        (added, removed)
+                    })));
+                }
+                let hooks = [(a.hook, hook_command(a.id)), (a.context_hook, context_hook_command(a.id))];
+                for (hook, command) in hooks {
+                    let Some(hook) = hook.filter(|h| !matches!(h.kind, HookKind::Plugin { .. })) else {
+                        continue;
+                    };
+                    edits.push((hook.format, Box::new(move |text: &str| {
+                        let added = merge::add_hook(Some(text), hook.format, hook.kind, &command)
+                            .unwrap()
+                            .unwrap();
+                        let removed = merge::remove_hook(&added, hook.format, hook.kind, std::slice::from_ref(&command)).unwrap();
+                        (added, removed)
+                    })));
+                }
+                for (format, edit) in edits {
+                    let text = match (format, comment) {
+                        (Format::Jsonc, true) => commented.as_str(),
+                        _ => plain.as_str(),
+                    };
+                    let (added, removed) = edit(text);
+                    let expected = match doc.as_object().unwrap().is_empty() && text == plain {
+                        true => Change::Delete(text.to_string()),
+                        false => Change::Write(text.to_string()),
+                    };
+                    proptest::prop_assert_eq!(removed, expected, "{:?}: {}", a.id, added);
+                }
+            }
         }
     }
 }
