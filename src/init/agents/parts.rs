@@ -279,6 +279,9 @@ mod tests {
         }
     }
 
+    /// An edit added then removed: the text in between and the removal.
+    type RoundTrip = Box<dyn Fn(&str) -> (String, Change)>;
+
     /// Small JSON values: nested objects and arrays of scalars.
     fn value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
         use proptest::prelude::*;
@@ -317,7 +320,7 @@ mod tests {
             plain.push('\n');
             let commented = format!("// mine\n{plain}");
             for a in super::super::AGENTS {
-                let mut edits: Vec<(Format, Box<dyn Fn(&str) -> (String, Change)>)> = Vec::new();
+                let mut edits: Vec<(Format, RoundTrip)> = Vec::new();
                 if let Mcp::Project(file) = a.mcp
                     && file.format != Format::Toml
                 {
