@@ -19,7 +19,7 @@
 //! accepted where notarai refuses it with its position. Crates that strip
 //! comments (`json_comments`) or reformat the whole text (`json5format`)
 //! do not edit in place. One merger sits on this editor:
-//! `init/agents/merge.rs`.
+//! `init/agents/merge/`.
 
 use serde_json::Value;
 

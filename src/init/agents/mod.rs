@@ -6,7 +6,7 @@
 //!
 //! Nothing else in notarai names an agent's files: `parts.rs` derives from a
 //! row the parts `init` adds, and `--remove` takes out the same parts with
-//! the inverse of the same merger (`merge.rs` for JSON and JSON with
+//! the inverse of the same merger (`merge/` for JSON and JSON with
 //! comments, `merge_toml.rs` for TOML); `inspect.rs` reads a row back for
 //! `notarai doctor`.
 //!
