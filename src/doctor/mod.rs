@@ -136,7 +136,7 @@ pub fn detect(root: &Path) -> Vec<(AgentId, Selection)> {
                 || seen.hook.as_ref().is_some_and(|h| h.exists)
                 || (seen.mcp.user_file.is_some()
                     && agents::agent(*id)
-                        .signs()
+                        .signs
                         .iter()
                         .any(|s| root.join(s).symlink_metadata().is_ok()))
         })
@@ -189,7 +189,7 @@ fn check_project_file(
 ) -> Option<ServerEntry> {
     let mcp = &seen.mcp;
     let file = mcp.file.clone().unwrap_or_default();
-    let servers_key = match agents::agent(agent).mcp() {
+    let servers_key = match agents::agent(agent).mcp {
         Mcp::Project(f) => f.servers.join("."),
         Mcp::UserOnly { servers, .. } => servers.join("."),
     };
@@ -301,7 +301,7 @@ fn check_user_file(
     options: &Options,
     out: &mut Vec<Check>,
 ) -> Option<ServerEntry> {
-    let servers_key = match agents::agent(agent).mcp() {
+    let servers_key = match agents::agent(agent).mcp {
         Mcp::UserOnly { servers, .. } => servers,
         Mcp::Project(f) => f.servers,
     };

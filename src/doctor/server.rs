@@ -199,7 +199,7 @@ fn may_start(
     }
     // The user's own file (Windsurf's, in the home folder) is theirs, not
     // the repository's.
-    if matches!(agents::agent(agent).mcp(), Mcp::UserOnly { .. }) {
+    if matches!(agents::agent(agent).mcp, Mcp::UserOnly { .. }) {
         return Ok(());
     }
     let exe = std::env::current_exe().ok();

@@ -77,7 +77,7 @@ pub fn read_entry(path: &Path, servers: &[&str]) -> UserEntry {
             m.iter().find(|(_, e)| {
                 e.get("command")
                     .and_then(Value::as_str)
-                    .is_some_and(crate::init::json_merge::is_notarai_program)
+                    .is_some_and(crate::init::agents::is_notarai_program)
             })
         })
     }) else {
@@ -155,12 +155,12 @@ pub fn misplaced_entry(root: &Path, rel: &str, servers_key: &str) -> Option<Stri
                         let command = e.get("command");
                         command
                             .and_then(Value::as_str)
-                            .is_some_and(crate::init::json_merge::is_notarai_program)
+                            .is_some_and(crate::init::agents::is_notarai_program)
                             || command
                                 .and_then(Value::as_array)
                                 .and_then(|a| a.first())
                                 .and_then(Value::as_str)
-                                .is_some_and(crate::init::json_merge::is_notarai_program)
+                                .is_some_and(crate::init::agents::is_notarai_program)
                     })
             })
         })

@@ -19,16 +19,6 @@ const BEGIN: &str = "<!-- notarai:begin";
 /// The end marker line.
 const END: &str = "<!-- notarai:end -->";
 
-/// The section's text as notarai writes it, without markers.
-pub fn section() -> &'static str {
-    include_str!("templates/claude_section.md")
-}
-
-/// The section with its markers, in line ending `eol`.
-pub fn marked_section(eol: &str) -> String {
-    marked(section(), eol)
-}
-
 /// `section` (a Markdown text starting with its heading) between
 /// notarai's markers, in line ending `eol`.
 pub fn marked(section: &str, eol: &str) -> String {
@@ -365,9 +355,23 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// A section as notarai writes it, without markers.
+    fn section() -> String {
+        crate::workflow::section(crate::workflow::Readers::One {
+            form: "skill",
+            mcp_file: ".mcp.json",
+            hook: true,
+        })
+    }
+
+    /// The section with its markers, in line ending `eol`.
+    fn marked_section(eol: &str) -> String {
+        marked(&section(), eol)
+    }
+
     /// `CLAUDE.md` with notarai's section in place.
     fn upsert(existing: Option<&str>) -> Upsert {
-        upsert_with(existing, section())
+        upsert_with(existing, &section())
     }
 
     fn bare_range(text: &str) -> (usize, usize) {

@@ -8,6 +8,18 @@
 //! trailing commas are blanked to spaces in a shadow copy of the text (every
 //! byte offset stays the same), the shadow is parsed, and edits are spliced
 //! into the real text, so comments survive where they are.
+//!
+//! Why not a crate: `jsonc-parser` 0.34 with its `cst` feature (dprint's
+//! format-preserving JSONC editor, the maintained candidate) was measured
+//! with this module's round-trip property (insert a member, remove it, every
+//! byte back) and its fixed cases: 998 of 2,000 generated documents and 2 of
+//! 14 fixed cases did not come back byte for byte (an insertion into a
+//! one-line object rewrites it on several lines), removing the only member
+//! of `{ /* a */ "m": 1 }` drops the comment, and a key given twice is
+//! accepted where notarai refuses it with its position. Crates that strip
+//! comments (`json_comments`) or reformat the whole text (`json5format`)
+//! do not edit in place. One merger sits on this editor:
+//! `init/agents/merge/`.
 
 use serde_json::Value;
 

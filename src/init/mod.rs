@@ -27,22 +27,15 @@ pub mod fsio;
 pub mod generated;
 pub mod gitignore;
 pub mod json_edit;
-pub mod json_merge;
 mod planned;
 pub mod starter;
 
 pub use planned::{FileChange, InitError, MergeDriver, Outcome, Plan};
 
-/// Where the MCP server is registered.
-pub const MCP_JSON: &str = ".mcp.json";
 /// The git ignore file at the root.
 pub const GITIGNORE: &str = ".gitignore";
 /// The git attributes file at the root, where the state file's merge driver is named.
 pub const GITATTRIBUTES: &str = ".gitattributes";
-/// Claude Code's project settings, where the hook goes.
-pub const SETTINGS_JSON: &str = ".claude/settings.json";
-/// Claude Code's instructions file.
-pub const CLAUDE_MD: &str = "CLAUDE.md";
 /// The JSON Schema of the spec format, for editors.
 pub const SCHEMA_JSON: &str = crate::layout::SCHEMA_FILE;
 /// The short explanation of the spec folder.
@@ -364,16 +357,19 @@ pub fn plan(root: &Path, options: Options) -> Plan {
     }
 }
 
+/// The spec folder's README, naming the reconcile workflow.
+fn spec_readme() -> String {
+    include_str!("templates/notarai_readme.md")
+        .replace("{reconcile}", crate::workflow::RECONCILE.name)
+}
+
 /// The files every setup has: the cache ignored, the schema, the spec
 /// folder's README and the starter spec.
 fn plan_common(p: &mut Planner) {
     let root = p.root;
     p.derive(GITIGNORE, |old| Some(gitignore::ensure_cache_ignored(old)));
     p.schema(SCHEMA_JSON);
-    p.derive(SPEC_README, |old| {
-        old.is_none()
-            .then(|| include_str!("templates/notarai_readme.md").to_string())
-    });
+    p.derive(SPEC_README, |old| old.is_none().then(spec_readme));
     let specs = crate::project::load_specs(root);
     if specs.specs.is_empty() && specs.invalid.is_empty() {
         let text = starter::system_spec(&starter::StarterInputs::scan(root));
@@ -435,8 +431,8 @@ mod tests {
     #[test]
     fn problem_display_puts_the_position_after_the_path() {
         let parse = InitError::from_merge(
-            MCP_JSON,
-            json_merge::MergeError::Parse {
+            ".mcp.json",
+            agents::merge::MergeError::Parse {
                 line: 2,
                 column: 18,
                 message: "key must be a string".into(),
@@ -446,7 +442,10 @@ mod tests {
             parse.to_string(),
             ".mcp.json:2:18: not valid JSON: key must be a string"
         );
-        let shape = InitError::from_merge(SETTINGS_JSON, json_merge::MergeError::Shape("x".into()));
+        let shape = InitError::from_merge(
+            ".claude/settings.json",
+            agents::merge::MergeError::Shape("x".into()),
+        );
         assert_eq!(
             shape.to_string(),
             ".claude/settings.json: unexpected shape: x"

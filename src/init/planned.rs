@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::{agents, json_merge};
+use super::agents;
 
 /// What `notarai init` does to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,10 +121,10 @@ fn at_position(position: Option<(usize, usize)>, message: &str) -> String {
 
 impl InitError {
     /// The problem of a JSON file that cannot be merged.
-    pub(super) fn from_merge(path: &str, error: json_merge::MergeError) -> InitError {
+    pub(super) fn from_merge(path: &str, error: agents::merge::MergeError) -> InitError {
         let path = path.to_string();
         match error {
-            json_merge::MergeError::Parse {
+            agents::merge::MergeError::Parse {
                 line,
                 column,
                 message,
@@ -136,7 +136,7 @@ impl InitError {
                 path,
                 position: Some((line, column)),
             },
-            json_merge::MergeError::Shape(message) => InitError {
+            agents::merge::MergeError::Shape(message) => InitError {
                 path,
                 position: None,
                 message: format!("unexpected shape: {message}"),

@@ -66,12 +66,12 @@ fn quote(text: &str) -> String {
 /// listed in. It has no behaviors yet, so it is honestly `tier: registered`
 /// (intent and file mapping only) until someone describes the project.
 pub fn system_spec(inputs: &StarterInputs) -> String {
-    let mut out = String::from(
+    let mut out = format!(
         "# yaml-language-server: $schema=./notarai.spec.json\n\
          #\n\
          # Starter system spec written by `notarai init`. Replace the intent with\n\
          # what this project is for, then add one spec per component and list it\n\
-         # under `subsystems` (the `notarai-bootstrap` skill drafts them).\n\
+         # under `subsystems` (the `{}` skill drafts them).\n\
          schema_version: '0.8'\n\
          intent: |\n  \
            TODO: say in two to four sentences what this project is for and who\n  \
@@ -82,6 +82,7 @@ pub fn system_spec(inputs: &StarterInputs) -> String {
          # A spec with a `subsystems` key is the system spec. Add component specs\n\
          # as `- $ref: ./component.spec.yaml`.\n\
          subsystems: []\n",
+        crate::workflow::BOOTSTRAP.name
     );
     match &inputs.readme {
         Some(readme) => {

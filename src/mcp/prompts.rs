@@ -19,11 +19,6 @@ use crate::repo_path::RepoPath;
 use crate::review;
 use crate::workflow::{self, ArgumentKind, Workflow};
 
-/// What a read-only server adds to the reconcile prompt.
-const READ_ONLY_NOTE: &str = "This server is read-only (`notarai mcp --read-only`): \
-     `mark_reconciled` and `snapshot_state` are not available here. Report what you found; \
-     recording is left to a server started without `--read-only`.";
-
 fn invalid(message: String, hint: &str) -> ErrorData {
     super::tools::rpc_error(crate::error::Error::invalid(message).hinted(hint))
 }
@@ -148,12 +143,13 @@ pub fn get(
         ));
     }
     let pairs: Vec<(&str, &str)> = given.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    let extra: &[&str] = if read_only && workflow.tools().contains(&"mark_reconciled") {
-        &[READ_ONLY_NOTE]
-    } else {
-        &[]
-    };
-    let text = workflow.prompt_text(&pairs, extra);
+    // On a read-only server, the prompt says which of its tools are not
+    // there (from the tools table's access).
+    let note = read_only
+        .then(|| workflow.read_only_note(&super::tools::writing()))
+        .flatten();
+    let extra: Vec<&str> = note.as_deref().into_iter().collect();
+    let text = workflow.prompt_text(&pairs, &extra);
     Ok(
         GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
             .with_description(workflow.prompt.title),

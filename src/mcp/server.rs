@@ -152,12 +152,8 @@ impl NotaraiServer {
         text.push_str(crate::page::FOLLOW_CURSOR);
         text.push_str(REVISIONS_SERVED);
         if self.read_only {
-            text.push_str(
-                "\nThis server is read-only (`notarai mcp --read-only`): it offers no tool that \
-                 writes (`mark_reconciled`, `report_drift`, `snapshot_state`, `clear_cache`) and writes nothing \
-                 under .notarai/. Report what you find; recording a pass needs a server started \
-                 without `--read-only`.",
-            );
+            text.push('\n');
+            text.push_str(&crate::workflow::read_only_server(&super::tools::writing()));
         }
         text.push_str(&format!("\nSpecs loaded: {}.", status.loaded));
         match &status.system {

@@ -165,6 +165,16 @@ fn clear_cache(
     review::clear_cache(project)
 }
 
+/// The names of the tools that write (not read-only), in table order: what
+/// a read-only server does not offer.
+pub fn writing() -> Vec<&'static str> {
+    TOOLS
+        .iter()
+        .filter(|t| matches!(t.access, Access::Write { .. }))
+        .map(|t| t.name)
+        .collect()
+}
+
 /// The tools, in the order of a reconciliation pass: the one table the
 /// declarations, the dispatch and the line framing all read.
 pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {

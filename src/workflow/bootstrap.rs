@@ -9,6 +9,7 @@ pub const BOOTSTRAP: Workflow = Workflow {
                   a system spec plus one spec per component. Use when .notarai/ holds only the \
                   starter spec, or when the user asks to write specs for the project or a part \
                   of it.",
+    when: "If `.notarai/` holds only the starter spec, draft real specs",
     pass_name: "Drafting the first specs",
     heading: "Draft the first specs of a codebase",
     intro: "Specs say what the project should do, in plain language, and which files each

@@ -5,7 +5,43 @@
 
 use super::Workflow;
 
+/// A form an agent reads a workflow in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// A skill (`SKILL.md`): Claude Code, Codex CLI, opencode, Zed.
+    Skill,
+    /// A Cursor rule (`.mdc`).
+    CursorRule,
+    /// A Gemini CLI custom command (TOML).
+    GeminiCommand,
+    /// A VS Code prompt file (`.prompt.md`).
+    VscodePrompt,
+}
+
+impl Form {
+    /// What an agent calls a workflow in this form (`skill`), for the
+    /// instruction files' section.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Form::Skill => "skill",
+            Form::CursorRule => "rule",
+            Form::GeminiCommand => "command",
+            Form::VscodePrompt => "prompt",
+        }
+    }
+}
+
 impl Workflow {
+    /// The workflow in `form`.
+    pub fn render(&self, form: Form) -> String {
+        match form {
+            Form::Skill => self.skill(),
+            Form::CursorRule => self.cursor_rule(),
+            Form::GeminiCommand => self.gemini_command(),
+            Form::VscodePrompt => self.vscode_prompt(),
+        }
+    }
+
     /// The text under the skill's front matter: heading, introduction,
     /// steps and notes.
     pub fn body(&self) -> String {

@@ -6,18 +6,24 @@
 //! work with notarai is rendered from here, so the texts cannot name
 //! different steps or tools: the server's `instructions` ([`Workflow::pass`]),
 //! the notes in the tools' descriptions ([`Workflow::tool_note`]), the
-//! Claude Code skills ([`Workflow::skill`]) and the MCP prompts
-//! ([`Workflow::prompt`], the skill's steps under the arguments given). A
+//! skills and the other agents' forms ([`Workflow::render`]), the MCP
+//! prompts ([`Workflow::prompt`], the skill's steps under the arguments
+//! given), the
+//! section `init` writes into the agents' instruction files ([`section`])
+//! and what a read-only server says it cannot do ([`read_only_server`]). A
 //! leaf module: it imports nothing of notarai.
 //!
 //! A step's text may name another step as `{step:<id>}`; it is rendered as
 //! `step <number>`, so adding a step renumbers every reference.
 
+mod advice;
 mod bootstrap;
 mod forms;
 mod reconcile;
 
+pub use advice::{Readers, read_only_server, section};
 pub use bootstrap::BOOTSTRAP;
+pub use forms::Form;
 pub use reconcile::RECONCILE;
 
 /// One step of a workflow.
@@ -93,10 +99,14 @@ pub struct Prompt {
 /// in order and closing notes.
 #[derive(Debug, Clone, Copy)]
 pub struct Workflow {
-    /// The skill's name (`notarai-reconcile`).
+    /// The skill's name (`notarai-<pass>`), which every form and the
+    /// instruction files' section use.
     pub name: &'static str,
     /// The skill's description: when an agent should use it.
     pub description: &'static str,
+    /// When to follow it, the start of a sentence for the instruction
+    /// files' section ("After changing code, ..., reconcile").
+    pub when: &'static str,
     /// What a pass is called in the short form ("A reconciliation pass").
     pub pass_name: &'static str,
     /// The skill's heading.

@@ -9,6 +9,7 @@ pub const RECONCILE: Workflow = Workflow {
     description: "Reconcile this branch's changes with the project's NotarAI specs \
                   (.notarai/*.spec.yaml). Use after editing code, docs or specs, before calling \
                   a task done, or when the user asks to check for spec drift or to reconcile.",
+    when: "After changing code, docs or specs, and before calling a task done, reconcile",
     pass_name: "A reconciliation pass",
     heading: "Reconcile changes with the specs",
     intro: "Goal: every spec touched by this branch still tells the truth about the files it

@@ -464,7 +464,9 @@ fn this_repository_is_set_up_and_its_specs_are_valid() {
     let mcp = read_json(root, ".mcp.json");
     assert_eq!(
         mcp["mcpServers"]["notarai"],
-        notarai::init::json_merge::server_entry()
+        notarai::init::agents::server_entry(notarai::init::agents::EntryShape::CommandArgs {
+            typed: Some("stdio")
+        })
     );
     let specs = notarai::project::load_specs(root);
     assert!(specs.invalid.is_empty(), "{:#?}", specs.invalid);

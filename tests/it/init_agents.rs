@@ -1031,3 +1031,38 @@ fn remove_names_itself_when_a_file_cannot_be_edited() {
         "{\n  \"mcpServers\": {\n"
     );
 }
+
+/// One table of per-agent facts: outside `src/init/agents/table.rs` (and
+/// `src/agent.rs`, which names the agents), no code names one particular
+/// agent (`AgentId::Claude`, ...), so no fact about an agent can hide in a
+/// `match` elsewhere, and `init`, `--remove` and `doctor` derive everything
+/// from its row.
+#[test]
+fn only_the_agents_table_names_a_particular_agent() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let variants: Vec<String> = AgentId::ALL
+        .iter()
+        .map(|id| format!("AgentId::{id:?}"))
+        .collect();
+    let mut found = Vec::new();
+    for entry in notarai::walk::files(&src, "") {
+        if !entry.rel.ends_with(".rs")
+            || entry.rel == "agent.rs"
+            || entry.rel == "init/agents/table.rs"
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&entry.path).unwrap();
+        // Unit tests may name any agent.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for variant in &variants {
+            if code.contains(variant.as_str()) {
+                found.push(format!("{}: {variant}", entry.rel));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a fact about one agent outside its row of init::agents::AGENTS: {found:?}"
+    );
+}

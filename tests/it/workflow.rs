@@ -219,3 +219,53 @@ fn every_agents_form_names_the_same_tools_in_the_same_order() {
         assert_eq!(prompt, workflow.body());
     }
 }
+
+/// The texts around the workflows (the server's instructions and prompts,
+/// `init`'s templates and code, the advice rendered in `src/workflow/`)
+/// name no tool and no workflow by hand: tools come from the tools table
+/// (`notarai::mcp::tools::TOOLS`, with its access), workflows from
+/// `notarai::workflow`, so a renamed tool or workflow cannot leave a stale
+/// copy. Only the steps themselves (`reconcile.rs`, `bootstrap.rs`) and the
+/// tools table name them.
+#[test]
+fn no_tool_or_workflow_is_named_by_hand_around_the_workflows() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let scanned: Vec<(String, String)> = notarai::walk::files(&src, "")
+        .into_iter()
+        .filter(|e| {
+            e.rel.starts_with("init/")
+                || e.rel == "mcp/server.rs"
+                || e.rel == "mcp/prompts.rs"
+                || e.rel == "workflow/advice.rs"
+                || e.rel == "workflow/forms.rs"
+                || e.rel == "workflow/mod.rs"
+        })
+        .map(|e| {
+            let text = std::fs::read_to_string(&e.path).unwrap();
+            // Unit tests may name anything.
+            let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+            (e.rel, code)
+        })
+        .collect();
+    assert!(
+        scanned
+            .iter()
+            .any(|(rel, _)| rel.starts_with("init/templates/")),
+        "the templates are scanned"
+    );
+    let mut names: Vec<&str> = notarai::mcp::tools::TOOLS.iter().map(|t| t.name).collect();
+    assert!(names.len() >= 9, "{names:?}");
+    names.extend([RECONCILE.name, BOOTSTRAP.name]);
+    let mut found = Vec::new();
+    for (rel, code) in &scanned {
+        for name in &names {
+            if code.contains(name) {
+                found.push(format!("{rel}: {name}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "named by hand (render it from notarai::workflow or the tools table): {found:?}"
+    );
+}

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::commands::{is_notarai_context_hook, is_notarai_hook, is_notarai_program};
 use super::{Agent, AgentId, EntryShape, Format, HookKind, Mcp, McpFile, SERVER_NAME};
 use crate::init::fsio;
 use crate::init::json_edit::{self, ReadError};
-use crate::init::json_merge::{is_notarai_context_hook, is_notarai_hook, is_notarai_program};
 
 /// A configuration file that cannot be read or parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -324,8 +324,8 @@ pub(crate) fn at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
 }
 
 /// Read back an agent's MCP entry.
-fn inspect_mcp(agent: &(impl Agent + ?Sized), root: &Path) -> McpInspection {
-    let file = match agent.mcp() {
+fn inspect_mcp(agent: &Agent, root: &Path) -> McpInspection {
+    let file = match agent.mcp {
         Mcp::UserOnly { path, .. } => {
             return McpInspection {
                 file: None,
@@ -388,8 +388,8 @@ fn hook_matching(hooks: Option<&Value>, ours: fn(&str) -> bool) -> Option<String
 }
 
 /// Read back an agent's pre-edit hook.
-fn inspect_context_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<HookInspection> {
-    let hook = agent.context_hook()?;
+fn inspect_context_hook(agent: &Agent, root: &Path) -> Option<HookInspection> {
+    let hook = agent.context_hook?;
     let mut out = HookInspection {
         file: hook.file.to_string(),
         exists: root.join(hook.file).symlink_metadata().is_ok(),
@@ -412,7 +412,7 @@ fn inspect_context_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<Ho
                 HookKind::Flat { event, .. } => {
                     hook_matching(at(&value, &["hooks", event]), is_notarai_context_hook)
                 }
-                HookKind::Plugin => None,
+                HookKind::Plugin { .. } => None,
             };
             out.registered = command.is_some();
             out.command = command;
@@ -422,8 +422,8 @@ fn inspect_context_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<Ho
 }
 
 /// Read back an agent's hook.
-fn inspect_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<HookInspection> {
-    let hook = agent.hook()?;
+fn inspect_hook(agent: &Agent, root: &Path) -> Option<HookInspection> {
+    let hook = agent.hook?;
     let mut out = HookInspection {
         file: hook.file.to_string(),
         exists: root.join(hook.file).symlink_metadata().is_ok(),
@@ -431,10 +431,10 @@ fn inspect_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<HookInspec
         registered: false,
         command: None,
     };
-    if let HookKind::Plugin = hook.kind {
+    if let HookKind::Plugin { .. } = hook.kind {
         match fsio::read_text(root, hook.file) {
             Ok(Some(text)) => {
-                let command = super::hook_command(agent.id());
+                let command = super::hook_command(agent.id);
                 out.registered = text.contains(&command);
                 out.command = out.registered.then_some(command);
             }
@@ -462,7 +462,7 @@ fn inspect_hook(agent: &(impl Agent + ?Sized), root: &Path) -> Option<HookInspec
     if !out.registered
         && let Some(command) = hook_also_in(agent, root)
     {
-        let (file, _) = agent.hook_also_in().expect("found there");
+        let (file, _) = agent.hook_also_in.expect("found there");
         out = HookInspection {
             file: file.to_string(),
             exists: true,
@@ -481,23 +481,23 @@ fn hook_command_in(value: &Value, kind: HookKind) -> Option<String> {
             .and_then(Value::as_array)
             .and_then(|groups| groups.iter().find_map(|g| hook_in(g.get("hooks")))),
         HookKind::Flat { event, .. } => hook_in(at(value, &["hooks", event])),
-        HookKind::Plugin => None,
+        HookKind::Plugin { .. } => None,
     }
 }
 
 /// The command of notarai's hook when the agent's other hook file
-/// ([`Agent::hook_also_in`]) registers it.
-pub(crate) fn hook_also_in(agent: &(impl Agent + ?Sized), root: &Path) -> Option<String> {
-    let hook = agent.hook()?;
-    let (file, format) = agent.hook_also_in()?;
+/// ([`Agent::hook_also_in`](super::Agent::hook_also_in)) registers it.
+pub(crate) fn hook_also_in(agent: &Agent, root: &Path) -> Option<String> {
+    let hook = agent.hook?;
+    let (file, format) = agent.hook_also_in?;
     let (_, value) = read_config(root, file, format).ok()??;
     hook_command_in(&value, hook.kind)
 }
 
 /// The instruction files of `agent` that hold notarai's section.
-fn sections(agent: &(impl Agent + ?Sized), root: &Path) -> Vec<&'static str> {
+fn sections(agent: &Agent, root: &Path) -> Vec<&'static str> {
     agent
-        .instructions()
+        .instructions
         .iter()
         .filter(|rel| {
             fsio::read_text(root, rel).ok().flatten().is_some_and(|t| {
@@ -509,9 +509,9 @@ fn sections(agent: &(impl Agent + ?Sized), root: &Path) -> Vec<&'static str> {
 }
 
 /// What `agent` has configured for notarai at `root`.
-pub fn inspect(agent: &(impl Agent + ?Sized), root: &Path) -> Inspection {
+pub fn inspect(agent: &Agent, root: &Path) -> Inspection {
     Inspection {
-        agent: agent.id(),
+        agent: agent.id,
         mcp: inspect_mcp(agent, root),
         hook: inspect_hook(agent, root),
         context_hook: inspect_context_hook(agent, root),

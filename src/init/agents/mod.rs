@@ -1,11 +1,14 @@
-//! The coding agents `notarai init` wires, one file each behind one small
-//! trait ([`Agent`]) and one table ([`AGENTS`]).
+//! The coding agents `notarai init` wires, as one table ([`AGENTS`], in
+//! `table.rs`): one [`Agent`] row per agent holds every fact about it
+//! (where its MCP entry goes, in which format and shape; its instruction
+//! files; the form and place of its workflows; its hooks; what it leaves
+//! to do by hand; the signs that a repository uses it).
 //!
-//! An agent is described by data: where its project-level MCP entry goes
-//! (file, format, key, entry shape), which instruction files it reads, where
-//! its post-edit hook is registered, and which folders or files show that a
-//! repository uses it. The shared machinery here reads that back
-//! ([`Agent::inspect`], for `notarai doctor`) and plans the edits (`init`).
+//! Nothing else in notarai names an agent's files: `parts.rs` derives from a
+//! row the parts `init` adds, and `--remove` takes out the same parts with
+//! the inverse of the same merger (`merge/` for JSON and JSON with
+//! comments, `merge_toml.rs` for TOML); `inspect.rs` reads a row back for
+//! `notarai doctor`.
 //!
 //! The hook every agent runs is `notarai hook validate --agent <id>`
 //! ([`hook_command`]), so the hook knows the event's format.
@@ -15,20 +18,20 @@ use std::path::Path;
 use serde_json::Value;
 
 pub use crate::agent::AgentId;
+pub use crate::workflow::Form;
 
-mod claude;
-mod codex;
-mod cursor;
-mod gemini;
+mod commands;
 mod inspect;
 pub mod merge;
-mod opencode;
+mod merge_toml;
+mod parts;
+mod plan_edits;
 pub(super) mod setup;
-mod vscode;
-mod windsurf;
-mod zed;
+mod table;
 
+pub use commands::{is_notarai_context_hook, is_notarai_hook, is_notarai_program};
 pub use inspect::{ConfigProblem, HookInspection, Inspection, McpInspection, ServerEntry};
+pub use table::AGENTS;
 
 /// The name of notarai's entry in every agent's MCP configuration.
 pub const SERVER_NAME: &str = "notarai";
@@ -78,12 +81,16 @@ pub enum Mcp {
     /// A file in the repository that `init` edits.
     Project(McpFile),
     /// Only a user-level file, which `init` never writes: it prints what to
-    /// add (`path` as the agent's documentation names it, and the snippet).
+    /// add (`path` as the agent's documentation names it, and the entry).
     UserOnly {
         /// The user-level file, e.g. `~/.codeium/windsurf/mcp_config.json`.
         path: &'static str,
         /// The key its servers live under.
         servers: &'static [&'static str],
+        /// The entry's shape.
+        shape: EntryShape,
+        /// Where the agent opens that file, for the step by hand.
+        opened_from: &'static str,
     },
 }
 
@@ -114,10 +121,13 @@ pub enum HookKind {
         preamble: &'static str,
     },
     /// A script file notarai writes whole (opencode's plugin).
-    Plugin,
+    Plugin {
+        /// The script.
+        script: &'static str,
+    },
 }
 
-/// Where an agent's post-edit hook goes.
+/// Where an agent's hook goes.
 #[derive(Debug, Clone, Copy)]
 pub struct HookFile {
     /// The file, relative to the root.
@@ -128,52 +138,76 @@ pub struct HookFile {
     pub kind: HookKind,
 }
 
-/// One coding agent: what it reads at project level. Each agent is a unit
-/// struct in its own file; [`AGENTS`] lists them.
-pub trait Agent: Sync {
+/// Where and in which form an agent reads notarai's workflows.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkflowFiles {
+    /// The form ([`crate::workflow::Workflow::render`]).
+    pub form: Form,
+    /// The path of a workflow's file, `{name}` standing for the workflow's
+    /// name (`.claude/skills/{name}/SKILL.md`).
+    pub path: &'static str,
+    /// An agent whose workflow files this one reads too (opencode reads
+    /// Claude Code's skills): when both are set up, this one gets none,
+    /// except files of its own already there, which are kept up to date.
+    pub reads_those_of: Option<AgentId>,
+}
+
+impl WorkflowFiles {
+    /// The file of the workflow `name`.
+    pub fn file(&self, name: &str) -> String {
+        self.path.replace("{name}", name)
+    }
+}
+
+/// One coding agent: everything notarai knows of what it reads at project
+/// level. [`AGENTS`] has one per agent.
+#[derive(Debug)]
+pub struct Agent {
     /// Which agent this is.
-    fn id(&self) -> AgentId;
+    pub id: AgentId,
     /// Folders and files whose presence shows the repository uses this
     /// agent (for `init` without `--agents`).
-    fn signs(&self) -> &'static [&'static str];
+    pub signs: &'static [&'static str],
+    /// Set up by `init` without `--agents` even when no sign of it is found.
+    pub by_default: bool,
     /// Where its MCP server entry goes.
-    fn mcp(&self) -> Mcp;
+    pub mcp: Mcp,
     /// The instruction files it reads, the one notarai writes to first.
-    fn instructions(&self) -> &'static [&'static str];
+    /// When that file is not `AGENTS.md` and imports it (a line
+    /// `@AGENTS.md`), notarai's section goes to `AGENTS.md`.
+    pub instructions: &'static [&'static str],
+    /// With no instruction file of its own while `AGENTS.md` is used,
+    /// its own file is created as an import of `AGENTS.md` (Claude Code
+    /// reads `AGENTS.md` only without a `CLAUDE.md`, older versions never).
+    pub imports_agents_md: bool,
+    /// Its workflows, `None` when it reads none (Windsurf).
+    pub workflows: Option<WorkflowFiles>,
     /// Its post-edit hook, `None` when the agent has no hooks.
-    fn hook(&self) -> Option<HookFile>;
+    pub hook: Option<HookFile>,
     /// Its pre-edit hook (`notarai hook context`), for an agent whose hooks
     /// can put text in front of the model before a file edit without
     /// blocking it; `None` for the others.
-    fn context_hook(&self) -> Option<HookFile> {
-        None
-    }
+    pub context_hook: Option<HookFile>,
     /// Another file the agent reads the same `hooks` table from (Codex CLI:
     /// `[hooks]` in `.codex/config.toml`): notarai's hook registered there
     /// counts, and `init` adds none to [`Agent::hook`]'s file. `init` never
     /// writes it.
-    fn hook_also_in(&self) -> Option<(&'static str, Format)> {
-        None
-    }
+    pub hook_also_in: Option<(&'static str, Format)>,
+    /// Hook commands older versions of notarai wrote: recognised, and taken
+    /// out by `--remove`.
+    pub legacy_hooks: &'static [&'static str],
+    /// What the user still does by hand after `init`, one line.
+    pub by_hand: Option<&'static str>,
+}
+
+impl Agent {
     /// Read back what is configured for notarai at `root`: the MCP config
     /// file, whether it parses, notarai's entry as the agent would spawn
     /// it, the hook. Reads only inside `root`, writes nothing.
-    fn inspect(&self, root: &Path) -> Inspection {
+    pub fn inspect(&self, root: &Path) -> Inspection {
         inspect::inspect(self, root)
     }
 }
-
-/// Every agent, in [`AgentId::ALL`] order.
-pub const AGENTS: &[&dyn Agent] = &[
-    &claude::Claude,
-    &codex::Codex,
-    &cursor::Cursor,
-    &gemini::Gemini,
-    &vscode::Vscode,
-    &opencode::Opencode,
-    &zed::Zed,
-    &windsurf::Windsurf,
-];
 
 /// Every agent's project-level configuration file notarai edits: MCP
 /// config files and hook files (not instruction files, which hold the
@@ -181,15 +215,11 @@ pub const AGENTS: &[&dyn Agent] = &[
 pub fn config_files() -> Vec<&'static str> {
     let mut files = Vec::new();
     for agent in AGENTS {
-        if let Mcp::Project(mcp) = agent.mcp() {
+        if let Mcp::Project(mcp) = agent.mcp {
             files.extend_from_slice(mcp.files);
         }
-        if let Some(hook) = agent.hook() {
-            files.push(hook.file);
-        }
-        if let Some((file, _)) = agent.hook_also_in() {
-            files.push(file);
-        }
+        files.extend(agent.hook.iter().map(|h| h.file));
+        files.extend(agent.hook_also_in.iter().map(|(file, _)| *file));
     }
     files.sort_unstable();
     files.dedup();
@@ -197,10 +227,10 @@ pub fn config_files() -> Vec<&'static str> {
 }
 
 /// The agent `id`.
-pub fn agent(id: AgentId) -> &'static dyn Agent {
-    *AGENTS
+pub fn agent(id: AgentId) -> &'static Agent {
+    AGENTS
         .iter()
-        .find(|a| a.id() == id)
+        .find(|a| a.id == id)
         .expect("every AgentId is in AGENTS")
 }
 
@@ -260,19 +290,20 @@ impl std::fmt::Display for Reason {
 }
 
 /// The agents a repository already uses (a sign of each found at `root`),
-/// plus Claude Code, each with why, in [`AgentId::ALL`] order.
+/// plus those set up by default (Claude Code), each with why, in
+/// [`AgentId::ALL`] order.
 pub fn detect(root: &Path) -> Vec<(AgentId, Reason)> {
     AGENTS
         .iter()
         .filter_map(|a| {
             let found = a
-                .signs()
+                .signs
                 .iter()
                 .find(|s| root.join(s).symlink_metadata().is_ok());
-            match (found, a.id()) {
-                (Some(sign), _) => Some((a.id(), Reason::Found(sign))),
-                (None, AgentId::Claude) => Some((AgentId::Claude, Reason::Default)),
-                (None, _) => None,
+            match found {
+                Some(sign) => Some((a.id, Reason::Found(sign))),
+                None if a.by_default => Some((a.id, Reason::Default)),
+                None => None,
             }
         })
         .collect()
@@ -284,7 +315,7 @@ mod tests {
 
     #[test]
     fn the_table_has_every_agent_once_in_order() {
-        let ids: Vec<AgentId> = AGENTS.iter().map(|a| a.id()).collect();
+        let ids: Vec<AgentId> = AGENTS.iter().map(|a| a.id).collect();
         assert_eq!(ids, AgentId::ALL.to_vec());
     }
 

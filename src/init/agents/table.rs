@@ -1,0 +1,305 @@
+//! The one table of per-agent facts: a row per agent, in [`AgentId::ALL`]
+//! order. Adding an agent is adding a row (and its [`AgentId`]); `init`,
+//! `init --remove` and `doctor` read nothing else about it.
+
+use super::{
+    Agent, AgentId, EntryShape, Form, Format, HookFile, HookKind, Mcp, McpFile, WorkflowFiles,
+};
+
+/// The matcher of Claude Code's hooks: the tools that write files.
+const CLAUDE_EDITS: &str = "Write|Edit|MultiEdit";
+
+/// Every agent, in [`AgentId::ALL`] order.
+pub const AGENTS: &[Agent] = &[
+    // Claude Code: `.mcp.json`, `CLAUDE.md`, skills in `.claude/skills/`,
+    // the PostToolUse hook and the PreToolUse context hook in
+    // `.claude/settings.json`.
+    Agent {
+        id: AgentId::Claude,
+        signs: &[".claude", "CLAUDE.md", ".mcp.json"],
+        by_default: true,
+        mcp: Mcp::Project(McpFile {
+            files: &[".mcp.json"],
+            format: Format::Json,
+            servers: &["mcpServers"],
+            shape: EntryShape::CommandArgs {
+                typed: Some("stdio"),
+            },
+        }),
+        instructions: &["CLAUDE.md"],
+        imports_agents_md: true,
+        workflows: Some(WorkflowFiles {
+            form: Form::Skill,
+            path: ".claude/skills/{name}/SKILL.md",
+            reads_those_of: None,
+        }),
+        hook: Some(HookFile {
+            file: ".claude/settings.json",
+            format: Format::Json,
+            kind: HookKind::Grouped {
+                event: "PostToolUse",
+                matcher: CLAUDE_EDITS,
+                extra: "",
+            },
+        }),
+        context_hook: Some(HookFile {
+            file: ".claude/settings.json",
+            format: Format::Json,
+            kind: HookKind::Grouped {
+                event: "PreToolUse",
+                matcher: CLAUDE_EDITS,
+                extra: "",
+            },
+        }),
+        hook_also_in: None,
+        legacy_hooks: &["notarai hook validate"],
+        by_hand: Some(
+            "Claude Code: open the project and approve the `notarai` MCP server (it shows as \
+             pending approval)",
+        ),
+    },
+    // Codex CLI: `[mcp_servers.notarai]` in `.codex/config.toml` (read only
+    // in trusted projects), `AGENTS.md`, skills in `.agents/skills/`, the
+    // PostToolUse hook (`apply_patch`, of which `Write` and `Edit` are
+    // aliases) in `.codex/hooks.json` (or, the user's, inline under
+    // `[hooks]` in `.codex/config.toml`).
+    Agent {
+        id: AgentId::Codex,
+        signs: &[".codex", "AGENTS.override.md"],
+        by_default: false,
+        mcp: Mcp::Project(McpFile {
+            files: &[".codex/config.toml"],
+            format: Format::Toml,
+            servers: &["mcp_servers"],
+            shape: EntryShape::CommandArgs { typed: None },
+        }),
+        instructions: &["AGENTS.md"],
+        imports_agents_md: false,
+        workflows: Some(WorkflowFiles {
+            form: Form::Skill,
+            path: ".agents/skills/{name}/SKILL.md",
+            reads_those_of: None,
+        }),
+        hook: Some(HookFile {
+            file: ".codex/hooks.json",
+            format: Format::Json,
+            kind: HookKind::Grouped {
+                event: "PostToolUse",
+                matcher: "apply_patch",
+                extra: "",
+            },
+        }),
+        context_hook: None,
+        hook_also_in: Some((".codex/config.toml", Format::Toml)),
+        legacy_hooks: &[],
+        by_hand: Some(
+            "Codex CLI: trust the project (its .codex/ folder is read only in trusted projects) \
+             and review the hook in /hooks",
+        ),
+    },
+    // Cursor: `.cursor/mcp.json`, rules in `.cursor/rules/*.mdc` and
+    // `AGENTS.md`, the `afterFileEdit` hook in `.cursor/hooks.json`.
+    Agent {
+        id: AgentId::Cursor,
+        signs: &[".cursor", ".cursorrules"],
+        by_default: false,
+        mcp: Mcp::Project(McpFile {
+            files: &[".cursor/mcp.json"],
+            format: Format::Json,
+            servers: &["mcpServers"],
+            shape: EntryShape::CommandArgs { typed: None },
+        }),
+        instructions: &["AGENTS.md"],
+        imports_agents_md: false,
+        workflows: Some(WorkflowFiles {
+            form: Form::CursorRule,
+            path: ".cursor/rules/{name}.mdc",
+            reads_those_of: None,
+        }),
+        hook: Some(HookFile {
+            file: ".cursor/hooks.json",
+            format: Format::Json,
+            kind: HookKind::Flat {
+                event: "afterFileEdit",
+                extra: "",
+                preamble: r#"{"version": 1}"#,
+            },
+        }),
+        context_hook: None,
+        hook_also_in: None,
+        legacy_hooks: &[],
+        by_hand: Some(
+            "Cursor: turn the `notarai` server on in Settings > MCP (project servers start \
+             disabled); if the editor does not find `notarai` on its PATH, write its absolute \
+             path in .cursor/mcp.json",
+        ),
+    },
+    // Gemini CLI: `.gemini/settings.json` (JSON with comments: `mcpServers`
+    // and the `AfterTool` hook), `GEMINI.md`, commands in
+    // `.gemini/commands/*.toml`.
+    Agent {
+        id: AgentId::Gemini,
+        signs: &[".gemini", "GEMINI.md"],
+        by_default: false,
+        mcp: Mcp::Project(McpFile {
+            files: &[".gemini/settings.json"],
+            format: Format::Jsonc,
+            servers: &["mcpServers"],
+            shape: EntryShape::CommandArgs { typed: None },
+        }),
+        instructions: &["GEMINI.md"],
+        imports_agents_md: false,
+        workflows: Some(WorkflowFiles {
+            form: Form::GeminiCommand,
+            path: ".gemini/commands/{name}.toml",
+            reads_those_of: None,
+        }),
+        hook: Some(HookFile {
+            file: ".gemini/settings.json",
+            format: Format::Jsonc,
+            kind: HookKind::Grouped {
+                event: "AfterTool",
+                matcher: "write_file|replace",
+                extra: r#"{"name": "notarai", "timeout": 60000}"#,
+            },
+        }),
+        context_hook: None,
+        hook_also_in: None,
+        legacy_hooks: &[],
+        by_hand: Some(
+            "Gemini CLI: trust the folder (`gemini trust`); project settings are ignored in \
+             untrusted folders",
+        ),
+    },
+    // VS Code (GitHub Copilot agent mode): `.vscode/mcp.json` (`servers`, a
+    // `type` required), `AGENTS.md`, prompt files in `.github/prompts/`,
+    // the PostToolUse hook (Preview) in `.github/hooks/notarai.json`.
+    Agent {
+        id: AgentId::Vscode,
+        signs: &[".vscode", ".github/copilot-instructions.md"],
+        by_default: false,
+        mcp: Mcp::Project(McpFile {
+            files: &[".vscode/mcp.json"],
+            format: Format::Jsonc,
+            servers: &["servers"],
+            shape: EntryShape::CommandArgs {
+                typed: Some("stdio"),
+            },
+        }),
+        instructions: &["AGENTS.md"],
+        imports_agents_md: false,
+        workflows: Some(WorkflowFiles {
+            form: Form::VscodePrompt,
+            path: ".github/prompts/{name}.prompt.md",
+            reads_those_of: None,
+        }),
+        hook: Some(HookFile {
+            file: ".github/hooks/notarai.json",
+            format: Format::Json,
+            kind: HookKind::Flat {
+                event: "PostToolUse",
+                extra: r#"{"type": "command", "timeout": 30}"#,
+                preamble: "",
+            },
+        }),
+        context_hook: None,
+        hook_also_in: None,
+        legacy_hooks: &[],
+        by_hand: Some(
+            "VS Code: start and trust the `notarai` server (MCP: List Servers); agent hooks are \
+             a Preview feature and may need enabling",
+        ),
+    },
+    // opencode: `opencode.json` or `opencode.jsonc` (`mcp`, a command
+    // array), `AGENTS.md`, skills in `.opencode/skills/` (or Claude Code's,
+    // which it reads too), and a plugin in `.opencode/plugins/notarai.js`
+    // that runs the hook after each edit.
+    Agent {
+        id: AgentId::Opencode,
+        signs: &[".opencode", "opencode.json", "opencode.jsonc"],
+        by_default: false,
+        mcp: Mcp::Project(McpFile {
+            files: &["opencode.json", "opencode.jsonc"],
+            format: Format::Jsonc,
+            servers: &["mcp"],
+            shape: EntryShape::CommandArray,
+        }),
+        instructions: &["AGENTS.md"],
+        imports_agents_md: false,
+        workflows: Some(WorkflowFiles {
+            form: Form::Skill,
+            path: ".opencode/skills/{name}/SKILL.md",
+            reads_those_of: Some(AgentId::Claude),
+        }),
+        hook: Some(HookFile {
+            file: ".opencode/plugins/notarai.js",
+            format: Format::Json,
+            kind: HookKind::Plugin {
+                script: include_str!("../templates/opencode_plugin.js"),
+            },
+        }),
+        context_hook: None,
+        hook_also_in: None,
+        legacy_hooks: &[],
+        by_hand: None,
+    },
+    // Zed: `.zed/settings.json` (JSON with comments, `context_servers`),
+    // `AGENTS.md` (the first of its rule files found), skills in
+    // `.agents/skills/`. Zed has no hooks.
+    Agent {
+        id: AgentId::Zed,
+        signs: &[".zed", ".rules"],
+        by_default: false,
+        mcp: Mcp::Project(McpFile {
+            files: &[".zed/settings.json"],
+            format: Format::Jsonc,
+            servers: &["context_servers"],
+            shape: EntryShape::CommandArgs { typed: None },
+        }),
+        instructions: &["AGENTS.md"],
+        imports_agents_md: false,
+        workflows: Some(WorkflowFiles {
+            form: Form::Skill,
+            path: ".agents/skills/{name}/SKILL.md",
+            reads_those_of: None,
+        }),
+        hook: None,
+        context_hook: None,
+        hook_also_in: None,
+        legacy_hooks: &[],
+        by_hand: Some(
+            "Zed: trust the worktree; Zed has no hooks, so run `notarai validate` after editing \
+             specs",
+        ),
+    },
+    // Windsurf: MCP servers only in the user's file (never written by
+    // `init`, which prints what to add), `AGENTS.md`, the `post_write_code`
+    // hook in `.windsurf/hooks.json`.
+    Agent {
+        id: AgentId::Windsurf,
+        signs: &[".windsurf", ".windsurfrules"],
+        by_default: false,
+        mcp: Mcp::UserOnly {
+            path: "~/.codeium/windsurf/mcp_config.json",
+            servers: &["mcpServers"],
+            shape: EntryShape::CommandArgs { typed: None },
+            opened_from: "Settings > Cascade > MCP Servers > View Raw Config",
+        },
+        instructions: &["AGENTS.md"],
+        imports_agents_md: false,
+        workflows: None,
+        hook: Some(HookFile {
+            file: ".windsurf/hooks.json",
+            format: Format::Json,
+            kind: HookKind::Flat {
+                event: "post_write_code",
+                extra: r#"{"show_output": true}"#,
+                preamble: "",
+            },
+        }),
+        context_hook: None,
+        hook_also_in: None,
+        legacy_hooks: &[],
+        by_hand: None,
+    },
+];
