@@ -10,7 +10,7 @@ use super::{
 };
 use crate::changes::Patch;
 use crate::governance;
-use crate::hashing::{self, FileHash};
+use crate::hashing::FileHash;
 use crate::progress::Progress;
 use crate::project::Project;
 use crate::spec;
@@ -428,19 +428,9 @@ fn since_reconciled(
 /// never what it points to (which may lie outside the repository), and a
 /// path through a linked folder is not there. `None` when nothing is there.
 fn read_unfollowed(root: &std::path::Path, rel: &str) -> Option<Vec<u8>> {
-    if hashing::crosses_link(root, rel) {
-        return None;
-    }
-    let path = &root.join(rel);
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.file_type().is_symlink() {
-        return std::fs::read_link(path)
-            .ok()
-            .map(|t| t.as_os_str().as_encoded_bytes().to_vec());
-    }
     // The one bounded, non-blocking reader: a spec swapped for a FIFO, a
     // device or a huge file is described, never opened or read whole.
-    match crate::safe_fs::read(root, std::path::Path::new(rel), spec::MAX_BYTES as u64) {
+    match crate::safe_fs::read_unfollowed(root, rel, spec::MAX_BYTES as u64) {
         Ok(bytes) => Some(bytes),
         Err(crate::safe_fs::FsError::NotFound { .. }) => None,
         Err(e) => Some(format!("(notarai did not read this file: {e})").into_bytes()),
