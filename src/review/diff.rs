@@ -2,16 +2,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use globset::GlobSetBuilder;
-
+use super::exclude::ExcludeMatcher;
 use super::{
-    GetSpecDiffParams, Result, ReviewError, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now,
-    pages, quiet, spec_index, symbolic, unreviewable,
+    GetSpecDiffParams, Result, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now, pages, quiet,
+    spec_index, symbolic, unreviewable,
 };
 use std::path::Path;
 
 use crate::changes::{Base, ChangeKind, ChangeSet, ChangedFile, GitRepo, Patch};
-use crate::governance;
 use crate::hashing::FileHash;
 use crate::progress::Progress;
 use crate::project::{Project, Specs};
@@ -587,65 +585,5 @@ fn read_unfollowed(root: &std::path::Path, rel: &str) -> Option<Vec<u8>> {
         Ok(bytes) => Some(bytes),
         Err(crate::safe_fs::FsError::NotFound { .. }) => None,
         Err(e) => Some(format!("(notarai did not read this file: {e})").into_bytes()),
-    }
-}
-
-/// `exclude_patterns` with git's `:(exclude)` pathspec meaning.
-///
-/// As git matches a pathspec item: a pattern that equals the path, or names a
-/// folder above it, matches literally (so `src/x[1].rs` and `app/{id}` need no
-/// escaping); otherwise it is a wildcard match over the whole path where `*`
-/// and `?` also match `/`, `[...]` is a class, and braces are plain text.
-struct ExcludeMatcher {
-    literals: Vec<String>,
-    globs: globset::GlobSet,
-}
-
-impl ExcludeMatcher {
-    fn new(patterns: &[String]) -> Result<ExcludeMatcher> {
-        let mut literals = Vec::new();
-        let mut set = GlobSetBuilder::new();
-        for given in patterns {
-            let mut pattern = given
-                .strip_prefix(":(exclude)")
-                .or_else(|| given.strip_prefix(":!"))
-                .unwrap_or(given);
-            while let Some(rest) = pattern.strip_prefix("./") {
-                pattern = rest;
-            }
-            if pattern.is_empty() {
-                return Err(ReviewError::InvalidParams(format!(
-                    "exclude_patterns: `{}` is empty and would exclude everything",
-                    given.escape_debug()
-                )));
-            }
-            literals.push(pattern.to_string());
-            if pattern.contains(['*', '?', '[']) {
-                let escaped = pattern.replace('{', "\\{").replace('}', "\\}");
-                let glob = globset::GlobBuilder::new(&escaped)
-                    .literal_separator(false)
-                    .backslash_escape(true)
-                    .build()
-                    .map_err(|e| {
-                        ReviewError::InvalidParams(format!(
-                            "exclude_patterns: `{}`: {}",
-                            given.escape_debug(),
-                            e.kind()
-                        ))
-                    })?;
-                set.add(glob);
-            }
-        }
-        let globs = set
-            .build()
-            .map_err(|e| ReviewError::InvalidParams(format!("exclude_patterns: {e}")))?;
-        Ok(ExcludeMatcher { literals, globs })
-    }
-
-    fn is_match(&self, path: &str) -> bool {
-        self.literals
-            .iter()
-            .any(|lit| governance::is_under(path, lit))
-            || self.globs.is_match(path)
     }
 }
