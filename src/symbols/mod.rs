@@ -26,6 +26,13 @@ mod anchor;
 mod attribute;
 mod lang;
 mod outline;
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+mod parse;
 mod tokens;
 
 pub use anchor::{Anchor, AnchorError, split_anchor};
