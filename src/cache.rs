@@ -254,11 +254,6 @@ impl Cache {
         })
     }
 
-    /// Whether a database is open (false: cold cache).
-    pub fn is_warm(&self) -> bool {
-        self.conn.is_some()
-    }
-
     /// Look up the cached hashes of `keys`; keys not cached are absent from
     /// the map. Errors degrade to misses with a warning.
     pub fn lookup<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> HashMap<String, String> {
@@ -313,7 +308,7 @@ impl Cache {
     /// [`Cache::store`], asking `cancelled` right before the commit: when it
     /// says yes the transaction is rolled back, nothing is written, and the
     /// answer is `None`.
-    pub fn store_unless(
+    fn store_unless(
         &mut self,
         entries: &[(String, String)],
         cancelled: impl Fn() -> bool,
@@ -611,7 +606,7 @@ mod tests {
         let db = db_path(dir.path());
         std::fs::create_dir_all(db.parent().unwrap()).unwrap();
         std::fs::write(&db, vec![0x42u8; 8192]).unwrap();
-        assert!(!Cache::open_read(dir.path()).is_warm());
+        assert!(Cache::open_read(dir.path()).conn.is_none());
         assert!(!db.exists(), "the corrupt file is moved aside");
         let mut cache = Cache::open_write(dir.path()).unwrap();
         cache.store(&[("a".into(), "h".into())]).unwrap();
@@ -627,7 +622,7 @@ mod tests {
         let conn = Connection::open(db_path(dir.path())).unwrap();
         conn.execute_batch("PRAGMA user_version = 99;").unwrap();
         drop(conn);
-        assert!(!Cache::open_read(dir.path()).is_warm());
+        assert!(Cache::open_read(dir.path()).conn.is_none());
         let err = Cache::open_write(dir.path()).unwrap_err().to_string();
         assert!(err.contains("newer notarai"), "{err}");
     }

@@ -373,11 +373,6 @@ impl Governance {
         (!out.is_empty()).then_some(out)
     }
 
-    /// Whether spec `spec` anchors any of its artifacts to symbols.
-    pub fn has_anchors(&self, spec: usize) -> bool {
-        self.rules[spec].glob_anchor.iter().any(Option::is_some)
-    }
-
     /// The part of the repository spec `spec` can govern.
     pub fn scope(&self, spec: usize) -> &Scope {
         &self.rules[spec].scope

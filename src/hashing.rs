@@ -98,22 +98,6 @@ pub fn hash_path(path: &Path) -> io::Result<FileHash> {
     Ok(FileHash::Content(hash_reader(file.take(MAX_HASHED))?))
 }
 
-/// Whether a folder on the way from `root` to `rel` (a `/`-separated path
-/// relative to `root`) is a symbolic link or not a folder. A missing folder
-/// is not a link: the path is simply missing.
-pub fn crosses_link(root: &Path, rel: &str) -> bool {
-    let mut end = 0;
-    while let Some(i) = rel[end..].find('/').map(|i| end + i) {
-        match std::fs::symlink_metadata(root.join(&rel[..i])) {
-            Ok(meta) if !meta.is_dir() => return true,
-            Ok(_) => {}
-            Err(_) => return false,
-        }
-        end = i + 1;
-    }
-    false
-}
-
 /// Hash many paths relative to `root` (as git names them), in parallel,
 /// in input order. A path whose folders cross a symbolic link is
 /// [`FileHash::Missing`] and never opened; each folder is checked once.
@@ -254,9 +238,9 @@ mod tests {
         std::fs::create_dir(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("src/a.rs"), "mine").unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("docs")).unwrap();
-        assert!(crosses_link(dir.path(), "docs/a.rs"));
-        assert!(!crosses_link(dir.path(), "src/a.rs"));
-        assert!(!crosses_link(dir.path(), "gone/a.rs"));
+        assert!(crate::safe_fs::crosses_link(dir.path(), "docs/a.rs"));
+        assert!(!crate::safe_fs::crosses_link(dir.path(), "src/a.rs"));
+        assert!(!crate::safe_fs::crosses_link(dir.path(), "gone/a.rs"));
         let got = hash_many_in(dir.path(), &["docs/a.rs", "src/a.rs", "docs"]);
         assert_eq!(got[0].as_ref().unwrap(), &FileHash::Missing);
         assert_eq!(

@@ -110,11 +110,6 @@ impl Progress {
         }
     }
 
-    /// Stops when `cancel` is raised, reports nothing.
-    pub fn cancellable(cancel: Cancel) -> Progress {
-        Progress::new(|_| {}, cancel)
-    }
-
     /// There are `total` units of work in all (added to what was begun
     /// before); reported at once when nothing was reported yet.
     pub fn begin(&self, total: u64, stage: &str) {

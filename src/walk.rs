@@ -1,6 +1,7 @@
 //! The one folder walker. Every place that lists the files below a folder
 //! (spec discovery, the file list outside git, `validate DIR`, `init`'s look
-//! at the root) goes through here, so they all skip the same things:
+//! at the root, the folders the warm server watches, the git folder's
+//! shared index files) goes through here, so they all skip the same things:
 //!
 //! - a folder named `.git` (git's own data, at any depth);
 //! - notarai's cache folder (a `.cache` folder directly inside `.notarai`);

@@ -267,7 +267,7 @@ pub(super) fn work_tree_diff_options() -> DiffOptions {
 /// The size of the regular file at `rel` in the work tree, from `lstat`;
 /// `None` for anything else or a path through a linked folder.
 fn work_tree_size(workdir: &Path, rel: &str) -> Option<u64> {
-    if crate::hashing::crosses_link(workdir, rel) {
+    if crate::safe_fs::crosses_link(workdir, rel) {
         return None;
     }
     let meta = std::fs::symlink_metadata(workdir.join(rel)).ok()?;
@@ -379,7 +379,7 @@ pub(super) fn collect_files(
 /// so is a path through a symbolic link (never opened).
 fn starts_binary(workdir: &Path, rel: &str) -> bool {
     use std::io::Read;
-    if crate::hashing::crosses_link(workdir, rel) {
+    if crate::safe_fs::crosses_link(workdir, rel) {
         return false;
     }
     let Ok(meta) = std::fs::symlink_metadata(workdir.join(rel)) else {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use git2::Oid;
 
-use super::diff::{collect_files, find_renames, work_tree_diff_options};
+use super::diff::{LazyDiff, collect_files, find_renames, work_tree_diff_options};
 use super::{ChangeError, ChangeKind, ChangeSet, ChangedFile, GitRepo, Patch, Unnameable};
 use crate::watch::Watch;
 
@@ -90,6 +90,82 @@ pub(super) struct KeptAnswer {
 }
 
 impl GitRepo {
+    /// Bring the kept answers against `tree` (the merge base's) up to
+    /// date: the files the watch named diffed again, an answer that cannot
+    /// be kept so dropped.
+    pub(super) fn refresh_kept(
+        &self,
+        kept: &mut Kept,
+        tree: Option<&git2::Tree<'_>>,
+    ) -> Result<(), ChangeError> {
+        let tree_id = tree.map(|t| t.id());
+        let mut at = 0;
+        while at < kept.answers.len() {
+            let pending = kept.answers[at].pending.len();
+            if kept.answers[at].tree != tree_id || pending == 0 {
+                at += 1;
+            } else if self.diff_again(&mut kept.answers[at], tree)? {
+                tracing::debug!("kept status: {pending} changed files diffed again");
+                at += 1;
+            } else {
+                kept.answers.remove(at);
+            }
+        }
+        Ok(())
+    }
+
+    /// The kept whole-work-tree `answer` served as it is, its patches made
+    /// on demand.
+    pub(super) fn served<'r>(
+        &'r self,
+        answer: &KeptAnswer,
+        tree: Option<git2::Tree<'r>>,
+        renames: bool,
+    ) -> ChangeSet<'r> {
+        ChangeSet {
+            diffs: Vec::new(),
+            conflicts: None,
+            workdir: self.repo.workdir().map(Path::to_path_buf),
+            lazy: Some(LazyDiff {
+                repo: &self.repo,
+                tree,
+                renames,
+                known: answer.patches.clone(),
+                store: &self.kept,
+                serial: answer.serial,
+                made: std::cell::OnceCell::new(),
+            }),
+            files: answer.files.clone(),
+            unnameable: answer.unnameable.clone(),
+        }
+    }
+
+    /// A question narrower than the whole work tree answered from the kept
+    /// list of changed files (renames not paired): a diff over exactly the
+    /// changed paths within `scope`.
+    pub(super) fn narrowed<'r>(
+        &'r self,
+        answer: &KeptAnswer,
+        tree: Option<git2::Tree<'r>>,
+        scope: &crate::governance::Scope,
+        renames: bool,
+    ) -> Result<ChangeSet<'r>, ChangeError> {
+        let paths: Vec<String> = answer
+            .files
+            .iter()
+            .filter(|f| scope.contains(&f.path))
+            .map(|f| f.path.clone())
+            .collect();
+        let unnameable = answer
+            .unnameable
+            .iter()
+            .filter(|u| scope.contains(&u.lossy_path))
+            .cloned()
+            .collect();
+        tracing::debug!("kept status: {} files of a narrower scope", paths.len());
+        self.diff_paths(tree, &paths, renames, unnameable)
+    }
+
     /// The changes of exactly `paths` (the changed files within a scope,
     /// from the kept status), renames among them paired when asked: the same
     /// as diffing the scope, whose renames pair only its own added and

@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{Delta, Diff, DiffOptions, ErrorCode, Repository};
 
-use super::diff::{
-    LazyDiff, collect_files, find_renames, per_prefix, restrict, work_tree_diff_options,
-};
+use super::diff::{collect_files, find_renames, per_prefix, restrict, work_tree_diff_options};
 use super::kept::Kept;
 use super::{Base, ChangeError, ChangeKind, ChangeSet, ChangedFile, MAX_DIFF_FILE};
 use crate::glob::is_under;
@@ -269,19 +267,7 @@ impl GitRepo {
         if !self.poll_kept(&mut kept, index_stamp) {
             return self.compute_changes(tree, scope, renames);
         }
-        // Bring this merge base's kept answers up to date.
-        let mut at = 0;
-        while at < kept.answers.len() {
-            let pending = kept.answers[at].pending.len();
-            if kept.answers[at].tree != tree_id || pending == 0 {
-                at += 1;
-            } else if self.diff_again(&mut kept.answers[at], tree.as_ref())? {
-                tracing::debug!("kept status: {pending} changed files diffed again");
-                at += 1;
-            } else {
-                kept.answers.remove(at);
-            }
-        }
+        self.refresh_kept(&mut kept, tree.as_ref())?;
         if everything
             && let Some(answer) = kept
                 .answers
@@ -289,22 +275,7 @@ impl GitRepo {
                 .find(|a| a.tree == tree_id && a.renames == renames)
         {
             tracing::debug!("kept status: served");
-            return Ok(ChangeSet {
-                diffs: Vec::new(),
-                conflicts: None,
-                workdir: self.repo.workdir().map(Path::to_path_buf),
-                lazy: Some(LazyDiff {
-                    repo: &self.repo,
-                    tree,
-                    renames,
-                    known: answer.patches.clone(),
-                    store: &self.kept,
-                    serial: answer.serial,
-                    made: std::cell::OnceCell::new(),
-                }),
-                files: answer.files.clone(),
-                unnameable: answer.unnameable.clone(),
-            });
+            return Ok(self.served(answer, tree, renames));
         }
         // Any other question is answered from the kept list of changed
         // files (renames not paired), when there is one: a diff over exactly
@@ -314,20 +285,7 @@ impl GitRepo {
             .iter()
             .find(|a| a.tree == tree_id && !a.renames)
         {
-            let paths: Vec<String> = answer
-                .files
-                .iter()
-                .filter(|f| scope.contains(&f.path))
-                .map(|f| f.path.clone())
-                .collect();
-            let unnameable = answer
-                .unnameable
-                .iter()
-                .filter(|u| scope.contains(&u.lossy_path))
-                .cloned()
-                .collect();
-            tracing::debug!("kept status: {} files of a narrower scope", paths.len());
-            let answer = self.diff_paths(tree, &paths, renames, unnameable)?;
+            let answer = self.narrowed(answer, tree, scope, renames)?;
             if everything {
                 kept.keep(tree_id, renames, index_stamp, &answer);
             }

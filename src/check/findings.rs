@@ -216,37 +216,46 @@ pub(super) fn change_findings(
             .zip(&file.reasons_for)
             .filter(|(((_, r), _), _)| !**r)
         {
-            let why = match reason {
-                Some(crate::review::Quiet::Versions) => "only pinned versions changed, ",
-                Some(crate::review::Quiet::TestsOnly) => "only the spec's tests changed, ",
-                None => "",
-            };
-            findings.push(if housekeeping {
-                Finding {
-                    severity: Severity::Warning,
-                    kind: FindingKind::Housekeeping,
-                    spec: Some(spec_path(g)),
-                    file: Some(path.clone()),
-                    line: None,
-                    message: format!(
-                        "{path} changed and is not reconciled with {} (housekeeping: {why}no review needed; record it with `notarai reconcile`)",
-                        spec_path(g)
-                    ),
-                }
-            } else {
-                Finding {
-                    severity: Severity::Error,
-                    kind: FindingKind::Unreconciled,
-                    spec: Some(spec_path(g)),
-                    file: Some(path.clone()),
-                    line: None,
-                    message: format!(
-                        "{path} changed and is not reconciled with {}",
-                        spec_path(g)
-                    ),
-                }
-            });
+            findings.push(not_reconciled(path, spec_path(g), housekeeping, *reason));
         }
+    }
+}
+
+/// `path` not reconciled with `spec`: an error, or a warning when it is
+/// housekeeping (no review needed, for `reason` when one is known).
+fn not_reconciled(
+    path: &str,
+    spec: String,
+    housekeeping: bool,
+    reason: Option<crate::review::Quiet>,
+) -> Finding {
+    let why = match reason {
+        Some(crate::review::Quiet::Versions) => "only pinned versions changed, ",
+        Some(crate::review::Quiet::TestsOnly) => "only the spec's tests changed, ",
+        None => "",
+    };
+    let (severity, kind, message) = if housekeeping {
+        (
+            Severity::Warning,
+            FindingKind::Housekeeping,
+            format!(
+                "{path} changed and is not reconciled with {spec} (housekeeping: {why}no review needed; record it with `notarai reconcile`)"
+            ),
+        )
+    } else {
+        (
+            Severity::Error,
+            FindingKind::Unreconciled,
+            format!("{path} changed and is not reconciled with {spec}"),
+        )
+    };
+    Finding {
+        severity,
+        kind,
+        spec: Some(spec),
+        file: Some(path.to_string()),
+        line: None,
+        message,
     }
 }
 

@@ -166,10 +166,45 @@ fn normalize(path: &Path) -> PathBuf {
 /// then per spec its intent, behaviors, constraints, invariants, files and
 /// diff.
 pub fn markdown(context: &ExportContext) -> String {
-    let affected = &context.affected;
     let mut md = String::from("# Review context\n\n");
+    md.push_str(&summary(context));
+    md.push_str("## Contents\n\n");
+    for (n, spec) in context.specs.iter().enumerate() {
+        md.push_str(&format!(
+            "{}. [{}](#spec-{}) ({} file(s) to review)\n",
+            n + 1,
+            code(&spec.spec_path),
+            n + 1,
+            spec.diff.files.len() + spec.diff.spec_changes.len()
+        ));
+    }
+    let extras = extra_sections(context);
+    for extra in &extras {
+        md.push_str(&format!("- [{}](#{})\n", extra.title, extra.anchor));
+    }
+    if context.specs.is_empty() {
+        md.push_str("\nNothing to review: no affected spec has a file left to reconcile.\n");
+    }
+    for (n, spec) in context.specs.iter().enumerate() {
+        spec_section(&mut md, n + 1, spec, context);
+    }
+    for extra in &extras {
+        md.push_str(&format!(
+            "\n<a id=\"{}\"></a>\n## {}\n\n{}\n\n",
+            extra.anchor, extra.title, extra.intro
+        ));
+        for item in &extra.items {
+            md.push_str(&format!("- {item}\n"));
+        }
+    }
+    md
+}
+
+/// The opening paragraph: the base, the counts.
+fn summary(context: &ExportContext) -> String {
+    let affected = &context.affected;
     let base = &affected.base;
-    md.push_str(&format!(
+    format!(
         "Changes since {} (base chosen: {}{}): {} changed file(s), {} affected spec(s), {} \
          with files to review. Files whose current content was already reconciled are left \
          out.\n\n",
@@ -185,17 +220,12 @@ pub fn markdown(context: &ExportContext) -> String {
         affected.changed_count,
         affected.affected_specs.len(),
         context.specs.len(),
-    ));
-    md.push_str("## Contents\n\n");
-    for (n, spec) in context.specs.iter().enumerate() {
-        md.push_str(&format!(
-            "{}. [{}](#spec-{}) ({} file(s) to review)\n",
-            n + 1,
-            code(&spec.spec_path),
-            n + 1,
-            spec.diff.files.len() + spec.diff.spec_changes.len()
-        ));
-    }
+    )
+}
+
+/// The sections after the specs that have items.
+fn extra_sections(context: &ExportContext) -> Vec<ListSection> {
+    let affected = &context.affected;
     let reconciled: Vec<&str> = affected
         .affected_specs
         .iter()
@@ -246,26 +276,7 @@ pub fn markdown(context: &ExportContext) -> String {
                 .collect(),
         },
     ];
-    let extras: Vec<ListSection> = extras.into_iter().filter(|e| !e.items.is_empty()).collect();
-    for extra in &extras {
-        md.push_str(&format!("- [{}](#{})\n", extra.title, extra.anchor));
-    }
-    if context.specs.is_empty() {
-        md.push_str("\nNothing to review: no affected spec has a file left to reconcile.\n");
-    }
-    for (n, spec) in context.specs.iter().enumerate() {
-        spec_section(&mut md, n + 1, spec, context);
-    }
-    for extra in &extras {
-        md.push_str(&format!(
-            "\n<a id=\"{}\"></a>\n## {}\n\n{}\n\n",
-            extra.anchor, extra.title, extra.intro
-        ));
-        for item in &extra.items {
-            md.push_str(&format!("- {item}\n"));
-        }
-    }
-    md
+    extras.into_iter().filter(|e| !e.items.is_empty()).collect()
 }
 
 /// A section after the specs: a list under a heading with an anchor, in the
@@ -288,29 +299,7 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
         .iter()
         .find(|s| s.spec_path == spec.spec_path)
     {
-        md.push_str(&format!("### Intent\n\n{}\n", about.intent.trim_end()));
-        if !about.behaviors.is_empty() {
-            md.push_str("\n### Behaviors\n\n");
-            for b in &about.behaviors {
-                md.push_str(&format!(
-                    "- **{}**: given {}, then {}\n",
-                    b.name,
-                    one_line(&b.given),
-                    one_line(&b.then)
-                ));
-            }
-        }
-        for (title, items) in [
-            ("Constraints", &about.constraints),
-            ("Invariants", &about.invariants),
-        ] {
-            if !items.is_empty() {
-                md.push_str(&format!("\n### {title}\n\n"));
-                for item in items {
-                    md.push_str(&format!("- {}\n", one_line(item)));
-                }
-            }
-        }
+        spec_says(md, about);
     }
     let diff = &spec.diff;
     md.push_str("\n### Files to review\n\n");
@@ -372,6 +361,33 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
     if !diff.diff.is_empty() {
         md.push_str("\n### Diff\n\n");
         md.push_str(&fenced("diff", &diff.diff));
+    }
+}
+
+/// What the spec says: its intent, behaviors, constraints, invariants.
+fn spec_says(md: &mut String, about: &crate::review::AffectedSpec) {
+    md.push_str(&format!("### Intent\n\n{}\n", about.intent.trim_end()));
+    if !about.behaviors.is_empty() {
+        md.push_str("\n### Behaviors\n\n");
+        for b in &about.behaviors {
+            md.push_str(&format!(
+                "- **{}**: given {}, then {}\n",
+                b.name,
+                one_line(&b.given),
+                one_line(&b.then)
+            ));
+        }
+    }
+    for (title, items) in [
+        ("Constraints", &about.constraints),
+        ("Invariants", &about.invariants),
+    ] {
+        if !items.is_empty() {
+            md.push_str(&format!("\n### {title}\n\n"));
+            for item in items {
+                md.push_str(&format!("- {}\n", one_line(item)));
+            }
+        }
     }
 }
 

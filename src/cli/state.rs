@@ -83,56 +83,11 @@ fn execute(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode
         path,
     } = &cmd
     {
-        // Run by git at the top of the work tree being merged.
-        let root = resolve_root(root.as_deref()).unwrap_or_else(|_| PathBuf::from("."));
-        return match state::merge_files(&root, base, ours, theirs, path.as_deref())? {
-            state::MergeOutcome::Merged(_) => Ok(ExitCode::SUCCESS),
-            state::MergeOutcome::Conflict(why) => {
-                eprintln!("notarai state merge: {why}");
-                Ok(ExitCode::from(1))
-            }
-        };
+        return merge(root.as_deref(), base, ours, theirs, path.as_deref());
     }
     let root = resolve_root(root.as_deref())?;
     match cmd {
-        Command::Show { format } => {
-            let Some(loaded) = state::read(&root)? else {
-                writeln!(
-                    out,
-                    "no {} yet: reconcile, then run `notarai state snapshot`",
-                    state::STATE_FILE
-                )?;
-                return Ok(ExitCode::SUCCESS);
-            };
-            for w in &loaded.warnings {
-                eprintln!("warning: {w}");
-            }
-            let s = &loaded.state;
-            match format {
-                Format::Json => out.write_all(s.to_text().as_bytes())?,
-                Format::Text => {
-                    writeln!(out, "{} (schema {})", state::STATE_FILE, s.schema_version)?;
-                    if let Some(last) = &s.last_reconciliation {
-                        writeln!(
-                            out,
-                            "last reconciliation: {} on {} at {}",
-                            last.git_hash.as_deref().unwrap_or("(no commit)"),
-                            last.branch.as_deref().unwrap_or("(detached HEAD)"),
-                            last.timestamp
-                        )?;
-                    }
-                    writeln!(
-                        out,
-                        "{} spec(s), {} file(s) reconciled",
-                        s.spec_fingerprints.len(),
-                        s.file_fingerprints.len()
-                    )?;
-                    for (path, fingerprint) in s.entries() {
-                        writeln!(out, "  {path}  {}", short(fingerprint))?;
-                    }
-                }
-            }
-        }
+        Command::Show { format } => show(&mut out, &root, format)?,
         Command::Snapshot { force } => {
             let git = GitRepo::open(&root)?;
             let summary = state::snapshot(&root, &git, force)?;
@@ -147,23 +102,7 @@ fn execute(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode
                 summary.branch.as_deref().unwrap_or("(detached HEAD)")
             )?;
         }
-        Command::Reset => {
-            // Through the one safe module: a linked `.notarai` leading
-            // outside the project, or into its git directory, deletes nothing.
-            let removed =
-                crate::safe_fs::remove_file(&root, std::path::Path::new(state::STATE_FILE))
-                    .map_err(|e| {
-                        crate::error::Error::internal(format!(
-                            "cannot remove {}: {e}",
-                            state::STATE_FILE
-                        ))
-                    })?;
-            if removed {
-                writeln!(out, "Removed {}", state::STATE_FILE)?;
-            } else {
-                writeln!(out, "No {} to remove", state::STATE_FILE)?;
-            }
-        }
+        Command::Reset => reset(&mut out, &root)?,
         Command::Status { base } => {
             let mut project = crate::project::Project::new(root);
             let status = crate::check::status(
@@ -177,6 +116,81 @@ fn execute(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode
         Command::Merge { .. } => unreachable!("handled above"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `notarai state merge`, run by git at the top of the work tree being
+/// merged: 1 on a conflict it leaves to the user.
+fn merge(
+    root: Option<&std::path::Path>,
+    base: &std::path::Path,
+    ours: &std::path::Path,
+    theirs: &std::path::Path,
+    path: Option<&std::path::Path>,
+) -> crate::error::Result<ExitCode> {
+    let root = resolve_root(root).unwrap_or_else(|_| PathBuf::from("."));
+    match state::merge_files(&root, base, ours, theirs, path)? {
+        state::MergeOutcome::Merged(_) => Ok(ExitCode::SUCCESS),
+        state::MergeOutcome::Conflict(why) => {
+            eprintln!("notarai state merge: {why}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// `notarai state show`: the state file as JSON, or in words.
+fn show(out: &mut impl Write, root: &std::path::Path, format: Format) -> crate::error::Result<()> {
+    let Some(loaded) = state::read(root)? else {
+        writeln!(
+            out,
+            "no {} yet: reconcile, then run `notarai state snapshot`",
+            state::STATE_FILE
+        )?;
+        return Ok(());
+    };
+    for w in &loaded.warnings {
+        eprintln!("warning: {w}");
+    }
+    let s = &loaded.state;
+    if let Format::Json = format {
+        out.write_all(s.to_text().as_bytes())?;
+        return Ok(());
+    }
+    writeln!(out, "{} (schema {})", state::STATE_FILE, s.schema_version)?;
+    if let Some(last) = &s.last_reconciliation {
+        writeln!(
+            out,
+            "last reconciliation: {} on {} at {}",
+            last.git_hash.as_deref().unwrap_or("(no commit)"),
+            last.branch.as_deref().unwrap_or("(detached HEAD)"),
+            last.timestamp
+        )?;
+    }
+    writeln!(
+        out,
+        "{} spec(s), {} file(s) reconciled",
+        s.spec_fingerprints.len(),
+        s.file_fingerprints.len()
+    )?;
+    for (path, fingerprint) in s.entries() {
+        writeln!(out, "  {path}  {}", short(fingerprint))?;
+    }
+    Ok(())
+}
+
+/// `notarai state reset`: the state file removed through the one safe
+/// module (a linked `.notarai` leading outside the project, or into its
+/// git directory, deletes nothing).
+fn reset(out: &mut impl Write, root: &std::path::Path) -> crate::error::Result<()> {
+    let removed = crate::safe_fs::remove_file(root, std::path::Path::new(state::STATE_FILE))
+        .map_err(|e| {
+            crate::error::Error::internal(format!("cannot remove {}: {e}", state::STATE_FILE))
+        })?;
+    if removed {
+        writeln!(out, "Removed {}", state::STATE_FILE)?;
+    } else {
+        writeln!(out, "No {} to remove", state::STATE_FILE)?;
+    }
+    Ok(())
 }
 
 /// The first 12 characters of a hash.

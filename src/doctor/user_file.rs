@@ -3,7 +3,6 @@
 //! and a project file whose notarai entry sits under another agent's key.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -123,14 +122,10 @@ fn read_bounded(path: &Path) -> Result<Option<String>, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read: {e}")),
     };
-    let file = crate::safe_fs::open_regular(&real).map_err(|e| format!("cannot read: {e}"))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_USER_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() as u64 > MAX_USER_FILE {
-        return Err(format!("larger than {MAX_USER_FILE} bytes"));
-    }
+    let bytes = crate::safe_fs::read_bounded(&real, MAX_USER_FILE).map_err(|e| match e {
+        crate::safe_fs::FsError::TooLarge { .. } => format!("larger than {MAX_USER_FILE} bytes"),
+        e => format!("cannot read: {e}"),
+    })?;
     String::from_utf8(bytes)
         .map(Some)
         .map_err(|_| "not UTF-8 text".into())

@@ -52,7 +52,7 @@ pub struct Target {
 
 /// Read a pre-edit event: `Err` says why it is ignored (malformed, another
 /// event or tool, no file inside the project).
-pub fn read_event(
+fn read_event(
     input: &[u8],
     agent: Option<HookAgent>,
     env: &HookEnv,
@@ -310,7 +310,7 @@ struct SeenSession {
 /// Whether `file` was answered in `session` already; if not, remember it
 /// (best effort: a cache folder that cannot be written only means the
 /// file may be answered again).
-pub fn first_time(root: &Path, session: &str, file: &str) -> bool {
+fn first_time(root: &Path, session: &str, file: &str) -> bool {
     if crate::cache::check_location(root).is_err() {
         return true;
     }

@@ -82,7 +82,6 @@ fn affected_specs_with(
     let (base, used) = choose_base(&root, git, base_branch)?;
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let changed_files = changes.paths();
-    let mut matched: BTreeMap<usize, Vec<(String, bool, bool)>> = BTreeMap::new();
     let governed: Vec<(String, Vec<usize>)> = changed_files
         .iter()
         .map(|p| (p.clone(), specs.governance().governors(p)))
@@ -123,61 +122,18 @@ fn affected_specs_with(
             JudgeError::Io(message) => ReviewError::Internal(message),
             JudgeError::Cancelled(c) => c.into(),
         })?;
-    let governance = specs.governance();
-    for ((path, governors), reconciled) in governed.iter().zip(judged) {
-        for (&spec, reconciled) in governors.iter().zip(reconciled) {
-            let housekeeping = governance.is_housekeeping(spec, path)
-                || (!reconciled
-                    && super::quiet::versions_only_change(
-                        &root,
-                        git,
-                        &changes,
-                        governance,
-                        spec,
-                        path,
-                        Some(&known),
-                    ));
-            matched
-                .entry(spec)
-                .or_default()
-                .push(((*path).clone(), reconciled, housekeeping));
-        }
-    }
+    let matched = by_spec(
+        &root,
+        git,
+        &changes,
+        specs.governance(),
+        &governed,
+        judged,
+        &known,
+    );
     let affected_specs = matched
         .into_iter()
-        .map(|(index, mut judged)| {
-            let loaded = &specs.set.specs[index];
-            // Only tests left to review: the evidence changed, not the behavior.
-            let review = judged.iter().filter(|(_, r, h)| !r && !h);
-            if super::quiet::tests_only(governance, index, review.map(|(p, _, _)| p.as_str())) {
-                for entry in judged.iter_mut().filter(|(_, r, _)| !r) {
-                    entry.2 = true;
-                }
-            }
-            let unreconciled_count = judged.iter().filter(|(_, r, h)| !r && !h).count();
-            let housekeeping_count = judged.iter().filter(|(_, r, h)| !r && *h).count();
-            let matched_count = judged.len();
-            let all_reconciled = unreconciled_count == 0;
-            // Say it once: a spec with nothing to review is one line.
-            let spec = (!all_reconciled).then_some(&loaded.spec);
-            AffectedSpec {
-                unreconciled_count,
-                housekeeping_count,
-                all_reconciled,
-                spec_path: loaded.path.clone(),
-                intent: spec.map(|s| s.intent.clone()).unwrap_or_default(),
-                behaviors: spec.map(|s| s.behaviors.clone()).unwrap_or_default(),
-                constraints: spec.map(|s| s.constraints.clone()).unwrap_or_default(),
-                invariants: spec.map(|s| s.invariants.clone()).unwrap_or_default(),
-                matched_count,
-                matched_files: if all_reconciled {
-                    Vec::new()
-                } else {
-                    judged.into_iter().map(|(p, _, _)| p).collect()
-                },
-                continued: false,
-            }
-        })
+        .map(|(index, judged)| affected_spec(&specs, index, judged))
         .collect();
     let deleted_specs = super::deleted_specs(&changes);
     Ok(AffectedSpecs {
@@ -194,4 +150,86 @@ fn affected_specs_with(
         pages: 1,
         next_cursor: None,
     })
+}
+
+/// One changed file as a spec sees it: its path, whether it is reconciled
+/// for the spec, whether it is housekeeping for it.
+type Judged = (String, bool, bool);
+
+/// Each spec's changed files, judged: `judged` holds, for each governed
+/// path, whether it is reconciled for each of its governors; a pin moved
+/// or a housekeeping rule makes a file housekeeping.
+fn by_spec(
+    root: &std::path::Path,
+    git: &crate::changes::GitRepo,
+    changes: &crate::changes::ChangeSet<'_>,
+    governance: &crate::governance::Governance,
+    governed: &[(&String, Vec<usize>)],
+    judged: Vec<Vec<bool>>,
+    known: &Reconciled,
+) -> BTreeMap<usize, Vec<Judged>> {
+    let mut matched: BTreeMap<usize, Vec<Judged>> = BTreeMap::new();
+    for ((path, governors), reconciled) in governed.iter().zip(judged) {
+        for (&spec, reconciled) in governors.iter().zip(reconciled) {
+            let housekeeping = governance.is_housekeeping(spec, path)
+                || (!reconciled
+                    && super::quiet::versions_only_change(
+                        root,
+                        git,
+                        changes,
+                        governance,
+                        spec,
+                        path,
+                        Some(known),
+                    ));
+            matched
+                .entry(spec)
+                .or_default()
+                .push(((*path).clone(), reconciled, housekeeping));
+        }
+    }
+    matched
+}
+
+/// The spec `index` with its judged files: only tests left to review make
+/// them housekeeping (the evidence changed, not the behavior); a spec with
+/// nothing to review is said in one line.
+fn affected_spec(
+    specs: &crate::project::Specs,
+    index: usize,
+    mut judged: Vec<Judged>,
+) -> AffectedSpec {
+    let loaded = &specs.set.specs[index];
+    let review = judged.iter().filter(|(_, r, h)| !r && !h);
+    if super::quiet::tests_only(
+        specs.governance(),
+        index,
+        review.map(|(p, _, _)| p.as_str()),
+    ) {
+        for entry in judged.iter_mut().filter(|(_, r, _)| !r) {
+            entry.2 = true;
+        }
+    }
+    let unreconciled_count = judged.iter().filter(|(_, r, h)| !r && !h).count();
+    let housekeeping_count = judged.iter().filter(|(_, r, h)| !r && *h).count();
+    let matched_count = judged.len();
+    let all_reconciled = unreconciled_count == 0;
+    let spec = (!all_reconciled).then_some(&loaded.spec);
+    AffectedSpec {
+        unreconciled_count,
+        housekeeping_count,
+        all_reconciled,
+        spec_path: loaded.path.clone(),
+        intent: spec.map(|s| s.intent.clone()).unwrap_or_default(),
+        behaviors: spec.map(|s| s.behaviors.clone()).unwrap_or_default(),
+        constraints: spec.map(|s| s.constraints.clone()).unwrap_or_default(),
+        invariants: spec.map(|s| s.invariants.clone()).unwrap_or_default(),
+        matched_count,
+        matched_files: if all_reconciled {
+            Vec::new()
+        } else {
+            judged.into_iter().map(|(p, _, _)| p).collect()
+        },
+        continued: false,
+    }
 }

@@ -142,7 +142,7 @@ pub fn read_spec(root: &Path, path: &str) -> Result<SpecText> {
         .hinted(HINT));
     }
     if !crate::spec::discover(root).iter().any(|p| p == rel) {
-        let linked = crate::hashing::crosses_link(root, rel)
+        let linked = crate::safe_fs::crosses_link(root, rel)
             || std::fs::symlink_metadata(root.join(rel)).is_ok_and(|m| m.is_symlink());
         let why = if linked {
             " (it is reached through a symbolic link, which is never followed)"

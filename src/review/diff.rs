@@ -2,17 +2,17 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use globset::GlobSetBuilder;
-
+use super::exclude::ExcludeMatcher;
 use super::{
-    GetSpecDiffParams, Result, ReviewError, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now,
-    pages, quiet, spec_index, symbolic, unreviewable,
+    GetSpecDiffParams, Result, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now, pages, quiet,
+    spec_index, symbolic, unreviewable,
 };
-use crate::changes::Patch;
-use crate::governance;
-use crate::hashing::{self, FileHash};
+use std::path::Path;
+
+use crate::changes::{Base, ChangeKind, ChangeSet, ChangedFile, GitRepo, Patch};
+use crate::hashing::FileHash;
 use crate::progress::Progress;
-use crate::project::Project;
+use crate::project::{Project, Specs};
 use crate::spec;
 use crate::state::Reconciled;
 
@@ -84,11 +84,66 @@ fn spec_diff_parts(
     let git = project.git()?;
     let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
     let changes = git.changes(&base, specs.governance().scope(index), true)?;
+    let (candidates, excluded) = candidates(&specs, index, &exclude, &changes);
+    // A file of this spec deleted in the spec's part of the tree may have
+    // moved out of it: the whole tree's changes, with renames, tell.
+    let whole = if candidates
+        .iter()
+        .any(|(f, _)| f.status == ChangeKind::Deleted)
+    {
+        Some(git.changes(&base, &crate::governance::Scope::Everything, true)?)
+    } else {
+        None
+    };
+    let mut work = Work {
+        params,
+        specs: &specs,
+        index,
+        spec_path: specs.governance().spec_path(index),
+        root: &root,
+        git,
+        base: &base,
+        changes: &changes,
+        whole: whole.as_ref(),
+        already_read: params.already_read.iter().map(String::as_str).collect(),
+        known: None,
+        now: HashMap::new(),
+    };
+    work.hash(&candidates, progress)?;
+    let mut out = empty_answer(used, excluded);
+    out.unreviewable = unreviewable(&changes, |p| {
+        specs.governance().category(index, p).is_some() && !exclude.is_match(p)
+    });
+    // The files to be shown, outlined on all cores first (their hunks are
+    // named by symbol): what the loop below skips is not parsed.
+    let to_show: Vec<&ChangedFile> = candidates
+        .iter()
+        .filter(|(file, governed)| work.shown(file, governed))
+        .map(|(file, _)| *file)
+        .collect();
+    symbolic::outline_ahead(&root, git, &base, &to_show);
+    progress.stage("diffing files");
+    let mut patches: Vec<pages::FilePatch> = Vec::new();
+    for (file, governed) in &candidates {
+        progress.check()?;
+        progress.advance(1);
+        patches.extend(work.file(&mut out, file, governed)?);
+    }
+    work.tests_only(&mut out, &mut patches);
+    work.finish(&mut out);
+    Ok((out, patches))
+}
 
-    // The changed files this spec governs, each with its governed paths;
-    // the governed paths `exclude_patterns` leaves out, by name.
+/// The changed files the spec `index` governs, each with its governed
+/// paths; and the governed paths `exclude_patterns` leaves out, by name.
+fn candidates<'c>(
+    specs: &Specs,
+    index: usize,
+    exclude: &ExcludeMatcher,
+    changes: &'c ChangeSet<'_>,
+) -> (Vec<(&'c ChangedFile, Vec<&'c str>)>, Vec<String>) {
     let mut excluded: Vec<String> = Vec::new();
-    let candidates: Vec<(&crate::changes::ChangedFile, Vec<&str>)> = changes
+    let candidates = changes
         .files
         .iter()
         .filter_map(|file| {
@@ -100,55 +155,13 @@ fn spec_diff_parts(
             (!governed.is_empty()).then_some((file, governed))
         })
         .collect();
-    let already_read: Vec<&str> = params.already_read.iter().map(String::as_str).collect();
-    // A file of this spec deleted in the spec's part of the tree may have
-    // moved out of it: the whole tree's changes, with renames, tell.
-    let whole = if candidates
-        .iter()
-        .any(|(f, _)| f.status == crate::changes::ChangeKind::Deleted)
-    {
-        Some(git.changes(&base, &crate::governance::Scope::Everything, true)?)
-    } else {
-        None
-    };
-    let moved = |file: &crate::changes::ChangedFile| {
-        (file.status == crate::changes::ChangeKind::Deleted)
-            .then(|| {
-                whole.as_ref()?.files.iter().find(|w| {
-                    w.status == crate::changes::ChangeKind::Renamed
-                        && w.old_path.as_deref() == Some(file.path.as_str())
-                })
-            })
-            .flatten()
-    };
+    (candidates, excluded)
+}
 
-    // Hash what is there now, once per path, in parallel.
-    let mut paths: Vec<&str> = candidates
-        .iter()
-        .flat_map(|(_, g)| g.iter().copied())
-        .collect();
-    paths.sort_unstable();
-    paths.dedup();
-    progress.begin((paths.len() + candidates.len()) as u64, "hashing files");
-    let mut now: HashMap<&str, FileHash> = HashMap::with_capacity(paths.len());
-    for (path, hash) in paths
-        .iter()
-        .zip(hash_now(&root, Some(git), &paths, progress)?)
-    {
-        now.insert(path, hash?);
-    }
-    // Reconciled per the local cache (unless git tracks it) or the committed state.
-    let known =
-        (!params.bypass_cache).then(|| Reconciled::trusted(&root, git, paths.iter().copied()));
-    let spec_path = specs.governance().spec_path(index);
-    let reconciled = |p: &str| match (now.get(p).and_then(FileHash::cache_value), &known) {
-        (Some(current), Some(known)) => known.matches_for(spec_path, p, current),
-        _ => false,
-    };
-
-    let mut patches: Vec<pages::FilePatch> = Vec::new();
-    let mut out = SpecDiff {
-        base: used,
+/// The answer with nothing in it yet but its base and the excluded paths.
+fn empty_answer(base: crate::state::UsedBase, excluded: Vec<String>) -> SpecDiff {
+    SpecDiff {
+        base,
         diff: String::new(),
         files: Vec::new(),
         plan: Some(Vec::new()),
@@ -169,47 +182,167 @@ fn spec_diff_parts(
         binary_changes: Vec::new(),
         large_changes: Vec::new(),
         file_categories: BTreeMap::new(),
-        unreviewable: unreviewable(&changes, |p| {
-            specs.governance().category(index, p).is_some() && !exclude.is_match(p)
-        }),
+        unreviewable: Vec::new(),
         formatting_only: Vec::new(),
         outside_anchors: Vec::new(),
-    };
-    // The files to be shown, outlined on all cores first (their hunks are
-    // named by symbol): what the loop below skips is not parsed.
-    let to_show: Vec<&crate::changes::ChangedFile> = candidates
-        .iter()
-        .filter(|(file, governed)| {
-            let other: Vec<&str> = governed
-                .iter()
-                .copied()
-                .filter(|p| !spec::is_spec_path(p))
-                .collect();
-            !governed.iter().all(|p| reconciled(p))
-                && !other.is_empty()
-                && moved(file).is_none()
-                && !other
-                    .iter()
-                    .all(|p| specs.governance().is_housekeeping(index, p))
-                && !other.iter().all(|p| already_read.contains(p))
+    }
+}
+
+/// What every step of one spec's diff reads: the question, the spec, the
+/// repository and its changes, and what is reconciled.
+struct Work<'a, 'g> {
+    params: &'a GetSpecDiffParams,
+    specs: &'a Specs,
+    index: usize,
+    spec_path: &'a str,
+    root: &'a Path,
+    git: &'g GitRepo,
+    base: &'a Base,
+    changes: &'a ChangeSet<'g>,
+    /// The whole tree's changes, when a file of the spec was deleted.
+    whole: Option<&'a ChangeSet<'g>>,
+    already_read: Vec<&'a str>,
+    /// Reconciled per the local cache (unless git tracks it) or the
+    /// committed state; `None` when the cache is bypassed.
+    known: Option<Reconciled>,
+    /// Each governed path's hash now.
+    now: HashMap<&'a str, FileHash>,
+}
+
+impl<'a, 'g> Work<'a, 'g> {
+    /// Hash what is there now, once per path, in parallel, and look up
+    /// what is reconciled.
+    fn hash(
+        &mut self,
+        candidates: &[(&'a ChangedFile, Vec<&'a str>)],
+        progress: &Progress,
+    ) -> Result<()> {
+        let mut paths: Vec<&str> = candidates
+            .iter()
+            .flat_map(|(_, g)| g.iter().copied())
+            .collect();
+        paths.sort_unstable();
+        paths.dedup();
+        progress.begin((paths.len() + candidates.len()) as u64, "hashing files");
+        self.now.reserve(paths.len());
+        for (path, hash) in paths
+            .iter()
+            .zip(hash_now(self.root, Some(self.git), &paths, progress)?)
+        {
+            self.now.insert(path, hash?);
+        }
+        self.known = (!self.params.bypass_cache)
+            .then(|| Reconciled::trusted(self.root, self.git, paths.iter().copied()));
+        Ok(())
+    }
+
+    /// Whether `path`'s content now is reconciled for this spec.
+    fn reconciled(&self, path: &str) -> bool {
+        match (
+            self.now.get(path).and_then(FileHash::cache_value),
+            &self.known,
+        ) {
+            (Some(current), Some(known)) => known.matches_for(self.spec_path, path, current),
+            _ => false,
+        }
+    }
+
+    /// The rename that moved the deleted `file` out of the spec's files.
+    fn moved(&self, file: &ChangedFile) -> Option<&'a ChangedFile> {
+        if file.status != ChangeKind::Deleted {
+            return None;
+        }
+        self.whole?.files.iter().find(|w| {
+            w.status == ChangeKind::Renamed && w.old_path.as_deref() == Some(file.path.as_str())
         })
-        .map(|(file, _)| *file)
-        .collect();
-    symbolic::outline_ahead(&root, git, &base, &to_show);
-    progress.stage("diffing files");
-    for (file, governed) in candidates {
-        progress.check()?;
-        progress.advance(1);
-        if governed.iter().all(|p| reconciled(p)) {
+    }
+
+    /// Whether the housekeeping rules of the spec cover every path.
+    fn housekeeping(&self, paths: &[&str]) -> bool {
+        paths
+            .iter()
+            .all(|p| self.specs.governance().is_housekeeping(self.index, p))
+    }
+
+    /// Whether [`Work::file`] will show `file`'s diff (as far as can be
+    /// told before diffing it): the files outlined ahead.
+    fn shown(&self, file: &ChangedFile, governed: &[&str]) -> bool {
+        let other: Vec<&str> = governed
+            .iter()
+            .copied()
+            .filter(|p| !spec::is_spec_path(p))
+            .collect();
+        !governed.iter().all(|p| self.reconciled(p))
+            && !other.is_empty()
+            && self.moved(file).is_none()
+            && !self.housekeeping(&other)
+            && !other.iter().all(|p| self.already_read.contains(p))
+    }
+
+    /// One changed file of the spec: its spec files' text, or why it is
+    /// not diffed, or its patch (with the lists it belongs to).
+    fn file(
+        &self,
+        out: &mut SpecDiff,
+        file: &ChangedFile,
+        governed: &[&str],
+    ) -> Result<Option<pages::FilePatch>> {
+        if governed.iter().all(|p| self.reconciled(p)) {
             out.skipped.extend(governed.iter().map(|p| p.to_string()));
-            continue;
+            return Ok(None);
         }
         let (spec_paths, other): (Vec<&str>, Vec<&str>) =
             governed.iter().partition(|p| spec::is_spec_path(p));
+        self.spec_files(out, &spec_paths);
+        if other.is_empty() {
+            return Ok(None);
+        }
+        // Housekeeping (no review needed): named, not diffed.
+        if self.housekeeping(&other) {
+            out.housekeeping.extend(other.iter().map(|p| p.to_string()));
+            return Ok(None);
+        }
+        // Read already in this pass, for another spec: named, not diffed.
+        if other.iter().all(|p| self.already_read.contains(p)) {
+            out.already_read.extend(other.iter().map(|p| p.to_string()));
+            return Ok(None);
+        }
+        let (sides, patch) = self.sides_and_patch(out, file)?;
+        if self.versions_only(out, file, &other, &patch) {
+            return Ok(None);
+        }
+        // Each hunk named by its symbol; for an anchored spec only the hunks
+        // touching its symbols; a formatting-only change set apart.
+        let anchors = symbolic::spec_anchors(self.specs.governance(), self.index, &other);
+        let patch = match symbolic::view(
+            sides.as_ref(),
+            patch,
+            anchors.as_deref(),
+            self.params.include_formatting,
+        ) {
+            symbolic::View::Show(patch) => patch,
+            symbolic::View::FormattingOnly => {
+                out.formatting_only
+                    .extend(other.iter().map(|p| p.to_string()));
+                return Ok(None);
+            }
+            symbolic::View::Untouched => {
+                out.outside_anchors
+                    .extend(other.iter().map(|p| p.to_string()));
+                return Ok(None);
+            }
+        };
+        Ok(Some(self.shown_patch(out, file, &other, patch)))
+    }
+
+    /// The text of the spec files among a changed file's paths (deleted
+    /// ones as such).
+    fn spec_files(&self, out: &mut SpecDiff, spec_paths: &[&str]) {
         for path in spec_paths {
-            let bytes = git
+            let bytes = self
+                .git
                 .skip_worktree_content(path)
-                .or_else(|| read_unfollowed(&root, path));
+                .or_else(|| read_unfollowed(self.root, path));
             let (content, deleted) = match bytes {
                 Some(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), false),
                 None => (String::new(), true),
@@ -220,104 +353,110 @@ fn spec_diff_parts(
                 deleted,
             });
         }
-        if other.is_empty() {
-            continue;
-        }
-        // Housekeeping (no review needed): named, not diffed.
-        if other
-            .iter()
-            .all(|p| specs.governance().is_housekeeping(index, p))
-        {
-            out.housekeeping.extend(other.iter().map(|p| p.to_string()));
-            continue;
-        }
-        // Read already in this pass, for another spec: named, not diffed.
-        if other.iter().all(|p| already_read.contains(p)) {
-            out.already_read.extend(other.iter().map(|p| p.to_string()));
-            continue;
-        }
-        // Since the content last reconciled for this spec, when it is kept.
-        // A file whose token stream is back to the base's changed in
-        // formatting only, as the status and `check` judge it (against the
-        // base): it is not shown from its reconciled content either.
-        let since = (params.since == super::Since::Reconciled)
-            .then(|| since_reconciled(&root, git, file, known.as_ref()?, spec_path))
+    }
+
+    /// Both sides of `file` (for its symbols) and its patch: since the
+    /// content last reconciled for this spec when it is kept and asked
+    /// for, as the rename it is when it moved out of the spec's files, or
+    /// since the base.
+    fn sides_and_patch(
+        &self,
+        out: &mut SpecDiff,
+        file: &ChangedFile,
+    ) -> Result<(Option<symbolic::Sides>, Patch)> {
+        let since = (self.params.since == super::Since::Reconciled)
+            .then(|| {
+                since_reconciled(
+                    self.root,
+                    self.git,
+                    file,
+                    self.known.as_ref()?,
+                    self.spec_path,
+                )
+            })
             .flatten()
+            // A file whose token stream is back to the base's changed in
+            // formatting only, as the status and `check` judge it (against
+            // the base): it is not shown from its reconciled content either.
             .filter(|_| {
-                params.include_formatting
-                    || !symbolic::sides(&root, git, &base, file)
+                self.params.include_formatting
+                    || !symbolic::sides(self.root, self.git, self.base, file)
                         .is_some_and(|sides| sides.formatting_only())
             });
-        // Each hunk named by its symbol; for an anchored spec only the hunks
-        // touching its symbols; a formatting-only change set apart.
-        let anchors = symbolic::spec_anchors(specs.governance(), index, &other);
-        let (sides, patch) = match (since, moved(file)) {
+        Ok(match (since, self.moved(file)) {
             (Some((sides, patch)), _) => {
                 out.since_reconciled.push(file.path.clone());
                 (sides, patch)
             }
-            // Moved out of the spec's files: shown as the rename it is.
             (None, Some(renamed)) => {
                 out.moved_out
                     .insert(file.path.clone(), renamed.path.clone());
-                let whole = whole.as_ref().expect("a move was found in it");
+                let whole = self.whole.expect("a move was found in it");
                 (
-                    symbolic::sides(&root, git, &base, renamed),
+                    symbolic::sides(self.root, self.git, self.base, renamed),
                     whole.patch(renamed)?,
                 )
             }
             (None, None) => (
-                symbolic::sides(&root, git, &base, file),
-                changes.patch(file)?,
+                symbolic::sides(self.root, self.git, self.base, file),
+                self.changes.patch(file)?,
             ),
+        })
+    }
+
+    /// A pin moved (dependency, tool or CI action): listed as housekeeping,
+    /// not diffed. Whether it was.
+    fn versions_only(
+        &self,
+        out: &mut SpecDiff,
+        file: &ChangedFile,
+        other: &[&str],
+        patch: &Patch,
+    ) -> bool {
+        let Patch::Text(text) = patch else {
+            return false;
         };
-        // A pin moved (dependency, tool or CI action): listed, not diffed.
-        if let Patch::Text(text) = &patch
-            && !out.moved_out.contains_key(&file.path)
-            && other
+        let governance = self.specs.governance();
+        if out.moved_out.contains_key(&file.path)
+            || !other
                 .iter()
-                .all(|p| quiet::versions_apply(specs.governance(), index, p))
-            && quiet::versions_only(text)
+                .all(|p| quiet::versions_apply(governance, self.index, p))
+            || !quiet::versions_only(text)
         {
-            out.since_reconciled.retain(|p| *p != file.path);
-            for path in &other {
-                out.housekeeping.push(path.to_string());
-                out.housekeeping_reasons
-                    .insert(path.to_string(), super::Quiet::Versions);
-            }
-            continue;
+            return false;
         }
-        let patch = match symbolic::view(
-            sides.as_ref(),
-            patch,
-            anchors.as_deref(),
-            params.include_formatting,
-        ) {
-            symbolic::View::Show(patch) => patch,
-            symbolic::View::FormattingOnly => {
-                out.formatting_only
-                    .extend(other.iter().map(|p| p.to_string()));
-                continue;
-            }
-            symbolic::View::Untouched => {
-                out.outside_anchors
-                    .extend(other.iter().map(|p| p.to_string()));
-                continue;
-            }
-        };
-        for path in &other {
-            let others: Vec<String> = specs
-                .governance()
+        out.since_reconciled.retain(|p| *p != file.path);
+        for path in other {
+            out.housekeeping.push(path.to_string());
+            out.housekeeping_reasons
+                .insert(path.to_string(), super::Quiet::Versions);
+        }
+        true
+    }
+
+    /// A file whose diff is shown: its paths listed (with the other specs
+    /// sharing each and its category) and its patch, or the list saying
+    /// why there is none (binary, too large).
+    fn shown_patch(
+        &self,
+        out: &mut SpecDiff,
+        file: &ChangedFile,
+        other: &[&str],
+        patch: Patch,
+    ) -> pages::FilePatch {
+        let governance = self.specs.governance();
+        for path in other {
+            let others: Vec<String> = governance
                 .governors(path)
                 .into_iter()
-                .filter(|&g| g != index)
-                .map(|g| specs.governance().spec_path(g).to_string())
+                .filter(|&g| g != self.index)
+                .map(|g| governance.spec_path(g).to_string())
                 .collect();
             if !others.is_empty() {
                 out.shared.insert(path.to_string(), others);
             }
             out.files.push(path.to_string());
-            if let Some(category) = specs.governance().category(index, path) {
+            if let Some(category) = governance.category(self.index, path) {
                 out.file_categories
                     .insert(path.to_string(), category.to_string());
             }
@@ -335,19 +474,28 @@ fn spec_diff_parts(
                 None
             }
         };
-        patches.push(pages::FilePatch {
+        pages::FilePatch {
             paths: other.iter().map(|p| p.to_string()).collect(),
             status: file.status,
             patch,
-        });
+        }
     }
-    // Only tests changed for this spec (its own file did not): the
-    // evidence changed, not the behavior; listed, not diffed.
-    let to_review = out.files.iter().chain(&out.already_read);
-    if out.spec_changes.is_empty()
-        && !out.files.is_empty()
-        && quiet::tests_only(specs.governance(), index, to_review.map(String::as_str))
-    {
+
+    /// Only tests changed for this spec (its own file did not): the
+    /// evidence changed, not the behavior; listed as housekeeping, not
+    /// diffed.
+    fn tests_only(&self, out: &mut SpecDiff, patches: &mut Vec<pages::FilePatch>) {
+        let to_review = out.files.iter().chain(&out.already_read);
+        if !out.spec_changes.is_empty()
+            || out.files.is_empty()
+            || !quiet::tests_only(
+                self.specs.governance(),
+                self.index,
+                to_review.map(String::as_str),
+            )
+        {
+            return;
+        }
         for path in std::mem::take(&mut out.files) {
             out.file_categories.remove(&path);
             out.shared.remove(&path);
@@ -360,45 +508,48 @@ fn spec_diff_parts(
         out.binary_changes.clear();
         out.large_changes.clear();
     }
-    // What to judge the diff (and the files read for another spec)
-    // against, once: the spec's own text.
-    let own_changed = out.spec_changes.iter().any(|s| s.path == spec_path);
-    if (!out.files.is_empty() || !out.already_read.is_empty()) && !own_changed {
-        let spec = &specs.set.specs[index].spec;
-        out.spec = Some(super::SpecSays {
-            intent: spec.intent.clone(),
-            behaviors: spec.behaviors.clone(),
-            constraints: spec.constraints.clone(),
-            invariants: spec.invariants.clone(),
-        });
+
+    /// The spec's own text to judge the diff against (once, when it did
+    /// not change itself), every list sorted, and the system spec when a
+    /// spec file changed.
+    fn finish(&self, out: &mut SpecDiff) {
+        let own_changed = out.spec_changes.iter().any(|s| s.path == self.spec_path);
+        if (!out.files.is_empty() || !out.already_read.is_empty()) && !own_changed {
+            let spec = &self.specs.set.specs[self.index].spec;
+            out.spec = Some(super::SpecSays {
+                intent: spec.intent.clone(),
+                behaviors: spec.behaviors.clone(),
+                constraints: spec.constraints.clone(),
+                invariants: spec.invariants.clone(),
+            });
+        }
+        for list in [
+            &mut out.files,
+            &mut out.skipped,
+            &mut out.formatting_only,
+            &mut out.outside_anchors,
+            &mut out.binary_changes,
+            &mut out.large_changes,
+            &mut out.excluded,
+            &mut out.housekeeping,
+            &mut out.since_reconciled,
+            &mut out.already_read,
+        ] {
+            list.sort();
+            list.dedup();
+        }
+        out.spec_changes.sort_by(|a, b| a.path.cmp(&b.path));
+        out.spec_changes.dedup_by(|a, b| a.path == b.path);
+        if !out.spec_changes.is_empty()
+            && let Some(system) = self.specs.set.system_spec()
+        {
+            let included = out.spec_changes.iter().any(|s| s.path == system.path);
+            out.system_spec = Some(SystemSpec {
+                path: system.path.clone(),
+                content: (!included).then(|| system.raw.clone()),
+            });
+        }
     }
-    for list in [
-        &mut out.files,
-        &mut out.skipped,
-        &mut out.formatting_only,
-        &mut out.outside_anchors,
-        &mut out.binary_changes,
-        &mut out.large_changes,
-        &mut out.excluded,
-        &mut out.housekeeping,
-        &mut out.since_reconciled,
-        &mut out.already_read,
-    ] {
-        list.sort();
-        list.dedup();
-    }
-    out.spec_changes.sort_by(|a, b| a.path.cmp(&b.path));
-    out.spec_changes.dedup_by(|a, b| a.path == b.path);
-    if !out.spec_changes.is_empty()
-        && let Some(system) = specs.set.system_spec()
-    {
-        let included = out.spec_changes.iter().any(|s| s.path == system.path);
-        out.system_spec = Some(SystemSpec {
-            path: system.path.clone(),
-            content: (!included).then(|| system.raw.clone()),
-        });
-    }
-    Ok((out, patches))
 }
 
 /// The diff of `file` from the content last reconciled for `spec` to the
@@ -436,81 +587,11 @@ fn since_reconciled(
 /// never what it points to (which may lie outside the repository), and a
 /// path through a linked folder is not there. `None` when nothing is there.
 fn read_unfollowed(root: &std::path::Path, rel: &str) -> Option<Vec<u8>> {
-    if hashing::crosses_link(root, rel) {
-        return None;
-    }
-    let path = &root.join(rel);
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if meta.file_type().is_symlink() {
-        return std::fs::read_link(path)
-            .ok()
-            .map(|t| t.as_os_str().as_encoded_bytes().to_vec());
-    }
     // The one bounded, non-blocking reader: a spec swapped for a FIFO, a
     // device or a huge file is described, never opened or read whole.
-    match crate::safe_fs::read(root, std::path::Path::new(rel), spec::MAX_BYTES as u64) {
+    match crate::safe_fs::read_unfollowed(root, rel, spec::MAX_BYTES as u64) {
         Ok(bytes) => Some(bytes),
         Err(crate::safe_fs::FsError::NotFound { .. }) => None,
         Err(e) => Some(format!("(notarai did not read this file: {e})").into_bytes()),
-    }
-}
-
-/// `exclude_patterns` with git's `:(exclude)` pathspec meaning.
-///
-/// As git matches a pathspec item: a pattern that equals the path, or names a
-/// folder above it, matches literally (so `src/x[1].rs` and `app/{id}` need no
-/// escaping); otherwise it is a wildcard match over the whole path where `*`
-/// and `?` also match `/`, `[...]` is a class, and braces are plain text.
-struct ExcludeMatcher {
-    literals: Vec<String>,
-    globs: globset::GlobSet,
-}
-
-impl ExcludeMatcher {
-    fn new(patterns: &[String]) -> Result<ExcludeMatcher> {
-        let mut literals = Vec::new();
-        let mut set = GlobSetBuilder::new();
-        for given in patterns {
-            let mut pattern = given
-                .strip_prefix(":(exclude)")
-                .or_else(|| given.strip_prefix(":!"))
-                .unwrap_or(given);
-            while let Some(rest) = pattern.strip_prefix("./") {
-                pattern = rest;
-            }
-            if pattern.is_empty() {
-                return Err(ReviewError::InvalidParams(format!(
-                    "exclude_patterns: `{}` is empty and would exclude everything",
-                    given.escape_debug()
-                )));
-            }
-            literals.push(pattern.to_string());
-            if pattern.contains(['*', '?', '[']) {
-                let escaped = pattern.replace('{', "\\{").replace('}', "\\}");
-                let glob = globset::GlobBuilder::new(&escaped)
-                    .literal_separator(false)
-                    .backslash_escape(true)
-                    .build()
-                    .map_err(|e| {
-                        ReviewError::InvalidParams(format!(
-                            "exclude_patterns: `{}`: {}",
-                            given.escape_debug(),
-                            e.kind()
-                        ))
-                    })?;
-                set.add(glob);
-            }
-        }
-        let globs = set
-            .build()
-            .map_err(|e| ReviewError::InvalidParams(format!("exclude_patterns: {e}")))?;
-        Ok(ExcludeMatcher { literals, globs })
-    }
-
-    fn is_match(&self, path: &str) -> bool {
-        self.literals
-            .iter()
-            .any(|lit| governance::is_under(path, lit))
-            || self.globs.is_match(path)
     }
 }

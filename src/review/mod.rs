@@ -10,6 +10,7 @@ mod catalog;
 mod coverage;
 mod diff;
 mod drift;
+mod exclude;
 mod export;
 mod governing;
 mod kept;

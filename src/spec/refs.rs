@@ -229,101 +229,147 @@ pub(crate) fn choose_system(specs: &[LoadedSpec]) -> Option<usize> {
 /// Checks across the set: more than one system spec, `subsystems` cycles,
 /// specs the system spec does not reach. `trees[i]` is the tree of `set.specs[i]`.
 pub(crate) fn check_set(set: &SpecSet, trees: &[Node]) -> Vec<Finding> {
+    let graph = Graph::new(set);
     let mut out = Vec::new();
-    let index: BTreeMap<&str, usize> = set
-        .specs
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.path.as_str(), i))
-        .collect();
-    let edges = |i: usize, links: &[Link]| -> Vec<(usize, String)> {
-        refs_of(&set.specs[i].spec)
+    if let Some(system) = set.system {
+        out.extend(other_system_specs(set, trees, system));
+        out.extend(cross_cutting_subsystems(&graph, trees));
+        out.extend(unreached(&graph, system));
+    }
+    out.extend(cycles(&graph, trees));
+    out
+}
+
+/// The `$ref` links between the specs of a set.
+struct Graph<'a> {
+    set: &'a SpecSet,
+    /// Spec path to index.
+    index: BTreeMap<&'a str, usize>,
+}
+
+impl<'a> Graph<'a> {
+    fn new(set: &'a SpecSet) -> Graph<'a> {
+        let index = set
+            .specs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.path.as_str(), i))
+            .collect();
+        Graph { set, index }
+    }
+
+    /// The specs spec `i` links to by one of `links`, each with the JSON
+    /// pointer of its `$ref`.
+    fn edges(&self, i: usize, links: &[Link]) -> Vec<(usize, String)> {
+        let spec = &self.set.specs[i];
+        refs_of(&spec.spec)
             .into_iter()
             .filter(|r| links.contains(&r.link))
             .filter_map(|r| {
-                let target = resolve_ref(&set.specs[i].path, r.reference)?;
-                Some((*index.get(target.as_str())?, r.pointer))
+                let target = resolve_ref(&spec.path, r.reference)?;
+                Some((*self.index.get(target.as_str())?, r.pointer))
             })
             .collect()
-    };
+    }
+}
 
-    if let Some(system) = set.system {
-        let system_path = &set.specs[system].path;
-        for (i, s) in set.specs.iter().enumerate() {
-            if i != system && s.spec.subsystems.is_some() {
-                let pos = trees[i]
-                    .key("subsystems")
-                    .map_or(Pos { line: 1, column: 1 }, |k| k.pos);
+/// A spec other than the system spec with `subsystems`: one system spec.
+fn other_system_specs(set: &SpecSet, trees: &[Node], system: usize) -> Vec<Finding> {
+    let system_path = &set.specs[system].path;
+    let mut out = Vec::new();
+    for (i, s) in set.specs.iter().enumerate() {
+        if i != system && s.spec.subsystems.is_some() {
+            let pos = trees[i]
+                .key("subsystems")
+                .map_or(Pos { line: 1, column: 1 }, |k| k.pos);
+            out.push(
+                Finding::warning(
+                    &s.path,
+                    pos.line,
+                    pos.column,
+                    format!("more than one system spec: this spec has `subsystems`, and `{system_path}` is the system spec"),
+                )
+                .with_hint(format!("keep `subsystems` in `{system_path}` only and list the child specs there")),
+            );
+        }
+    }
+    out
+}
+
+/// A cross-cutting spec is pulled in with `applies`, never as a subsystem.
+fn cross_cutting_subsystems(graph: &Graph, trees: &[Node]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (i, s) in graph.set.specs.iter().enumerate() {
+        for (j, pointer) in graph.edges(i, &[Link::Subsystem]) {
+            let target = &graph.set.specs[j];
+            if target.spec.cross_cutting {
+                let pos = pos_of(&trees[i], &pointer);
                 out.push(
                     Finding::warning(
                         &s.path,
                         pos.line,
                         pos.column,
-                        format!("more than one system spec: this spec has `subsystems`, and `{system_path}` is the system spec"),
-                    )
-                    .with_hint(format!("keep `subsystems` in `{system_path}` only and list the child specs there")),
-                );
-            }
-        }
-        // A cross-cutting spec is pulled in with `applies`, never as a subsystem.
-        for (i, s) in set.specs.iter().enumerate() {
-            for (j, pointer) in edges(i, &[Link::Subsystem]) {
-                let target = &set.specs[j];
-                if target.spec.cross_cutting {
-                    let pos = pos_of(&trees[i], &pointer);
-                    out.push(
-                        Finding::warning(
-                            &s.path,
-                            pos.line,
-                            pos.column,
-                            format!("`{}` is a cross-cutting spec, listed under `subsystems`", target.path),
-                        )
-                        .with_hint(format!(
-                            "move `- $ref: {}` under `applies:`: a cross-cutting spec governs no files and applies its rules to the specs that pull it in",
-                            relative(&s.path, &target.path)
-                        )),
-                    );
-                }
-            }
-        }
-        // Reachability through subsystems and applies, from the system spec.
-        let mut seen = BTreeSet::from([system]);
-        let mut todo = vec![system];
-        while let Some(i) = todo.pop() {
-            for (j, _) in edges(i, &[Link::Subsystem, Link::Applies]) {
-                if seen.insert(j) {
-                    todo.push(j);
-                }
-            }
-        }
-        for (i, s) in set.specs.iter().enumerate() {
-            if !seen.contains(&i) {
-                out.push(
-                    Finding::warning(
-                        &s.path,
-                        1,
-                        1,
-                        format!("no `subsystems` or `applies` chain from the system spec `{system_path}` reaches this spec"),
+                        format!("`{}` is a cross-cutting spec, listed under `subsystems`", target.path),
                     )
                     .with_hint(format!(
-                        "add `- $ref: {}` under `subsystems:` in `{system_path}`",
-                        relative(system_path, &s.path)
+                        "move `- $ref: {}` under `applies:`: a cross-cutting spec governs no files and applies its rules to the specs that pull it in",
+                        relative(&s.path, &target.path)
                     )),
                 );
             }
         }
     }
+    out
+}
 
-    // Cycles of subsystems: depth-first search, each back edge reported once.
+/// The specs no chain of subsystems and applies reaches from the system
+/// spec.
+fn unreached(graph: &Graph, system: usize) -> Vec<Finding> {
+    let set = graph.set;
+    let system_path = &set.specs[system].path;
+    let mut seen = BTreeSet::from([system]);
+    let mut todo = vec![system];
+    while let Some(i) = todo.pop() {
+        for (j, _) in graph.edges(i, &[Link::Subsystem, Link::Applies]) {
+            if seen.insert(j) {
+                todo.push(j);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, s) in set.specs.iter().enumerate() {
+        if !seen.contains(&i) {
+            out.push(
+                Finding::warning(
+                    &s.path,
+                    1,
+                    1,
+                    format!("no `subsystems` or `applies` chain from the system spec `{system_path}` reaches this spec"),
+                )
+                .with_hint(format!(
+                    "add `- $ref: {}` under `subsystems:` in `{system_path}`",
+                    relative(system_path, &s.path)
+                )),
+            );
+        }
+    }
+    out
+}
+
+/// Cycles of subsystems: depth-first search, each back edge reported once.
+fn cycles(graph: &Graph, trees: &[Node]) -> Vec<Finding> {
+    let set = graph.set;
     let n = set.specs.len();
-    let graph: Vec<Vec<(usize, String)>> = (0..n).map(|i| edges(i, &[Link::Subsystem])).collect();
+    let edges: Vec<Vec<(usize, String)>> =
+        (0..n).map(|i| graph.edges(i, &[Link::Subsystem])).collect();
     let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
     let mut stack: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
     for start in 0..n {
         if state[start] == 0 {
             dfs(
                 start,
-                &graph,
+                &edges,
                 &mut state,
                 &mut stack,
                 &mut |from, to, pointer, path| {

@@ -242,98 +242,111 @@ impl Builder {
                     format!("YAML syntax error: {}", e.info()),
                 )
             })?;
-            let pos = Pos::of(&span);
-            match event {
-                Event::DocumentStart(_) => {
-                    self.documents += 1;
-                    if self.documents > 1 {
-                        return Err(RawFinding::new(
-                            pos,
-                            "a spec file holds one YAML document; this is a second one",
-                        )
-                        .with_hint(
-                            "remove the `---` line, or move the second document to its own file",
-                        ));
-                    }
-                }
-                Event::Scalar(value, style, anchor, tag) => {
-                    let scalar = resolve(&value, style, tag.as_deref(), pos)?;
-                    let node = Node {
-                        kind: Kind::Scalar(scalar, value.into_owned()),
-                        pos,
-                        size: 1,
-                    };
-                    self.count(1, pos)?;
-                    self.value(node, anchor)?;
-                }
-                Event::Alias(id) => {
-                    let Some(node) = self.anchors.get(&id) else {
-                        return Err(RawFinding::new(pos, "alias to an unknown anchor"));
-                    };
-                    let size = node.size;
-                    self.nodes = self.nodes.saturating_add(size);
-                    if self.nodes > MAX_NODES {
-                        return Err(too_many_nodes(pos));
-                    }
-                    let node = node.clone();
-                    self.value(node, 0)?;
-                }
-                Event::SequenceStart(anchor, tag) => {
-                    self.open(pos, tag.as_deref(), "seq")?;
-                    self.stack.push(Frame::Seq {
-                        pos,
-                        anchor,
-                        items: Vec::new(),
-                        size: 1,
-                    });
-                }
-                Event::MappingStart(anchor, tag) => {
-                    self.open(pos, tag.as_deref(), "map")?;
-                    self.stack.push(Frame::Map {
-                        pos,
-                        anchor,
-                        entries: Vec::new(),
-                        key: None,
-                        size: 1,
-                    });
-                }
-                Event::SequenceEnd | Event::MappingEnd => {
-                    let (node, anchor) = match self.stack.pop() {
-                        Some(Frame::Seq {
-                            pos,
-                            anchor,
-                            items,
-                            size,
-                        }) => (
-                            Node {
-                                kind: Kind::Seq(items),
-                                pos,
-                                size,
-                            },
-                            anchor,
-                        ),
-                        Some(Frame::Map {
-                            pos,
-                            anchor,
-                            entries,
-                            size,
-                            ..
-                        }) => (
-                            Node {
-                                kind: Kind::Map(entries),
-                                pos,
-                                size,
-                            },
-                            anchor,
-                        ),
-                        None => return Err(RawFinding::new(pos, "unbalanced YAML structure")),
-                    };
-                    self.value(node, anchor)?;
-                }
-                Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => {}
-            }
+            self.event(event, Pos::of(&span))?;
         }
         Ok(self.root)
+    }
+
+    /// One parser event at `pos`.
+    fn event(&mut self, event: Event<'_>, pos: Pos) -> Result<(), RawFinding> {
+        match event {
+            Event::DocumentStart(_) => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    return Err(RawFinding::new(
+                        pos,
+                        "a spec file holds one YAML document; this is a second one",
+                    )
+                    .with_hint(
+                        "remove the `---` line, or move the second document to its own file",
+                    ));
+                }
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let scalar = resolve(&value, style, tag.as_deref(), pos)?;
+                let node = Node {
+                    kind: Kind::Scalar(scalar, value.into_owned()),
+                    pos,
+                    size: 1,
+                };
+                self.count(1, pos)?;
+                self.value(node, anchor)?;
+            }
+            Event::Alias(id) => self.alias(id, pos)?,
+            Event::SequenceStart(anchor, tag) => {
+                self.open(pos, tag.as_deref(), "seq")?;
+                self.stack.push(Frame::Seq {
+                    pos,
+                    anchor,
+                    items: Vec::new(),
+                    size: 1,
+                });
+            }
+            Event::MappingStart(anchor, tag) => {
+                self.open(pos, tag.as_deref(), "map")?;
+                self.stack.push(Frame::Map {
+                    pos,
+                    anchor,
+                    entries: Vec::new(),
+                    key: None,
+                    size: 1,
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close(pos)?,
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => {}
+        }
+        Ok(())
+    }
+
+    /// An alias: a copy of its anchored node, counted whole against
+    /// [`MAX_NODES`] (so a billion laughs stops early).
+    fn alias(&mut self, id: usize, pos: Pos) -> Result<(), RawFinding> {
+        let Some(node) = self.anchors.get(&id) else {
+            return Err(RawFinding::new(pos, "alias to an unknown anchor"));
+        };
+        let size = node.size;
+        self.nodes = self.nodes.saturating_add(size);
+        if self.nodes > MAX_NODES {
+            return Err(too_many_nodes(pos));
+        }
+        let node = node.clone();
+        self.value(node, 0)
+    }
+
+    /// The end of the innermost sequence or mapping: its node, placed in
+    /// the one around it.
+    fn close(&mut self, pos: Pos) -> Result<(), RawFinding> {
+        let (node, anchor) = match self.stack.pop() {
+            Some(Frame::Seq {
+                pos,
+                anchor,
+                items,
+                size,
+            }) => (
+                Node {
+                    kind: Kind::Seq(items),
+                    pos,
+                    size,
+                },
+                anchor,
+            ),
+            Some(Frame::Map {
+                pos,
+                anchor,
+                entries,
+                size,
+                ..
+            }) => (
+                Node {
+                    kind: Kind::Map(entries),
+                    pos,
+                    size,
+                },
+                anchor,
+            ),
+            None => return Err(RawFinding::new(pos, "unbalanced YAML structure")),
+        };
+        self.value(node, anchor)
     }
 
     fn open(&mut self, pos: Pos, tag: Option<&Tag>, expected: &str) -> Result<(), RawFinding> {

@@ -11,7 +11,6 @@
 use std::path::Path;
 
 use crate::changes::{GitRepo, MAX_DIFF_FILE};
-use crate::hashing;
 
 /// The blob id of `rel`'s content now, as git would store it (a symbolic
 /// link: its target text), written to the object store when missing.
@@ -19,22 +18,7 @@ use crate::hashing;
 /// folder, larger than [`MAX_DIFF_FILE`] (never diffed), or when the object
 /// store cannot be written (the diff then starts from the base).
 pub fn store_reviewed(root: &Path, git: &GitRepo, rel: &str) -> Option<String> {
-    if hashing::crosses_link(root, rel) {
-        return None;
-    }
-    let path = root.join(rel);
-    let meta = std::fs::symlink_metadata(&path).ok()?;
-    let bytes = if meta.file_type().is_symlink() {
-        std::fs::read_link(&path)
-            .ok()?
-            .as_os_str()
-            .as_encoded_bytes()
-            .to_vec()
-    } else if meta.is_file() {
-        crate::safe_fs::read(root, Path::new(rel), MAX_DIFF_FILE).ok()?
-    } else {
-        return None;
-    };
+    let bytes = crate::safe_fs::read_unfollowed(root, rel, MAX_DIFF_FILE).ok()?;
     let repo = git.raw();
     let oid = git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()?;
     if repo.odb().is_ok_and(|odb| odb.exists(oid)) {

@@ -62,6 +62,19 @@ pub fn merge_reporting(
     out.spec_reviews.clear();
     out.drift_notes.clear();
     out.other.clear();
+    let conflicts = merge_unknown_keys(base, ours, theirs, &mut out);
+    if !ours_newer {
+        out.last_reconciliation = theirs.last_reconciliation.clone();
+    }
+    merge_fingerprints(base, ours, theirs, &mut out, &current, ours_newer);
+    merge_reviews(base, ours, theirs, &mut out, &current, ours_newer);
+    merge_drift_notes(base, ours, theirs, &mut out);
+    (out, conflicts)
+}
+
+/// The keys this build does not know, merged three-way; those both sides
+/// changed differently (ours kept) are returned.
+fn merge_unknown_keys(base: &State, ours: &State, theirs: &State, out: &mut State) -> Vec<String> {
     let mut conflicts = Vec::new();
     let keys: BTreeSet<&String> = ours.other.keys().chain(theirs.other.keys()).collect();
     for key in keys {
@@ -78,9 +91,20 @@ pub fn merge_reporting(
             out.other.insert(key.clone(), v.clone());
         }
     }
-    if !ours_newer {
-        out.last_reconciliation = theirs.last_reconciliation.clone();
-    }
+    conflicts
+}
+
+/// Each file's fingerprint, merged three-way; when both sides changed it,
+/// the side matching the file's `current` content wins, else the newer
+/// side. The entry keeps its side's unknown keys and blob id.
+fn merge_fingerprints(
+    base: &State,
+    ours: &State,
+    theirs: &State,
+    out: &mut State,
+    current: &impl Fn(&str) -> Option<String>,
+    ours_newer: bool,
+) {
     let (o, a, b) = (base.entries(), ours.entries(), theirs.entries());
     let paths: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
     for path in paths {
@@ -94,23 +118,37 @@ pub fn merge_reporting(
                 ours_newer
             }
         });
-        if let Some(fingerprint) = chosen {
-            out.insert(path, fingerprint);
-            let side = [ours, theirs]
-                .into_iter()
-                .find(|s| s.fingerprint(path) == Some(*fingerprint))
-                .unwrap_or(ours);
-            let extra = side
-                .file_fingerprints
-                .get(path)
-                .or_else(|| ours.file_fingerprints.get(path))
-                .or_else(|| theirs.file_fingerprints.get(path));
-            if let (Some(extra), Some(entry)) = (extra, out.file_fingerprints.get_mut(path)) {
-                entry.other = extra.other.clone();
-                entry.blob = extra.blob.clone();
-            }
+        let Some(fingerprint) = chosen else {
+            continue;
+        };
+        out.insert(path, fingerprint);
+        let side = [ours, theirs]
+            .into_iter()
+            .find(|s| s.fingerprint(path) == Some(*fingerprint))
+            .unwrap_or(ours);
+        let extra = side
+            .file_fingerprints
+            .get(path)
+            .or_else(|| ours.file_fingerprints.get(path))
+            .or_else(|| theirs.file_fingerprints.get(path));
+        if let (Some(extra), Some(entry)) = (extra, out.file_fingerprints.get_mut(path)) {
+            entry.other = extra.other.clone();
+            entry.blob = extra.blob.clone();
         }
     }
+}
+
+/// Each spec's reviews, merged three-way by (spec, key); when both sides
+/// changed one, the side matching the file's `current` content wins, else
+/// the newer side.
+fn merge_reviews(
+    base: &State,
+    ours: &State,
+    theirs: &State,
+    out: &mut State,
+    current: &impl Fn(&str) -> Option<String>,
+    ours_newer: bool,
+) {
     let flat = |s: &State| -> BTreeMap<(String, String), Review> {
         s.spec_reviews
             .iter()
@@ -139,8 +177,11 @@ pub fn merge_reporting(
                 .insert(key.1.clone(), review.clone());
         }
     }
-    // Drift notes: union by (spec, id); a note one side closed (removed)
-    // while the other kept it as the base had it stays closed.
+}
+
+/// Drift notes: union by (spec, id); a note one side closed (removed)
+/// while the other kept it as the base had it stays closed.
+fn merge_drift_notes(base: &State, ours: &State, theirs: &State, out: &mut State) {
     let notes = |s: &State| -> BTreeMap<(String, String), DriftNote> {
         s.drift_notes
             .iter()
@@ -160,7 +201,6 @@ pub fn merge_reporting(
                 .push(note.clone());
         }
     }
-    (out, conflicts)
 }
 
 /// What the merge driver did.

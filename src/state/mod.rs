@@ -126,7 +126,7 @@ pub struct DriftNote {
 
 impl DriftNote {
     /// The id of a note about `spec` saying `note` on `paths`.
-    pub fn id_of(spec: &str, note: &str, paths: &[String]) -> String {
+    fn id_of(spec: &str, note: &str, paths: &[String]) -> String {
         let mut hasher = blake3::Hasher::new();
         for part in [spec, note]
             .into_iter()
@@ -354,22 +354,6 @@ impl State {
     /// The review of `path` (whole file) recorded for `spec` alone.
     pub fn review_for(&self, spec: &str, path: &str) -> Option<&Review> {
         self.spec_reviews.get(spec)?.get(path)
-    }
-
-    /// Every per-spec record, as records.
-    pub fn spec_records(&self) -> impl Iterator<Item = Record> + '_ {
-        self.spec_reviews.iter().flat_map(|(spec, entries)| {
-            entries.iter().filter_map(move |(key, review)| {
-                let (path, symbol) = record::split_key(key);
-                Some(Record {
-                    scope: record::Scope::Spec(spec.clone()),
-                    path: path.to_string(),
-                    symbol: symbol.map(str::to_string),
-                    hash: review.content_hash()?,
-                    blob: review.blob.clone(),
-                })
-            })
-        })
     }
 }
 

@@ -129,7 +129,7 @@ impl Reconciled {
 
     /// [`Reconciled::judge`], each path hashed advancing `progress`; a
     /// cancel stops it.
-    pub fn judge_tracked<S: AsRef<str> + Sync>(
+    fn judge_tracked<S: AsRef<str> + Sync>(
         &self,
         root: &Path,
         git: Option<&GitRepo>,
@@ -190,7 +190,7 @@ impl Reconciled {
     }
 }
 
-/// Why [`Reconciled::judge_tracked`] gave no answer.
+/// Why [`Reconciled::judge_specs`] gave no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum JudgeError {
     /// A file could not be read.

@@ -148,19 +148,8 @@ pub fn compute_snapshot(
         let every_spec =
             in_state || cached.get(path).is_some_and(|c| c == current) || cached_every.is_some();
         if every_spec {
-            state.insert(path, current);
-            // Keep what the old entry carried besides its hash.
-            if let Some(new) = state.file_fingerprints.get_mut(path) {
-                if let Some(old) = existing.file_fingerprints.get(path) {
-                    new.other = old.other.clone();
-                    if in_state {
-                        new.blob = old.blob.clone();
-                    }
-                }
-                if let Some(blob) = cached_every.and_then(|r| r.blob.clone()) {
-                    new.blob = Some(blob);
-                }
-            }
+            let cached_blob = cached_every.and_then(|r| r.blob.clone());
+            keep_every_spec(&mut state, existing, (path, current), in_state, cached_blob);
             if in_state {
                 kept += 1
             } else {
@@ -180,17 +169,7 @@ pub fn compute_snapshot(
     }
     let dropped = existing_count(existing).saturating_sub(kept);
     let (git_hash, branch) = head_of(git);
-    state.cli_version = Some(env!("CARGO_PKG_VERSION").into());
-    state.last_reconciliation = Some(LastReconciliation {
-        timestamp: format!("{}Z", now_secs()),
-        git_hash: git_hash.clone(),
-        branch: branch.clone(),
-        other: existing
-            .last_reconciliation
-            .as_ref()
-            .map(|l| l.other.clone())
-            .unwrap_or_default(),
-    });
+    stamp(&mut state, existing, git_hash.clone(), branch.clone());
     let summary = SnapshotSummary {
         path: STATE_FILE.into(),
         entries: existing_count(&state),
@@ -200,6 +179,47 @@ pub fn compute_snapshot(
         branch,
     };
     Ok((state, summary))
+}
+
+/// `path` reviewed for every spec with content `current`: its entry,
+/// keeping what the old entry carried besides its hash (its unknown keys,
+/// its blob id when the content is the same), or the cache's blob id.
+fn keep_every_spec(
+    state: &mut State,
+    existing: &State,
+    (path, current): (&str, &str),
+    in_state: bool,
+    cached_blob: Option<String>,
+) {
+    state.insert(path, current);
+    let Some(new) = state.file_fingerprints.get_mut(path) else {
+        return;
+    };
+    if let Some(old) = existing.file_fingerprints.get(path) {
+        new.other = old.other.clone();
+        if in_state {
+            new.blob = old.blob.clone();
+        }
+    }
+    if let Some(blob) = cached_blob {
+        new.blob = Some(blob);
+    }
+}
+
+/// The version that wrote the snapshot and the reconciliation it records
+/// (now, at `HEAD`), keeping the old record's unknown keys.
+fn stamp(state: &mut State, existing: &State, git_hash: Option<String>, branch: Option<String>) {
+    state.cli_version = Some(env!("CARGO_PKG_VERSION").into());
+    state.last_reconciliation = Some(LastReconciliation {
+        timestamp: format!("{}Z", now_secs()),
+        git_hash,
+        branch,
+        other: existing
+            .last_reconciliation
+            .as_ref()
+            .map(|l| l.other.clone())
+            .unwrap_or_default(),
+    });
 }
 
 /// Entries of a state: per path, plus per spec and path.

@@ -27,6 +27,13 @@ mod attribute;
 mod facts;
 mod lang;
 mod outline;
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+mod parse;
 mod tokens;
 
 pub use anchor::{Anchor, AnchorError, split_anchor};

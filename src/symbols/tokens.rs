@@ -140,7 +140,8 @@ pub fn known_semantic_hash(path: &str, bytes_hex: &str) -> Option<SemanticHash> 
 ))]
 mod grammar {
     use super::super::lang::{self, Lang};
-    use super::super::outline::{SemanticHash, bytes_hash, parse_tree, parse_tree_from, tree_hash};
+    use super::super::outline::{SemanticHash, bytes_hash};
+    use super::super::parse::{parse_tree, parse_tree_from, tree_hash};
 
     /// The file hash the outline gives `bytes`, without finding the symbols.
     pub(super) fn tokens(lang: Lang, bytes: &[u8]) -> SemanticHash {

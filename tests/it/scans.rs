@@ -42,16 +42,28 @@ fn only_the_walker_lists_folders() {
     );
 }
 
-/// The watch uses the `inotify` crate: no `unsafe`, no raw `libc` calls.
+/// The watch uses the `inotify` crate: no `unsafe`, no raw `libc` calls;
+/// and its folders come from the one walker.
 #[test]
-fn the_watch_has_no_unsafe_code() {
-    let watch = sources()
+fn the_watch_has_no_unsafe_code_and_uses_the_walker() {
+    let watch: Vec<(String, String)> = sources()
         .into_iter()
-        .find(|(rel, _)| rel == "watch.rs")
-        .expect("src/watch.rs")
-        .1;
-    assert!(!watch.contains("unsafe"), "src/watch.rs holds `unsafe`");
-    assert!(!watch.contains("libc::"), "src/watch.rs calls libc");
+        .filter(|(rel, _)| rel.starts_with("watch/"))
+        .collect();
+    assert!(
+        watch.iter().any(|(rel, _)| rel == "watch/mod.rs"),
+        "src/watch/mod.rs"
+    );
+    for (rel, code) in &watch {
+        assert!(!code.contains("unsafe"), "src/{rel} holds `unsafe`");
+        assert!(!code.contains("libc::"), "src/{rel} calls libc");
+    }
+    assert!(
+        watch
+            .iter()
+            .any(|(_, code)| code.contains("use crate::walk") && code.contains("walk::walk(")),
+        "the watch finds its folders without the one walker (crate::walk)"
+    );
 }
 
 /// Every error type derives `thiserror::Error` (no hand-written `Display`

@@ -125,49 +125,112 @@ fn a_link_inside_the_repository_is_refused_and_kept() {
     assert!(repo.root.join(".mcp.json").is_file());
 }
 
-/// Writes, removals, folder creations and reads of files go through one
-/// module: no other source file writes, creates, renames, deletes or opens a
-/// file, or creates or removes a folder (tests excluded).
-#[test]
-fn every_write_goes_through_the_one_safe_writer() {
+/// What only `src/safe_fs/` may call: writing, creating, renaming,
+/// copying, linking, deleting or opening a file, creating or removing a
+/// folder, changing a file's mode.
+const FILE_SYSTEM_CALLS: &[&str] = &[
+    "fs::write(",
+    "File::create(",
+    "File::create_new(",
+    "File::options(",
+    "OpenOptions::new(",
+    "DirBuilder::new(",
+    "fs::rename(",
+    "fs::copy(",
+    "fs::hard_link(",
+    "fs::set_permissions(",
+    "fs::remove_file(",
+    "fs::remove_dir(",
+    "fs::remove_dir_all(",
+    "fs::create_dir(",
+    "fs::create_dir_all(",
+    "File::open(",
+    "fs::read(",
+    "fs::read_to_string(",
+    "tempfile::",
+];
+
+/// The same calls imported by name (`use std::fs::{remove_file, ...}`),
+/// which the qualified search above would miss.
+const IMPORTED: &[&str] = &[
+    "write",
+    "rename",
+    "copy",
+    "hard_link",
+    "set_permissions",
+    "remove_file",
+    "remove_dir",
+    "remove_dir_all",
+    "create_dir",
+    "create_dir_all",
+    "read",
+    "read_to_string",
+    "OpenOptions",
+    "DirBuilder",
+];
+
+/// Every line of `src/` (code before its unit tests) that calls the file
+/// system directly, `src/safe_fs/` included when `with_safe_fs`.
+fn direct_file_system_calls(with_safe_fs: bool) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut offenders = Vec::new();
+    let mut found = Vec::new();
     for entry in notarai::walk::files(&src, "") {
-        if entry.rel == "safe_fs.rs" || !entry.rel.ends_with(".rs") {
+        if (!with_safe_fs && entry.rel.starts_with("safe_fs/")) || !entry.rel.ends_with(".rs") {
             continue;
         }
         let text = std::fs::read_to_string(&entry.path).unwrap();
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         for (n, line) in code.lines().enumerate() {
-            let writes = [
-                "fs::write(",
-                "File::create(",
-                "OpenOptions::new(",
-                "fs::rename(",
-                "fs::remove_file(",
-                "fs::remove_dir(",
-                "fs::remove_dir_all(",
-                "fs::create_dir(",
-                "fs::create_dir_all(",
-                "File::open(",
-                "fs::read(",
-                "fs::read_to_string(",
-            ]
-            .iter()
-            .any(|w| {
+            let called = FILE_SYSTEM_CALLS.iter().any(|w| {
                 line.match_indices(w).any(|(at, _)| {
                     // `safe_fs::write_file(` is the one writer itself.
                     !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
                 })
             });
-            if writes {
-                offenders.push(format!("src/{}:{}: {}", entry.rel, n + 1, line.trim()));
+            let imported = line
+                .trim_start()
+                .strip_prefix("use std::fs::")
+                .is_some_and(|names| {
+                    names
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .any(|name| IMPORTED.contains(&name))
+                });
+            if called || imported {
+                found.push(format!("src/{}:{}: {}", entry.rel, n + 1, line.trim()));
             }
         }
     }
+    found
+}
+
+/// Writes, removals, folder creations and reads of files go through one
+/// module: no other source file writes, creates, renames, deletes or opens a
+/// file, or creates or removes a folder (tests excluded).
+#[test]
+fn every_write_goes_through_the_one_safe_writer() {
+    let offenders = direct_file_system_calls(false);
     assert!(
         offenders.is_empty(),
-        "writes outside safe_fs.rs:\n{}",
+        "file system calls outside src/safe_fs/ (use notarai::safe_fs):\n{}",
         offenders.join("\n")
     );
+}
+
+/// The scan sees what it looks for: the one writer's own writes, removals,
+/// folder creations and opens.
+#[test]
+fn the_write_scan_finds_the_safe_writers_calls() {
+    let found = direct_file_system_calls(true).join("\n");
+    for call in [
+        "fs::remove_file(",
+        "fs::remove_dir(",
+        "fs::create_dir(",
+        "fs::rename(",
+        "OpenOptions::new(",
+    ] {
+        assert!(
+            found.contains(call) && found.contains("src/safe_fs/"),
+            "the scan missed {call} in src/safe_fs/:\n{found}"
+        );
+    }
 }

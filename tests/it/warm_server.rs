@@ -1,5 +1,5 @@
 //! The long-lived server keeps the status of the work tree between questions
-//! (`src/watch.rs`): these tests change the repository between two calls on
+//! (`src/watch/`): these tests change the repository between two calls on
 //! the same server and check that the second answer sees the change, and
 //! that it is exactly what a fresh server answers from the disk.
 

@@ -1,0 +1,557 @@
+//! The tree-sitter side of the outline (built with at least one grammar):
+//! a file parsed by this thread's parser, its definitions found by the
+//! language's query, each made a [`Symbol`] with its qualified name, its
+//! extent (leading comments and attributes included) and the hash of its
+//! token stream; the hash of a whole tree.
+
+use std::collections::HashMap;
+
+use super::lang::Lang;
+use super::outline::{Outline, SemanticHash, Symbol, bytes_hash, fallback};
+
+/// The outline of `bytes` in `lang` (UTF-8): its symbols, or why it has
+/// none (no grammar built in, the parser gave up, a syntax error).
+pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
+    let Some(config) = super::lang::config(lang) else {
+        return fallback(
+            Some(lang),
+            bytes,
+            format!("notarai was built without the `{}` feature", lang.feature()),
+        );
+    };
+    let Some(tree) = parse_tree(config, bytes) else {
+        return fallback(Some(lang), bytes, "the parser gave up".into());
+    };
+    let root = tree.root_node();
+    if root.has_error() {
+        let line = first_error_line(root);
+        return fallback(
+            Some(lang),
+            bytes,
+            format!("the file does not parse as {} (line {line})", lang.name()),
+        );
+    }
+    let defs = definitions(config, root, bytes);
+    let symbols = Symbols {
+        lang,
+        config,
+        bytes,
+        family: Family::of(root),
+        defs: &defs,
+    }
+    .all();
+    Outline {
+        language: Some(lang.name()),
+        fallback: None,
+        symbols,
+        separator: lang.separator(),
+        file_hash: tree_hash(config, &tree, bytes),
+    }
+}
+
+/// One definition the language's query found.
+struct Def<'t> {
+    node: tree_sitter::Node<'t>,
+    name: Option<tree_sitter::Node<'t>>,
+    kind: &'static str,
+}
+
+/// Every definition the query finds in the tree under `root`, once per
+/// node, in the order of the file (an enclosing one before those inside).
+fn definitions<'t>(
+    config: &super::lang::Config,
+    root: tree_sitter::Node<'t>,
+    bytes: &[u8],
+) -> Vec<Def<'t>> {
+    use tree_sitter::StreamingIterator;
+
+    let mut defs: Vec<Def> = Vec::new();
+    let mut seen: HashMap<usize, usize> = HashMap::new();
+    let names = config.query.capture_names();
+    let mut cursor = tree_sitter::QueryCursor::new();
+    let mut matches = cursor.matches(&config.query, root, bytes);
+    while let Some(m) = matches.next() {
+        let mut def = None;
+        let mut name = None;
+        for c in m.captures {
+            let capture = names[c.index as usize];
+            if Some(c.index) == config.name_capture {
+                name = Some(c.node);
+            } else if let Some(kind) = capture.strip_prefix("def.") {
+                def = Some((c.node, super::outline::static_kind(kind)));
+            }
+        }
+        if let Some((node, kind)) = def
+            && !seen.contains_key(&node.id())
+        {
+            seen.insert(node.id(), defs.len());
+            defs.push(Def { node, name, kind });
+        }
+    }
+    defs.sort_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte())));
+    defs
+}
+
+/// The definitions of one file made symbols.
+struct Symbols<'a, 't> {
+    lang: Lang,
+    config: &'a super::lang::Config,
+    bytes: &'a [u8],
+    family: Family<'t>,
+    defs: &'a [Def<'t>],
+}
+
+impl Symbols<'_, '_> {
+    /// Every definition that may stand where it is, as a symbol named
+    /// inside its enclosing one.
+    fn all(&self) -> Vec<Symbol> {
+        let by_node: HashMap<usize, usize> = self
+            .defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.node.id(), i))
+            .collect();
+        let mut symbols: Vec<Symbol> = Vec::with_capacity(self.defs.len());
+        let mut index_of: Vec<Option<usize>> = vec![None; self.defs.len()];
+        for (i, def) in self.defs.iter().enumerate() {
+            let parent_def = self.enclosing(&by_node, def.node);
+            let parent = parent_def.and_then(|p| index_of[p]);
+            if parent_def.is_some() && parent.is_none() {
+                continue; // inside something that was dropped
+            }
+            if !self.may_stand(def, parent_def) {
+                continue;
+            }
+            let own = self.own_name(def);
+            let name = match parent {
+                Some(p) => format!("{}{}{own}", symbols[p].name, self.lang.separator()),
+                None => own,
+            };
+            index_of[i] = Some(symbols.len());
+            symbols.push(self.symbol(def, name, parent));
+        }
+        symbols
+    }
+
+    /// The index of the definition enclosing `node`, if any.
+    fn enclosing(&self, by_node: &HashMap<usize, usize>, node: tree_sitter::Node) -> Option<usize> {
+        let mut up = self.family.parent(node);
+        while let Some(n) = up {
+            if let Some(&p) = by_node.get(&n.id()) {
+                return Some(p);
+            }
+            up = self.family.parent(n);
+        }
+        None
+    }
+
+    /// Whether `def` may stand in its enclosing definition: an object
+    /// literal's method belongs only to a module-level declaration.
+    fn may_stand(&self, def: &Def, parent_def: Option<usize>) -> bool {
+        let family = &self.family;
+        let in_object = def.node.kind() == "pair"
+            || family
+                .parent(def.node)
+                .is_some_and(|p| p.kind() == "object");
+        if !in_object {
+            return true;
+        }
+        let declarator = family
+            .parent(def.node)
+            .filter(|p| p.kind() == "object")
+            .or_else(|| family.parent(def.node).and_then(|p| family.parent(p)))
+            .and_then(|o| {
+                if o.kind() == "object" {
+                    family.parent(o)
+                } else {
+                    Some(o)
+                }
+            });
+        let holder = parent_def.map(|p| self.defs[p].node.id());
+        declarator.map(|d| d.id()) == holder
+    }
+
+    /// `def`'s own name, before its enclosing one's: an `impl`'s type
+    /// (and trait), a Go method's receiver type and name, else its name.
+    fn own_name(&self, def: &Def) -> String {
+        let text = |n: tree_sitter::Node| n.utf8_text(self.bytes).unwrap_or_default();
+        match def.kind {
+            "impl" => impl_name(def.node, self.bytes),
+            "method" if self.lang == Lang::Go => format!(
+                "{}.{}",
+                receiver_name(def.node, self.bytes),
+                def.name.map(text).unwrap_or_default()
+            ),
+            _ => def.name.map(text).unwrap_or_default().to_string(),
+        }
+    }
+
+    /// The symbol of `def`: its kind (a `const` holding a function is a
+    /// function), its lines (leading comments and attributes included) and
+    /// the hash of its token stream (its own name left out).
+    fn symbol(&self, def: &Def, name: String, parent: Option<usize>) -> Symbol {
+        let (config, bytes) = (self.config, self.bytes);
+        let kind = if def.kind == "const"
+            && def.node.child_by_field_name("value").is_some_and(|v| {
+                matches!(
+                    v.kind(),
+                    "arrow_function" | "function_expression" | "function" | "generator_function"
+                )
+            }) {
+            "function"
+        } else {
+            def.kind
+        };
+        let (extent, first) = extent(config, &self.family, def.node);
+        let e = extent.end_position();
+        let end = if e.column == 0 && e.row > extent.start_position().row {
+            e.row
+        } else {
+            e.row + 1
+        };
+        let mut hasher = blake3::Hasher::new();
+        for node in &first {
+            hash_tree(config, *node, bytes, None, &mut hasher);
+        }
+        hash_tree(config, extent, bytes, def.name.map(|n| n.id()), &mut hasher);
+        let start = first
+            .first()
+            .map_or(extent.start_position().row, |n| n.start_position().row);
+        let start = comments_above(
+            config,
+            &self.family,
+            first.first().copied().unwrap_or(extent),
+            bytes,
+        )
+        .unwrap_or(start);
+        Symbol {
+            name,
+            kind,
+            start_line: start as u32 + 1,
+            end_line: end as u32,
+            parent,
+            hash: *hasher.finalize().as_bytes(),
+        }
+    }
+}
+
+/// `bytes` parsed by this thread's parser for `config`'s language.
+pub(super) fn parse_tree(config: &super::lang::Config, bytes: &[u8]) -> Option<tree_sitter::Tree> {
+    parse_tree_from(config, bytes, None)
+}
+
+/// `bytes` parsed by this thread's parser, reusing `old` (a tree already
+/// edited to match `bytes`) where it can.
+pub(super) fn parse_tree_from(
+    config: &super::lang::Config,
+    bytes: &[u8],
+    old: Option<&tree_sitter::Tree>,
+) -> Option<tree_sitter::Tree> {
+    use std::cell::RefCell;
+    thread_local! {
+        static PARSER: RefCell<tree_sitter::Parser> = RefCell::new(tree_sitter::Parser::new());
+    }
+    PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser.set_language(&config.language).ok()?;
+        parser.parse(bytes, old)
+    })
+}
+
+/// The semantic hash of `bytes` parsed as `tree`: its token stream's hash
+/// when the tree has no error, else the bytes'.
+pub(super) fn tree_hash(
+    config: &super::lang::Config,
+    tree: &tree_sitter::Tree,
+    bytes: &[u8],
+) -> SemanticHash {
+    let root = tree.root_node();
+    if root.has_error() {
+        return bytes_hash(bytes);
+    }
+    let mut hasher = blake3::Hasher::new();
+    hash_tree(config, root, bytes, None, &mut hasher);
+    SemanticHash {
+        tokens: true,
+        digest: *hasher.finalize().as_bytes(),
+    }
+}
+
+/// Every node's parent and previous sibling, found in one walk of the tree:
+/// tree-sitter's own `parent()` and `prev_sibling()` search from the root
+/// or the parent each time, quadratic on a file of many items.
+struct Family<'t> {
+    parent: HashMap<usize, tree_sitter::Node<'t>, IdHash>,
+    prev: HashMap<usize, tree_sitter::Node<'t>, IdHash>,
+}
+
+/// Hashing for node ids (addresses): one multiplication, no SipHash.
+type IdHash = std::hash::BuildHasherDefault<IdHasher>;
+
+/// See [`IdHash`].
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+impl<'t> Family<'t> {
+    fn of(root: tree_sitter::Node<'t>) -> Family<'t> {
+        let mut family = Family {
+            parent: HashMap::default(),
+            prev: HashMap::default(),
+        };
+        let mut cursor = root.walk();
+        let mut todo = vec![root];
+        while let Some(node) = todo.pop() {
+            let mut last: Option<tree_sitter::Node<'t>> = None;
+            for child in node.children(&mut cursor) {
+                family.parent.insert(child.id(), node);
+                if let Some(prev) = last {
+                    family.prev.insert(child.id(), prev);
+                }
+                last = Some(child);
+                if child.child_count() > 0 {
+                    todo.push(child);
+                }
+            }
+        }
+        family
+    }
+
+    fn parent(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
+        self.parent.get(&node.id()).copied()
+    }
+
+    fn prev(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
+        self.prev.get(&node.id()).copied()
+    }
+}
+
+fn first_error_line(root: tree_sitter::Node) -> usize {
+    let mut cursor = root.walk();
+    let mut node = root;
+    'down: loop {
+        if node.is_error() || node.is_missing() {
+            return node.start_position().row + 1;
+        }
+        for child in node.children(&mut cursor) {
+            if child.has_error() {
+                node = child;
+                continue 'down;
+            }
+        }
+        return node.start_position().row + 1;
+    }
+}
+
+/// A type as a name: generic arguments dropped (`Parser<'a>` is `Parser`,
+/// `List[T]` is `List`), whitespace squeezed.
+fn strip_generics(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '<' | '[' => depth += 1,
+            '>' | ']' => depth = depth.saturating_sub(1),
+            c if depth == 0 && !c.is_whitespace() => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `Type` or `<Type as Trait>` for a Rust `impl` block.
+fn impl_name(node: tree_sitter::Node, bytes: &[u8]) -> String {
+    let text = |field: &str| {
+        node.child_by_field_name(field)
+            .and_then(|n| n.utf8_text(bytes).ok())
+            .map(strip_generics)
+    };
+    let ty = text("type").unwrap_or_default();
+    match text("trait") {
+        Some(tr) => format!("<{ty} as {tr}>"),
+        None => ty,
+    }
+}
+
+/// `(*T)` or `(T)` for a Go method, exactly as its receiver is declared
+/// (type parameters dropped).
+fn receiver_name(node: tree_sitter::Node, bytes: &[u8]) -> String {
+    let ty = node
+        .child_by_field_name("receiver")
+        .and_then(|list| list.named_child(0))
+        .and_then(|param| param.child_by_field_name("type"))
+        .and_then(|t| t.utf8_text(bytes).ok())
+        .map(strip_generics)
+        .unwrap_or_default();
+    format!("({ty})")
+}
+
+/// The node whose lines a symbol spans (wrappers such as `export` or a
+/// decorated definition included) and the attributes or decorators
+/// attached above it, first one first.
+fn extent<'t>(
+    config: &super::lang::Config,
+    family: &Family<'t>,
+    node: tree_sitter::Node<'t>,
+) -> (tree_sitter::Node<'t>, Vec<tree_sitter::Node<'t>>) {
+    let mut at = node;
+    while let Some(parent) = family.parent(at) {
+        if !config.wrappers.contains(&parent.kind()) {
+            break;
+        }
+        // A declaration of several names or specs is not one symbol's.
+        let lone = match parent.kind() {
+            "lexical_declaration" | "const_declaration" | "type_declaration" => {
+                let mut cursor = parent.walk();
+                parent
+                    .named_children(&mut cursor)
+                    .filter(|c| !config.comments.contains(&c.kind()))
+                    .count()
+                    == 1
+            }
+            _ => true,
+        };
+        if !lone {
+            break;
+        }
+        at = parent;
+    }
+    let mut attached = Vec::new();
+    let mut prev = family.prev(at);
+    while let Some(p) = prev {
+        if config.attached.contains(&p.kind()) {
+            attached.push(p);
+            prev = family.prev(p);
+        } else {
+            break;
+        }
+    }
+    attached.reverse();
+    (at, attached)
+}
+
+/// The first row of the plain comments directly above `node` (no blank
+/// line between, each on a line of its own), when there are any.
+fn comments_above<'t>(
+    config: &super::lang::Config,
+    family: &Family<'t>,
+    node: tree_sitter::Node<'t>,
+    bytes: &[u8],
+) -> Option<usize> {
+    let mut top = node.start_position().row;
+    let mut found = None;
+    let mut prev = family.prev(node);
+    while let Some(p) = prev {
+        if !config.comments.contains(&p.kind()) || p.end_position().row + 1 < top {
+            break;
+        }
+        // Alone on its line: only whitespace before it on that line.
+        let line_start = bytes[..p.start_byte()]
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        if !bytes[line_start..p.start_byte()]
+            .iter()
+            .all(|b| b.is_ascii_whitespace())
+        {
+            break;
+        }
+        let text = p.utf8_text(bytes).unwrap_or_default();
+        if text.starts_with("//!") || text.starts_with("/*!") {
+            break; // an inner doc comment belongs to the module
+        }
+        top = p.start_position().row;
+        found = Some(top);
+        prev = family.prev(p);
+    }
+    found
+}
+
+/// Feed the token stream of `node` to `hasher`: each named node's kind
+/// around its children, each token's kind and text, comments left out,
+/// whitespace never seen; a string literal is one token (its spaces count).
+/// `skip` leaves one node (a symbol's own name) out.
+fn hash_tree(
+    config: &super::lang::Config,
+    node: tree_sitter::Node,
+    bytes: &[u8],
+    skip: Option<usize>,
+    hasher: &mut blake3::Hasher,
+) {
+    // One contiguous buffer hashed at the end: BLAKE3 of the concatenation
+    // equals the streamed updates, and many tiny updates cost far more.
+    let mut buf: Vec<u8> = Vec::with_capacity(node.end_byte() - node.start_byte() + 64);
+    let mut cursor = node.walk();
+    let mut depth = 0usize;
+    loop {
+        let n = cursor.node();
+        let leaf = n.child_count() == 0 || is_literal(n.kind());
+        let skipped = config.comments.contains(&n.kind()) || Some(n.id()) == skip;
+        if !skipped {
+            buf.extend_from_slice(&n.kind_id().to_le_bytes());
+            if leaf {
+                let text = &bytes[n.start_byte()..n.end_byte()];
+                let trimmed = text.trim_ascii();
+                buf.extend_from_slice(&(trimmed.len() as u32).to_le_bytes());
+                buf.extend_from_slice(trimmed);
+            }
+        }
+        if !skipped && !leaf && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if depth == 0 {
+                hasher.update(&buf);
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            cursor.goto_parent();
+            depth -= 1;
+            buf.extend_from_slice(b")");
+        }
+    }
+}
+
+/// String and character literals: hashed as one token, spaces and all.
+fn is_literal(kind: &str) -> bool {
+    matches!(
+        kind,
+        "string"
+            | "string_literal"
+            | "raw_string_literal"
+            | "char_literal"
+            | "template_string"
+            | "interpreted_string_literal"
+            | "rune_literal"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generics_are_dropped_from_type_names() {
+        assert_eq!(strip_generics("Parser<'a>"), "Parser");
+        assert_eq!(strip_generics("*List[T]"), "*List");
+        assert_eq!(strip_generics("Vec<Option<u8>>"), "Vec");
+    }
+}
