@@ -582,6 +582,27 @@ pub fn limit_address_space(cmd: &mut Command, bytes: u64) {
     }
 }
 
+/// Limit the command's CPU time to `seconds` (`RLIMIT_CPU`, set before
+/// `exec`): past it the kernel kills the process (`SIGXCPU`, then `SIGKILL`),
+/// so an answer that comes proves the work stayed within that much CPU,
+/// however busy the machine (a clock would not).
+pub fn limit_cpu_seconds(cmd: &mut Command, seconds: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: seconds as libc::rlim_t,
+                rlim_max: seconds as libc::rlim_t + 1,
+            };
+            if libc::setrlimit(libc::RLIMIT_CPU, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A count from environment variable `var`, or `default`.
 fn env_count<T: std::str::FromStr>(var: &str, default: T) -> T {
     std::env::var(var)
