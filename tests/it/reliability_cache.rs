@@ -369,6 +369,9 @@ fn sigkill_during_large_mark_reconciled_keeps_old_or_new() {
 fn write_round(root: &Path, kind: &str, w: usize, r: usize) -> (String, String) {
     let own = format!("{kind}{w}/r{r:04}.txt");
     let shared = format!("{kind}{w}/shared.txt");
+    // Removed first, as in `write_generation`: no flush of a file truncated
+    // in place every round.
+    let _ = std::fs::remove_file(root.join(&shared));
     common::write(root, &own, format!("{w} {r}"));
     common::write(root, &shared, format!("shared {w} {r}"));
     (own, shared)
