@@ -74,6 +74,17 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Run git in `dir` with `input` on its stdin; its output.
+pub fn run_git_with_input(dir: &Path, args: &[&str], input: &str) -> Output {
+    let mut cmd = git_cmd(dir);
+    cmd.args(args);
+    let mut child = spawn_piped(&mut cmd);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
 /// Run git in `dir` and return whether it succeeded (for commands that are
 /// expected to stop, like a conflicting merge).
 pub fn git_status(dir: &Path, args: &[&str]) -> bool {
