@@ -129,6 +129,8 @@ pub fn handshake(
         // A process group of its own, so that stopping the server stops what
         // it started too (a wrapper script's or `npx`'s children).
         own_group: true,
+        // An agent reads past a blank line; so does doctor.
+        skip_blank_lines: true,
     };
     let mut client = Client::spawn(command, options).map_err(|e| match e {
         ClientError::Spawn { source, .. } => HandshakeError::Spawn(source.to_string()),

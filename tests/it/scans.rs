@@ -136,13 +136,13 @@ fn hand_written_rpc_clients(except: &[&str]) -> Vec<String> {
     found
 }
 
-/// One JSON-RPC client (`src/rpc_client.rs`): doctor, the tests and the
+/// One JSON-RPC client (`src/rpc_client/`): doctor, the tests and the
 /// benchmarks spawn a server and speak to it through it, never by writing
 /// JSON-RPC lines to a child's stdin by hand. (Tests that are an MCP host
 /// use rmcp's client, which spawns for itself.)
 #[test]
 fn only_the_rpc_client_speaks_json_rpc_to_a_child() {
-    let found = hand_written_rpc_clients(&["src/rpc_client.rs"]);
+    let found = hand_written_rpc_clients(&["src/rpc_client/mod.rs"]);
     assert!(
         found.is_empty(),
         "a child spoken to in JSON-RPC by hand (use notarai::rpc_client::Client): {found:?}"
@@ -156,5 +156,5 @@ fn the_scans_find_a_listing() {
         files_naming("read_dir", &[]),
         ["doctor/handshake.rs", "walk.rs"]
     );
-    assert_eq!(hand_written_rpc_clients(&[]), ["src/rpc_client.rs"]);
+    assert_eq!(hand_written_rpc_clients(&[]), ["src/rpc_client/mod.rs"]);
 }
