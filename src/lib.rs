@@ -38,6 +38,7 @@ pub mod quote;
 pub mod record;
 pub mod repo_path;
 pub mod review;
+pub mod rpc_client;
 pub mod safe_fs;
 pub mod spec;
 pub mod state;

@@ -36,7 +36,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::client::Server;
+use crate::client::{Server, ToolReply};
 use crate::repo::{self, Governed};
 use crate::skill::Step;
 
@@ -82,17 +82,6 @@ impl PassOutcome {
     pub fn bytes(&self) -> usize {
         self.calls.iter().map(|c| c.bytes).sum()
     }
-}
-
-/// The paging fields every listing answer has.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct Paged<T> {
-    /// The next page's cursor.
-    next_cursor: Option<String>,
-    /// The tool's own fields.
-    #[serde(flatten)]
-    body: T,
 }
 
 /// `get_reconciliation_status`, the part used.
@@ -455,38 +444,34 @@ impl Pass<'_, '_> {
         Ok(false)
     }
 
-    /// Call `tool` and every following page; each page parsed as `T`.
-    fn all_pages<T: DeserializeOwned + Default>(
-        &mut self,
-        tool: &str,
-        args: Value,
-    ) -> Result<Vec<T>> {
+    /// Call `tool` and every following page (the client follows
+    /// `next_cursor`); each page counted and parsed as `T`.
+    fn all_pages<T: DeserializeOwned>(&mut self, tool: &str, args: Value) -> Result<Vec<T>> {
         let mut pages = Vec::new();
-        let mut page_args = args.clone();
-        loop {
-            let payload = self.call(tool, page_args)?;
-            let page: Paged<T> = serde_json::from_value(payload)
+        for reply in self.server.pages(tool, args)? {
+            let page: T = serde_json::from_value(reply.payload.clone())
                 .map_err(|e| anyhow::anyhow!("{tool}: unexpected answer: {e}"))?;
-            pages.push(page.body);
-            match page.next_cursor {
-                Some(cursor) => {
-                    page_args = args.clone();
-                    page_args["cursor"] = json!(cursor);
-                }
-                None => return Ok(pages),
-            }
+            self.count(tool, reply);
+            pages.push(page);
         }
+        Ok(pages)
     }
 
     /// One `tools/call`, counted.
     fn call(&mut self, tool: &str, args: Value) -> Result<Value> {
         let reply = self.server.call_tool(tool, args)?;
+        let payload = reply.payload.clone();
+        self.count(tool, reply);
+        Ok(payload)
+    }
+
+    /// Count one answer.
+    fn count(&mut self, tool: &str, reply: ToolReply) {
         self.out.calls.push(Call {
             tool: tool.to_owned(),
             bytes: reply.text_bytes,
             ms: reply.elapsed.as_secs_f64() * 1000.0,
-            payload: reply.payload.clone(),
+            payload: reply.payload,
         });
-        Ok(reply.payload)
     }
 }

@@ -165,7 +165,7 @@ pub fn spawn_to_initialize(ctx: &Ctx, repo: &Path) -> Row {
             let reply = server.initialize()?;
             let elapsed = reply.arrived - started;
             let version = reply.result["protocolVersion"].as_str().unwrap_or("");
-            if version != crate::client::PROTOCOL_VERSION && notes.is_empty() {
+            if version != notarai::rpc_client::PROTOCOL_VERSION && notes.is_empty() {
                 notes.push(format!("initialize answered protocolVersion {version:?}"));
             }
             peak_kib = peak_kib.max(peak_rss_kib(server.pid()));
@@ -565,15 +565,12 @@ const EDITED: &str = "src/m000/f2.rs";
 /// Call tool `name`, following `next_cursor` until the answer is complete;
 /// the time and bytes are the sum over the pages.
 fn call_all_pages(server: &mut Server, name: &str, args: &Value) -> Result<ToolReply> {
-    let mut reply = server.call_tool(name, args.clone())?;
-    let mut payload = reply.payload.clone();
-    while let Some(cursor) = payload["next_cursor"].as_str().map(str::to_owned) {
-        let mut next_args = args.clone();
-        next_args["cursor"] = json!(cursor);
-        let page = server.call_tool(name, next_args)?;
+    let mut pages = server.pages(name, args.clone())?.into_iter();
+    let mut reply = pages.next().context("no page")?;
+    for page in pages {
         reply.elapsed += page.elapsed;
         reply.bytes += page.bytes;
-        payload = page.payload;
+        reply.payload = page.payload;
     }
     Ok(reply)
 }

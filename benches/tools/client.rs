@@ -1,36 +1,23 @@
-//! A minimal MCP client over stdio: JSON-RPC 2.0, one message per line.
-//!
-//! It spawns `notarai mcp --root <repo>`, performs the handshake
-//! (`initialize` request, then the `notifications/initialized` notification)
-//! and sends `tools/call` requests, timing each from the write of the request
-//! to the arrival of the line that answers it. A reader thread feeds lines
-//! through a channel so that every wait has a timeout and nothing hangs.
+//! The benchmarks' view of `notarai mcp`, over the one JSON-RPC client
+//! (`notarai::rpc_client`): it spawns `notarai mcp --root <repo>` with its
+//! stderr in a log file, performs the handshake and sends `tools/call`
+//! requests, timing each from the write of the request to the arrival of the
+//! line that answers it, and turns the client's errors into the bench's
+//! (`anyhow`, with the end of the server's log).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use serde_json::{Value, json};
-
-/// Protocol revision the client asks for.
-pub const PROTOCOL_VERSION: &str = "2025-06-18";
+use notarai::rpc_client::{Answer, Client, ClientError, SpawnOptions, StderrTo};
+use serde_json::Value;
 
 /// A running `notarai mcp` process.
 pub struct Server {
-    /// The child process.
-    child: Child,
-    /// Its stdin; `None` once closed.
-    stdin: Option<ChildStdin>,
-    /// Lines of its stdout, with their arrival time.
-    lines: Receiver<(Instant, String)>,
-    /// Id of the next request.
-    next_id: u64,
-    /// How long one call may take.
-    timeout: Duration,
+    /// The client speaking to it (it kills the server when dropped).
+    client: Client,
     /// Where its stderr goes, quoted when it dies.
     stderr_log: PathBuf,
     /// Whether we killed it after a timeout.
@@ -42,8 +29,6 @@ pub struct Server {
 /// The answer to one request.
 #[derive(Debug)]
 pub struct Reply {
-    /// From writing the request to receiving its answer.
-    pub elapsed: Duration,
     /// When the answering line arrived.
     pub arrived: Instant,
     /// Size of the answering line, newline excluded.
@@ -76,33 +61,17 @@ impl Server {
             .append(true)
             .open(stderr_log)
             .with_context(|| format!("opening {}", stderr_log.display()))?;
-        let mut child = Command::new(bin)
-            .arg("mcp")
-            .arg("--root")
-            .arg(root)
-            .current_dir(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .with_context(|| format!("spawning {}", bin.display()))?;
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().context("no stdout of the server")?;
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send((Instant::now(), line)).is_err() {
-                    break;
-                }
-            }
-        });
-        Ok(Server {
-            child,
-            stdin,
-            lines,
-            next_id: 1,
+        let mut command = Command::new(bin);
+        command.arg("mcp").arg("--root").arg(root).current_dir(root);
+        let options = SpawnOptions {
+            stderr: StderrTo::Stdio(log.into()),
             timeout,
+            ..SpawnOptions::default()
+        };
+        let client = Client::spawn(command, options)
+            .with_context(|| format!("spawning {}", bin.display()))?;
+        Ok(Server {
+            client,
             stderr_log: stderr_log.to_owned(),
             killed: false,
             notifications: 0,
@@ -111,21 +80,16 @@ impl Server {
 
     /// The process id, for `/proc`.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.client.pid()
     }
 
     /// Send `initialize` and, once answered, `notifications/initialized`.
     pub fn initialize(&mut self) -> Result<Reply> {
-        let reply = self.request(
-            "initialize",
-            json!({
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "notarai-bench", "version": env!("CARGO_PKG_VERSION")},
-            }),
-        )?;
-        self.notify("notifications/initialized", json!({}))?;
-        Ok(reply)
+        let answer = self
+            .client
+            .initialize("notarai-bench", env!("CARGO_PKG_VERSION"));
+        let answer = self.check("initialize", answer)?;
+        self.reply("initialize", answer)
     }
 
     /// Call tool `name` with `arguments`. A JSON-RPC error or a result with
@@ -142,106 +106,63 @@ impl Server {
         arguments: Value,
         token: Option<&str>,
     ) -> Result<ToolReply> {
-        let mut params = json!({"name": name, "arguments": arguments});
-        if let Some(token) = token {
-            params["_meta"] = json!({"progressToken": token});
-        }
-        let reply = self.request("tools/call", params)?;
-        let blocks = reply.result["content"].as_array();
-        let text = blocks.and_then(|blocks| blocks.iter().find_map(|b| b["text"].as_str()));
-        let text_bytes = blocks.map_or(0, |blocks| {
-            blocks
-                .iter()
-                .filter_map(|b| b["text"].as_str())
-                .map(str::len)
-                .sum()
-        });
-        if reply.result["isError"] == json!(true) {
+        let Value::Object(arguments) = arguments else {
+            bail!("{name}: the arguments are not an object");
+        };
+        let call = self.client.call_tool(name, &arguments, token);
+        let call = self.check(name, call)?;
+        self.notifications += call.notifications;
+        let text = call.result.texts().next();
+        if call.result.is_error {
             bail!("{name}: tool error: {}", text.unwrap_or("(no text)"));
         }
-        let payload = match reply.result.get("structuredContent") {
-            Some(structured) if structured.is_object() => structured.clone(),
-            _ => {
-                let text = text.ok_or_else(|| anyhow!("{name}: result has no text block"))?;
-                serde_json::from_str(text)
-                    .with_context(|| format!("{name}: text block is not JSON"))?
-            }
-        };
+        let payload = call.result.payload().ok_or_else(|| {
+            anyhow!("{name}: result has no structured content and no JSON text block")
+        })?;
         Ok(ToolReply {
-            elapsed: reply.elapsed,
-            bytes: reply.bytes,
-            text_bytes,
+            elapsed: call.elapsed,
+            bytes: call.bytes,
+            text_bytes: call.result.texts().map(str::len).sum(),
             payload,
         })
+    }
+
+    /// Every page of tool `name` with `arguments` (the client follows
+    /// `next_cursor`; at most 10,000 pages), each page as a [`ToolReply`].
+    pub fn pages(&mut self, name: &str, arguments: Value) -> Result<Vec<ToolReply>> {
+        let Value::Object(arguments) = arguments else {
+            bail!("{name}: the arguments are not an object");
+        };
+        let pages = self.client.pages(name, &arguments, 10_000);
+        let pages = self.check(name, pages)?;
+        pages
+            .into_iter()
+            .map(|call| {
+                self.notifications += call.notifications;
+                let payload = call.result.payload().ok_or_else(|| {
+                    anyhow!("{name}: a page has no structured content and no JSON text block")
+                })?;
+                Ok(ToolReply {
+                    elapsed: call.elapsed,
+                    bytes: call.bytes,
+                    text_bytes: call.result.texts().map(str::len).sum(),
+                    payload,
+                })
+            })
+            .collect()
     }
 
     /// Send a request and wait for the response with its id, skipping
     /// notifications and anything else in between.
     pub fn request(&mut self, method: &str, params: Value) -> Result<Reply> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let started = Instant::now();
-        self.send(&message)?;
-        let deadline = started + self.timeout;
-        loop {
-            let wait = deadline.saturating_duration_since(Instant::now());
-            let (arrived, line) = match self.lines.recv_timeout(wait) {
-                Ok(received) => received,
-                Err(RecvTimeoutError::Timeout) => {
-                    let _ = self.child.kill();
-                    self.killed = true;
-                    bail!("{method}: no answer within {:?}", self.timeout)
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    bail!("{method}: the server closed stdout ({})", self.exit_note())
-                }
-            };
-            let Ok(response) = serde_json::from_str::<Value>(&line) else {
-                bail!("{method}: stdout line is not JSON: {}", clip(&line));
-            };
-            if response.get("method").is_some() {
-                self.notifications += 1;
-                continue;
-            }
-            if response["id"] != json!(id) {
-                continue;
-            }
-            if let Some(error) = response.get("error") {
-                bail!("{method}: JSON-RPC error {error}");
-            }
-            let result = response
-                .get("result")
-                .cloned()
-                .ok_or_else(|| anyhow!("{method}: response has neither result nor error"))?;
-            return Ok(Reply {
-                elapsed: arrived - started,
-                arrived,
-                bytes: line.len(),
-                result,
-            });
-        }
+        let answer = self.client.ask(method, Some(params));
+        let answer = self.check(method, answer)?;
+        self.reply(method, answer)
     }
 
     /// How many notifications the server has sent so far.
     pub fn notifications(&self) -> usize {
         self.notifications
-    }
-
-    /// Send a notification (no id, no answer).
-    pub fn notify(&mut self, method: &str, params: Value) -> Result<()> {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
-    }
-
-    /// Write one message as one line and flush.
-    fn send(&mut self, message: &Value) -> Result<()> {
-        let stdin = self.stdin.as_mut().context("stdin already closed")?;
-        let mut line = serde_json::to_vec(message)?;
-        line.push(b'\n');
-        stdin
-            .write_all(&line)
-            .and_then(|()| stdin.flush())
-            .with_context(|| format!("writing to the server ({})", self.exit_note()))
     }
 
     /// Peak resident set size so far (`VmHWM`), in KiB.
@@ -252,56 +173,78 @@ impl Server {
     /// Close stdin and wait (up to the timeout) for the server to exit.
     /// A server killed after a timeout has already been reported.
     pub fn shutdown(mut self) -> Result<()> {
-        drop(self.stdin.take());
+        self.client.close_stdin();
         if self.killed {
             return Ok(());
         }
-        let deadline = Instant::now() + self.timeout;
-        loop {
-            if let Some(status) = self.child.try_wait()? {
-                if !status.success() {
-                    bail!("the server exited with {status} after stdin closed");
-                }
-                return Ok(());
+        if !self.client.exited_within(self.client.timeout()) {
+            bail!("the server did not exit after stdin closed");
+        }
+        match self.client.kill() {
+            Some(status) if !status.success() => {
+                bail!("the server exited with {status} after stdin closed")
             }
-            if Instant::now() >= deadline {
-                bail!("the server did not exit after stdin closed");
+            _ => Ok(()),
+        }
+    }
+
+    /// The answer as a [`Reply`] (a JSON-RPC error is an error), counting
+    /// the notifications read before it.
+    fn reply(&mut self, method: &str, answer: Answer) -> Result<Reply> {
+        let message = answer.message;
+        self.notifications += answer.others.iter().filter(|m| m.is_from_server()).count();
+        if let Some(error) = message.error() {
+            bail!(
+                "{method}: JSON-RPC error {} (code {})",
+                error.message,
+                error.code
+            );
+        }
+        let result = message
+            .result()
+            .cloned()
+            .ok_or_else(|| anyhow!("{method}: response has neither result nor error"))?;
+        Ok(Reply {
+            arrived: message.arrived,
+            bytes: message.bytes,
+            result,
+        })
+    }
+
+    /// The client's error as the bench's, killing the server after a
+    /// timeout and saying how it ended when it closed its stdout.
+    fn check<T>(&mut self, what: &str, outcome: Result<T, ClientError>) -> Result<T> {
+        match outcome {
+            Ok(value) => Ok(value),
+            Err(ClientError::Timeout { after }) => {
+                self.client.kill();
+                self.killed = true;
+                bail!("{what}: no answer within {after:?}")
             }
-            std::thread::sleep(Duration::from_millis(2));
+            Err(e @ (ClientError::Closed | ClientError::Write(_))) => {
+                bail!("{what}: {e} ({})", self.exit_note())
+            }
+            Err(e) => bail!("{what}: {e}"),
         }
     }
 
     /// How the child ended (waiting briefly for it), with the last line of
     /// its stderr log, for error messages.
     fn exit_note(&mut self) -> String {
-        let deadline = Instant::now() + Duration::from_millis(500);
-        let status = loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                _ => break None,
-            }
+        let status = if self.client.exited_within(Duration::from_millis(500)) {
+            self.client
+                .kill()
+                .map_or("exited".to_owned(), |s| format!("exited with {s}"))
+        } else {
+            "still running".to_owned()
         };
         let last = std::fs::read_to_string(&self.stderr_log)
             .ok()
             .and_then(|log| log.lines().rev().find(|l| !l.trim().is_empty()).map(clip));
-        let status = status.map_or("still running".to_owned(), |s| format!("exited with {s}"));
         match last {
             Some(line) => format!("{status}; stderr: {line}"),
             None => status,
         }
-    }
-}
-
-impl Drop for Server {
-    /// Never leave a server behind: kill it if it is still running.
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
     }
 }
 

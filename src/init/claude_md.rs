@@ -546,6 +546,42 @@ mod tests {
             prop_assert_eq!(up.text, format!("{prefix}{}{suffix}", marked_section(eol)));
         }
 
+        /// What `notarai init` does to `CLAUDE.md` (moved here from a
+        /// property test that ran the binary twice per case): around a
+        /// current section the file is unchanged; around the section as
+        /// written before markers (ended by an ATX or setext heading), the
+        /// marked section takes its place and every byte before and after
+        /// it is kept. Two bare sections are ambiguous, so the legacy case
+        /// has one.
+        #[test]
+        fn markdown_around_the_section_survives_upsert(
+            before in prop::collection::vec(md_line(), 0..6),
+            after in prop::collection::vec(md_line(), 0..6),
+            setext in any::<bool>(),
+        ) {
+            let before: String = before
+                .iter()
+                .filter(|l| !l.starts_with(['`', '~']))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let after: String = after.iter().map(|l| format!("{l}\n")).collect();
+            let marked = marked_section("\n");
+            let current = format!("{before}\n{marked}{after}");
+            prop_assert_eq!(upsert(Some(&current)).text, current.clone());
+
+            let before: String = before
+                .lines()
+                .filter(|l| *l != "## NotarAI" && !l.starts_with("<!-- notarai:"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let next = if setext { "Next\n====\n" } else { "## Next\n" };
+            let legacy = format!("{before}\n{}\n{next}{after}", section());
+            prop_assert_eq!(
+                upsert(Some(&legacy)).text,
+                format!("{before}\n{marked}\n{next}{after}")
+            );
+        }
+
         /// A bare section ends at the next level-1/2 heading, ATX or setext,
         /// and everything from it on survives `upsert` byte for byte.
         #[test]

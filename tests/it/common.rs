@@ -1,20 +1,19 @@
 //! Shared fixtures for the integration tests: temp git repositories built
 //! with the `git` program, the real `notarai` binary run as a CLI, and
-//! `notarai mcp` spawned with piped stdio behind a raw JSON-lines client
-//! with timeouts.
+//! `notarai mcp` behind the one JSON-RPC client (`notarai::rpc_client`),
+//! every wait with a timeout.
 //!
 //! Nothing here mocks notarai: every helper drives the built binary.
 
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
 
+use notarai::rpc_client::{Client, ClientError, SpawnOptions};
 use serde_json::{Value, json};
 
 /// The tools `notarai mcp` serves, in the order of `tools/list`
@@ -73,6 +72,17 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Run git in `dir` with `input` on its stdin; its output.
+pub fn run_git_with_input(dir: &Path, args: &[&str], input: &str) -> Output {
+    let mut cmd = git_cmd(dir);
+    cmd.args(args);
+    let mut child = spawn_piped(&mut cmd);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
 }
 
 /// Run git in `dir` and return whether it succeeded (for commands that are
@@ -303,13 +313,12 @@ pub fn strings(value: &Value) -> Vec<String> {
         .collect()
 }
 
-/// A running `notarai mcp` with a raw JSON-lines client. Dropping it kills
-/// a process that is still running.
+/// A running `notarai mcp` behind the one JSON-RPC client
+/// (`notarai::rpc_client`), raw enough for tests of the framing: any JSON
+/// or bytes can be sent, every line read. Dropping it kills a process that
+/// is still running.
 pub struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<Vec<u8>>,
-    stderr: Arc<Mutex<Vec<u8>>>,
+    client: Client,
 }
 
 impl Server {
@@ -324,40 +333,12 @@ impl Server {
         let mut cmd = Command::new(BIN);
         cmd.args(["mcp", "--root"]).arg(root);
         configure(&mut cmd);
-        let mut child = spawn_piped(&mut cmd);
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {
-                        if tx.send(line).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let sink = stderr.clone();
-        let mut err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = err.read(&mut buf) {
-                if n == 0 {
-                    return;
-                }
-                sink.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
+        let options = SpawnOptions {
+            timeout: ANSWER_TIMEOUT,
+            ..SpawnOptions::default()
+        };
         Server {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            stderr,
+            client: Client::spawn(cmd, options).expect("notarai starts"),
         }
     }
 
@@ -370,35 +351,26 @@ impl Server {
 
     /// Write raw bytes to the server's stdin, as they are.
     pub fn send_raw(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(bytes).expect("write to notarai");
-        stdin.flush().unwrap();
+        self.client.send_raw(bytes).expect("write to notarai");
     }
 
     /// Close stdin (end of input) without waiting for the exit.
     pub fn close_stdin(&mut self) {
-        drop(self.stdin.take());
+        self.client.close_stdin();
     }
 
-    /// Write one JSON message and a newline.
+    /// Write one JSON message (any JSON, valid JSON-RPC or not) and a newline.
     pub fn send(&mut self, message: &Value) {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
-        self.send_raw(&line);
+        self.client.send(message).expect("write to notarai");
     }
 
     /// The next line from stdout as JSON (stdout must hold nothing else),
     /// or `None` after `timeout` or once stdout is closed.
     pub fn recv_timeout(&mut self, timeout: Duration) -> Option<Value> {
-        match self.lines.recv_timeout(timeout) {
-            Ok(line) => Some(serde_json::from_slice(&line).unwrap_or_else(|e| {
-                panic!(
-                    "stdout carried a line that is not JSON ({e}): {:?}",
-                    String::from_utf8_lossy(&line)
-                )
-            })),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => None,
+        match self.client.recv(timeout) {
+            Ok(message) => Some(message.value),
+            Err(ClientError::Timeout { .. } | ClientError::Closed) => None,
+            Err(e) => panic!("stdout carried a line that is not JSON: {e}"),
         }
     }
 
@@ -413,43 +385,42 @@ impl Server {
     /// Wait for the answer with `id`, failing on any other line with a
     /// non-null id; answers with a null id are collected and returned too.
     pub fn answer(&mut self, id: &Value) -> (Value, Vec<Value>) {
-        let mut nulls = Vec::new();
-        let deadline = Instant::now() + ANSWER_TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let Some(msg) = self.recv_timeout(left) else {
-                panic!("no answer to id {id}; stderr:\n{}", self.stderr());
-            };
-            match msg.get("id") {
-                Some(got) if got == id => return (msg, nulls),
-                Some(Value::Null) => nulls.push(msg),
-                _ => panic!("unexpected message while waiting for id {id}: {msg}"),
-            }
-        }
+        let answer = self
+            .client
+            .answer(id)
+            .unwrap_or_else(|e| panic!("no answer to id {id} ({e}); stderr:\n{}", self.stderr()));
+        let nulls = answer
+            .others
+            .into_iter()
+            .map(|other| match other.id() {
+                Some(Value::Null) => other.value,
+                _ => panic!(
+                    "unexpected message while waiting for id {id}: {}",
+                    other.value
+                ),
+            })
+            .collect();
+        (answer.message.value, nulls)
     }
 
     /// Send request `method` with `params` under `id` and return its answer.
     pub fn request(&mut self, id: impl Into<Value>, method: &str, params: Value) -> Value {
         let id = id.into();
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.client
+            .request(&id, method, Some(params))
+            .expect("write to notarai");
         self.answer(&id).0
     }
 
-    /// Send `initialize` (protocol 2025-06-18) and `notifications/initialized`;
+    /// The handshake (protocol 2025-06-18, then `notifications/initialized`);
     /// returns the initialize result.
     pub fn initialize(&mut self) -> Value {
-        let answer = self.request(
-            "init",
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "notarai-tests", "version": "1"}}),
-        );
-        assert!(
-            answer.get("result").is_some(),
-            "initialize failed: {answer}"
-        );
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        answer["result"].clone()
+        let answer = self
+            .client
+            .initialize("notarai-tests", "1")
+            .unwrap_or_else(|e| panic!("initialize: {e}; stderr:\n{}", self.stderr()));
+        let result = answer.message.result().cloned();
+        result.unwrap_or_else(|| panic!("initialize failed: {}", answer.message.value))
     }
 
     /// Call a tool; returns the whole JSON-RPC answer.
@@ -480,6 +451,19 @@ impl Server {
         structured
     }
 
+    /// Every page of `tool` with `arguments` (an object), following
+    /// `next_cursor` (at most `max_pages`): each page's `structuredContent`.
+    /// Fails on an error.
+    pub fn pages(&mut self, tool: &str, arguments: Value, max_pages: usize) -> Vec<Value> {
+        let arguments = arguments.as_object().expect("arguments are an object");
+        self.client
+            .pages(tool, arguments, max_pages)
+            .unwrap_or_else(|e| panic!("{e}; stderr:\n{}", self.stderr()))
+            .into_iter()
+            .map(|page| page.result.structured.expect("structuredContent"))
+            .collect()
+    }
+
     /// The error of an answer: `(code, message)`; fails when it succeeded.
     pub fn error_of(answer: &Value) -> (i64, String) {
         let error = answer
@@ -493,24 +477,24 @@ impl Server {
 
     /// What the server wrote to stderr so far.
     pub fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+        self.client.stderr()
     }
 
     /// Peak resident memory of the server in KiB (`VmHWM`).
     pub fn peak_rss_kib(&self) -> u64 {
-        peak_rss_kib(self.child.id())
+        peak_rss_kib(self.client.pid())
     }
 
     /// The server's process id.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.client.pid()
     }
 
     /// Bytes the server read through `read` calls so far (`rchar` of
     /// `/proc/<pid>/io`): holes of sparse files count, so this proves how
     /// much of a large file was read.
     pub fn bytes_read(&self) -> u64 {
-        let io = std::fs::read_to_string(format!("/proc/{}/io", self.child.id())).expect("proc io");
+        let io = std::fs::read_to_string(format!("/proc/{}/io", self.pid())).expect("proc io");
         io.lines()
             .find_map(|l| l.strip_prefix("rchar:"))
             .and_then(|v| v.trim().parse().ok())
@@ -519,52 +503,35 @@ impl Server {
 
     /// Whether the process is still running.
     pub fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
+        !self.client.exited()
     }
 
     /// Close stdin and wait for the exit; asserts exit status 0, no panic,
     /// and that nothing but JSON lines was left on stdout. Returns stderr.
     pub fn finish(mut self) -> String {
-        drop(self.stdin.take());
-        let deadline = Instant::now() + ANSWER_TIMEOUT;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "notarai did not exit after stdin closed"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        // Let the stderr reader drain.
-        std::thread::sleep(Duration::from_millis(20));
-        let stderr = self.stderr();
+        self.client.close_stdin();
+        assert!(
+            self.client.exited_within(ANSWER_TIMEOUT),
+            "notarai did not exit after stdin closed"
+        );
+        let status = self.client.kill().expect("notarai reaped");
+        let stderr = self.client.stderr_at_end(ANSWER_TIMEOUT);
         assert_no_panic(&stderr);
         assert!(
             status.success(),
             "notarai exited with {status}; stderr:\n{stderr}"
         );
-        while let Ok(line) = self.lines.try_recv() {
-            serde_json::from_slice::<Value>(&line)
-                .unwrap_or_else(|_| panic!("stray stdout: {:?}", String::from_utf8_lossy(&line)));
+        for line in self.client.pending_lines() {
+            serde_json::from_slice::<Value>(&line.bytes).unwrap_or_else(|_| {
+                panic!("stray stdout: {:?}", String::from_utf8_lossy(&line.bytes))
+            });
         }
         stderr
     }
 
     /// Kill the process with SIGKILL and reap it.
     pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        self.client.kill();
     }
 }
 
@@ -619,6 +586,27 @@ pub fn limit_address_space(cmd: &mut Command, bytes: u64) {
                 rlim_max: bytes as libc::rlim_t,
             };
             if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Limit the command's CPU time to `seconds` (`RLIMIT_CPU`, set before
+/// `exec`): past it the kernel kills the process (`SIGXCPU`, then `SIGKILL`),
+/// so an answer that comes proves the work stayed within that much CPU,
+/// however busy the machine (a clock would not).
+pub fn limit_cpu_seconds(cmd: &mut Command, seconds: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: seconds as libc::rlim_t,
+                rlim_max: seconds as libc::rlim_t + 1,
+            };
+            if libc::setrlimit(libc::RLIMIT_CPU, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())

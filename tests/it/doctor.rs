@@ -564,11 +564,13 @@ fn unknown_agents_are_refused_and_all_expands() {
 fn servers_that_hang_are_waited_for_together() {
     let repo = repo();
     // Each server says it started, then waits (never answering) until all
-    // three have: only servers started together all get that far before
-    // the first deadline.
+    // three have, then exits: only servers started together all get that
+    // far; handshakes one after the other would leave the first waiting out
+    // its deadline alone, killed, and never `together`. Exiting, they cost
+    // no deadline, so it can be long (a slow machine starts `sh` slowly).
     let server = |n: u32| {
         format!(
-            r#"{{"command": "sh", "args": ["-c", "touch started.{n}; while [ ! -e started.1 ] || [ ! -e started.2 ] || [ ! -e started.3 ]; do sleep 0.05; done; touch together.{n}; sleep 30"]}}"#
+            r#"{{"command": "sh", "args": ["-c", "touch started.{n}; while [ ! -e started.1 ] || [ ! -e started.2 ] || [ ! -e started.3 ]; do sleep 0.05; done; touch together.{n}"]}}"#
         )
     };
     repo.write(
@@ -587,13 +589,19 @@ fn servers_that_hang_are_waited_for_together() {
         &repo.root,
         &["--agents", "claude,cursor,zed", "--run-configured-commands"],
         None,
-        Some("3000"),
+        Some("30000"),
     );
     assert_eq!(code, Some(1));
     for (n, agent) in [(1, "claude"), (2, "cursor"), (3, "zed")] {
         let handshake = check(&report, Some(agent), "handshake");
         assert_eq!(handshake["verdict"], "fail", "{agent}");
-        assert!(handshake["message"].as_str().unwrap().contains("no answer"));
+        assert!(
+            handshake["message"]
+                .as_str()
+                .unwrap()
+                .contains("without answering"),
+            "{handshake}"
+        );
         assert!(
             repo.root.join(format!("together.{n}")).exists(),
             "{agent}'s server did not run with the others"

@@ -11,9 +11,10 @@ use std::process::{Command, Stdio};
 
 use notarai::agent::AgentId;
 use notarai::init::agents;
+use notarai::rpc_client::{Client, SpawnOptions};
 use serde_json::Value;
 
-use crate::common::{BIN, Repo, notarai, snapshot, stderr, stdout};
+use crate::common::{self, BIN, Repo, notarai, snapshot, stderr, stdout};
 
 /// Files every setup writes whatever the agent (not part of an agent's golden).
 fn shared(rel: &Path) -> bool {
@@ -235,27 +236,24 @@ fn the_command_each_config_spawns_completes_an_mcp_handshake() {
             assert_eq!(id, AgentId::Windsurf);
             continue;
         };
-        let mut child = Command::new(&server.command)
+        let mut command = Command::new(&server.command);
+        command
             .args(&server.args)
             .env("PATH", &path)
             .env_remove("CLAUDE_PROJECT_DIR")
-            .current_dir(&repo.root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{id}: cannot spawn {}: {e}", server.command));
-        let request = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": id.name(), "version": "1"}}});
-        let mut stdin = child.stdin.take().unwrap();
-        writeln!(stdin, "{request}").unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
-        let first = String::from_utf8_lossy(&out.stdout);
-        let answer: Value = serde_json::from_str(first.lines().next().unwrap_or(""))
-            .unwrap_or_else(|e| panic!("{id}: {e}: {first}"));
-        assert_eq!(answer["id"], 1, "{id}");
+            .current_dir(&repo.root);
+        let mut client =
+            Client::spawn(command, SpawnOptions::default()).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let answer = client
+            .initialize(id.name(), "1")
+            .unwrap_or_else(|e| panic!("{id}: {e}"))
+            .message
+            .value;
+        client.close_stdin();
+        assert!(
+            client.exited_within(common::ANSWER_TIMEOUT),
+            "{id}: no exit at end of input"
+        );
         assert_eq!(
             answer["result"]["serverInfo"]["name"], "notarai",
             "{id}: {answer}"

@@ -16,6 +16,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("progress", 0),
     ("quote", 0),
     ("repo_path", 0),
+    ("rpc_client", 0),
     ("record", 1),
     ("workflow", 0),
     ("symbols", 0),

@@ -331,9 +331,17 @@ fn completion_offers_at_most_a_hundred_values() {
         repo.write(&format!("src/f{i:03}.rs"), "fn f() {}\n");
     }
     repo.commit("many");
-    for i in 0..120 {
-        repo.git(&["branch", &format!("topic-{i:03}")]);
-    }
+    // 120 branches at HEAD, made by one git process.
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let creates: String = (0..120)
+        .map(|i| format!("create refs/heads/topic-{i:03} {}\n", head.trim()))
+        .collect();
+    let out = crate::common::run_git_with_input(&repo.root, &["update-ref", "--stdin"], &creates);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut server = Server::start(&repo.root);
     let reconcile = json!({"type": "ref/prompt", "name": "reconcile"});
     for (id, reference, name, typed, total) in [

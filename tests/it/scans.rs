@@ -1,7 +1,8 @@
 //! "One of each" rules of ARCHITECTURE.md that a scan of the source can
 //! check (the layers have `layers.rs`, the one writer `untrusted_writes.rs`):
-//! one folder walker, a work-tree watch without `unsafe`, and errors that
-//! keep their kind and hint to the edge without a list of types.
+//! one folder walker, a work-tree watch without `unsafe`, errors that keep
+//! their kind and hint to the edge without a list of types, and one
+//! JSON-RPC client.
 
 use std::path::Path;
 
@@ -126,6 +127,40 @@ fn the_cli_edge_downcasts_no_domain_error() {
     assert!(found.is_empty(), "the CLI downcasts errors in {found:?}");
 }
 
+/// The Rust files of `src/`, `tests/` and `benches/` (path from the
+/// package root, whole text) that both name JSON-RPC's version key and pipe
+/// a process's stdio (the needles are spelled apart here, so that this file
+/// is not found): a hand-written JSON-RPC client; but `except`.
+fn hand_written_rpc_clients(except: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for folder in ["src", "tests", "benches"] {
+        for entry in notarai::walk::files(&root.join(folder), folder) {
+            if !entry.rel.ends_with(".rs") || except.contains(&entry.rel.as_str()) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&entry.path).unwrap();
+            if text.contains(concat!("json", "rpc")) && text.contains(concat!("Stdio::", "piped")) {
+                found.push(entry.rel);
+            }
+        }
+    }
+    found
+}
+
+/// One JSON-RPC client (`src/rpc_client/`): doctor, the tests and the
+/// benchmarks spawn a server and speak to it through it, never by writing
+/// JSON-RPC lines to a child's stdin by hand. (Tests that are an MCP host
+/// use rmcp's client, which spawns for itself.)
+#[test]
+fn only_the_rpc_client_speaks_json_rpc_to_a_child() {
+    let found = hand_written_rpc_clients(&["src/rpc_client/mod.rs"]);
+    assert!(
+        found.is_empty(),
+        "a child spoken to in JSON-RPC by hand (use notarai::rpc_client::Client): {found:?}"
+    );
+}
+
 /// The scans see what they look for.
 #[test]
 fn the_scans_find_a_listing() {
@@ -133,4 +168,5 @@ fn the_scans_find_a_listing() {
         files_naming("read_dir", &[]),
         ["doctor/handshake.rs", "walk.rs"]
     );
+    assert_eq!(hand_written_rpc_clients(&[]), ["src/rpc_client/mod.rs"]);
 }
