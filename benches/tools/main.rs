@@ -23,7 +23,7 @@
 //! | `--markdown FILE` | `NOTARAI_BENCH_MARKDOWN` | none |
 //! | `--notarai PATH` | `NOTARAI_BENCH_BIN` | this package's binary |
 //! | `--generate-only` | `NOTARAI_BENCH_GENERATE_ONLY=1` | off |
-//! | `--only TEXT` | `NOTARAI_BENCH_ONLY` | every case (else those whose name holds TEXT) |
+//! | `--only TEXT` | `NOTARAI_BENCH_ONLY` | every case (else those whose name holds TEXT; `scale TEXT`: the scale questions whose name holds TEXT) |
 
 mod before_edit;
 mod cases;
@@ -235,12 +235,16 @@ fn run(options: &Options) -> Result<()> {
     );
     let only = options.only.as_deref();
     let mut rows = run_cases(&ctx, &repo, larger.as_deref(), only);
-    // The scale group: `--scale`, and `--only` naming it (or no `--only`).
+    // The scale group: `--scale`, and `--only` naming it (or no `--only`);
+    // `--only "scale TEXT"` runs its questions whose label holds TEXT.
     let mut scale_table = None;
+    let scale_only = only.and_then(|only| only.strip_prefix(SCALE_GROUP));
     if let Some(scale) = &scale
-        && only.is_none_or(|only| SCALE_GROUP.contains(only))
+        && only.is_none_or(|only| SCALE_GROUP.contains(only) || scale_only.is_some())
     {
-        let (scale_rows, table) = scale::rows(scale::pairs(&ctx, &repo, scale));
+        let wanted = scale_only.map(str::trim).unwrap_or("");
+        let pairs = scale::pairs(&ctx, &repo, scale, wanted);
+        let (scale_rows, table) = scale::rows(pairs);
         rows.extend(scale_rows);
         scale_table = Some(table);
     }

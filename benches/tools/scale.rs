@@ -20,6 +20,7 @@ use crate::client::ToolReply;
 use crate::gitside::{self, pathspec};
 use crate::measure::timed;
 use crate::repo::RepoParams;
+use crate::report;
 
 /// How many times the default repository's modules the scale repository has.
 pub const FACTOR: usize = 10;
@@ -170,10 +171,12 @@ pub struct Pair {
     scale: Row,
 }
 
-/// Every question on the default repository, then on the scale one.
-pub fn pairs(ctx: &Ctx, default: &Path, scale: &Path) -> Vec<Pair> {
+/// Every question whose label holds `wanted` (every one when empty) on
+/// the default repository, then on the scale one.
+pub fn pairs(ctx: &Ctx, default: &Path, scale: &Path, wanted: &str) -> Vec<Pair> {
     questions()
         .into_iter()
+        .filter(|q| q.label.contains(wanted))
         .map(|q| {
             eprintln!("case: scale, {}, default repository", q.label);
             let mut default = (q.run)(ctx, default);
@@ -181,6 +184,12 @@ pub fn pairs(ctx: &Ctx, default: &Path, scale: &Path) -> Vec<Pair> {
             let mut scale = (q.run)(ctx, scale);
             default.case = format!("{}, default repository", q.label);
             scale.case = format!("{}, repository with {FACTOR}x the files and specs", q.label);
+            // Each row as soon as it is measured: the group takes long.
+            eprintln!(
+                "{}\n{}",
+                report::table_line(&default),
+                report::table_line(&scale)
+            );
             Pair {
                 label: q.label,
                 target: q.target,
