@@ -590,26 +590,6 @@ pub fn whole_pass(ctx: &Ctx, repo: &Path) -> Row {
     if let Err(err) = gitside::fresh_index(repo) {
         notes.push(format!("fresh index: {err:#}"));
     }
-    let pass = |server: &mut Server, specs: &mut Vec<String>| -> Result<(Duration, usize)> {
-        let started = std::time::Instant::now();
-        let list = server.call_tool("list_affected_specs", json!({"base_branch": BASE}))?;
-        let mut bytes = list.bytes;
-        let affected: Vec<String> = list.payload["affected_specs"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s["spec_path"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for spec in &affected {
-            let args = json!({"spec_path": spec, "base_branch": BASE});
-            bytes += call_all_pages(server, "get_spec_diff", &args)?.bytes;
-        }
-        let elapsed = started.elapsed();
-        *specs = affected;
-        Ok((elapsed, bytes))
-    };
     // The list of questions git is asked: what notarai found affected.
     let (notarai, baseline) = {
         let specs_cell = std::cell::RefCell::new(&mut specs);
@@ -639,6 +619,30 @@ pub fn whole_pass(ctx: &Ctx, repo: &Path) -> Row {
         target,
         notes,
     }
+}
+
+/// One whole pass on `server`: `list_affected_specs`, then every affected
+/// spec's full `get_spec_diff` (all pages); the time and bytes of them all.
+/// `specs` becomes the affected specs, the questions git is asked.
+pub(crate) fn pass(server: &mut Server, specs: &mut Vec<String>) -> Result<(Duration, usize)> {
+    let started = std::time::Instant::now();
+    let list = server.call_tool("list_affected_specs", json!({"base_branch": BASE}))?;
+    let mut bytes = list.bytes;
+    let affected: Vec<String> = list.payload["affected_specs"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s["spec_path"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    for spec in &affected {
+        let args = json!({"spec_path": spec, "base_branch": BASE});
+        bytes += call_all_pages(server, "get_spec_diff", &args)?.bytes;
+    }
+    let elapsed = started.elapsed();
+    *specs = affected;
+    Ok((elapsed, bytes))
 }
 
 /// A tool question asked three ways, each against the same git commands:
@@ -872,25 +876,24 @@ pub fn check(ctx: &Ctx, repo: &Path, facts: Facts) -> Row {
     if let Err(err) = gitside::fresh_index(repo) {
         notes.push(format!("fresh index: {err:#}"));
     }
+    let mut peak_kib = None;
     let mut saved = None;
     let run = || -> Result<(Duration, usize)> {
         facts.prepare(repo, &mut saved)?;
-        let started = std::time::Instant::now();
-        let out = std::process::Command::new(&ctx.bin)
-            .args(["check", "--base", BASE, "--format", "json"])
-            .current_dir(repo)
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
-            .context("spawning notarai check")?;
-        let elapsed = started.elapsed();
+        let exited = crate::measure::run_to_exit(
+            std::process::Command::new(&ctx.bin)
+                .args(["check", "--base", BASE, "--format", "json"])
+                .current_dir(repo),
+        )
+        .context("running notarai check")?;
         // 0: clean, 1: something to reconcile; 2 is a failure of the row.
         anyhow::ensure!(
-            matches!(out.status.code(), Some(0 | 1)),
-            "notarai check exited with {}",
-            out.status
+            matches!(exited.code, Some(0 | 1)),
+            "notarai check exited with {:?}",
+            exited.code
         );
-        Ok((elapsed, out.stdout.len()))
+        peak_kib = peak_kib.max(Some(exited.peak_kib));
+        Ok((exited.elapsed, exited.stdout_bytes))
     };
     let (notarai, baseline) = interleave(ctx.runs, Series::default(), run, || {
         timed(|| gitside::changed_files(repo, BASE))
@@ -902,7 +905,7 @@ pub fn check(ctx: &Ctx, repo: &Path, facts: Facts) -> Row {
         ),
         notarai,
         baseline,
-        peak_kib: None,
+        peak_kib,
         target: "<= 1.5x git",
         notes,
     }

@@ -19,10 +19,11 @@
 //! | `--mark-files N` | `NOTARAI_BENCH_MARK_FILES` | 10000 |
 //! | `--timeout SECS` | `NOTARAI_BENCH_TIMEOUT` | 120 |
 //! | `--no-scaling` | `NOTARAI_BENCH_NO_SCALING=1` | scaling on |
+//! | `--scale` | `NOTARAI_BENCH_SCALE=1` | off: builds (minutes, ~5 GB) and times the 10x repository |
 //! | `--markdown FILE` | `NOTARAI_BENCH_MARKDOWN` | none |
 //! | `--notarai PATH` | `NOTARAI_BENCH_BIN` | this package's binary |
 //! | `--generate-only` | `NOTARAI_BENCH_GENERATE_ONLY=1` | off |
-//! | `--only TEXT` | `NOTARAI_BENCH_ONLY` | every case (else those whose name holds TEXT) |
+//! | `--only TEXT` | `NOTARAI_BENCH_ONLY` | every case (else those whose name holds TEXT; `scale TEXT`: the scale questions whose name holds TEXT) |
 
 mod before_edit;
 mod cases;
@@ -33,6 +34,7 @@ mod paging;
 mod pyrandom;
 mod repo;
 mod report;
+mod scale;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -58,6 +60,8 @@ struct Options {
     timeout_secs: u64,
     /// Whether to build and time the 4x repository.
     scaling: bool,
+    /// Whether to build the 10x repository and time the scale group.
+    scale: bool,
     /// Where to write the table too.
     markdown: Option<PathBuf>,
     /// The notarai binary under test.
@@ -71,7 +75,7 @@ struct Options {
 /// Usage text for `--help`.
 const USAGE: &str = "usage: cargo bench --bench tools -- [--dir DIR] [--modules N] \
 [--files-per-module N] [--ignored N] [--seed N] [--runs N] [--mark-files N] [--timeout SECS] \
-[--no-scaling] [--markdown FILE] [--notarai PATH] [--generate-only] [--only TEXT]
+[--no-scaling] [--scale] [--markdown FILE] [--notarai PATH] [--generate-only] [--only TEXT]
 Each option also reads NOTARAI_BENCH_<NAME> (e.g. NOTARAI_BENCH_RUNS=3); see benches/tools/main.rs.";
 
 impl Options {
@@ -90,6 +94,7 @@ impl Options {
             mark_files: 10_000,
             timeout_secs: 120,
             scaling: true,
+            scale: false,
             markdown: None,
             bin: PathBuf::from(env!("CARGO_BIN_EXE_notarai")),
             generate_only: false,
@@ -135,6 +140,7 @@ impl Options {
             "--markdown" => self.markdown = Some(source.value(flag)?.into()),
             "--notarai" | "--bin" => self.bin = source.value(flag)?.into(),
             "--no-scaling" => self.scaling = !source.switch(),
+            "--scale" => self.scale = source.switch(),
             "--generate-only" => self.generate_only = source.switch(),
             "--only" => self.only = Some(source.value(flag)?),
             _ => bail!("unknown option {flag}\n{USAGE}"),
@@ -200,6 +206,11 @@ fn run(options: &Options) -> Result<()> {
     } else {
         None
     };
+    let scale = if options.scale {
+        Some(repo::ensure(&options.dir, &scale::params(&options.params))?)
+    } else {
+        None
+    };
     if options.generate_only {
         return Ok(());
     }
@@ -222,7 +233,21 @@ fn run(options: &Options) -> Result<()> {
         ctx.runs,
         ctx.stderr_log.display()
     );
-    let rows = run_cases(&ctx, &repo, larger.as_deref(), options.only.as_deref());
+    let only = options.only.as_deref();
+    let mut rows = run_cases(&ctx, &repo, larger.as_deref(), only);
+    // The scale group: `--scale`, and `--only` naming it (or no `--only`);
+    // `--only "scale TEXT"` runs its questions whose label holds TEXT.
+    let mut scale_table = None;
+    let scale_only = only.and_then(|only| only.strip_prefix(SCALE_GROUP));
+    if let Some(scale) = &scale
+        && only.is_none_or(|only| SCALE_GROUP.contains(only) || scale_only.is_some())
+    {
+        let wanted = scale_only.map(str::trim).unwrap_or("");
+        let pairs = scale::pairs(&ctx, &repo, scale, wanted);
+        let (scale_rows, table) = scale::rows(pairs);
+        rows.extend(scale_rows);
+        scale_table = Some(table);
+    }
     let find = |label: &str| {
         let case = cases::module_diff_case(label);
         rows.iter().find(|row| row.case == case)
@@ -231,7 +256,11 @@ fn run(options: &Options) -> Result<()> {
         (Some(default), Some(larger)) => Some(report::Scaling { default, larger }),
         _ => None,
     };
-    let table = report::render(&header(options)?, &rows, scaling);
+    let mut table = report::render(&header(options)?, &rows, scaling);
+    if let Some(scale_table) = scale_table {
+        table.push('\n');
+        table.push_str(&scale_table);
+    }
     println!("{table}");
     if let Some(path) = &options.markdown {
         std::fs::write(path, &table).with_context(|| format!("writing {}", path.display()))?;
@@ -239,6 +268,9 @@ fn run(options: &Options) -> Result<()> {
     }
     Ok(())
 }
+
+/// What `--only` names to run the scale group alone.
+const SCALE_GROUP: &str = "scale";
 
 /// Suffix of the scaling row's case name.
 const LARGER_LABEL: &str = ", repository with 4x the files";

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 /// One side's timings in a case.
 #[derive(Debug, Default)]
@@ -94,4 +94,61 @@ pub fn timed(f: impl FnOnce() -> Result<usize>) -> Result<(Duration, usize)> {
     let started = std::time::Instant::now();
     let bytes = f()?;
     Ok((started.elapsed(), bytes))
+}
+
+/// A child process run to its exit by [`run_to_exit`].
+#[derive(Debug)]
+pub struct Exited {
+    /// Spawn to exit.
+    pub elapsed: Duration,
+    /// Bytes it printed on stdout.
+    pub stdout_bytes: usize,
+    /// Its exit code (`None` when a signal ended it).
+    pub code: Option<i32>,
+    /// Its peak resident memory in KiB: `ru_maxrss` of `wait4`, which the
+    /// kernel keeps until the child is reaped (Linux counts in KiB).
+    pub peak_kib: u64,
+}
+
+/// Spawn `cmd` (stdin closed, stderr discarded), read its stdout to the end
+/// and reap it with `wait4`, which gives its resource usage.
+pub fn run_to_exit(cmd: &mut std::process::Command) -> Result<Exited> {
+    use std::io::Read;
+    use std::process::Stdio;
+    let started = std::time::Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("spawning the child")?;
+    let mut stdout = Vec::new();
+    child
+        .stdout
+        .take()
+        .context("the child has no stdout")?
+        .read_to_end(&mut stdout)?;
+    let pid = libc::pid_t::try_from(child.id()).context("pid out of range")?;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of the plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our own unreaped child; both pointers are to live locals.
+        let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if reaped == pid {
+            break;
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(err).context("wait4");
+        }
+    }
+    let elapsed = started.elapsed();
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    Ok(Exited {
+        elapsed,
+        stdout_bytes: stdout.len(),
+        code,
+        peak_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
+    })
 }

@@ -38,7 +38,7 @@ pub fn render(header: &str, rows: &[Row], scaling: Option<Scaling<'_>>) -> Strin
 }
 
 /// One table line; a failed side shows `FAILED`.
-fn table_line(row: &Row) -> String {
+pub fn table_line(row: &Row) -> String {
     let notarai = row.notarai.median_ms();
     let git = row.baseline.median_ms();
     let ratio = match (notarai, git) {
