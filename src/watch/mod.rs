@@ -103,6 +103,7 @@ impl Watch {
             };
             watch.rebuild(repo)?;
             watch.globals = watch.global_stamps();
+            tracing::debug!("watch opened");
             Some(watch)
         }
         #[cfg(not(target_os = "linux"))]

@@ -128,3 +128,36 @@ fn a_damaged_facts_database_is_a_miss_and_a_read_only_server_keeps_none() {
     assert!(out.status.success(), "{}", crate::common::stderr(&out));
     assert!(!facts_db(&repo).exists());
 }
+
+#[test]
+fn a_one_shot_check_never_opens_the_watch_and_the_server_does() {
+    let repo = repo();
+    let out = crate::common::run(
+        {
+            let mut cmd = crate::common::notarai_cmd(&repo.root, &["check", "--base", "main"]);
+            cmd.env("NOTARAI_LOG", "notarai=debug");
+            cmd
+        },
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    let log = crate::common::stderr(&out);
+    assert!(
+        !log.contains("watch opened"),
+        "check watched the work tree:\n{log}"
+    );
+    if cfg!(target_os = "linux") {
+        let mut server = Server::spawn_with(&repo.root, |cmd| {
+            cmd.env("NOTARAI_LOG", "notarai=debug");
+        });
+        server.initialize();
+        server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
+        let log = server.finish();
+        assert!(log.contains("watch opened"), "{log}");
+    }
+}
