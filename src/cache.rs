@@ -520,26 +520,30 @@ impl Cache {
         })?;
         facts::clear(root);
         let existed = db.exists();
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let file = PathBuf::from(format!("{}{suffix}", db.display()));
-            match crate::safe_fs::remove_file(root, &file) {
-                Ok(_) => {}
-                // A file where the cache folder should be: there is no
-                // database to remove, which is `false`, not a failure.
-                Err(
-                    crate::safe_fs::FsError::NotRegular { .. }
-                    | crate::safe_fs::FsError::NotFolder { .. },
-                ) => {}
-                Err(e) => {
-                    return Err(CacheError {
-                        db: db.clone(),
-                        cause: format!("cannot remove: {e}"),
-                    });
-                }
-            }
-        }
+        remove_database(root, &db).map_err(|e| CacheError {
+            db: db.clone(),
+            cause: format!("cannot remove: {e}"),
+        })?;
         Ok(existed)
     }
+}
+
+/// Remove the database `db` and SQLite's side files beside it, each
+/// through the safe remover. A file where the cache folder should be
+/// means there is no database to remove, which is not a failure.
+fn remove_database(root: &Path, db: &Path) -> Result<(), crate::safe_fs::FsError> {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let file = PathBuf::from(format!("{}{suffix}", db.display()));
+        match crate::safe_fs::remove_file(root, &file) {
+            Ok(_)
+            | Err(
+                crate::safe_fs::FsError::NotRegular { .. }
+                | crate::safe_fs::FsError::NotFolder { .. },
+            ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -145,10 +145,7 @@ pub fn clear(root: &Path) {
         return;
     }
     let db = path(root);
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let file = PathBuf::from(format!("{}{suffix}", db.display()));
-        if let Err(e) = crate::safe_fs::remove_file(root, &file) {
-            tracing::debug!("facts {}: not removed ({e})", file.display());
-        }
+    if let Err(e) = super::remove_database(root, &db) {
+        tracing::debug!("facts {}: not removed ({e})", db.display());
     }
 }

@@ -133,34 +133,31 @@ pub(super) fn kept_outline(key: &Key) -> Option<Arc<Outline>> {
 /// parsed once per process (the long-lived server asks again and again).
 pub fn outline_cached(path: &str, bytes: &[u8]) -> Arc<Outline> {
     let key = (Lang::of_path(path), *blake3::hash(bytes).as_bytes());
-    let slot = {
-        let mut kept = KEPT
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if kept.len() >= KEPT_OUTLINES {
-            kept.clear();
-        }
-        kept.entry(key).or_default().clone()
-    };
-    slot.get_or_init(|| {
-        let made = Arc::new(outline(path, bytes));
-        super::facts::learned(super::facts::Fact {
-            key: super::facts::ContentKey {
-                lang: key.0,
-                content: key.1,
-            },
-            hash: made.file_hash,
-            outline: Some(made.clone()),
-        });
-        made
-    })
-    .clone()
+    slot(key)
+        .get_or_init(|| {
+            let made = Arc::new(outline(path, bytes));
+            super::facts::learned(super::facts::Fact {
+                key: super::facts::ContentKey {
+                    lang: key.0,
+                    content: key.1,
+                },
+                hash: made.file_hash,
+                outline: Some(made.clone()),
+            });
+            made
+        })
+        .clone()
 }
 
 /// Keep an outline learned by an earlier process ([`super::facts::seed`]):
 /// it is found like one parsed here.
 pub(super) fn keep(key: Key, made: Arc<Outline>) {
+    let _ = slot(key).set(made);
+}
+
+/// The slot of `key` among the kept outlines, made empty when there is
+/// none (the map is cleared when full; its lock is held only to find it).
+fn slot(key: Key) -> Arc<OnceLock<Arc<Outline>>> {
     let mut kept = KEPT
         .get_or_init(Default::default)
         .lock()
@@ -168,8 +165,7 @@ pub(super) fn keep(key: Key, made: Arc<Outline>) {
     if kept.len() >= KEPT_OUTLINES {
         kept.clear();
     }
-    let slot = kept.entry(key).or_default();
-    let _ = slot.set(made);
+    kept.entry(key).or_default().clone()
 }
 
 /// The symbol kind `kind` names, as the outline spells it (`symbol` for
