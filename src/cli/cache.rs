@@ -36,7 +36,7 @@ pub enum Command {
     },
     /// Show the database path, the number of entries and the newest entry time.
     Status,
-    /// Delete the cache database (and its -wal/-shm files).
+    /// Delete the cache database (its -wal/-shm files, the kept facts).
     Clear,
 }
 
