@@ -70,7 +70,7 @@ impl HashKind {
 
     /// This kind's hash of the content at `path` now, given its bytes hash
     /// `bytes` (hex BLAKE3, or `deleted`). The one place a kind is computed.
-    /// A semantic hash (`tokens1:<hex>`, [`crate::symbols::semantic_hash`])
+    /// A semantic hash (`tokens2:<hex>`, [`crate::symbols::semantic_hash`])
     /// is known for content this process outlined; when it is not, the
     /// record does not match and the file is shown for review, never hidden.
     pub fn current(self, path: &str, bytes: &str) -> Option<String> {

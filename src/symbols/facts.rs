@@ -18,7 +18,7 @@ use super::outline::{self, Key, Outline, SemanticHash, Symbol};
 
 /// Bump when the outline or the token hash changes in a way the queries'
 /// text does not show (the walk, the extents, what a hash covers).
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The most facts kept waiting for [`take_learned`] (the oldest are
 /// dropped beyond it).
@@ -148,7 +148,7 @@ struct KeptSymbol {
 }
 
 impl Fact {
-    /// The semantic hash as text (`tokens1:<hex>`, `bytes:<hex>`).
+    /// The semantic hash as text (`tokens2:<hex>`, `bytes:<hex>`).
     pub fn hash_text(&self) -> String {
         self.hash.to_string()
     }
@@ -227,7 +227,7 @@ impl Fact {
 fn parse_hash(text: &str) -> Option<SemanticHash> {
     let (kind, hex) = text.split_once(':')?;
     let tokens = match kind {
-        "tokens1" => true,
+        "tokens2" => true,
         "bytes" => false,
         _ => return None,
     };
@@ -265,6 +265,9 @@ mod tests {
         assert!(Fact::from_kept("cobol", &key, &fact.hash_text(), None).is_none());
         assert!(Fact::from_kept("rust", &key[..31], &fact.hash_text(), None).is_none());
         assert!(Fact::from_kept("rust", &key, "tokens9:00", None).is_none());
+        // The token-stream hash of older builds is never read as the program's.
+        let old = fact.hash_text().replacen("tokens2", "tokens1", 1);
+        assert!(Fact::from_kept("rust", &key, &old, None).is_none());
         assert!(Fact::from_kept("rust", &key, &fact.hash_text(), Some("{")).is_none());
         let loop_parent = text.replacen("\"parent\":1", "\"parent\":2", 1);
         assert_ne!(loop_parent, text);

@@ -88,6 +88,8 @@ impl Lang {
     feature = "lang-go"
 ))]
 pub(super) struct Config {
+    /// The language this configuration parses.
+    pub(super) lang: Lang,
     pub(super) language: tree_sitter::Language,
     pub(super) query: tree_sitter::Query,
     /// Index of the `@name` capture.
@@ -112,7 +114,7 @@ pub(super) struct Config {
 ))]
 pub(super) fn config(lang: Lang) -> Option<&'static Config> {
     macro_rules! cached {
-        ($feature:literal, $grammar:expr, $query:literal, $wrappers:expr, $attached:expr, $comments:expr) => {{
+        ($lang:expr, $feature:literal, $grammar:expr, $query:literal, $wrappers:expr, $attached:expr, $comments:expr) => {{
             #[cfg(feature = $feature)]
             {
                 static CELL: std::sync::OnceLock<Config> = std::sync::OnceLock::new();
@@ -122,6 +124,7 @@ pub(super) fn config(lang: Lang) -> Option<&'static Config> {
                         .expect("notarai's own outline query compiles (tested)");
                     let name_capture = query.capture_index_for_name("name");
                     Config {
+                        lang: $lang,
                         language,
                         query,
                         name_capture,
@@ -144,6 +147,7 @@ pub(super) fn config(lang: Lang) -> Option<&'static Config> {
     ];
     match lang {
         Lang::Rust => cached!(
+            Lang::Rust,
             "lang-rust",
             tree_sitter_rust::LANGUAGE,
             "queries/rust.scm",
@@ -152,6 +156,7 @@ pub(super) fn config(lang: Lang) -> Option<&'static Config> {
             &["line_comment", "block_comment"]
         ),
         Lang::TypeScript => cached!(
+            Lang::TypeScript,
             "lang-typescript",
             tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
             "queries/typescript.scm",
@@ -160,6 +165,7 @@ pub(super) fn config(lang: Lang) -> Option<&'static Config> {
             &["comment"]
         ),
         Lang::Tsx => cached!(
+            Lang::Tsx,
             "lang-typescript",
             tree_sitter_typescript::LANGUAGE_TSX,
             "queries/typescript.scm",
@@ -168,6 +174,7 @@ pub(super) fn config(lang: Lang) -> Option<&'static Config> {
             &["comment"]
         ),
         Lang::JavaScript => cached!(
+            Lang::JavaScript,
             "lang-typescript",
             tree_sitter_javascript::LANGUAGE,
             "queries/javascript.scm",
@@ -176,6 +183,7 @@ pub(super) fn config(lang: Lang) -> Option<&'static Config> {
             &["comment"]
         ),
         Lang::Python => cached!(
+            Lang::Python,
             "lang-python",
             tree_sitter_python::LANGUAGE,
             "queries/python.scm",
@@ -184,6 +192,7 @@ pub(super) fn config(lang: Lang) -> Option<&'static Config> {
             &["comment"]
         ),
         Lang::Go => cached!(
+            Lang::Go,
             "lang-go",
             tree_sitter_go::LANGUAGE,
             "queries/go.scm",

@@ -34,6 +34,13 @@ mod outline;
     feature = "lang-go"
 ))]
 mod parse;
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+mod program;
 mod tokens;
 
 pub use anchor::{Anchor, AnchorError, split_anchor};

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use super::lang::Lang;
 use super::outline::{Outline, SemanticHash, Symbol, bytes_hash, fallback};
+use super::program::Program;
 
 /// The outline of `bytes` in `lang` (UTF-8): its symbols, or why it has
 /// none (no grammar built in, the parser gave up, a syntax error).
@@ -32,12 +33,14 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         );
     }
     let defs = definitions(config, root, bytes);
+    let program = Program::of(config, root, bytes);
     let symbols = Symbols {
         lang,
         config,
         bytes,
         family: Family::of(root),
         defs: &defs,
+        program: &program,
     }
     .all();
     Outline {
@@ -45,7 +48,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         fallback: None,
         symbols,
         separator: lang.separator(),
-        file_hash: tree_hash(config, &tree, bytes),
+        file_hash: program_hash(&program, root),
     }
 }
 
@@ -99,6 +102,7 @@ struct Symbols<'a, 't> {
     bytes: &'a [u8],
     family: Family<'t>,
     defs: &'a [Def<'t>],
+    program: &'a Program<'a>,
 }
 
 impl Symbols<'_, '_> {
@@ -210,10 +214,26 @@ impl Symbols<'_, '_> {
             e.row + 1
         };
         let mut hasher = blake3::Hasher::new();
-        for node in &first {
-            hash_tree(config, *node, bytes, None, &mut hasher);
+        // The comments above it that are code (a doc comment: doctests run).
+        let mut above = Vec::new();
+        let mut prev = self.family.prev(first.first().copied().unwrap_or(extent));
+        while let Some(p) = prev {
+            if !config.comments.contains(&p.kind()) {
+                break;
+            }
+            if self.program.is_code_comment(p) {
+                above.push(p);
+            }
+            prev = self.family.prev(p);
         }
-        hash_tree(config, extent, bytes, def.name.map(|n| n.id()), &mut hasher);
+        for node in above.iter().rev() {
+            self.program.hash(*node, None, &mut hasher);
+        }
+        for node in &first {
+            self.program.hash(*node, None, &mut hasher);
+        }
+        self.program
+            .hash(extent, def.name.map(|n| n.id()), &mut hasher);
         let start = first
             .first()
             .map_or(extent.start_position().row, |n| n.start_position().row);
@@ -269,8 +289,13 @@ pub(super) fn tree_hash(
     if root.has_error() {
         return bytes_hash(bytes);
     }
+    program_hash(&Program::of(config, root, bytes), root)
+}
+
+/// The semantic hash of a whole tree without errors: its program's.
+fn program_hash(program: &Program, root: tree_sitter::Node) -> SemanticHash {
     let mut hasher = blake3::Hasher::new();
-    hash_tree(config, root, bytes, None, &mut hasher);
+    program.hash(root, None, &mut hasher);
     SemanticHash {
         tokens: true,
         digest: *hasher.finalize().as_bytes(),
@@ -286,11 +311,11 @@ struct Family<'t> {
 }
 
 /// Hashing for node ids (addresses): one multiplication, no SipHash.
-type IdHash = std::hash::BuildHasherDefault<IdHasher>;
+pub(super) type IdHash = std::hash::BuildHasherDefault<IdHasher>;
 
 /// See [`IdHash`].
 #[derive(Default)]
-struct IdHasher(u64);
+pub(super) struct IdHasher(u64);
 
 impl std::hash::Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -480,68 +505,6 @@ fn comments_above<'t>(
         prev = family.prev(p);
     }
     found
-}
-
-/// Feed the token stream of `node` to `hasher`: each named node's kind
-/// around its children, each token's kind and text, comments left out,
-/// whitespace never seen; a string literal is one token (its spaces count).
-/// `skip` leaves one node (a symbol's own name) out.
-fn hash_tree(
-    config: &super::lang::Config,
-    node: tree_sitter::Node,
-    bytes: &[u8],
-    skip: Option<usize>,
-    hasher: &mut blake3::Hasher,
-) {
-    // One contiguous buffer hashed at the end: BLAKE3 of the concatenation
-    // equals the streamed updates, and many tiny updates cost far more.
-    let mut buf: Vec<u8> = Vec::with_capacity(node.end_byte() - node.start_byte() + 64);
-    let mut cursor = node.walk();
-    let mut depth = 0usize;
-    loop {
-        let n = cursor.node();
-        let leaf = n.child_count() == 0 || is_literal(n.kind());
-        let skipped = config.comments.contains(&n.kind()) || Some(n.id()) == skip;
-        if !skipped {
-            buf.extend_from_slice(&n.kind_id().to_le_bytes());
-            if leaf {
-                let text = &bytes[n.start_byte()..n.end_byte()];
-                let trimmed = text.trim_ascii();
-                buf.extend_from_slice(&(trimmed.len() as u32).to_le_bytes());
-                buf.extend_from_slice(trimmed);
-            }
-        }
-        if !skipped && !leaf && cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        loop {
-            if depth == 0 {
-                hasher.update(&buf);
-                return;
-            }
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            cursor.goto_parent();
-            depth -= 1;
-            buf.extend_from_slice(b")");
-        }
-    }
-}
-
-/// String and character literals: hashed as one token, spaces and all.
-fn is_literal(kind: &str) -> bool {
-    matches!(
-        kind,
-        "string"
-            | "string_literal"
-            | "raw_string_literal"
-            | "char_literal"
-            | "template_string"
-            | "interpreted_string_literal"
-            | "rune_literal"
-    )
 }
 
 #[cfg(test)]
