@@ -49,9 +49,10 @@ pub struct Args {
     #[arg(long)]
     pub untested: bool,
 
-    /// Count files changed in formatting or comments only (equal token
-    /// streams in Rust, TypeScript, JavaScript, Python, Go); by default they
-    /// affect no spec and are reported as notices.
+    /// Count files changed in formatting or comments only (the same program
+    /// in Rust, TypeScript, JavaScript, Python, Go: equal syntax trees, every
+    /// token the language treats as code kept); by default they affect no
+    /// spec and are reported as notices.
     #[arg(long)]
     pub include_formatting: bool,
 }

@@ -15,8 +15,9 @@ pub struct ListAffectedSpecsParams {
     /// the answer's `base` says which.
     #[serde(default)]
     pub base_branch: Option<String>,
-    /// `true` to count files changed in formatting or comments only (equal
-    /// token streams); by default they affect no spec and are listed in
+    /// `true` to count files changed in formatting or comments only (the
+    /// same program: equal syntax trees, every token the language treats as
+    /// code kept); by default they affect no spec and are listed in
     /// `formatting_only`.
     #[serde(default)]
     pub include_formatting: bool,
@@ -47,8 +48,9 @@ pub struct GetSpecDiffParams {
     /// and show every changed governed file.
     #[serde(default)]
     pub bypass_cache: bool,
-    /// `true` to show files changed in formatting or comments only (their
-    /// token streams are equal); by default they are listed apart in
+    /// `true` to show files changed in formatting or comments only (the
+    /// same program: equal syntax trees, every token the language treats as
+    /// code kept); by default they are listed apart in
     /// `formatting_only`, affecting no spec.
     #[serde(default)]
     pub include_formatting: bool,

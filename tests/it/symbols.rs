@@ -214,12 +214,13 @@ fn an_anchored_spec_is_affected_only_by_hunks_touching_its_symbols() {
 }
 
 #[test]
-fn a_doc_comment_change_is_the_symbols_but_formatting_only() {
+fn a_comment_change_in_the_symbol_is_formatting_only() {
     let repo = anchored_repo();
-    // Comments and layout only: no spec affected, listed apart.
+    // Comments and layout only: no spec affected, listed apart (a doc
+    // comment is code, `tests/it/quiet_formatting.rs`; a plain one is not).
     repo.write(
         "src/auth.rs",
-        AUTH.replace("/// Refresh the session.", "/// Refresh the session, now.")
+        AUTH.replace("        1\n", "        // one\n        1\n")
             .replace("    2\n", "      2 // two\n"),
     );
     assert_eq!(affected(&repo), Vec::<String>::new());
