@@ -10,11 +10,11 @@
 //! treats as code, and folds only the differences proved equivalent:
 //!
 //! Kept (a change to them is a change):
-//! - **Newlines where a statement can end.** JavaScript/TypeScript: a
-//!   newline after `return`, `throw`, `break`, `continue`, `yield`, `async`
-//!   and the TypeScript modifiers and declaration words (restricted
-//!   productions, and TypeScript's "on the same line" checks), unless the
-//!   next token ends the statement anyway (`;`, `}`, the end); a newline
+//! - **Newlines where a statement can end.** JavaScript/TypeScript:
+//!   whether the statement ends right after `return`, `throw`, `break`,
+//!   `continue`, `yield`, `async` and the TypeScript modifiers and
+//!   declaration words (restricted productions, and TypeScript's "on the
+//!   same line" checks): a line break, `;`, `}` or the end next; a newline
 //!   before `++`, `--`, `=>`, `as`, `satisfies` and a non-null `!`. Go: a
 //!   newline after an identifier, a literal, `break` `continue`
 //!   `fallthrough` `return`, `++` `--` `)` `]` `}` (the semicolon rule; a
@@ -580,16 +580,24 @@ fn js_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
                 mark.drop = matches!(parent, "interface_body" | "object_type")
                     || trailing_comma(toks, bytes, prev[i], next[i]);
             }
-            let after_restricted = prev[i].is_some_and(|p| {
-                !toks[p].node.is_named()
-                    && JS_RESTRICTED_AFTER
-                        .iter()
-                        .any(|w| w.as_bytes() == toks[p].text(bytes))
-            }) && !matches!(text, b";" | b"}");
+            // A restricted word ends its statement when a line break, a
+            // `;`, a `}` or the end follows it: the mark is on the word.
+            let restricted_word =
+                anonymous && JS_RESTRICTED_AFTER.iter().any(|w| w.as_bytes() == text);
+            if restricted_word {
+                let ends = match next[i] {
+                    None => true,
+                    Some(n) => {
+                        matches!(toks[n].text(bytes), b";" | b"}")
+                            || js_line_break(gap(toks, bytes, Some(i), n))
+                    }
+                };
+                mark.newline = Some(ends);
+            }
             let before_restricted = (anonymous
                 && JS_RESTRICTED_BEFORE.iter().any(|w| w.as_bytes() == text))
                 || (text == b"!" && parent == "non_null_expression");
-            if after_restricted || before_restricted {
+            if before_restricted {
                 mark.newline = Some(js_line_break(gap(toks, bytes, prev[i], i)));
             }
         }
