@@ -627,6 +627,71 @@ impl Oracles {
     }
 }
 
+/// What each formatter installed here makes of the corpus files, run once
+/// per tool over a copy of them all: `(corpus path, tool, output)`. A tool
+/// that is missing or fails is skipped, and says so.
+fn live_formatter_outputs(entries: &[Entry]) -> Vec<(String, String, String)> {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tools");
+    let work = tempfile::tempdir().unwrap();
+    let venv = tools.join("venv/bin");
+    let runs: Vec<(&str, &[&str], PathBuf, Vec<String>)> = vec![
+        (
+            "prettier",
+            &["js", "ts", "tsx"],
+            tools.join("node_modules/.bin/prettier"),
+            vec!["--write".into(), ".".into()],
+        ),
+        (
+            "black",
+            &["py"],
+            venv.join("black"),
+            vec!["-q".into(), ".".into()],
+        ),
+        (
+            "ruff",
+            &["py"],
+            venv.join("ruff"),
+            vec!["format".into(), "-q".into(), ".".into()],
+        ),
+        (
+            "gofmt",
+            &["go"],
+            PathBuf::from("gofmt"),
+            vec!["-w".into(), ".".into()],
+        ),
+        (
+            "rustfmt",
+            &["rs"],
+            PathBuf::from("rustfmt"),
+            vec!["--edition".into(), "2021".into()],
+        ),
+    ];
+    let mut out = Vec::new();
+    for (name, exts, program, mut args) in runs {
+        let dir = work.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut files = Vec::new();
+        for e in entries.iter().filter(|e| exts.contains(&ext(&e.rel))) {
+            let file = e.rel.replace('/', "__");
+            std::fs::write(dir.join(&file), &e.text).unwrap();
+            files.push((e.rel.clone(), file));
+        }
+        if name == "rustfmt" {
+            args.extend(files.iter().map(|(_, f)| f.clone()));
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        if let Err(e) = tool(&program, &args, &dir) {
+            eprintln!("corpus formatter {name} skipped: {e}");
+            continue;
+        }
+        for (rel, file) in files {
+            let text = std::fs::read_to_string(dir.join(file)).unwrap();
+            out.push((rel, name.to_string(), text));
+        }
+    }
+    out
+}
+
 /// Counts of one language, for the report.
 #[derive(Default, Debug)]
 struct Counts {
@@ -679,6 +744,18 @@ fn the_corpus_formatter_outputs_are_quiet_and_its_mutations_are_shown() {
             base.push((path.clone(), e.text.clone()));
             head.push((path, lang.clone(), text, false));
         }
+    }
+    // The formatters themselves, when they run here (the committed outputs
+    // above were made by `regen.sh`; these by the versions installed now).
+    for (rel, tool_name, text) in live_formatter_outputs(&entries) {
+        let e = entries.iter().find(|e| e.rel == rel).unwrap();
+        if text == e.text {
+            continue;
+        }
+        let (stem, x) = rel.rsplit_once('.').unwrap();
+        let path = format!("src/{stem}.live-{tool_name}.{x}");
+        base.push((path.clone(), e.text.clone()));
+        head.push((path, rel.split('/').next().unwrap().to_string(), text, true));
     }
     let repo = repo_with(&base);
     for (path, _, text, _) in &head {
