@@ -28,6 +28,7 @@ mod pages;
 mod progress;
 mod prompts;
 mod protocol;
+mod protocol_edges;
 mod quiet;
 mod read_only;
 mod reliability_cache;
