@@ -111,6 +111,7 @@ fn spec_diff_parts(
     };
     work.hash(&candidates, progress)?;
     let mut out = empty_answer(used, excluded);
+    out.excluded = params.exclude_patterns.clone();
     out.unreviewable = unreviewable(&changes, |p| {
         specs.governance().category(index, p).is_some() && !exclude.is_match(p)
     });
@@ -158,8 +159,8 @@ fn candidates<'c>(
     (candidates, excluded)
 }
 
-/// The answer with nothing in it yet but its base and the excluded paths.
-fn empty_answer(base: crate::state::UsedBase, excluded: Vec<String>) -> SpecDiff {
+/// The answer with nothing in it yet but its base and the excluded files.
+fn empty_answer(base: crate::state::UsedBase, excluded_files: Vec<String>) -> SpecDiff {
     SpecDiff {
         base,
         diff: String::new(),
@@ -170,7 +171,8 @@ fn empty_answer(base: crate::state::UsedBase, excluded: Vec<String>) -> SpecDiff
         pages: 1,
         next_cursor: None,
         skipped: Vec::new(),
-        excluded,
+        excluded: Vec::new(),
+        excluded_files,
         housekeeping: Vec::new(),
         housekeeping_reasons: BTreeMap::new(),
         since_reconciled: Vec::new(),
@@ -530,7 +532,7 @@ impl<'a, 'g> Work<'a, 'g> {
             &mut out.outside_anchors,
             &mut out.binary_changes,
             &mut out.large_changes,
-            &mut out.excluded,
+            &mut out.excluded_files,
             &mut out.housekeeping,
             &mut out.since_reconciled,
             &mut out.already_read,

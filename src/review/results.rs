@@ -69,14 +69,11 @@ pub struct AffectedSpec {
     /// so the spec is one line).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub intent: String,
-    /// The spec's behaviors as written (absent when `all_reconciled`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The spec's behaviors as written (empty when `all_reconciled`).
     pub behaviors: Vec<Behavior>,
-    /// The spec's constraints (absent when `all_reconciled`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The spec's constraints (empty when `all_reconciled`).
     pub constraints: Vec<String>,
-    /// The spec's invariants (absent when `all_reconciled`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The spec's invariants (empty when `all_reconciled`).
     pub invariants: Vec<String>,
     /// The changed files that made this spec affected (on a page, the part
     /// of them that fits; the rest follows in `continued` entries; absent
@@ -147,13 +144,15 @@ pub struct SpecDiff {
     pub spec: Option<SpecSays>,
     /// Changed governed files whose content matches the hash cache or the
     /// committed `.notarai/reconciliation_state.json` (already reconciled).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// The patterns passed in `exclude_patterns`, as given (the contract's
+    /// `excluded`); every page.
+    pub excluded: Vec<String>,
     /// The changed files this spec governs that `exclude_patterns` left
     /// out, sorted (not reviewed: record them with `mark_reconciled` only if
     /// they need no review).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub excluded: Vec<String>,
+    pub excluded_files: Vec<String>,
     /// Changed files this spec governs as housekeeping (its `tier` is
     /// `registered` or `derived`, or the artifact's `tier` is 3 or 4), not
     /// reconciled: no diff, no review needed; record them with
@@ -184,11 +183,9 @@ pub struct SpecDiff {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub moved_out: BTreeMap<String, String>,
     /// Full content of each changed governed spec file (the spec itself included).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spec_changes: Vec<SpecFile>,
     /// The system spec: full content, only `path` when it is in `spec_changes`,
-    /// absent when `spec_changes` is empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `null` when `spec_changes` is empty (or on a page that does not hold it).
     pub system_spec: Option<SystemSpec>,
     /// Files of `files` whose content is binary (not in `diff`), large ones included.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -336,6 +333,14 @@ pub struct MarkReconciled {
     pub updated: usize,
     /// Number of paths that do not exist, remembered as reconciled while deleted.
     pub deleted: usize,
+    /// Paths skipped because they neither exist nor are known to git (not
+    /// in `HEAD`, the index or the base): nothing recorded for them, likely
+    /// a typo (at most 50 named; `not_found_count` counts them all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_found: Vec<String>,
+    /// How many paths were skipped as not found.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_found_count: usize,
     /// The spec they were recorded for; absent: for every spec that governs them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spec_path: Option<String>,

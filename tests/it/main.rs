@@ -11,6 +11,7 @@ mod corpus;
 mod cache_cli;
 mod concurrency;
 mod containment;
+mod contract;
 mod daily_loop;
 mod doctor;
 mod errors;
