@@ -441,3 +441,72 @@ fn config_pulled_in_by_include_path_is_seen() {
     ask(&repo, &mut server, "main");
     finish(server, false);
 }
+
+#[test]
+#[cfg(unix)]
+fn an_excludes_file_named_by_an_included_config_is_seen() {
+    let repo = repo();
+    repo.write("src/new.rs", "fn n() {}\n");
+    let ignore = repo.outside.join("ignore");
+    std::fs::write(&ignore, "src/new.rs\n").unwrap();
+    let included = repo.outside.join("included.gitconfig");
+    std::fs::write(&included, "").unwrap();
+    repo.git(&["config", "include.path", included.to_str().unwrap()]);
+    let mut server = warm(&repo);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/new.rs"]);
+    // The included file names an excludes file: the untracked file is ignored.
+    std::fs::write(
+        &included,
+        format!("[core]\n\texcludesFile = {}\n", ignore.display()),
+    )
+    .unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    // The excludes file changes: seen too.
+    std::fs::write(&ignore, "other\n").unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/new.rs"]);
+    // Under `includeIf` (a condition that holds for this repository).
+    std::fs::write(&included, "").unwrap();
+    std::fs::write(&ignore, "src/new.rs\n").unwrap();
+    let conditional = repo.outside.join("conditional.gitconfig");
+    std::fs::write(&conditional, "").unwrap();
+    repo.git(&[
+        "config",
+        &format!("includeIf.gitdir:{}/.path", repo.root.display()),
+        conditional.to_str().unwrap(),
+    ]);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/new.rs"]);
+    std::fs::write(
+        &conditional,
+        format!("[core]\n\texcludesFile = {}\n", ignore.display()),
+    )
+    .unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    server.finish();
+}
+
+#[test]
+#[cfg(unix)]
+fn an_excludes_file_named_by_a_linked_worktrees_shared_config_is_seen() {
+    let repo = repo();
+    let wt = repo.root.parent().unwrap().join("wt");
+    repo.git(&["worktree", "add", "-q", "-b", "wt", wt.to_str().unwrap()]);
+    crate::common::write(&wt, "src/tmp.rs", "fn tmp() {}\n");
+    let ignore = repo.outside.join("ignore");
+    std::fs::write(&ignore, "src/tmp.rs\n").unwrap();
+    let mut server = warm_at(&wt);
+    let (files, _) = ask_at(&wt, &mut server, "main");
+    assert_eq!(files, ["src/tmp.rs"]);
+    // The main repository's config, shared by the linked worktree.
+    repo.git(&["config", "core.excludesFile", ignore.to_str().unwrap()]);
+    let (files, _) = ask_at(&wt, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    repo.git(&["config", "--unset", "core.excludesFile"]);
+    let (files, _) = ask_at(&wt, &mut server, "main");
+    assert_eq!(files, ["src/tmp.rs"]);
+    server.finish();
+}
