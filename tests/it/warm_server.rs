@@ -510,3 +510,51 @@ fn an_excludes_file_named_by_a_linked_worktrees_shared_config_is_seen() {
     assert_eq!(files, ["src/tmp.rs"]);
     server.finish();
 }
+
+/// A spec whose `$ref` names a file outside `.notarai/`: a long-lived
+/// server sees the target deleted and brought back, and a new server does
+/// not trust a load status kept while it was there.
+#[test]
+fn a_ref_target_outside_the_spec_folder_is_stamped_like_a_spec() {
+    let repo = Repo::new();
+    repo.write(
+        ".notarai/auth.spec.yaml",
+        "schema_version: '0.7'\nintent: Auth.\nbehaviors:\n  - name: login\n    given: a user\n    then: a session\ndesign:\n  style_guide:\n    - $ref: ../docs/style.md\nartifacts:\n  code:\n    - path: 'src/**'\n",
+    );
+    repo.write("docs/style.md", "# style\n");
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.append("src/a.rs", "fn b() {}\n");
+    let invalid = |server: &mut Server| -> Vec<String> {
+        let list = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
+        list["invalid_specs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["error"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut server = warm(&repo);
+    assert!(invalid(&mut server).is_empty());
+    // Create the cache folder, so the load status is kept for the next server.
+    server.call_ok(2, "mark_reconciled", json!({"files": ["docs/style.md"]}));
+    std::fs::remove_file(repo.root.join("docs/style.md")).unwrap();
+    let errors = invalid(&mut server);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("docs/style.md"), "{errors:?}");
+    server.finish();
+    // A new server, the status kept with the target missing: it came back.
+    repo.write("docs/style.md", "# style\n");
+    let mut server = warm(&repo);
+    let init_again = server.call_ok(3, "list_affected_specs", json!({"base_branch": "main"}));
+    assert_eq!(init_again["invalid_specs"], json!([]), "{init_again}");
+    server.finish();
+    // And the initialize instructions of a fresh server agree.
+    let mut server = Server::spawn(&repo.root);
+    let info = server.initialize();
+    let text = info["instructions"].as_str().unwrap_or_default();
+    assert!(!text.contains("docs/style.md"), "{text}");
+    server.finish();
+}
