@@ -391,6 +391,13 @@ pub struct ReconciliationStatus {
     /// likely rename or move when the same code appears elsewhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub broken_anchors: Vec<crate::review::BrokenAnchor>,
+    /// Files governed only through anchors (`path#Symbol`) with hunks that
+    /// touch no anchored symbol and rebind no anchored name: no spec's diff
+    /// shows them, so they are listed here with their lines (`notarai
+    /// check` warns, as for a file no spec governs). Anchor the symbols
+    /// they change, or govern the file whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside_anchors: Vec<crate::review::OutsideAnchors>,
     /// Drift reported with `report_drift` and not closed yet (a note closes
     /// when its spec is next reconciled with `mark_reconciled`): each spec
     /// named here needs a look even when none of its files changed.

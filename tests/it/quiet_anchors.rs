@@ -303,12 +303,14 @@ fn status_diff_and_check_agree_on_a_comment_edit_after_a_review() {
     let quiet = diff["formatting_only"] == json!(["src/app.ts"]);
     assert_eq!(listed, shown, "status {status}\ndiff {diff}");
     assert_ne!(shown, quiet, "{diff}");
-    if shown {
-        assert!(
-            diff["diff"].as_str().unwrap().contains("// reviewed"),
-            "{diff}"
-        );
-    }
+    // The one verdict is made from the base (the code changed): shown, from
+    // the reviewed content on, comment and all.
+    assert!(shown, "{diff}");
+    assert_eq!(diff["since_reconciled"], json!(["src/app.ts"]), "{diff}");
+    assert!(
+        diff["diff"].as_str().unwrap().contains("// reviewed"),
+        "{diff}"
+    );
     let report = check_json(&repo);
     let failing = !findings(&report, "unreconciled", "src/app.ts").is_empty();
     assert_eq!(failing, listed, "{report}");
