@@ -188,6 +188,10 @@ fn empty_answer(base: crate::state::UsedBase, excluded: Vec<String>) -> SpecDiff
     }
 }
 
+/// Both sides of a changed file (when its language is outlined) and a
+/// patch between them.
+type Shown = (Option<symbolic::Sides>, Patch);
+
 /// What every step of one spec's diff reads: the question, the spec, the
 /// repository and its changes, and what is reconciled.
 struct Work<'a, 'g> {
@@ -347,7 +351,7 @@ impl<'a, 'g> Work<'a, 'g> {
         out: &mut SpecDiff,
         file: &ChangedFile,
         base: Patch,
-        since: Option<(Option<symbolic::Sides>, Patch)>,
+        since: Option<Shown>,
         anchors: &Option<Vec<&crate::symbols::Anchor>>,
     ) -> Patch {
         let Some((sides, patch)) = since else {
@@ -387,16 +391,11 @@ impl<'a, 'g> Work<'a, 'g> {
     /// spec's files, or since the base; and, when it is kept and asked
     /// for, both sides and the patch since the content last reconciled for
     /// this spec (what is shown).
-    #[allow(clippy::type_complexity)]
     fn sides_and_patch(
         &self,
         out: &mut SpecDiff,
         file: &ChangedFile,
-    ) -> Result<(
-        Option<symbolic::Sides>,
-        Patch,
-        Option<(Option<symbolic::Sides>, Patch)>,
-    )> {
+    ) -> Result<(Option<symbolic::Sides>, Patch, Option<Shown>)> {
         let since = (self.params.since == super::Since::Reconciled)
             .then(|| {
                 since_reconciled(
@@ -588,7 +587,7 @@ fn since_reconciled(
     file: &crate::changes::ChangedFile,
     known: &Reconciled,
     spec: &str,
-) -> Option<(Option<symbolic::Sides>, Patch)> {
+) -> Option<Shown> {
     if file.old_path.is_some()
         || !matches!(
             file.status,

@@ -208,8 +208,12 @@ pub struct SpecDiff {
     /// `diff` and affecting no spec; `include_formatting: true` shows them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub formatting_only: Vec<String>,
-    /// Changed files where the spec anchors symbols (`path#Symbol`) and no
-    /// hunk touches them (on either side): not in `diff`.
+    /// Changed files where the spec anchors symbols (`path#Symbol`) and the
+    /// change provably leaves them alone: no hunk changes a line in their
+    /// extent, on either side, and no changed line may rebind their names
+    /// (an assignment, a declaration, an import of the name): not in
+    /// `diff`. When no other spec governs the file whole, the status lists
+    /// those hunks in its `outside_anchors`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_anchors: Vec<String>,
     /// This page's number, from 1.

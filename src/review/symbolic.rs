@@ -507,16 +507,16 @@ pub fn narrow(
             out.affected.insert(path.clone(), Vec::new());
             continue;
         }
-        let text = match governors
+        // The patch only when a spec anchors the file (a whole-file spec
+        // needs no hunk to be affected).
+        let text = governors
             .iter()
             .any(|&g| governance.anchors(g, path).is_some())
-        {
-            true => match changes.patch(file) {
+            .then(|| match changes.patch(file) {
                 Ok(Patch::Text(t)) => Some(t),
                 _ => None,
-            },
-            false => None,
-        };
+            })
+            .flatten();
         let symbols = text
             .as_deref()
             .map(|t| symbols::patch_symbols(&sides.old, &sides.new, t));

@@ -42,6 +42,13 @@ func Other() int {
 }
 ";
 
+const TS: &str = "export class Session {
+  refresh(): number {
+    return 1;
+  }
+}
+";
+
 /// A spec of `name` governing `paths` (anchors allowed), category `code`.
 fn spec(repo: &Repo, name: &str, paths: &[&str]) {
     let mut text = format!(
@@ -60,6 +67,7 @@ fn anchored_only() -> Repo {
     repo.write("src/a.py", PY);
     repo.write("src/b.js", JS);
     repo.write("src/c.go", GO);
+    repo.write("src/d.ts", TS);
     repo.write(".gitignore", ".notarai/.cache/\n");
     spec(
         &repo,
@@ -69,6 +77,7 @@ fn anchored_only() -> Repo {
             "src/a.py#Session.refresh",
             "src/b.js#isAllowed",
             "src/c.go#Check",
+            "src/d.ts#Session.refresh",
         ],
     );
     repo.commit("init");
@@ -173,6 +182,70 @@ fn a_javascript_rebinding_of_an_anchored_name_touches_the_anchor() {
 }
 
 #[test]
+fn a_typescript_method_replaced_on_the_prototype_touches_its_anchor() {
+    let repo = anchored_only();
+    let line = "Session.prototype.refresh = function (): number { return 2; };";
+    repo.append("src/d.ts", &format!("\n{line}\n"));
+    let report = check_json(&repo);
+    assert_eq!(
+        findings(&report, "unreconciled", "src/d.ts").len(),
+        1,
+        "{report}"
+    );
+    let mut server = repo.server();
+    let diff = server.call_ok(
+        1,
+        "get_spec_diff",
+        json!({"spec_path": AUTH, "base_branch": "main"}),
+    );
+    assert!(diff["diff"].as_str().unwrap().contains(line), "{diff}");
+}
+
+#[test]
+fn a_python_class_body_rebinding_and_a_removed_rebinding_touch_the_anchor() {
+    // `refresh = ...` in the class body replaces the method although the
+    // line is outside its extent.
+    let repo = anchored_only();
+    repo.write(
+        "src/a.py",
+        PY.replace(
+            "        return 1
+",
+            "        return 1
+
+    refresh = staticmethod(other)
+",
+        ),
+    );
+    let report = check_json(&repo);
+    assert_eq!(
+        findings(&report, "unreconciled", "src/a.py").len(),
+        1,
+        "{report}"
+    );
+    // A rebinding the branch removes changes the meaning back: shown too.
+    let repo = Repo::new();
+    repo.write(
+        "src/a.py",
+        format!(
+            "{PY}
+check = lambda user: True
+"
+        ),
+    );
+    spec(&repo, "auth", &["src/a.py#check"]);
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.write("src/a.py", PY);
+    let report = check_json(&repo);
+    assert_eq!(
+        findings(&report, "unreconciled", "src/a.py").len(),
+        1,
+        "{report}"
+    );
+}
+
+#[test]
 fn a_use_of_an_anchored_name_is_not_a_rebinding() {
     // Calling the anchored function and comparing with it rebind nothing:
     // the anchor stays untouched (the hunk is outside every anchor).
@@ -255,7 +328,7 @@ fn a_file_a_spec_governs_whole_has_no_outside_anchors_warning() {
     assert_eq!(findings(&report, "unreconciled", "src/a.py").len(), 1);
 }
 
-const TS: &str = "export function isAllowed(user: { admin: boolean }): boolean {
+const APP_TS: &str = "export function isAllowed(user: { admin: boolean }): boolean {
   return user.admin;
 }
 
@@ -268,14 +341,14 @@ fn status_diff_and_check_agree_on_a_comment_edit_after_a_review() {
     // comment only: the status must not list it for review while the
     // spec's diff calls it formatting-only with nothing to show.
     let repo = Repo::new();
-    repo.write("src/app.ts", TS);
+    repo.write("src/app.ts", APP_TS);
     repo.write(".gitignore", ".notarai/.cache/\n");
     spec(&repo, "app", &["src/app.ts"]);
     repo.commit("init");
     repo.git(&["checkout", "-q", "-b", "feat"]);
     repo.write(
         "src/app.ts",
-        TS.replace("user.admin;", "user.admin && true;"),
+        APP_TS.replace("user.admin;", "user.admin && true;"),
     );
     let app = ".notarai/app.spec.yaml";
     let mut server = repo.server();
@@ -286,7 +359,7 @@ fn status_diff_and_check_agree_on_a_comment_edit_after_a_review() {
     );
     repo.write(
         "src/app.ts",
-        TS.replace("user.admin;", "user.admin && true; // reviewed"),
+        APP_TS.replace("user.admin;", "user.admin && true; // reviewed"),
     );
     let status = server.call_ok(
         2,
