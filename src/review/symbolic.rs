@@ -721,3 +721,50 @@ pub fn spec_anchors<'g>(
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OLD: &str =
+        "def check(user):\n    return user.is_admin\n\n\ndef other():\n    return 2\n";
+
+    /// The verdict for the anchor `check` on `new`, and the unseen hunks.
+    fn judge(new: &str) -> (Verdict, Option<OutsideAnchors>) {
+        let sides = sides_of("a.py", OLD.as_bytes(), new.as_bytes()).unwrap();
+        let patch = crate::changes::patch_between("a.py", OLD.as_bytes(), new.as_bytes()).unwrap();
+        let Patch::Text(text) = patch else {
+            panic!("a text patch")
+        };
+        let symbols = symbols::patch_symbols(&sides.old, &sides.new, &text);
+        let anchor = Anchor::parse("check").unwrap();
+        let (verdict, touched) = decide(&sides, &symbols, &text, Some(&[&anchor]), false);
+        let seen: Vec<bool> = touched.iter().map(|t| *t != Touch::No).collect();
+        (verdict, OutsideAnchors::of("a.py", &symbols, &seen))
+    }
+
+    #[test]
+    fn one_verdict_names_its_proof() {
+        // Inside the anchor's extent: affected.
+        let (v, unseen) = judge(&OLD.replace("user.is_admin", "True"));
+        assert_eq!((v, unseen), (Verdict::Affected, None));
+        // A comment inside it: formatting only, the whole file too.
+        let (v, _) = judge(&OLD.replace("user.is_admin", "user.is_admin  # why"));
+        assert_eq!(v, Verdict::FormattingOnly);
+        // Elsewhere: untouched, and the hunk is unseen.
+        let (v, unseen) = judge(&OLD.replace("return 2", "return 3"));
+        assert_eq!(v, Verdict::Untouched);
+        let unseen = unseen.unwrap();
+        assert_eq!(unseen.lines, vec!["6".to_string()]);
+        assert_eq!(unseen.first_line, Some(6));
+        // A rebinding elsewhere: affected, nothing unseen.
+        let (v, unseen) = judge(&format!("{OLD}\ncheck = other\n"));
+        assert_eq!((v, unseen), (Verdict::Affected, None));
+        // Lines only removed are named by the base's numbers.
+        let (_, unseen) = judge(&OLD.replace("\n\ndef other():\n    return 2\n", "\n"));
+        assert_eq!(
+            unseen.unwrap().lines,
+            vec!["base 4-6 (removed)".to_string()]
+        );
+    }
+}
