@@ -32,7 +32,8 @@ mod ungoverned;
 pub use crate::review::{ReconciliationStatus, SpecStatus, Totals};
 
 use findings::{
-    change_findings, order, spec_findings, stale_tests, symbol_findings, test_findings,
+    change_findings, order, outside_anchor_findings, spec_findings, stale_tests, symbol_findings,
+    test_findings,
 };
 pub use status::{StatusParams, status, status_tool, status_with};
 use status::{assess, by_symbols, per_spec};
@@ -144,6 +145,11 @@ pub enum FindingKind {
     FormattingOnly,
     /// An anchor (`path#Symbol`) whose symbol the change removed.
     BrokenAnchor,
+    /// Hunks of a file governed only through anchors that touch no
+    /// anchored symbol and rebind no anchored name: no spec reviews them.
+    /// Counted as a file no spec governs (the system spec's
+    /// `coverage.policy`: a warning by default).
+    OutsideAnchors,
     /// git tracks the local hash cache (`.notarai/.cache/`): it is ignored,
     /// since a branch could pre-mark its own changes as reconciled.
     TrackedCache,
@@ -286,6 +292,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     test_findings(root, &set, options.untested, &mut findings);
     stale_tests(root, &set, &assessed, &mut findings);
     symbol_findings(&narrowed, &mut findings);
+    outside_anchor_findings(&set, &narrowed, &mut findings);
     change_findings(root, &set, &governance, &changes, &assessed, &mut findings);
     order(&mut findings, options.strict);
 

@@ -337,6 +337,7 @@ pub fn status_with(
             .filter(|p| !recorded.contains(p))
             .collect(),
         broken_anchors: narrowed.broken,
+        outside_anchors: narrowed.outside_anchors,
         drift_notes: crate::review::open_notes(&state::read_lenient(&root)),
         page: 1,
         pages: 1,

@@ -205,8 +205,12 @@ pub struct SpecDiff {
     /// `diff` and affecting no spec; `include_formatting: true` shows them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub formatting_only: Vec<String>,
-    /// Changed files where the spec anchors symbols (`path#Symbol`) and no
-    /// hunk touches them (on either side): not in `diff`.
+    /// Changed files where the spec anchors symbols (`path#Symbol`) and the
+    /// change provably leaves them alone: no hunk changes a line in their
+    /// extent, on either side, and no changed line may rebind their names
+    /// (an assignment, a declaration, an import of the name): not in
+    /// `diff`. When no other spec governs the file whole, the status lists
+    /// those hunks in its `outside_anchors`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_anchors: Vec<String>,
     /// This page's number, from 1.
@@ -396,6 +400,13 @@ pub struct ReconciliationStatus {
     /// likely rename or move when the same code appears elsewhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub broken_anchors: Vec<crate::review::BrokenAnchor>,
+    /// Files governed only through anchors (`path#Symbol`) with hunks that
+    /// touch no anchored symbol and rebind no anchored name: no spec's diff
+    /// shows them, so they are listed here with their lines (`notarai
+    /// check` warns, as for a file no spec governs). Anchor the symbols
+    /// they change, or govern the file whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside_anchors: Vec<crate::review::OutsideAnchors>,
     /// Drift reported with `report_drift` and not closed yet (a note closes
     /// when its spec is next reconciled with `mark_reconciled`): each spec
     /// named here needs a look even when none of its files changed.

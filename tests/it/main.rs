@@ -31,6 +31,7 @@ mod prompts;
 mod protocol;
 mod protocol_edges;
 mod quiet;
+mod quiet_anchors;
 mod read_only;
 mod reliability_cache;
 mod reliability_large;
