@@ -101,6 +101,19 @@ impl ContentHash {
         }
     }
 
+    /// Whether this hash is the hash of `content` (the content of `path`):
+    /// its bytes' BLAKE3, or its token stream's (a semantic hash over
+    /// tokens; content notarai cannot tokenize never matches one).
+    pub fn is_hash_of(&self, path: &str, content: &[u8]) -> bool {
+        match self.kind {
+            HashKind::Bytes => blake3::hash(content).to_hex().as_str() == self.value,
+            HashKind::Semantic => {
+                let hash = crate::symbols::semantic_hash(path, content);
+                hash.tokens && hash.to_string() == self.value
+            }
+        }
+    }
+
     /// Whether this hash is the content at `path` whose bytes hash now is `bytes`.
     pub fn matches(&self, path: &str, bytes: &str) -> bool {
         self.kind
