@@ -306,7 +306,7 @@ impl crate::error::Diagnose for JudgeError {}
 /// The local cache, unless git tracks it: a cache that came with the
 /// repository could mark the branch's own changes as reconciled, so it is
 /// ignored (with a warning) and the answer is as on a cold cache.
-fn trusted_cache(root: &Path, git: &GitRepo) -> Option<Cache> {
+pub(super) fn trusted_cache(root: &Path, git: &GitRepo) -> Option<Cache> {
     let tracked = git.tracked_cache_files();
     if tracked.is_empty() {
         Some(Cache::open_read(root))
