@@ -280,3 +280,167 @@ fn get_spec_diff_never_calls_a_change_formatting_on_the_branchs_word() {
     assert!(text.contains("-    return user.is_admin"), "{text}");
     assert!(text.contains("+    return True"), "{text}");
 }
+
+/// A git repository at `dir` holding `files` (relative path, bytes), committed.
+fn other_repository(dir: &std::path::Path, files: &[(&str, Vec<u8>)]) {
+    std::fs::create_dir_all(dir).unwrap();
+    crate::common::git(dir, &["init", "-q", "-b", "main"]);
+    for (rel, bytes) in files {
+        crate::common::write(dir, rel, bytes);
+    }
+    crate::common::git(dir, &["add", "-A"]);
+    crate::common::git(dir, &["commit", "-q", "-m", "cache"]);
+}
+
+/// The hash cache and facts another checkout made while `src/auth.py` held
+/// `content`, reviewed: the files of its `.notarai/.cache`.
+fn foreign_cache(content: &str) -> Vec<(&'static str, Vec<u8>)> {
+    let scratch = repo(None);
+    scratch.write("src/auth.py", content);
+    let out = notarai(&scratch.root, &["reconcile", "src/auth.py"], b"");
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    // The facts too: a status outlines the changed file.
+    let out = notarai(&scratch.root, &["state", "status", "--base", "main"], b"");
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    let cache = scratch.root.join(".notarai/.cache");
+    ["notarai.db", "facts.db"]
+        .into_iter()
+        .filter_map(|name| Some((name, std::fs::read(cache.join(name)).ok()?)))
+        .collect()
+}
+
+/// Every file of the folder `dir` (outside `.git`), with its bytes.
+fn files_of(dir: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    crate::common::snapshot(dir)
+}
+
+#[test]
+fn a_submodule_at_the_cache_folder_is_never_read_written_or_cleared() {
+    let changed = "def allowed(user):\n    return True\n";
+    let delivered = foreign_cache(changed);
+    assert!(delivered.iter().any(|(n, _)| *n == "notarai.db"));
+    let repo = Repo::new();
+    repo.write(SPEC_PATH, SPEC);
+    repo.write("src/auth.py", AUTH);
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    let other = repo.outside.join("cache-repo");
+    other_repository(&other, &delivered);
+    repo.git(&[
+        "submodule",
+        "add",
+        "-q",
+        other.to_str().unwrap(),
+        ".notarai/.cache",
+    ]);
+    repo.write("src/auth.py", changed);
+    repo.commit("the branch, with a cache that says it was reviewed");
+    let cache = repo.root.join(".notarai/.cache");
+    let before = files_of(&cache);
+
+    let (code, json_text) = check(&repo, "json");
+    assert_eq!(code, 1, "the delivered cache is not read: {json_text}");
+    let report: Value = serde_json::from_str(&json_text).unwrap();
+    let kinds: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"tracked_cache"), "{json_text}");
+    assert!(kinds.contains(&"unreconciled"), "{json_text}");
+
+    let mut server = repo.server();
+    let status = server.call_ok(
+        1,
+        "get_reconciliation_status",
+        json!({"base_branch": "main"}),
+    );
+    assert_eq!(status["nothing_to_review"], false, "{status}");
+    let diff = server.call_ok(
+        2,
+        "get_spec_diff",
+        json!({"spec_path": SPEC_PATH, "base_branch": "main"}),
+    );
+    assert!(
+        diff["diff"].as_str().unwrap().contains("+    return True"),
+        "{diff}"
+    );
+    server.finish();
+    let out = notarai(&repo.root, &["reconcile", "src/auth.py"], b"");
+    assert!(!out.status.success(), "nothing is written there");
+    let out = notarai(&repo.root, &["cache", "clear"], b"");
+    assert!(
+        crate::common::stderr(&out).contains("another repository"),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    assert_eq!(
+        files_of(&cache),
+        before,
+        "the other repository's files stay"
+    );
+    assert_eq!(
+        crate::common::git(&cache, &["status", "--porcelain", "--ignored"]),
+        ""
+    );
+}
+
+#[test]
+fn a_submodule_at_the_spec_folder_keeps_its_cache_and_facts() {
+    let delivered = foreign_cache("def allowed(user):\n    return True\n");
+    let repo = Repo::new();
+    repo.write("src/auth.py", AUTH);
+    repo.commit("init");
+    let other = repo.outside.join("specs-repo");
+    let mut files: Vec<(&str, Vec<u8>)> = vec![("app.spec.yaml", SPEC.as_bytes().to_vec())];
+    let cached: Vec<(String, Vec<u8>)> = delivered
+        .into_iter()
+        .map(|(n, b)| (format!(".cache/{n}"), b))
+        .collect();
+    files.extend(cached.iter().map(|(n, b)| (n.as_str(), b.clone())));
+    other_repository(&other, &files);
+    repo.git(&[
+        "submodule",
+        "add",
+        "-q",
+        other.to_str().unwrap(),
+        ".notarai",
+    ]);
+    repo.commit("specs from another repository");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.write("src/auth.py", "def allowed(user):\n    return True\n");
+    let specs = repo.root.join(".notarai");
+    let before = files_of(&specs);
+
+    let _ = notarai(&repo.root, &["check", "--base", "main"], b"");
+    let mut server = repo.server();
+    server.call_ok(
+        1,
+        "get_reconciliation_status",
+        json!({"base_branch": "main"}),
+    );
+    server.finish();
+    let _ = notarai(&repo.root, &["reconcile", "src/auth.py"], b"");
+    let out = notarai(&repo.root, &["cache", "status"], b"");
+    assert!(
+        !stdout(&out).contains("entries: 1"),
+        "the other repository's cache is not read: {}",
+        stdout(&out)
+    );
+    let out = notarai(&repo.root, &["cache", "clear"], b"");
+    assert!(
+        crate::common::stderr(&out).contains("another repository"),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    assert_eq!(
+        files_of(&specs),
+        before,
+        "the other repository's files stay"
+    );
+    assert_eq!(
+        crate::common::git(&specs, &["status", "--porcelain", "--ignored"]),
+        ""
+    );
+}
