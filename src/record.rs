@@ -262,6 +262,26 @@ mod tests {
     }
 
     #[test]
+    fn a_hash_is_of_the_content_it_was_computed_from_only() {
+        let reviewed = b"fn a() { 1; }\n";
+        let bytes = ContentHash::bytes(blake3::hash(reviewed).to_hex().to_string());
+        assert!(bytes.is_hash_of("r.rs", reviewed));
+        assert!(!bytes.is_hash_of("r.rs", b"fn a() { 2; }\n"));
+        let semantic = ContentHash {
+            kind: HashKind::Semantic,
+            value: crate::symbols::semantic_hash("r.rs", reviewed).to_string(),
+        };
+        assert!(semantic.is_hash_of("r.rs", b"fn a() {\n    1;\n}\n"));
+        assert!(!semantic.is_hash_of("r.rs", b"fn a() { 2; }\n"));
+        // Content with no token stream never holds a semantic hash.
+        let text = ContentHash {
+            kind: HashKind::Semantic,
+            value: crate::symbols::semantic_hash("notes.txt", b"x").to_string(),
+        };
+        assert!(!text.is_hash_of("notes.txt", b"x"));
+    }
+
+    #[test]
     fn a_semantic_record_matches_reformatted_content_once_outlined() {
         let reviewed = b"fn a() { 1; }\n";
         let now = b"// note\nfn a() {\n    1;\n}\n";
