@@ -237,6 +237,15 @@ mod tests {
     use super::*;
     use crate::record::{ContentHash, Record, Scope};
 
+    /// A claim's path, symbol, record, change and specs.
+    type Row = (
+        String,
+        Option<String>,
+        ClaimRecord,
+        ClaimChange,
+        Vec<String>,
+    );
+
     fn record(scope: Scope, path: &str, symbol: Option<&str>, hash: &str) -> Record {
         Record {
             scope,
@@ -266,13 +275,7 @@ mod tests {
             .get_mut(a)
             .unwrap()
             .retain(|n| n.id != closed);
-        let got: Vec<(
-            String,
-            Option<String>,
-            ClaimRecord,
-            ClaimChange,
-            Vec<String>,
-        )> = claims(&after, &before, &governance, &set)
+        let got: Vec<Row> = claims(&after, &before, &governance, &set)
             .into_iter()
             .map(|c| (c.path, c.symbol, c.record, c.change, c.specs))
             .collect();
