@@ -14,20 +14,22 @@ use super::{Base, ChangeError, ChangeKind, ChangeSet, ChangedFile, MAX_DIFF_FILE
 use crate::glob::is_under;
 use crate::governance::Scope;
 use crate::hashing::FileHash;
-use crate::layout::CACHE_DIR;
+use crate::layout::{CACHE_DIR, SPEC_DIR};
 use crate::watch::{Poll, Watch};
 use index::{IndexScan, index_paths};
 
 mod index;
 
 /// The warning for a cache folder git tracks (`files` are its tracked
-/// paths): such a cache came with the repository, so notarai ignores it.
+/// paths, and a submodule at the cache folder or the spec folder): such a
+/// cache came with the repository, or with another one, so notarai ignores it.
 pub fn tracked_cache_message(files: &[String]) -> String {
     format!(
-        "git tracks notarai's cache ({}): a cache that came with the repository could mark \
-         its own changes as reviewed, so notarai ignores it (cold cache) and will not write \
-         to it; run `git rm -r --cached {CACHE_DIR}`, add `{CACHE_DIR}/` to .gitignore and \
-         run `notarai cache clear`",
+        "git tracks notarai's cache or a submodule holding it ({}): a cache that came with the \
+         repository, or with another repository, could mark its own changes as reviewed, so \
+         notarai ignores it (cold cache) and will not write to it; run `git rm -r --cached \
+         {CACHE_DIR}` (a submodule there: `git rm --cached` its path), add `{CACHE_DIR}/` to \
+         .gitignore and run `notarai cache clear`",
         files
             .iter()
             .map(|f| crate::quote::for_model(f))

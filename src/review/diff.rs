@@ -237,8 +237,9 @@ impl<'a, 'g> Work<'a, 'g> {
         {
             self.now.insert(path, hash?);
         }
-        self.known = (!self.params.bypass_cache)
-            .then(|| Reconciled::trusted(self.root, self.git, paths.iter().copied()));
+        self.known = (!self.params.bypass_cache).then(|| {
+            Reconciled::trusted(self.root, self.git, paths.iter().copied()).at_base(self.base)
+        });
         Ok(())
     }
 

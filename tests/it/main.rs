@@ -32,6 +32,7 @@ mod protocol;
 mod protocol_edges;
 mod quiet;
 mod quiet_anchors;
+mod quiet_claims;
 mod read_only;
 mod reliability_cache;
 mod reliability_large;
