@@ -87,7 +87,7 @@ pub fn load_specs(root: &Path) -> SpecSet {
 pub struct Project {
     root: PathBuf,
     git: Option<crate::changes::GitRepo>,
-    loaded: Option<(Vec<SpecStamp>, Arc<Specs>)>,
+    loaded: Option<(Stamps, Arc<Specs>)>,
     /// Whole answers kept for their next pages (see [`crate::answers`]).
     answers: crate::answers::Answers,
     /// How many times a write began or ended, counted by every project of
@@ -164,7 +164,32 @@ const STATUS_LIMIT: u64 = 1 << 20;
 struct StoredStatus {
     version: String,
     stamps: Vec<SpecStamp>,
+    /// The stamps of the files the specs' `$ref`s name.
+    #[serde(default)]
+    refs: Vec<SpecStamp>,
     status: LoadStatus,
+}
+
+/// What a load of the specs depends on: the spec files' stamps, and the
+/// stamps of the files their `$ref`s named when they were loaded (a target
+/// outside `.notarai/` deleted or brought back changes what is valid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamps {
+    specs: Vec<SpecStamp>,
+    refs: Vec<SpecStamp>,
+}
+
+impl Stamps {
+    /// Whether the files `self` stamped are as they were: the same spec
+    /// files (`specs`, stamped now) and the same `$ref` targets.
+    fn still(&self, root: &Path, specs: &[SpecStamp]) -> bool {
+        self.specs == specs && ref_stamps_still(root, &self.refs)
+    }
+}
+
+/// Whether each of `refs` still has its stamp.
+fn ref_stamps_still(root: &Path, refs: &[SpecStamp]) -> bool {
+    refs.iter().all(|r| stamp_of(root, r.path.clone()) == *r)
 }
 
 impl Project {
@@ -207,7 +232,7 @@ impl Project {
 
     fn specs_for(&mut self, stamps: Vec<SpecStamp>) -> Arc<Specs> {
         if let Some((old, specs)) = &self.loaded
-            && *old == stamps
+            && old.still(&self.root, &stamps)
         {
             return specs.clone();
         }
@@ -218,7 +243,17 @@ impl Project {
             set,
             governance: OnceLock::new(),
         });
-        self.store_status(&stamps, specs.status());
+        let refs: Vec<SpecStamp> = specs
+            .set
+            .ref_targets()
+            .into_iter()
+            .map(|path| stamp_of(&self.root, path))
+            .collect();
+        self.store_status(&stamps, &refs, specs.status());
+        let stamps = Stamps {
+            specs: stamps,
+            refs,
+        };
         self.loaded = Some((stamps, specs.clone()));
         specs
     }
@@ -232,6 +267,7 @@ impl Project {
             && let Some(stored) = self.stored_status()
             && stored.version == env!("CARGO_PKG_VERSION")
             && stored.stamps == stamps
+            && ref_stamps_still(&self.root, &stored.refs)
         {
             return stored.status;
         }
@@ -252,10 +288,11 @@ impl Project {
 
     /// Keep the status for the next server; best effort (a missing or
     /// read-only cache folder only costs the next start a full load).
-    fn store_status(&mut self, stamps: &[SpecStamp], status: LoadStatus) {
+    fn store_status(&mut self, stamps: &[SpecStamp], refs: &[SpecStamp], status: LoadStatus) {
         let stored = StoredStatus {
             version: env!("CARGO_PKG_VERSION").into(),
             stamps: stamps.to_vec(),
+            refs: refs.to_vec(),
             status,
         };
         self.keep_file(LOAD_STATUS_FILE, &stored, STATUS_LIMIT);
@@ -365,27 +402,32 @@ pub fn read_kept<T: serde::de::DeserializeOwned>(root: &Path, file: &str, limit:
 pub fn spec_stamps(root: &Path) -> Vec<SpecStamp> {
     crate::spec::discover(root)
         .into_iter()
-        .map(|path| {
-            let meta = std::fs::metadata(root.join(&path)).ok();
-            let modified_ns = meta
-                .as_ref()
-                .and_then(|m| m.modified().ok())
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_nanos());
-            #[cfg(unix)]
-            let (changed, ino) = meta.as_ref().map_or(((0, 0), 0), |m| {
-                use std::os::unix::fs::MetadataExt;
-                ((m.ctime(), m.ctime_nsec()), m.ino())
-            });
-            #[cfg(not(unix))]
-            let (changed, ino) = ((0, 0), 0);
-            SpecStamp {
-                path,
-                modified_ns,
-                len: meta.map_or(0, |m| m.len()),
-                changed,
-                ino,
-            }
-        })
+        .map(|path| stamp_of(root, path))
         .collect()
+}
+
+/// The stamp of the file at `path` (repository-relative) as it is now; a
+/// missing file has an empty stamp. Never follows a link out: a link is
+/// stamped as itself.
+fn stamp_of(root: &Path, path: String) -> SpecStamp {
+    let meta = std::fs::symlink_metadata(root.join(&path)).ok();
+    let modified_ns = meta
+        .as_ref()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos());
+    #[cfg(unix)]
+    let (changed, ino) = meta.as_ref().map_or(((0, 0), 0), |m| {
+        use std::os::unix::fs::MetadataExt;
+        ((m.ctime(), m.ctime_nsec()), m.ino())
+    });
+    #[cfg(not(unix))]
+    let (changed, ino) = ((0, 0), 0);
+    SpecStamp {
+        path,
+        modified_ns,
+        len: meta.map_or(0, |m| m.len()),
+        changed,
+        ino,
+    }
 }

@@ -41,6 +41,7 @@ mod parse;
     feature = "lang-go"
 ))]
 mod program;
+mod rebind;
 mod tokens;
 
 pub use anchor::{Anchor, AnchorError, split_anchor};
@@ -51,6 +52,7 @@ pub use attribute::{
 pub use facts::{ContentKey, Fact, seed, take_learned, version as facts_version};
 pub use lang::Lang;
 pub use outline::{Outline, SemanticHash, Symbol, outline, outline_cached};
+pub use rebind::{last_segment, rebinds};
 pub use tokens::{known_semantic_hash, semantic_hash, semantic_hash_pair};
 
 #[cfg(test)]
