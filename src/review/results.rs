@@ -32,8 +32,9 @@ pub struct AffectedSpecs {
     /// Changed files notarai cannot review (a name that is not UTF-8), with
     /// why: they are in no other list; rename them to review them.
     pub unreviewable: Vec<Unreviewable>,
-    /// Changed governed files whose token streams are unchanged (formatting
-    /// or comments only): they affect no spec (`include_formatting: true`
+    /// Changed governed files that are the same program (formatting or
+    /// comments only: equal syntax trees, every token the language treats
+    /// as code kept): they affect no spec (`include_formatting: true`
     /// counts them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub formatting_only: Vec<String>,
@@ -200,8 +201,9 @@ pub struct SpecDiff {
     /// that is not UTF-8), with why; rename them to review them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unreviewable: Vec<Unreviewable>,
-    /// Changed governed files whose token streams are unchanged (formatting
-    /// or comments only, Rust, TypeScript, JavaScript, Python, Go): not in
+    /// Changed governed files that are the same program (formatting or
+    /// comments only, Rust, TypeScript, JavaScript, Python, Go: equal
+    /// syntax trees, every token the language treats as code kept): not in
     /// `diff` and affecting no spec; `include_formatting: true` shows them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub formatting_only: Vec<String>,

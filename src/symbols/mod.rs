@@ -15,9 +15,10 @@
 //! A symbol's extent runs from its first attached doc comment, attribute or
 //! decorator line (a plain comment directly above, with no blank line
 //! between, is attached) to its closing line. Its semantic hash is BLAKE3
-//! over its syntax tree with comments and whitespace dropped and its own
-//! name left out, so a reformat or a comment edit leaves it equal and a
-//! renamed symbol with the same body is recognised.
+//! over its program (`program.rs`: the syntax tree with every token the
+//! language treats as code, the comments that are code above it included)
+//! with its own name left out, so a reformat or a plain comment edit
+//! leaves it equal and a renamed symbol with the same body is recognised.
 //!
 //! A leaf: it names nothing of notarai. Outlines are kept by content hash
 //! ([`outline_cached`]), so a long-lived server parses each blob once.

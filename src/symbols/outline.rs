@@ -74,7 +74,7 @@ impl Outline {
     }
 }
 
-/// A semantic hash: of the token stream for a file the outline parses, of
+/// A semantic hash: of the program for a file the outline parses, of
 /// the bytes otherwise. The kind keeps the two from ever comparing equal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SemanticHash {

@@ -2,7 +2,7 @@
 //! a file parsed by this thread's parser, its definitions found by the
 //! language's query, each made a [`Symbol`] with its qualified name, its
 //! extent (leading comments and attributes included) and the hash of its
-//! token stream; the hash of a whole tree.
+//! program ([`Program`]); the hash of a whole tree.
 
 use std::collections::HashMap;
 
@@ -192,7 +192,8 @@ impl Symbols<'_, '_> {
 
     /// The symbol of `def`: its kind (a `const` holding a function is a
     /// function), its lines (leading comments and attributes included) and
-    /// the hash of its token stream (its own name left out).
+    /// the hash of its program (its own name left out, the comments above
+    /// it that are code in).
     fn symbol(&self, def: &Def, name: String, parent: Option<usize>) -> Symbol {
         let (config, bytes) = (self.config, self.bytes);
         let kind = if def.kind == "const"
@@ -278,8 +279,9 @@ pub(super) fn parse_tree_from(
     })
 }
 
-/// The semantic hash of `bytes` parsed as `tree`: its token stream's hash
-/// when the tree has no error, else the bytes'.
+/// The semantic hash of `bytes` parsed as `tree`: its program's hash
+/// ([`Program`]) when the tree has no error (a `MISSING` node is one), else
+/// the bytes'.
 pub(super) fn tree_hash(
     config: &super::lang::Config,
     tree: &tree_sitter::Tree,

@@ -1,6 +1,6 @@
-//! The semantic hash of a content without its symbols: the token stream
-//! with comments and whitespace dropped, for a language the outline parses
-//! (else the bytes), kept by content beside the outlines. What a changed
+//! The semantic hash of a content without its symbols: its program
+//! ([`super::program`]: the syntax tree with every token the language
+//! treats as code) for a language the outline parses (else the bytes), kept by content beside the outlines. What a changed
 //! file no spec anchors needs (is the change formatting only?), and what
 //! the reconciled state compares.
 
@@ -66,8 +66,8 @@ fn remember(found: &[(Key, SemanticHash)]) {
     }
 }
 
-/// The semantic hash of a file's content: its token stream with comments
-/// and whitespace dropped for a language the outline parses, else its bytes.
+/// The semantic hash of a file's content: its program's hash
+/// ([`super::program`]) for a language the outline parses, else its bytes.
 /// Kept by content like [`super::outline_cached`]; when no outline of the
 /// content is kept, only the parse and the token walk are paid, not the
 /// symbols.
