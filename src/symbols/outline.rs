@@ -86,7 +86,7 @@ pub struct SemanticHash {
 
 impl std::fmt::Display for SemanticHash {
     /// `tokens2:<hex>` or `bytes:<hex>`. `tokens2` is the program's hash
-    /// ([`super::program`]); a record of the `tokens1` hash (the token
+    /// (`symbols/program.rs`); a record of the `tokens1` hash (the token
     /// stream's, before) never reads as equal to it: the file is shown.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = if self.tokens { "tokens2" } else { "bytes" };

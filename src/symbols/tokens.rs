@@ -67,7 +67,7 @@ fn remember(found: &[(Key, SemanticHash)]) {
 }
 
 /// The semantic hash of a file's content: its program's hash
-/// ([`super::program`]) for a language the outline parses, else its bytes.
+/// (`symbols/program.rs`) for a language the outline parses, else its bytes.
 /// Kept by content like [`super::outline_cached`]; when no outline of the
 /// content is kept, only the parse and the token walk are paid, not the
 /// symbols.
