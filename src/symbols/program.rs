@@ -1078,6 +1078,37 @@ mod tests {
     }
 
     #[test]
+    fn jsx_fragments_and_attributes_keep_their_text() {
+        differ(
+            "a.tsx",
+            &[
+                ("x = <>a b</>\n", "x = <>a  b</>\n"),
+                ("x = <> </>\n", "x = <></>\n"),
+                ("x = <a b='c d' />\n", "x = <a b='c  d' />\n"),
+            ],
+        );
+        equal("a.tsx", &[("x = <a b='c' />\n", "x = <a b=\"c\" />;\n")]);
+    }
+
+    #[test]
+    fn a_symbols_hash_keeps_what_the_files_keeps() {
+        let hash = |src: &str| outline("a.ts", src.as_bytes()).symbols[0].hash;
+        assert_ne!(
+            hash("export function f(x) {\n  return (x)\n}\n"),
+            hash("export function f(x) {\n  return\n  (x)\n}\n")
+        );
+        assert_eq!(
+            hash("export function f(x) {\n  return (x)\n}\n"),
+            hash("export function f(x) {\n  return x;\n}\n")
+        );
+        let go = |src: &str| outline("a.go", src.as_bytes()).symbols[0].hash;
+        assert_ne!(
+            go("package a\n\nfunc f() int {\n\treturn g(1)\n}\n"),
+            go("package a\n\nfunc f() int {\n\treturn g(1\n\t)\n}\n")
+        );
+    }
+
+    #[test]
     fn comments_that_are_code_count() {
         differ(
             "a.js",
