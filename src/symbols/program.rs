@@ -101,7 +101,16 @@ pub(super) struct Program<'a> {
 /// One token of the stream, in the order of the file.
 struct Tok<'t> {
     node: tree_sitter::Node<'t>,
+    /// Its parent, found by the walk (tree-sitter's own `parent()` searches
+    /// from the root each time: quadratic on a file of many statements).
+    parent: Option<tree_sitter::Node<'t>>,
     comment: bool,
+}
+
+impl Tok<'_> {
+    fn parent_kind(&self) -> &'static str {
+        self.parent.map_or("", |p| p.kind())
+    }
 }
 
 impl<'t> Tok<'t> {
@@ -212,15 +221,16 @@ impl<'a> Program<'a> {
     /// deep: a long chain of `+`).
     fn walk(&self, node: tree_sitter::Node, skip: Option<usize>, buf: &mut Vec<u8>) {
         enum Step<'t> {
-            Enter(tree_sitter::Node<'t>),
+            /// A node and its parent (the walk knows it; `parent()` searches).
+            Enter(tree_sitter::Node<'t>, Option<tree_sitter::Node<'t>>),
             Bytes(Vec<u8>),
             Static(&'static [u8]),
         }
-        let mut stack = vec![Step::Enter(node)];
+        let mut stack = vec![Step::Enter(node, None)];
         let mut children: Vec<tree_sitter::Node> = Vec::new();
         let mut cursor = node.walk();
         while let Some(step) = stack.pop() {
-            let n = match step {
+            let (n, parent) = match step {
                 Step::Bytes(b) => {
                     buf.extend_from_slice(&b);
                     continue;
@@ -229,7 +239,7 @@ impl<'a> Program<'a> {
                     buf.extend_from_slice(b);
                     continue;
                 }
-                Step::Enter(n) => n,
+                Step::Enter(n, parent) => (n, parent),
             };
             if Some(n.id()) == skip {
                 continue;
@@ -239,29 +249,29 @@ impl<'a> Program<'a> {
             if self.config.comments.contains(&kind) {
                 if mark.keep {
                     self.prefix(mark, buf);
-                    self.leaf(n, buf);
+                    self.leaf(n, parent, buf);
                 }
                 continue;
             }
             if mark.drop {
                 continue;
             }
-            if let Some((opener, inner)) = self.transparent(n) {
+            if let Some((opener, inner)) = self.transparent(n, parent) {
                 if let Some(opener) = opener {
                     self.prefix(self.mark(opener), buf);
                 }
-                stack.push(Step::Enter(inner));
+                stack.push(Step::Enter(inner, Some(n)));
                 continue;
             }
             if n.child_count() == 0 || is_literal(kind) {
                 self.prefix(mark, buf);
-                self.leaf(n, buf);
+                self.leaf(n, parent, buf);
                 continue;
             }
             if kind == "arguments"
                 && is_js(self.config.lang)
                 && n.named_child_count() == 0
-                && n.parent().is_some_and(|p| p.kind() == "new_expression")
+                && parent.is_some_and(|p| p.kind() == "new_expression")
             {
                 buf.extend_from_slice(EMPTY_ARGUMENTS);
                 continue;
@@ -289,7 +299,7 @@ impl<'a> Program<'a> {
                     stack.push(Step::Static(CLOSE));
                     for s in steps.into_iter().rev() {
                         stack.push(match s {
-                            JsxPart::Node(c) => Step::Enter(c),
+                            JsxPart::Node(c) => Step::Enter(c, Some(n)),
                             JsxPart::Text(t) => Step::Bytes(t),
                         });
                     }
@@ -305,7 +315,7 @@ impl<'a> Program<'a> {
                 stack.push(Step::Static(EMPTY_ARGUMENTS));
             }
             for c in children.iter().rev() {
-                stack.push(Step::Enter(*c));
+                stack.push(Step::Enter(*c, Some(n)));
             }
         }
     }
@@ -327,7 +337,7 @@ impl<'a> Program<'a> {
 
     /// One token: its kind and its text, made canonical where the
     /// language says two spellings are one.
-    fn leaf(&self, n: tree_sitter::Node, buf: &mut Vec<u8>) {
+    fn leaf(&self, n: tree_sitter::Node, parent: Option<tree_sitter::Node>, buf: &mut Vec<u8>) {
         let raw = &self.bytes[n.start_byte()..n.end_byte()];
         let lang = self.config.lang;
         let kind = n.kind();
@@ -342,7 +352,7 @@ impl<'a> Program<'a> {
             out
         } else if kind == "string" && is_js(lang) {
             let canon = js_string(raw);
-            if let Some(ident) = object_key(n, &canon) {
+            if let Some(ident) = object_key(n, parent, &canon) {
                 kind_id = self
                     .config
                     .language
@@ -377,6 +387,7 @@ impl<'a> Program<'a> {
     fn transparent<'t>(
         &self,
         n: tree_sitter::Node<'t>,
+        parent: Option<tree_sitter::Node<'t>>,
     ) -> Option<(Option<tree_sitter::Node<'t>>, tree_sitter::Node<'t>)> {
         let lang = self.config.lang;
         let kind = n.kind();
@@ -401,7 +412,7 @@ impl<'a> Program<'a> {
                 Some((n.child(0), inner))
             }
             "formal_parameters"
-                if is_js(lang) && n.parent().is_some_and(|p| p.kind() == "arrow_function") =>
+                if is_js(lang) && parent.is_some_and(|p| p.kind() == "arrow_function") =>
             {
                 let param = self.lone_named(n)?;
                 let ident = match param.kind() {
@@ -502,18 +513,22 @@ pub(super) fn is_literal(kind: &str) -> bool {
 /// (one token each) and comments.
 fn tokens<'t>(config: &Config, root: tree_sitter::Node<'t>) -> Vec<Tok<'t>> {
     let mut out = Vec::new();
-    let mut stack = vec![root];
+    let mut stack = vec![(root, None)];
     let mut cursor = root.walk();
     let mut children = Vec::new();
-    while let Some(n) = stack.pop() {
+    while let Some((n, parent)) = stack.pop() {
         let comment = config.comments.contains(&n.kind());
         if comment || n.child_count() == 0 || is_literal(n.kind()) {
-            out.push(Tok { node: n, comment });
+            out.push(Tok {
+                node: n,
+                parent,
+                comment,
+            });
             continue;
         }
         children.clear();
         children.extend(n.children(&mut cursor));
-        stack.extend(children.iter().rev().copied());
+        stack.extend(children.iter().rev().map(|c| (*c, Some(n))));
     }
     out
 }
@@ -571,7 +586,7 @@ fn js_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
         if t.comment {
             mark.keep = js_code_comment(text);
         } else {
-            let parent = t.node.parent().map(|p| p.kind()).unwrap_or_default();
+            let parent = t.parent_kind();
             let anonymous = !t.node.is_named();
             if anonymous && text == b";" {
                 mark.drop = matches!(parent, "interface_body" | "object_type")
@@ -680,8 +695,8 @@ fn python_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
             if anonymous && text == b";" {
                 mark.drop = true;
             } else if anonymous && text == b"," {
-                let parent = t.node.parent().map(|p| p.kind()).unwrap_or_default();
-                mark.drop = parent != "subscript" && trailing_comma(toks, bytes, prev[i], next[i]);
+                mark.drop =
+                    t.parent_kind() != "subscript" && trailing_comma(toks, bytes, prev[i], next[i]);
             }
             match text {
                 b"(" | b"[" | b"{" if anonymous => depth += 1,
@@ -734,7 +749,7 @@ fn go_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
     let cgo = toks.iter().any(|t| {
         t.node.kind() == "interpreted_string_literal"
             && t.text(bytes) == b"\"C\""
-            && t.node.parent().is_some_and(|p| p.kind() == "import_spec")
+            && t.parent_kind() == "import_spec"
     });
     let mut marks: HashMap<usize, Mark, IdHash> = HashMap::default();
     for (i, t) in toks.iter().enumerate() {
@@ -771,7 +786,7 @@ fn go_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
                     )
             });
             // Import specs are a set: how they are separated is no matter.
-            let spec_start = t.node.parent().is_some_and(|p| {
+            let spec_start = t.parent.is_some_and(|p| {
                 p.kind() == "import_spec" && p.start_byte() == t.node.start_byte()
             });
             if ends_line && !spec_start {
@@ -800,7 +815,7 @@ fn rust_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
                 || (text.starts_with(b"/**") && text != b"/**/")
                 || text.starts_with(b"/*!");
         } else if !t.node.is_named() && text == b"," {
-            let parent = t.node.parent().map(|p| p.kind()).unwrap_or_default();
+            let parent = t.parent_kind();
             let tuple_like = matches!(
                 parent,
                 "tuple_type"
@@ -838,8 +853,12 @@ fn js_string(raw: &[u8]) -> Vec<u8> {
 
 /// The identifier an object literal's string key spells, when it is the
 /// key of a `pair` and a plain identifier.
-fn object_key<'s>(n: tree_sitter::Node, canon: &'s [u8]) -> Option<&'s [u8]> {
-    let parent = n.parent()?;
+fn object_key<'s>(
+    n: tree_sitter::Node,
+    parent: Option<tree_sitter::Node>,
+    canon: &'s [u8],
+) -> Option<&'s [u8]> {
+    let parent = parent?;
     if parent.kind() != "pair" || parent.child_by_field_name("key")?.id() != n.id() {
         return None;
     }
