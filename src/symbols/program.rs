@@ -20,7 +20,8 @@
 //!   `fallthrough` `return`, `++` `--` `)` `]` `}` (the semicolon rule; a
 //!   general comment holding a newline counts as one). Python: a logical
 //!   newline (outside brackets, not after a `\` continuation) before every
-//!   token outside brackets, `;` counting as one.
+//!   token outside brackets, `;` counting as one. A prefix `++`/`--` may
+//!   follow a line break; a postfix one may not.
 //! - **Python indentation characters**: when any logical line of the file
 //!   is indented with a tab or a form feed, every logical line's
 //!   indentation is hashed exactly (a tab can raise `TabError`); with
@@ -52,7 +53,8 @@
 //!   start; `{` `}` `@` `#`; the end): automatic semicolon insertion puts
 //!   one there, and tree-sitter's tree shows where it did not. Member
 //!   separators (`,` `;`) of a TypeScript interface or object type.
-//!   Python's `;` (it separates statements like a logical newline).
+//!   Python's `;` (it separates statements like a logical newline), and
+//!   the parentheses around the names of a `from ... import (...)`.
 //! - **Redundant parentheses** around an expression: the tree's nesting
 //!   keeps the grouping. Python: always (parentheses are not in its AST).
 //!   JavaScript/TypeScript: unless they hold a member access, a call or a
@@ -411,6 +413,12 @@ impl<'a> Program<'a> {
                 }
                 Some((n.child(0), inner))
             }
+            // `(a) = b` assigns `a`: a parenthesised target with no comma
+            // is no tuple (CPython's AST has no trace of the parentheses).
+            "tuple_pattern" if lang == Lang::Python && n.child_count() == 3 => {
+                let inner = self.lone_named(n)?;
+                Some((n.child(0), inner))
+            }
             "formal_parameters"
                 if is_js(lang) && parent.is_some_and(|p| p.kind() == "arrow_function") =>
             {
@@ -609,8 +617,12 @@ fn js_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
                 };
                 mark.newline = Some(ends);
             }
+            // `++` and `--` only as postfix operators (after their operand:
+            // a prefix one may follow a line break, `x =` newline `++y`).
+            let postfix = t.parent.and_then(|p| p.child(0)).map(|c| c.id()) != Some(t.node.id());
             let before_restricted = (anonymous
-                && JS_RESTRICTED_BEFORE.iter().any(|w| w.as_bytes() == text))
+                && JS_RESTRICTED_BEFORE.iter().any(|w| w.as_bytes() == text)
+                && (!matches!(text, b"++" | b"--") || postfix))
                 || (text == b"!" && parent == "non_null_expression");
             if before_restricted {
                 mark.newline = Some(js_line_break(gap(toks, bytes, prev[i], i)));
@@ -693,6 +705,12 @@ fn python_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
                 first = false;
             }
             if anonymous && text == b";" {
+                mark.drop = true;
+            } else if anonymous
+                && matches!(text, b"(" | b")")
+                && t.parent_kind() == "import_from_statement"
+            {
+                // `from a import (b, c)` is `from a import b, c`.
                 mark.drop = true;
             } else if anonymous && text == b"," {
                 mark.drop =
@@ -1029,6 +1047,7 @@ mod tests {
         equal(
             "a.js",
             &[
+                ("const v = ++x\n", "const v =\n  ++x;\n"),
                 (
                     "function f() { return }\n",
                     "function f() {\n  return;\n}\n",
@@ -1226,6 +1245,7 @@ mod tests {
                 ("print(a)\n", "print\n(a)\n"),
                 ("d[a,]\n", "d[a]\n"),
                 ("x = (a,)\n", "x = (a)\n"),
+                ("(a,) = b\n", "(a) = b\n"),
                 ("x = 'a b'\n", "x = 'a  b'\n"),
             ],
         );
@@ -1237,6 +1257,10 @@ mod tests {
                     "if a:\n    b(\"x\", 0xAB, \"y\")\n    c()\n    d()\n",
                 ),
                 ("x = aaa + bbb\n", "x = (\n    aaa\n    + bbb\n)\n"),
+                (
+                    "from a import b, c\n",
+                    "from a import (\n    b,\n    c,\n)\n",
+                ),
                 (
                     "def f(a, b,):\n    return (a)\n",
                     "def f(a, b):\n    return a\n",
