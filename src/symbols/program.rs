@@ -15,13 +15,13 @@
 //!   `continue`, `yield`, `async` and the TypeScript modifiers and
 //!   declaration words (restricted productions, and TypeScript's "on the
 //!   same line" checks): a line break, `;`, `}` or the end next; a newline
-//!   before `++`, `--`, `=>`, `as`, `satisfies` and a non-null `!`. Go: a
+//!   before a postfix `++` or `--` (a prefix one may follow a line break),
+//!   `=>`, `as`, `satisfies` and a non-null `!`. Go: a
 //!   newline after an identifier, a literal, `break` `continue`
 //!   `fallthrough` `return`, `++` `--` `)` `]` `}` (the semicolon rule; a
 //!   general comment holding a newline counts as one). Python: a logical
 //!   newline (outside brackets, not after a `\` continuation) before every
-//!   token outside brackets, `;` counting as one. A prefix `++`/`--` may
-//!   follow a line break; a postfix one may not.
+//!   token outside brackets, `;` counting as one.
 //! - **Python indentation characters**: when any logical line of the file
 //!   is indented with a tab or a form feed, every logical line's
 //!   indentation is hashed exactly (a tab can raise `TabError`); with
@@ -56,7 +56,9 @@
 //!   Python's `;` (it separates statements like a logical newline), and
 //!   the parentheses around the names of a `from ... import (...)`.
 //! - **Redundant parentheses** around an expression: the tree's nesting
-//!   keeps the grouping. Python: always (parentheses are not in its AST).
+//!   keeps the grouping. Python: always (parentheses are not in its AST)
+//!   but around a `:=` (a statement needs them); an assignment target in
+//!   parentheses with no comma (`(a) = b`) is no tuple either.
 //!   JavaScript/TypeScript: unless they hold a member access, a call or a
 //!   subscript (`(a?.b).c` is not `a?.b.c`), a string or template (a
 //!   parenthesised `"use strict"` is no directive) or a sequence;
@@ -398,16 +400,18 @@ impl<'a> Program<'a> {
                 if lang == Lang::Python || is_js(lang) =>
             {
                 let inner = self.lone_named(n)?;
-                let keep = is_js(lang)
-                    && matches!(
-                        inner.kind(),
-                        "member_expression"
-                            | "subscript_expression"
-                            | "call_expression"
-                            | "string"
-                            | "template_string"
-                            | "sequence_expression"
-                    );
+                // `(y := f())` may stand as a statement, `y := f()` not.
+                let keep = (lang == Lang::Python && inner.kind() == "named_expression")
+                    || is_js(lang)
+                        && matches!(
+                            inner.kind(),
+                            "member_expression"
+                                | "subscript_expression"
+                                | "call_expression"
+                                | "string"
+                                | "template_string"
+                                | "sequence_expression"
+                        );
                 if keep {
                     return None;
                 }
