@@ -19,7 +19,8 @@
 //!   `=>`, `as`, `satisfies` and a non-null `!`. Go: a
 //!   newline after an identifier, a literal, `break` `continue`
 //!   `fallthrough` `return`, `++` `--` `)` `]` `}` (the semicolon rule; a
-//!   general comment holding a newline counts as one). Python: a logical
+//!   general comment holding a newline counts as one; an explicit `;`
+//!   after such a token is the same as the newline). Python: a logical
 //!   newline (outside brackets, not after a `\` continuation) before every
 //!   token outside brackets, `;` counting as one.
 //! - **Python indentation characters**: when any logical line of the file
@@ -791,31 +792,26 @@ fn go_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
                 .iter()
                 .any(|p| text.starts_with(p));
         } else {
-            let ends_line = prev[i].is_some_and(|p| {
-                let pt = &toks[p];
-                pt.node.is_named()
-                    || matches!(
-                        pt.text(bytes),
-                        b"break"
-                            | b"continue"
-                            | b"fallthrough"
-                            | b"return"
-                            | b"++"
-                            | b"--"
-                            | b")"
-                            | b"]"
-                            | b"}"
-                    )
-            });
+            let ends_line = prev[i].is_some_and(|p| go_ends_line(&toks[p], bytes));
             // Import specs are a set: how they are separated is no matter.
             let spec_start = t.parent.is_some_and(|p| {
                 p.kind() == "import_spec" && p.start_byte() == t.node.start_byte()
             });
-            if ends_line && !spec_start {
-                mark.newline = Some(gap(toks, bytes, prev[i], i).contains(&b'\n'));
+            // An explicit `;` is what the newline after such a token
+            // inserts: dropped, and the next token marked as after a newline.
+            let after_semicolon = prev[i].is_some_and(|p| {
+                !toks[p].node.is_named()
+                    && toks[p].text(bytes) == b";"
+                    && prev[p].is_some_and(|q| go_ends_line(&toks[q], bytes))
+            });
+            if (ends_line || after_semicolon) && !spec_start {
+                mark.newline =
+                    Some(after_semicolon || gap(toks, bytes, prev[i], i).contains(&b'\n'));
             }
             if !t.node.is_named() && text == b"," {
                 mark.drop = trailing_comma(toks, bytes, prev[i], next[i]);
+            } else if !t.node.is_named() && text == b";" {
+                mark.drop = prev[i].is_some_and(|p| go_ends_line(&toks[p], bytes));
             }
         }
         if mark.drop || mark.keep || mark.newline.is_some() {
@@ -823,6 +819,23 @@ fn go_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
         }
     }
     marks
+}
+
+/// Whether a newline after `tok` ends a Go statement (the semicolon rule).
+fn go_ends_line(tok: &Tok, bytes: &[u8]) -> bool {
+    tok.node.is_named()
+        || matches!(
+            tok.text(bytes),
+            b"break"
+                | b"continue"
+                | b"fallthrough"
+                | b"return"
+                | b"++"
+                | b"--"
+                | b")"
+                | b"]"
+                | b"}"
+        )
 }
 
 fn rust_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
@@ -1227,6 +1240,20 @@ mod tests {
             &[(
                 "package a\n\nfunc f() int {\n\tx := g(a,\n\t\tb)\n\treturn x\n}\n",
                 "package a\n\nfunc f() int {\n\tx := g(a,\n\t\tb\n\t)\n\treturn x\n}\n",
+            )],
+        );
+        equal(
+            "a.go",
+            &[(
+                "package a\n\nfunc g() {\n\tfor i := 0; i < 3; i++ { println(i); }\n}\n",
+                "package a\n\nfunc g() {\n\tfor i := 0; i < 3; i++ {\n\t\tprintln(i)\n\t}\n}\n",
+            )],
+        );
+        differ(
+            "a.go",
+            &[(
+                "package a\n\nfunc g() {\n\tfor i := 0; i < 3; i++ { println(i) }\n}\n",
+                "package a\n\nfunc g() {\n\tfor i := 0; i < 3; i++ { println(i\n) }\n}\n",
             )],
         );
         equal(
