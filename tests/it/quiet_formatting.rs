@@ -347,6 +347,7 @@ struct Entry {
     formatted: Vec<(String, String)>,
 }
 
+/// Every corpus file, by language folder, in name order.
 fn corpus() -> Vec<Entry> {
     let mut out = Vec::new();
     for lang in ["rust", "typescript", "javascript", "python", "go"] {
