@@ -826,6 +826,7 @@ fn the_corpus_formatter_outputs_are_quiet_and_its_mutations_are_shown() {
         } else {
             if *same {
                 c.formatted_changed_program += 1;
+                eprintln!("corpus: the parser says {path} is another program (shown)");
             }
             c.mutations += 1;
             if is_quiet {
