@@ -9,6 +9,7 @@ mod common;
 mod corpus;
 
 mod cache_cli;
+mod cli_output;
 mod concurrency;
 mod containment;
 mod contract;
