@@ -209,8 +209,10 @@ pub fn add_json_server(
 }
 
 /// Remove the empty containers along `path` (deepest first) that hold
-/// nothing, not even a comment.
-fn prune(editor: &mut Editor, path: &[&str]) {
+/// nothing, not even a comment; the text before the first removal and
+/// after each one.
+fn prune(editor: &mut Editor, path: &[&str]) -> Vec<String> {
+    let mut steps = vec![editor.text().to_string()];
     for depth in (1..=path.len()).rev() {
         let Some(node) = editor.at(&path[..depth]) else {
             continue;
@@ -223,10 +225,42 @@ fn prune(editor: &mut Editor, path: &[&str]) {
             .trim()
             .is_empty();
         if !empty {
-            return;
+            break;
         }
         editor.remove_member(&path[..depth - 1], path[depth - 1]);
+        steps.push(editor.text().to_string());
     }
+    steps
+}
+
+/// The removal that gives back the file as it was before `add` made
+/// `text` of it, when there is one: no file at all (`add` of nothing is
+/// `text`: `init` created it), else the most pruned of `steps` (the text
+/// with notarai's part taken out, then with each container it left empty
+/// pruned, [`prune`]) that `add` turns into `text` byte for byte. A
+/// container the user had, empty, before `init` filled it is so kept, and
+/// a file the user had is never deleted. `None` when no step does (the
+/// file was edited since): the caller's rule then applies.
+fn before_add(
+    text: &str,
+    steps: &[String],
+    add: impl Fn(Option<&str>) -> Result<Option<String>, MergeError>,
+) -> Option<Change> {
+    if steps.first().is_none_or(|first| first == text) {
+        return None;
+    }
+    let made = |old: Option<&str>| add(old).ok().flatten().is_some_and(|t| t == text);
+    if made(None) {
+        let left = steps.last().cloned().unwrap_or_default();
+        return Some(Change::Delete(left));
+    }
+    // The most pruned first: when two texts give the same, the one without
+    // the empty containers (they were `init`'s).
+    steps
+        .iter()
+        .rev()
+        .find(|step| made(Some(step)))
+        .map(|step| Change::Write(step.clone()))
 }
 
 /// The change for a file after removal: deleted when nothing but
@@ -271,7 +305,11 @@ pub fn remove_json_server(
         return Ok(Change::Unchanged);
     }
     editor.remove_member(servers, SERVER_NAME);
-    prune(&mut editor, servers);
+    let steps = prune(&mut editor, servers);
+    let add = |old: Option<&str>| add_json_server(old, format, servers, shape);
+    if let Some(before) = before_add(text, &steps, add) {
+        return Ok(before);
+    }
     Ok(finish(editor, text, ""))
 }
 
