@@ -189,7 +189,7 @@ fn forbidden_place(root: &Path, real: &Path) -> Option<String> {
         .components()
         .any(|c| c.as_os_str().eq_ignore_ascii_case(crate::layout::GIT_DIR))
     {
-        return Some(format!("{}/", crate::layout::GIT_DIR));
+        return Some(format!("the git directory {}/", crate::layout::GIT_DIR));
     }
     let repo = git2::Repository::discover(root).ok()?;
     [repo.path(), repo.commondir()]

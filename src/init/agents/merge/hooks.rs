@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Change, MergeError, before_add, check_path, extra_members, finish, open, prune, render,
+    Change, MergeError, check_path, extra_members, finish, kept_if_theirs, open, prune, render,
     value_of,
 };
 use crate::init::agents::Format;
@@ -228,15 +228,17 @@ pub fn remove_hook(
         }
     }
     let steps = prune(&mut editor, &path);
-    let add = |old: Option<&str>| add_hook(old, format, kind, &commands[0]);
-    if let Some(before) = before_add(text, &steps, add) {
-        return Ok(before);
-    }
     let preamble = match kind {
         HookKind::Flat { preamble, .. } => preamble,
         _ => "",
     };
-    Ok(finish(editor, text, preamble))
+    let add = |old: Option<&str>| add_hook(old, format, kind, &commands[0]);
+    Ok(kept_if_theirs(
+        finish(editor, text, preamble),
+        text,
+        &steps,
+        add,
+    ))
 }
 
 #[cfg(test)]

@@ -233,34 +233,38 @@ fn prune(editor: &mut Editor, path: &[&str]) -> Vec<String> {
     steps
 }
 
-/// The removal that gives back the file as it was before `add` made
-/// `text` of it, when there is one: no file at all (`add` of nothing is
-/// `text`: `init` created it), else the most pruned of `steps` (the text
-/// with notarai's part taken out, then with each container it left empty
-/// pruned, [`prune`]) that `add` turns into `text` byte for byte. A
-/// container the user had, empty, before `init` filled it is so kept, and
-/// a file the user had is never deleted. `None` when no step does (the
-/// file was edited since): the caller's rule then applies.
-fn before_add(
+/// `removal` (what [`finish`] decided), unless it deletes a file the user
+/// had: a file is deleted only when it cannot be told apart from one
+/// `init` created, else the text it had before `init` is given back byte
+/// for byte. That text is the most pruned of `steps` (the text with
+/// notarai's part taken out, then with each container it left empty
+/// pruned, [`prune`]) that `add` turns into `text`: an empty container
+/// the user had (Cursor's `"hooks": {}`) is so kept. A step that `add`
+/// makes into what it makes of no file (an empty object, notarai's other
+/// part of the file) cannot be told apart from no file: deleted, as is a
+/// file when no step gives `text` back (edited since `init`).
+fn kept_if_theirs(
+    removal: Change,
     text: &str,
     steps: &[String],
     add: impl Fn(Option<&str>) -> Result<Option<String>, MergeError>,
-) -> Option<Change> {
-    if steps.first().is_none_or(|first| first == text) {
-        return None;
+) -> Change {
+    if !matches!(removal, Change::Delete(_)) {
+        return removal;
     }
-    let made = |old: Option<&str>| add(old).ok().flatten().is_some_and(|t| t == text);
-    if made(None) {
-        let left = steps.last().cloned().unwrap_or_default();
-        return Some(Change::Delete(left));
+    let made = |old: Option<&str>| add(old).ok().flatten();
+    let created = made(None);
+    if created.as_deref() == Some(text) {
+        return removal;
     }
-    // The most pruned first: when two texts give the same, the one without
-    // the empty containers (they were `init`'s).
-    steps
+    match steps
         .iter()
         .rev()
-        .find(|step| made(Some(step)))
-        .map(|step| Change::Write(step.clone()))
+        .find(|step| made(Some(step)).as_deref() == Some(text))
+    {
+        Some(step) if made(Some(step)) != created => Change::Write(step.clone()),
+        _ => removal,
+    }
 }
 
 /// The change for a file after removal: deleted when nothing but
@@ -307,10 +311,7 @@ pub fn remove_json_server(
     editor.remove_member(servers, SERVER_NAME);
     let steps = prune(&mut editor, servers);
     let add = |old: Option<&str>| add_json_server(old, format, servers, shape);
-    if let Some(before) = before_add(text, &steps, add) {
-        return Ok(before);
-    }
-    Ok(finish(editor, text, ""))
+    Ok(kept_if_theirs(finish(editor, text, ""), text, &steps, add))
 }
 
 #[cfg(test)]
