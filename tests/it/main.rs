@@ -59,6 +59,7 @@ mod untrusted_doctor;
 mod untrusted_git;
 mod untrusted_links;
 mod untrusted_reads;
+mod untrusted_round3;
 mod untrusted_text;
 mod untrusted_writes;
 mod validate;
