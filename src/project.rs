@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::layout::{CACHE_DIR, CACHE_GITIGNORE, LOAD_STATUS_FILE};
+use crate::layout::{CACHE_DIR, LOAD_STATUS_FILE};
 use crate::spec::SpecSet;
 
 /// The project root: `explicit` when given (it must exist), else the work tree
@@ -390,18 +390,10 @@ impl Project {
     }
 }
 
-/// Make the cache folder (through the safe writer) with its own
-/// `.gitignore` holding `*` ([`CACHE_GITIGNORE`]), written when it is
-/// missing: whatever notarai keeps there is never a file git tracks, nor
-/// one `git add -A` would add, whatever the project's own `.gitignore`
-/// says. (Files git already tracks there stay tracked: their readers refuse
-/// them, [`Project::cache_tracked`].)
+/// Make the cache folder with its own `.gitignore` (see
+/// [`crate::cache::make_folder`]).
 pub fn make_cache_folder(root: &Path) -> Result<(), crate::safe_fs::FsError> {
-    crate::safe_fs::create_dir_all(root, Path::new(CACHE_DIR))?;
-    if std::fs::symlink_metadata(root.join(CACHE_GITIGNORE)).is_err() {
-        crate::safe_fs::write_cache_file(root, Path::new(CACHE_GITIGNORE), b"*\n")?;
-    }
-    Ok(())
+    crate::cache::make_folder(root)
 }
 
 /// What [`Project::keep_file`] kept in `file` under the cache folder, read

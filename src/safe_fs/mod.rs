@@ -53,7 +53,8 @@ pub use read::{
     read_unfollowed,
 };
 pub use write::{
-    create_dir_all, remove_empty_folders, remove_file, rename_aside, write_cache_file, write_file,
+    create_dir_all, edit_git_config, remove_empty_folders, remove_file, rename_aside,
+    write_cache_file, write_file,
 };
 
 /// Set once by a read-only process; never cleared.

@@ -279,3 +279,38 @@ fn init_remove_gives_back_a_hook_file_the_user_had() {
         original
     );
 }
+
+/// `init --remove` takes back the `[merge "notarai"]` section it added to
+/// `.git/config`, header included: the file is byte for byte as before.
+/// A section the user keeps something in stays.
+#[test]
+fn init_remove_leaves_git_config_as_it_was() {
+    let repo = Repo::new();
+    repo.write("README.md", "# x\n");
+    repo.commit("init");
+    let config = repo.root.join(".git/config");
+    let before = std::fs::read(&config).unwrap();
+    let init = notarai(&repo.root, &["init", "--agents", "claude"], b"");
+    assert!(init.status.success(), "{}", stderr(&init));
+    let during = std::fs::read_to_string(&config).unwrap();
+    assert!(during.contains("[merge \"notarai\"]"), "{during}");
+    let remove = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(remove.status.success(), "{}", stderr(&remove));
+    assert_eq!(
+        String::from_utf8(std::fs::read(&config).unwrap()).unwrap(),
+        String::from_utf8(before).unwrap()
+    );
+    assert!(!repo.root.join(".git/config.lock").exists());
+    // Something of the user's in the section: the header stays with it.
+    let init = notarai(&repo.root, &["init", "--agents", "claude"], b"");
+    assert!(init.status.success(), "{}", stderr(&init));
+    repo.git(&["config", "merge.notarai.recursive", "binary"]);
+    let remove = notarai(&repo.root, &["init", "--remove"], b"");
+    assert!(remove.status.success(), "{}", stderr(&remove));
+    let after = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        after.contains("[merge \"notarai\"]") && after.contains("recursive = binary"),
+        "{after}"
+    );
+    assert!(!after.contains("driver"), "{after}");
+}
