@@ -299,7 +299,12 @@ impl<'a, 'g> Work<'a, 'g> {
         }
         // Housekeeping (no review needed): named, not diffed.
         if self.housekeeping(&other) {
-            out.housekeeping.extend(other.iter().map(|p| p.to_string()));
+            for path in &other {
+                if let Some(reason) = quiet::tier(self.specs.governance(), self.index, path) {
+                    out.housekeeping_reasons.insert(path.to_string(), reason);
+                }
+                out.housekeeping.push(path.to_string());
+            }
             return Ok(None);
         }
         // Read already in this pass, for another spec: named, not diffed.
@@ -418,10 +423,12 @@ impl<'a, 'g> Work<'a, 'g> {
         };
         let governance = self.specs.governance();
         if out.moved_out.contains_key(&file.path)
+            || file.old_path.is_some()
             || !other
                 .iter()
                 .all(|p| quiet::versions_apply(governance, self.index, p))
-            || !quiet::versions_only(text)
+            || !quiet::content_now(self.root, self.git, &file.path)
+                .is_some_and(|new| quiet::versions_only(&file.path, text, &new))
         {
             return false;
         }
