@@ -383,7 +383,8 @@ impl Governance {
     /// holds, in any case: the file's path; its file name as a word (not
     /// inside a longer name: `Cargo.toml` names `Cargo.toml` and
     /// `crates/x/Cargo.toml`, not `Cargo.toml.orig`); a folder holding it
-    /// written with its trailing slash (`dist/`); or one of the spec's
+    /// written with its trailing slash and not a path through it (`dist/`,
+    /// `dist/**`, not `dist/app.js`); or one of the spec's
     /// artifact globs (as written, `dist/**`) that matches it.
     /// Conservative: a file named by chance is reviewed, never hidden.
     pub fn is_named(&self, spec: usize, path: &str) -> bool {
@@ -552,9 +553,11 @@ pub enum Housekeeping {
 }
 
 /// Whether `text` holds `word` (a file name, or a folder with its
-/// trailing slash) not inside a longer name: no name character or `/`
-/// right before it, and no name character right after it (a `.` ends a
-/// sentence unless a name character follows it).
+/// trailing slash) not inside a longer name or path: no name character,
+/// `.` or `/` right before it, and no name character right after it (after
+/// a file name, a `.` ends a sentence unless a name character follows it;
+/// after a folder, a `.` starts a name). A path through a folder
+/// (`tests/test_roles.py`) names its file, not the folder.
 fn names_word(text: &str, word: &str) -> bool {
     let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-');
     text.match_indices(word).any(|(at, _)| {
@@ -564,8 +567,8 @@ fn names_word(text: &str, word: &str) -> bool {
         let ok_before = !before.is_some_and(|c| name_char(c) || matches!(c, '.' | '/'));
         let ok_after = match next {
             None => true,
-            Some('.') => !after.next().is_some_and(name_char),
-            Some(c) => word.ends_with('/') || !name_char(c),
+            Some('.') if !word.ends_with('/') => !after.next().is_some_and(name_char),
+            Some(c) => !name_char(c) && c != '.',
         };
         ok_before && ok_after
     })
@@ -676,6 +679,57 @@ mod tests {
             specs[1].may_govern("src/a/x.rs"),
             "no literal prefix: anywhere"
         );
+    }
+
+    #[test]
+    fn constraints_that_name_a_file_keep_it_reviewed() {
+        let spec = |tier: &str, rules: &str| {
+            loaded(
+                ".notarai/release.spec.yaml",
+                &format!(
+                    "schema_version: '0.8'\nintent: r\n{tier}{rules}artifacts:\n  build:\n    - path: Cargo.toml\n    - path: 'dist/**'\n      tier: 4\n    - path: CHANGELOG.md\n      tier: 3\n    - path: 'scripts/**'\n"
+                ),
+            )
+        };
+        let g = |s| {
+            Governance::build(&SpecSet {
+                specs: vec![s],
+                ..SpecSet::default()
+            })
+        };
+        // Registered, no constraints: every file is housekeeping.
+        let plain = g(spec("tier: registered\n", ""));
+        assert_eq!(
+            plain.housekeeping(0, "Cargo.toml"),
+            Some(Housekeeping::SpecTier)
+        );
+        // Registered with a constraint: reviewed; tier 3/4 artifacts stay
+        // housekeeping unless a constraint or invariant names them.
+        let stated = g(spec(
+            "tier: registered\n",
+            "constraints:\n  - 'The version in cargo.toml matches the tag.'\ninvariants:\n  - 'Files under `dist/**` are built, never edited.'\n",
+        ));
+        assert_eq!(stated.housekeeping(0, "Cargo.toml"), None);
+        assert_eq!(stated.housekeeping(0, "scripts/release.sh"), None);
+        assert!(stated.is_named(0, "Cargo.toml"));
+        assert!(stated.is_named(0, "dist/app.js"), "named by its glob");
+        assert_eq!(stated.housekeeping(0, "dist/app.js"), None);
+        assert!(!stated.is_named(0, "CHANGELOG.md"));
+        assert_eq!(
+            stated.housekeeping(0, "CHANGELOG.md"),
+            Some(Housekeeping::ArtifactTier)
+        );
+        assert!(!stated.is_named(0, "scripts/release.sh"));
+        // A file name names the file, not a longer name; a folder with its
+        // slash names what it holds.
+        assert!(names_word("see changelog.md.", "changelog.md"));
+        assert!(!names_word("see changelog.md.orig", "changelog.md"));
+        assert!(!names_word("see old-changelog.md", "changelog.md"));
+        assert!(!names_word("see web/changelog.md", "changelog.md"));
+        assert!(names_word("output in dist/ is built", "dist/"));
+        assert!(names_word("output in `dist/**` is built", "dist/"));
+        assert!(!names_word("dist/app.js is built", "dist/"));
+        assert!(!names_word("output in webdist/ is built", "dist/"));
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod progress;
 mod prompts;
 mod protocol;
 mod quiet;
+mod quiet_rules;
 mod read_only;
 mod reliability_cache;
 mod reliability_large;
