@@ -185,7 +185,7 @@ const NUMBERS: &[(&str, &str, &str)] = &[
     (
         ".github/workflows/deploy.yml",
         "env:\n  TRUSTED_PROXIES: 10.0.0.1/32\njobs:\n  d:\n    steps:\n      - uses: actions/checkout@v4\n",
-        "env:\n  TRUSTED_PROXIES: 0.0.0.0/0\njobs:\n  d:\n    steps:\n      - uses: actions/checkout@v4\n",
+        "env:\n  TRUSTED_PROXIES: 192.168.0.1/32\njobs:\n  d:\n    steps:\n      - uses: actions/checkout@v4\n",
     ),
     (
         ".env",
