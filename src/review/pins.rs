@@ -493,7 +493,12 @@ fn requirements(line: &str, above: &[&str]) -> Option<Pin> {
     if let Some(hash) = trimmed.strip_prefix("--hash=") {
         let digest = hash.trim_end().trim_end_matches('\\').trim_end();
         let (_, hex) = digest.split_once(':')?;
-        if !is_hash(hex) && !(hex.len() > 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())) {
+        // A digest: sha256's 64 hexadecimal digits, sha512's 128.
+        let digest_ok = (7..=128).contains(&hex.len())
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if !digest_ok {
             return None;
         }
         let owner = above

@@ -371,6 +371,6 @@ fn tests_and_tiers_never_quiet_a_file_the_constraints_name() {
     // The tier 4 lock file the invariant names: reviewed, even a version
     // bump.
     repo.git(&["checkout", "-q", "--", "tests"]);
-    repo.write("Cargo.lock", &LOCK.replace("0.2.155", "0.2.158"));
+    repo.write("Cargo.lock", LOCK.replace("0.2.155", "0.2.158"));
     assert_verdicts(&repo, APP_SPEC, &[("Cargo.lock", "review")]);
 }
