@@ -123,7 +123,7 @@ pub struct Pin {
 /// `above`; `None` when the line is no pin of that form.
 pub fn pin(form: Form, line: &str, above: &[&str]) -> Option<Pin> {
     match form {
-        Form::Workflow => workflow(line),
+        Form::Workflow => workflow(line, above),
         Form::PreCommit => pre_commit(line, above),
         Form::GoMod => go_mod(line, above),
         Form::PackageJson => package_json(line, above),
@@ -148,12 +148,15 @@ fn is_version(word: &str) -> bool {
 }
 
 /// Whether `word` is a commit or content hash: 7 to 64 lowercase
-/// hexadecimal digits.
+/// hexadecimal digits, with a digit and a letter (a word such as
+/// `effaced` or `20240101` is none).
 fn is_hash(word: &str) -> bool {
     (7..=64).contains(&word.len())
         && word
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        && word.bytes().any(|b| b.is_ascii_digit())
+        && word.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
 /// Whether `word` is a ref a pin may name: a version or a commit hash.
@@ -231,8 +234,42 @@ fn yaml_value<'l>(line: &'l str, key: &str) -> Option<(&'l str, usize, String)> 
 
 // ------------------------------------------------------------------ forms
 
+/// Whether `line` lies inside a YAML block scalar (`run: |`, `key: >-`):
+/// some line above with less indentation, each nearer than the last,
+/// opens one. Its text is a script or a string, not a key.
+fn in_block_scalar(line: &str, above: &[&str]) -> bool {
+    let mut indent = line.len() - line.trim_start().len();
+    for l in above.iter().rev() {
+        let t = l.trim_start();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let l_indent = l.len() - t.len();
+        if l_indent < indent {
+            let end = t.split(" #").next().unwrap_or(t).trim_end();
+            let indicator = end.rsplit([' ', ':']).next().unwrap_or("");
+            if !indicator.is_empty()
+                && (indicator.starts_with('|') || indicator.starts_with('>'))
+                && indicator[1..]
+                    .bytes()
+                    .all(|b| matches!(b, b'-' | b'+' | b'0'..=b'9'))
+            {
+                return true;
+            }
+            indent = l_indent;
+            if indent == 0 {
+                return false;
+            }
+        }
+    }
+    false
+}
+
 /// `uses: owner/name[/path]@ref`.
-fn workflow(line: &str) -> Option<Pin> {
+fn workflow(line: &str, above: &[&str]) -> Option<Pin> {
+    if in_block_scalar(line, above) {
+        return None;
+    }
     let (value, at, comment) = yaml_value(line, "uses")?;
     let (inner, q) = unquote(value);
     let (name, reference) = inner.rsplit_once('@')?;
@@ -261,6 +298,9 @@ fn workflow(line: &str) -> Option<Pin> {
 /// `rev: ref` in a pre-commit entry whose `repo:` (the nearest above) is
 /// a URL.
 fn pre_commit(line: &str, above: &[&str]) -> Option<Pin> {
+    if in_block_scalar(line, above) {
+        return None;
+    }
     let (value, at, comment) = yaml_value(line, "rev")?;
     let (reference, q) = unquote(value);
     if !is_ref(reference) {
@@ -606,14 +646,12 @@ fn lock(line: &str) -> Option<Pin> {
                 .iter()
                 .find_map(|a| word.strip_suffix(a).map(|s| (s, &word[s.len()..])));
             match stem {
-                Some((stem, ext)) if is_ref(stem) => {
+                Some((stem, ext)) if is_lock_ref(stem) => {
                     out.push('\0');
                     out.push_str(ext);
                     any = true;
                 }
-                _ if is_ref(word)
-                    && !(is_hash(word) && word.bytes().all(|b| b.is_ascii_digit())) =>
-                {
+                _ if is_lock_ref(word) => {
                     out.push('\0');
                     any = true;
                 }
@@ -630,6 +668,12 @@ fn lock(line: &str) -> Option<Pin> {
         name: String::new(),
         shape: out,
     })
+}
+
+/// A version or hash in a lock file, where versions are dotted: `v8` (of
+/// `v8-compile-cache`) is a name.
+fn is_lock_ref(word: &str) -> bool {
+    is_hash(word) || (is_version(word) && word.contains('.'))
 }
 
 /// A lock file's word character: a dash splits (`ky-1.7.2`, `flask-3.0.0-py3`).
@@ -825,6 +869,37 @@ mod tests {
             one(Form::PreCommit, "    rev: v1.2.3", "- repo: local"),
             None
         );
+        // Inside a script, `uses:` is text.
+        assert_eq!(
+            one(
+                Form::Workflow,
+                "          uses: a/b@v1",
+                "jobs:\n  t:\n    steps:\n      - run: |\n          echo"
+            ),
+            None
+        );
+        assert!(
+            one(
+                Form::Workflow,
+                "      - uses: a/b@v1",
+                "jobs:\n  t:\n    steps:\n      - run: |\n          echo"
+            )
+            .is_some()
+        );
+        // In a lock file, a name that looks like a version or a word of
+        // hexadecimal letters is a name.
+        assert!(!moved(
+            Form::Lock,
+            "\"node_modules/v8-compile-cache\": {",
+            "\"node_modules/v9-compile-cache\": {",
+            ""
+        ));
+        assert!(!moved(
+            Form::Lock,
+            "name = \"effaced\"",
+            "name = \"defaced\"",
+            ""
+        ));
         // A local action, a docker image.
         assert_eq!(one(Form::Workflow, "  uses: ./.github/actions/x", ""), None);
         assert_eq!(
