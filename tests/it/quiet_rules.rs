@@ -374,3 +374,54 @@ fn tests_and_tiers_never_quiet_a_file_the_constraints_name() {
     repo.write("Cargo.lock", LOCK.replace("0.2.155", "0.2.158"));
     assert_verdicts(&repo, APP_SPEC, &[("Cargo.lock", "review")]);
 }
+
+#[test]
+fn each_status_page_carries_the_proofs_of_its_own_files() {
+    let spec = "schema_version: '0.8'\nintent: Where the docs live\ntier: registered\nartifacts:\n  docs:\n    - path: 'docs/**'\n";
+    let names: Vec<String> = (0..120)
+        .map(|i| format!("docs/a-rather-long-folder-name/guide-number-{i:03}.md"))
+        .collect();
+    let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "# Guide\n")).collect();
+    let repo = repo_with(".notarai/docs.spec.yaml", spec, &files);
+    for name in &names {
+        repo.write(name, "# Guide\n\nMore.\n");
+    }
+    let mut server = repo.server();
+    let mut cursor: Option<String> = None;
+    let mut seen = 0;
+    let mut pages = 0;
+    loop {
+        let mut args = json!({"max_tokens": 1000});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let status = server.call_ok(pages + 1, "get_reconciliation_status", args);
+        pages += 1;
+        for entry in status["specs"].as_array().unwrap() {
+            let listed: Vec<&str> = entry["housekeeping"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|f| f.as_str().unwrap())
+                .collect();
+            let proofs = entry["housekeeping_reasons"].as_object();
+            let proved: Vec<&str> = proofs
+                .into_iter()
+                .flatten()
+                .map(|(f, why)| {
+                    assert_eq!(why, "spec_tier");
+                    f.as_str()
+                })
+                .collect();
+            assert_eq!(listed, proved, "page {pages}: {status}");
+            seen += listed.len();
+        }
+        match status["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    server.finish();
+    assert!(pages > 1, "the answer is paged");
+    assert_eq!(seen, names.len());
+}
