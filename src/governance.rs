@@ -137,15 +137,17 @@ pub struct SpecGlobs {
     /// Path of the spec file.
     pub path: String,
     /// The spec's `tier` is `registered` or `derived` and it states no
-    /// constraints or invariants: every file it governs is housekeeping
-    /// unless its constraints or invariants name it.
+    /// constraints or invariants and applies no cross-cutting spec: every
+    /// file it governs is housekeeping unless its constraints or
+    /// invariants name it.
     pub housekeeping: bool,
     /// Its artifacts, category by category (in the spec model's order).
     pub artifacts: Vec<ArtifactGlob>,
     /// The `tested_by` paths of its behaviors.
     #[serde(default)]
     pub tested_by: Vec<String>,
-    /// Its constraints and invariants, as written.
+    /// Its constraints and invariants, as written (with those of the
+    /// cross-cutting specs it applies, when built from a spec set).
     #[serde(default)]
     pub rules: Vec<String>,
 }
@@ -180,7 +182,8 @@ impl SpecGlobs {
             path: loaded.path.clone(),
             housekeeping: loaded.spec.tier() != crate::spec::Tier::Full
                 && loaded.spec.constraints.is_empty()
-                && loaded.spec.invariants.is_empty(),
+                && loaded.spec.invariants.is_empty()
+                && loaded.spec.applies.is_empty(),
             artifacts,
             tested_by: loaded
                 .spec
@@ -225,7 +228,12 @@ impl Governance {
         let exclude = specs
             .system_spec()
             .map(|system| (system.path.as_str(), system.spec.exclude.as_slice()));
-        Governance::from_globs(specs.specs.iter().map(SpecGlobs::of), exclude)
+        let with_applied = specs.specs.iter().map(|loaded| {
+            let mut globs = SpecGlobs::of(loaded);
+            globs.rules.extend(applied_rules(specs, loaded));
+            globs
+        });
+        Governance::from_globs(with_applied, exclude)
     }
 
     /// [`Governance::build`] from what governance reads of each spec, in
@@ -542,6 +550,28 @@ fn spec_rules(spec: SpecGlobs, errors: &mut Vec<GlobError>) -> SpecRules {
     }
 }
 
+/// The constraints and invariants of the cross-cutting specs `loaded`
+/// pulls in with `applies` (they apply to its files as its own do).
+fn applied_rules<'s>(
+    specs: &'s SpecSet,
+    loaded: &'s crate::spec::LoadedSpec,
+) -> impl Iterator<Item = String> + 's {
+    loaded
+        .spec
+        .applies
+        .iter()
+        .filter_map(|r| crate::spec::resolve_ref(&loaded.path, &r.reference))
+        .filter_map(|path| specs.specs.iter().find(|s| s.path == path))
+        .flat_map(|applied| {
+            applied
+                .spec
+                .constraints
+                .iter()
+                .chain(&applied.spec.invariants)
+        })
+        .cloned()
+}
+
 /// Why a spec governs a file as housekeeping ([`Governance::housekeeping`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Housekeeping {
@@ -730,6 +760,25 @@ mod tests {
         assert!(names_word("output in `dist/**` is built", "dist/"));
         assert!(!names_word("dist/app.js is built", "dist/"));
         assert!(!names_word("output in webdist/ is built", "dist/"));
+    }
+
+    #[test]
+    fn a_registered_spec_applying_rules_is_reviewed() {
+        let security = loaded(
+            ".notarai/security.spec.yaml",
+            "schema_version: '0.8'\nintent: s\ncross_cutting: true\nbehaviors:\n  - name: b\n    given: g\n    then: t\ninvariants:\n  - 'The Dockerfile never runs as root.'\n",
+        );
+        let deploy = loaded(
+            ".notarai/deploy.spec.yaml",
+            "schema_version: '0.8'\nintent: d\ntier: registered\napplies:\n  - $ref: ./security.spec.yaml\nartifacts:\n  build:\n    - path: Dockerfile\n      tier: 4\n    - path: deploy/x.yaml\n",
+        );
+        let g = Governance::build(&SpecSet {
+            specs: vec![security, deploy],
+            ..SpecSet::default()
+        });
+        assert_eq!(g.housekeeping(1, "deploy/x.yaml"), None);
+        assert!(g.is_named(1, "Dockerfile"));
+        assert_eq!(g.housekeeping(1, "Dockerfile"), None);
     }
 
     #[test]
