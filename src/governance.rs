@@ -147,8 +147,10 @@ pub struct SpecGlobs {
     #[serde(default)]
     pub tested_by: Vec<String>,
     /// Its constraints and invariants, as written (with those of the
-    /// cross-cutting specs it applies, when built from a spec set).
-    #[serde(default)]
+    /// cross-cutting specs it applies, when built from a spec set). Not
+    /// kept in the pre-edit hook's index: the hook asks only which specs
+    /// govern a file, and a spec's texts would make the index large.
+    #[serde(skip)]
     pub rules: Vec<String>,
 }
 
