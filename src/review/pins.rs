@@ -18,6 +18,12 @@
 //!   `[build-dependencies]`, `[workspace.dependencies]`,
 //!   `[target.*.dependencies]`), or `version = "req"` in a
 //!   `[dependencies.name]` table.
+//! - **pyproject.toml**: `"name>=1.2",` in the `dependencies` array of
+//!   `[project]`, an array of `[project.optional-dependencies]` or
+//!   `[dependency-groups]`, or `requires` of `[build-system]`; and the
+//!   Cargo-like lines of Poetry's dependency tables
+//!   (`[tool.poetry.dependencies]`, `[tool.poetry.group.*.dependencies]`),
+//!   the `python` requirement left out (a setting of the project).
 //! - **requirements** (`requirements*.txt`, `constraints*.txt`, `*.txt`
 //!   in a `requirements/` folder): `name[extras]==1.2` (any comparison) and
 //!   the `--hash=` lines under it.
@@ -45,6 +51,8 @@ pub enum Form {
     PackageJson,
     /// `Cargo.toml`: dependency tables.
     CargoToml,
+    /// `pyproject.toml`: PEP 508 dependency arrays, Poetry dependency tables.
+    PyProject,
     /// A pip requirements file.
     Requirements,
     /// A lock file: each entry a name's resolution.
@@ -88,6 +96,7 @@ impl Form {
             "go.mod" => Form::GoMod,
             "package.json" => Form::PackageJson,
             "Cargo.toml" => Form::CargoToml,
+            "pyproject.toml" => Form::PyProject,
             ".pre-commit-config.yaml" | ".pre-commit-config.yml" => Form::PreCommit,
             "action.yml" | "action.yaml" => Form::Workflow,
             _ if yaml
@@ -128,6 +137,7 @@ pub fn pin(form: Form, line: &str, above: &[&str]) -> Option<Pin> {
         Form::GoMod => go_mod(line, above),
         Form::PackageJson => package_json(line, above),
         Form::CargoToml => cargo_toml(line, above),
+        Form::PyProject => pyproject(line, above),
         Form::Requirements => requirements(line, above),
         Form::Lock => lock(line),
     }
@@ -518,6 +528,78 @@ fn cargo_toml(line: &str, above: &[&str]) -> Option<Pin> {
     })
 }
 
+/// The table a TOML line sits in: the nearest header above, without its
+/// brackets.
+fn toml_table<'l>(above: &[&'l str]) -> Option<&'l str> {
+    let header = above
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| l.starts_with('['))?;
+    Some(header.strip_prefix('[')?.strip_suffix(']')?.trim())
+}
+
+/// A dependency of a `pyproject.toml`: a PEP 508 string alone on its line
+/// in a dependency array, or a Poetry dependency line.
+fn pyproject(line: &str, above: &[&str]) -> Option<Pin> {
+    let table = toml_table(above)?;
+    let keys: Vec<&str> = table.split('.').map(str::trim).collect();
+    let poetry = keys.len() >= 3
+        && keys[0] == "tool"
+        && keys[1] == "poetry"
+        && matches!(*keys.last()?, "dependencies" | "dev-dependencies");
+    if poetry {
+        // The project's `python` requirement is a setting, not a pin.
+        let key = line.trim_start().split('=').next()?.trim();
+        if key == "python" {
+            return None;
+        }
+        return cargo_toml(line, &["[dependencies]"]);
+    }
+    // The array the line sits in: the nearest `key = [` above, with no
+    // table header or closed array between.
+    let mut array = None;
+    for l in above.iter().rev() {
+        let t = l.trim();
+        if t.starts_with('[') || t.starts_with(']') || (t.ends_with(']') && t.contains('=')) {
+            break;
+        }
+        if let Some((key, rest)) = t.split_once('=')
+            && rest.trim() == "["
+        {
+            array = Some(key.trim());
+            break;
+        }
+    }
+    let array = array?;
+    let owned = match table {
+        "project" => array == "dependencies",
+        "build-system" => array == "requires",
+        "project.optional-dependencies" | "dependency-groups" => true,
+        _ => false,
+    };
+    if !owned {
+        return None;
+    }
+    let trimmed = line.trim();
+    let item = trimmed.strip_suffix(',').unwrap_or(trimmed).trim_end();
+    let (inner, q) = unquote(item);
+    if q == 0 {
+        return None;
+    }
+    let pin = requirements(inner, &[])?;
+    let start = line.len() - line.trim_start().len() + q;
+    Some(Pin {
+        name: pin.name,
+        shape: format!(
+            "{}{}{}",
+            &line[..start],
+            pin.shape,
+            &line[start + inner.len()..]
+        ),
+    })
+}
+
 /// The span of the first quoted string of a TOML value (its contents).
 fn toml_string(value: &str) -> Option<(usize, usize)> {
     let start = value.find(['"', '\''])?;
@@ -810,6 +892,43 @@ mod tests {
             "golang.org/x/net v0.56.0 h1:ZYXWVUTSRQponmlkjihg9876543210+/zyxwvutsrq=",
             ""
         ));
+    }
+
+    #[test]
+    fn pyproject_dependencies() {
+        let project = "[project]\nname = \"x\"\ndependencies = [\n    \"a>=1\",";
+        assert!(moved(
+            Form::PyProject,
+            "    \"flask>=3.0\",",
+            "    \"flask>=3.1\",",
+            project
+        ));
+        assert!(moved(
+            Form::PyProject,
+            "pytest = \"^8.0\"",
+            "pytest = \"^8.3\"",
+            "[tool.poetry.group.dev.dependencies]"
+        ));
+        // The project's own version, its Python, another array.
+        assert!(!moved(
+            Form::PyProject,
+            "version = \"1.0\"",
+            "version = \"1.1\"",
+            "[project]"
+        ));
+        assert!(!moved(
+            Form::PyProject,
+            "python = \"^3.10\"",
+            "python = \"^3.11\"",
+            "[tool.poetry.dependencies]"
+        ));
+        assert!(!moved(
+            Form::PyProject,
+            "    \"E501>=1.0\",",
+            "    \"E501>=2.0\",",
+            "[tool.ruff]\nignore = ["
+        ));
+        assert_eq!(Form::of("pyproject.toml"), Some(Form::PyProject));
     }
 
     #[test]

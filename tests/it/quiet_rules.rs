@@ -158,7 +158,7 @@ fn repo_with(path: &str, spec: &str, files: &[(&str, &str)]) -> Repo {
 const CONFIG_SPEC: &str = ".notarai/service.spec.yaml";
 
 /// A full spec of a service's configuration, CI and manifests.
-const SERVICE: &str = "schema_version: '0.8'\nintent: The service\nbehaviors:\n  - name: serve\n    given: a request\n    then: an answer\nartifacts:\n  config:\n    - path: 'config/**'\n    - path: settings.toml\n    - path: .env\n    - path: Cargo.toml\n    - path: package.json\n    - path: go.mod\n    - path: requirements.txt\n    - path: .pre-commit-config.yaml\n    - path: Cargo.lock\n    - path: package-lock.json\n  ci:\n    - path: '.github/**'\n";
+const SERVICE: &str = "schema_version: '0.8'\nintent: The service\nbehaviors:\n  - name: serve\n    given: a request\n    then: an answer\nartifacts:\n  config:\n    - path: 'config/**'\n    - path: settings.toml\n    - path: .env\n    - path: Cargo.toml\n    - path: package.json\n    - path: go.mod\n    - path: requirements.txt\n    - path: .pre-commit-config.yaml\n    - path: Cargo.lock\n    - path: package-lock.json\n    - path: pyproject.toml\n  ci:\n    - path: '.github/**'\n";
 
 /// Each case of the issue: before, after.
 const NUMBERS: &[(&str, &str, &str)] = &[
@@ -196,6 +196,11 @@ const NUMBERS: &[(&str, &str, &str)] = &[
         "Cargo.toml",
         "[package]\nname = \"svc\"\nversion = \"1.2.0\"\n\n[dependencies]\nserde = \"1.0\"\n",
         "[package]\nname = \"svc\"\nversion = \"2.0.0\"\n\n[dependencies]\nserde = \"1.0\"\n",
+    ),
+    (
+        "pyproject.toml",
+        "[project]\nname = \"svc\"\nversion = \"1.2.0\"\nrequires-python = \">=3.9\"\n",
+        "[project]\nname = \"svc\"\nversion = \"1.2.0\"\nrequires-python = \">=3.12\"\n",
     ),
     (
         "package.json",
@@ -241,6 +246,11 @@ const PINS: &[(&str, &str, &str)] = &[
         "requirements.txt",
         "flask==3.0.0\nrequests>=2.31,<3\n",
         "flask==3.0.3\nrequests>=2.32,<3\n",
+    ),
+    (
+        "pyproject.toml",
+        "[project]\nname = \"svc\"\nversion = \"1.2.0\"\ndependencies = [\n    \"flask>=3.0\",\n    \"click>=8.1.3\",\n]\n",
+        "[project]\nname = \"svc\"\nversion = \"1.2.0\"\ndependencies = [\n    \"flask>=3.1\",\n    \"click>=8.1.7\",\n]\n",
     ),
     (
         ".pre-commit-config.yaml",
