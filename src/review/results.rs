@@ -89,9 +89,9 @@ pub struct AffectedSpec {
     /// yet (their current content is in neither the local cache nor the
     /// committed state for this spec).
     pub unreconciled_count: usize,
-    /// How many matched files are housekeeping (no review needed: the
-    /// spec's `tier` is `registered` or `derived`, or the artifact's `tier`
-    /// is 3 or 4) and not reconciled yet.
+    /// How many matched files are housekeeping (no review needed, by one of
+    /// the proofs of [`Quiet`]: a tier, only versions moved, only tests
+    /// changed) and not reconciled yet.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub housekeeping_count: usize,
     /// `true` when no matched file needs a review: nothing of this spec is
@@ -154,11 +154,12 @@ pub struct SpecDiff {
     /// they need no review).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<String>,
-    /// Changed files this spec governs as housekeeping (its `tier` is
-    /// `registered` or `derived`, or the artifact's `tier` is 3 or 4), not
-    /// reconciled: no diff, no review needed; record them with
-    /// `mark_reconciled`. Also files a rule of notarai finds need no
-    /// review, each with its reason in `housekeeping_reasons`.
+    /// Changed files this spec governs as housekeeping, not reconciled: no
+    /// diff, no review needed; record them with `mark_reconciled`. Each
+    /// has its proof in `housekeeping_reasons` (a tier of a spec stating no
+    /// constraints, an artifact's tier 3 or 4, only versions moved, only
+    /// tests changed); a file the spec's constraints or invariants name is
+    /// never one of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub housekeeping: Vec<String>,
     /// Why each file of `housekeeping` needs no review: its proof (see
@@ -444,11 +445,10 @@ pub struct SpecStatus {
     pub reconciled: usize,
     /// `true` when nothing of it is left to reconcile.
     pub all_reconciled: bool,
-    /// Changed files of this spec that need no review (housekeeping: the
-    /// spec's `tier` is `registered` or `derived`, or the artifact's `tier`
-    /// is 3 or 4) and are not reconciled: record them with
-    /// `mark_reconciled`; `check` warns about them, it does not fail.
-    /// Also files a rule finds need no review (`housekeeping_reasons`).
+    /// Changed files of this spec that need no review (housekeeping, each
+    /// with its proof in `housekeeping_reasons`) and are not reconciled:
+    /// record them with `mark_reconciled`; `check` warns about them, it
+    /// does not fail.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub housekeeping: Vec<String>,
     /// Why each file of `housekeeping` needs no review: its proof (see
