@@ -129,6 +129,8 @@ fn spec_diff_parts(
         progress.advance(1);
         patches.extend(work.file(&mut out, file, governed)?);
     }
+    // The end of the stage is told, however quick it was.
+    progress.flush();
     work.tests_only(&mut out, &mut patches);
     work.finish(&mut out);
     Ok((out, patches))
