@@ -90,7 +90,12 @@ pub fn db_path(root: &Path) -> PathBuf {
 /// Check that the cache lives in real folders of the project: `.notarai`,
 /// `.notarai/.cache` and the database file must not be symbolic links, which
 /// could make notarai read, write or delete a file outside the project (a
-/// committed link is enough). `Err` says which one is a link.
+/// committed link is enough), and neither folder may belong to another
+/// repository (a `.git` entry, file or folder, in it: a submodule or a
+/// nested clone could deliver a cache that hides a change). `Err` says
+/// which. Every reader and writer of the cache folder asks it first: the
+/// hash cache, the facts, the kept load status and spec index, the hook's
+/// memory, and `cache clear`, which then leaves the folder alone.
 pub fn check_location(root: &Path) -> Result<(), String> {
     check_location_of(root, DB_RELATIVE)
 }
@@ -98,7 +103,8 @@ pub fn check_location(root: &Path) -> Result<(), String> {
 /// [`check_location`] for the database file `relative` to the root.
 fn check_location_of(root: &Path, relative: &str) -> Result<(), String> {
     let mut path = root.to_path_buf();
-    for part in relative.split('/') {
+    let mut parts = relative.split('/').peekable();
+    while let Some(part) = parts.next() {
         path.push(part);
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => {
@@ -109,6 +115,14 @@ fn check_location_of(root: &Path, relative: &str) -> Result<(), String> {
             }
             Ok(_) => {}
             Err(_) => return Ok(()),
+        }
+        let git = path.join(crate::layout::GIT_DIR);
+        if parts.peek().is_some() && std::fs::symlink_metadata(&git).is_ok() {
+            return Err(format!(
+                "{} belongs to another repository ({} is there); notarai neither reads, writes nor clears a cache in it",
+                path.display(),
+                git.display()
+            ));
         }
     }
     Ok(())

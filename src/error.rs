@@ -24,6 +24,11 @@ pub enum ErrorKind {
     InvalidInput,
     /// git, the file system or the cache failed (JSON-RPC `-32603`).
     Internal,
+    /// The caller named something that does not exist (a spec): the
+    /// caller's input like [`ErrorKind::InvalidInput`] (JSON-RPC `-32602`
+    /// for a tool), and a resource's own `-32002` on the legacy revisions
+    /// (`2024-11-05` to `2025-11-25`).
+    NotFound,
 }
 
 /// What an error says beyond its message: whose move it is and what to do.

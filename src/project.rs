@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::layout::{CACHE_DIR, LOAD_STATUS_FILE};
+use crate::layout::{CACHE_DIR, CACHE_GITIGNORE, LOAD_STATUS_FILE};
 use crate::spec::SpecSet;
 
 /// The project root: `explicit` when given (it must exist), else the work tree
@@ -87,7 +87,7 @@ pub fn load_specs(root: &Path) -> SpecSet {
 pub struct Project {
     root: PathBuf,
     git: Option<crate::changes::GitRepo>,
-    loaded: Option<(Vec<SpecStamp>, Arc<Specs>)>,
+    loaded: Option<(Stamps, Arc<Specs>)>,
     /// Whole answers kept for their next pages (see [`crate::answers`]).
     answers: crate::answers::Answers,
     /// How many times a write began or ended, counted by every project of
@@ -164,7 +164,32 @@ const STATUS_LIMIT: u64 = 1 << 20;
 struct StoredStatus {
     version: String,
     stamps: Vec<SpecStamp>,
+    /// The stamps of the files the specs' `$ref`s name.
+    #[serde(default)]
+    refs: Vec<SpecStamp>,
     status: LoadStatus,
+}
+
+/// What a load of the specs depends on: the spec files' stamps, and the
+/// stamps of the files their `$ref`s named when they were loaded (a target
+/// outside `.notarai/` deleted or brought back changes what is valid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamps {
+    specs: Vec<SpecStamp>,
+    refs: Vec<SpecStamp>,
+}
+
+impl Stamps {
+    /// Whether the files `self` stamped are as they were: the same spec
+    /// files (`specs`, stamped now) and the same `$ref` targets.
+    fn still(&self, root: &Path, specs: &[SpecStamp]) -> bool {
+        self.specs == specs && ref_stamps_still(root, &self.refs)
+    }
+}
+
+/// Whether each of `refs` still has its stamp.
+fn ref_stamps_still(root: &Path, refs: &[SpecStamp]) -> bool {
+    refs.iter().all(|r| stamp_of(root, r.path.clone()) == *r)
 }
 
 impl Project {
@@ -207,7 +232,7 @@ impl Project {
 
     fn specs_for(&mut self, stamps: Vec<SpecStamp>) -> Arc<Specs> {
         if let Some((old, specs)) = &self.loaded
-            && *old == stamps
+            && old.still(&self.root, &stamps)
         {
             return specs.clone();
         }
@@ -218,7 +243,17 @@ impl Project {
             set,
             governance: OnceLock::new(),
         });
-        self.store_status(&stamps, specs.status());
+        let refs: Vec<SpecStamp> = specs
+            .set
+            .ref_targets()
+            .into_iter()
+            .map(|path| stamp_of(&self.root, path))
+            .collect();
+        self.store_status(&stamps, &refs, specs.status());
+        let stamps = Stamps {
+            specs: stamps,
+            refs,
+        };
         self.loaded = Some((stamps, specs.clone()));
         specs
     }
@@ -232,6 +267,7 @@ impl Project {
             && let Some(stored) = self.stored_status()
             && stored.version == env!("CARGO_PKG_VERSION")
             && stored.stamps == stamps
+            && ref_stamps_still(&self.root, &stored.refs)
         {
             return stored.status;
         }
@@ -240,8 +276,10 @@ impl Project {
 
     /// Whether git tracks something under the cache folder: such a folder
     /// came with the repository (a committed link among it may lead into
-    /// `.git/`), so the load-status stamp is neither read nor written there.
-    fn cache_tracked(&mut self) -> bool {
+    /// `.git/`), so what a process keeps for the next (the load-status
+    /// stamp, the pre-edit hook's session memory) is neither read nor
+    /// written there.
+    pub fn cache_tracked(&mut self) -> bool {
         self.git()
             .is_ok_and(|git| !git.tracked_cache_files().is_empty())
     }
@@ -252,10 +290,11 @@ impl Project {
 
     /// Keep the status for the next server; best effort (a missing or
     /// read-only cache folder only costs the next start a full load).
-    fn store_status(&mut self, stamps: &[SpecStamp], status: LoadStatus) {
+    fn store_status(&mut self, stamps: &[SpecStamp], refs: &[SpecStamp], status: LoadStatus) {
         let stored = StoredStatus {
             version: env!("CARGO_PKG_VERSION").into(),
             stamps: stamps.to_vec(),
+            refs: refs.to_vec(),
             status,
         };
         self.keep_file(LOAD_STATUS_FILE, &stored, STATUS_LIMIT);
@@ -286,7 +325,9 @@ impl Project {
         if bytes.len() as u64 > limit {
             return tracing::debug!("not keeping {file}: {} bytes", bytes.len());
         }
-        if let Err(e) = crate::safe_fs::write_cache_file(&self.root, Path::new(file), &bytes) {
+        let kept = make_cache_folder(&self.root)
+            .and_then(|_| crate::safe_fs::write_cache_file(&self.root, Path::new(file), &bytes));
+        if let Err(e) = kept {
             tracing::debug!("cannot keep {file}: {e}");
         }
     }
@@ -349,14 +390,29 @@ impl Project {
     }
 }
 
+/// Make the cache folder (through the safe writer) with its own
+/// `.gitignore` holding `*` ([`CACHE_GITIGNORE`]), written when it is
+/// missing: whatever notarai keeps there is never a file git tracks, nor
+/// one `git add -A` would add, whatever the project's own `.gitignore`
+/// says. (Files git already tracks there stay tracked: their readers refuse
+/// them, [`Project::cache_tracked`].)
+pub fn make_cache_folder(root: &Path) -> Result<(), crate::safe_fs::FsError> {
+    crate::safe_fs::create_dir_all(root, Path::new(CACHE_DIR))?;
+    if std::fs::symlink_metadata(root.join(CACHE_GITIGNORE)).is_err() {
+        crate::safe_fs::write_cache_file(root, Path::new(CACHE_GITIGNORE), b"*\n")?;
+    }
+    Ok(())
+}
+
 /// What [`Project::keep_file`] kept in `file` under the cache folder, read
-/// through the bounded reader (at most `limit` bytes, a link or anything but
-/// a regular file refused) from a cache folder that is a real folder; `None`
+/// through the bounded reader for notarai's own files (at most `limit`
+/// bytes, a link anywhere on the way or anything but a regular file
+/// refused: [`crate::safe_fs::read_own`]) from a cache folder that is a real folder; `None`
 /// when it is absent, too large or does not parse. What it says is the
 /// caller's to check against the stamps: it is never trusted as it is.
 pub fn read_kept<T: serde::de::DeserializeOwned>(root: &Path, file: &str, limit: u64) -> Option<T> {
     crate::cache::check_location(root).ok()?;
-    let bytes = crate::safe_fs::read(root, Path::new(file), limit).ok()?;
+    let bytes = crate::safe_fs::read_own(root, Path::new(file), limit).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 
@@ -365,27 +421,32 @@ pub fn read_kept<T: serde::de::DeserializeOwned>(root: &Path, file: &str, limit:
 pub fn spec_stamps(root: &Path) -> Vec<SpecStamp> {
     crate::spec::discover(root)
         .into_iter()
-        .map(|path| {
-            let meta = std::fs::metadata(root.join(&path)).ok();
-            let modified_ns = meta
-                .as_ref()
-                .and_then(|m| m.modified().ok())
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_nanos());
-            #[cfg(unix)]
-            let (changed, ino) = meta.as_ref().map_or(((0, 0), 0), |m| {
-                use std::os::unix::fs::MetadataExt;
-                ((m.ctime(), m.ctime_nsec()), m.ino())
-            });
-            #[cfg(not(unix))]
-            let (changed, ino) = ((0, 0), 0);
-            SpecStamp {
-                path,
-                modified_ns,
-                len: meta.map_or(0, |m| m.len()),
-                changed,
-                ino,
-            }
-        })
+        .map(|path| stamp_of(root, path))
         .collect()
+}
+
+/// The stamp of the file at `path` (repository-relative) as it is now; a
+/// missing file has an empty stamp. Never follows a link out: a link is
+/// stamped as itself.
+fn stamp_of(root: &Path, path: String) -> SpecStamp {
+    let meta = std::fs::symlink_metadata(root.join(&path)).ok();
+    let modified_ns = meta
+        .as_ref()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos());
+    #[cfg(unix)]
+    let (changed, ino) = meta.as_ref().map_or(((0, 0), 0), |m| {
+        use std::os::unix::fs::MetadataExt;
+        ((m.ctime(), m.ctime_nsec()), m.ino())
+    });
+    #[cfg(not(unix))]
+    let (changed, ino) = ((0, 0), 0);
+    SpecStamp {
+        path,
+        modified_ns,
+        len: meta.map_or(0, |m| m.len()),
+        changed,
+        ino,
+    }
 }

@@ -101,6 +101,19 @@ impl ContentHash {
         }
     }
 
+    /// Whether this hash is the hash of `content` (the content of `path`):
+    /// its bytes' BLAKE3, or its token stream's (a semantic hash over
+    /// tokens; content notarai cannot tokenize never matches one).
+    pub fn is_hash_of(&self, path: &str, content: &[u8]) -> bool {
+        match self.kind {
+            HashKind::Bytes => blake3::hash(content).to_hex().as_str() == self.value,
+            HashKind::Semantic => {
+                let hash = crate::symbols::semantic_hash(path, content);
+                hash.tokens && hash.to_string() == self.value
+            }
+        }
+    }
+
     /// Whether this hash is the content at `path` whose bytes hash now is `bytes`.
     pub fn matches(&self, path: &str, bytes: &str) -> bool {
         self.kind
@@ -246,6 +259,26 @@ mod tests {
             ("a.rs", Some("S::f"))
         );
         assert_eq!(Scope::from_key(Scope::EverySpec.key()), Scope::EverySpec);
+    }
+
+    #[test]
+    fn a_hash_is_of_the_content_it_was_computed_from_only() {
+        let reviewed = b"fn a() { 1; }\n";
+        let bytes = ContentHash::bytes(blake3::hash(reviewed).to_hex().to_string());
+        assert!(bytes.is_hash_of("r.rs", reviewed));
+        assert!(!bytes.is_hash_of("r.rs", b"fn a() { 2; }\n"));
+        let semantic = ContentHash {
+            kind: HashKind::Semantic,
+            value: crate::symbols::semantic_hash("r.rs", reviewed).to_string(),
+        };
+        assert!(semantic.is_hash_of("r.rs", b"fn a() {\n    1;\n}\n"));
+        assert!(!semantic.is_hash_of("r.rs", b"fn a() { 2; }\n"));
+        // Content with no token stream never holds a semantic hash.
+        let text = ContentHash {
+            kind: HashKind::Semantic,
+            value: crate::symbols::semantic_hash("notes.txt", b"x").to_string(),
+        };
+        assert!(!text.is_hash_of("notes.txt", b"x"));
     }
 
     #[test]

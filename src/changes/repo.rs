@@ -14,20 +14,22 @@ use super::{Base, ChangeError, ChangeKind, ChangeSet, ChangedFile, MAX_DIFF_FILE
 use crate::glob::is_under;
 use crate::governance::Scope;
 use crate::hashing::FileHash;
-use crate::layout::CACHE_DIR;
+use crate::layout::{CACHE_DIR, SPEC_DIR};
 use crate::watch::{Poll, Watch};
 use index::{IndexScan, index_paths};
 
 mod index;
 
 /// The warning for a cache folder git tracks (`files` are its tracked
-/// paths): such a cache came with the repository, so notarai ignores it.
+/// paths, and a submodule at the cache folder or the spec folder): such a
+/// cache came with the repository, or with another one, so notarai ignores it.
 pub fn tracked_cache_message(files: &[String]) -> String {
     format!(
-        "git tracks notarai's cache ({}): a cache that came with the repository could mark \
-         its own changes as reviewed, so notarai ignores it (cold cache) and will not write \
-         to it; run `git rm -r --cached {CACHE_DIR}`, add `{CACHE_DIR}/` to .gitignore and \
-         run `notarai cache clear`",
+        "git tracks notarai's cache or a submodule holding it ({}): a cache that came with the \
+         repository, or with another repository, could mark its own changes as reviewed, so \
+         notarai ignores it (cold cache) and will not write to it; run `git rm -r --cached \
+         {CACHE_DIR}` (a submodule there: `git rm --cached` its path), add `{CACHE_DIR}/` to \
+         .gitignore and run `notarai cache clear`",
         files
             .iter()
             .map(|f| crate::quote::for_model(f))
@@ -320,6 +322,10 @@ impl GitRepo {
             }
             Some(Some(Poll::Everything)) => {
                 kept.answers.clear();
+                // A config git reads may have changed: libgit2 read
+                // `core.excludesFile` once per repository, into its
+                // attribute cache, so that cache goes too.
+                flush_attribute_cache(&self.repo);
                 true
             }
             Some(None) => {
@@ -556,4 +562,25 @@ fn universe(mut files: Vec<String>) -> Vec<String> {
     files.sort();
     files.dedup();
     files
+}
+
+/// Make libgit2 read the ignore and attribute rules, and the configuration
+/// that names their files (`core.excludesFile`, `core.attributesFile`),
+/// afresh on their next use: it reads that configuration once per
+/// repository object and keeps it, so a long-lived server would go on
+/// using an excludes file an included or shared config no longer names.
+/// `git_attr_cache_flush` is libgit2's public API (`git2/attr.h`), not
+/// bound by the `git2` crate.
+fn flush_attribute_cache(repo: &Repository) {
+    unsafe extern "C" {
+        fn git_attr_cache_flush(repo: *mut std::ffi::c_void) -> std::ffi::c_int;
+    }
+    let raw = git2::Binding::raw(repo).cast::<std::ffi::c_void>();
+    // SAFETY: `raw` is the live repository `repo` borrows; the function
+    // swaps the cache pointer out atomically and frees it; no other thread
+    // uses this repository meanwhile (`git2::Repository` is not `Sync`),
+    // and nothing of ours keeps a reference into that cache between calls.
+    unsafe {
+        git_attr_cache_flush(raw);
+    }
 }

@@ -312,6 +312,39 @@ pub(super) fn symbol_findings(narrowed: &crate::review::Narrowed, findings: &mut
     }
 }
 
+/// Hunks of a file governed only through anchors that no anchor saw: no
+/// spec reviews them, so they count as a change no spec governs (the
+/// system spec's `coverage.policy`: a warning by default, an error when
+/// `strict`, nothing when `off`), one finding per file with its lines.
+pub(super) fn outside_anchor_findings(
+    set: &SpecSet,
+    narrowed: &crate::review::Narrowed,
+    findings: &mut Vec<Finding>,
+) {
+    let (Some(severity), coverage_message) = coverage_policy(set) else {
+        return;
+    };
+    for unseen in &narrowed.outside_anchors {
+        let path = &unseen.path;
+        let lines = unseen.lines.join(", ");
+        let word = if unseen.lines.len() == 1 && !lines.contains('-') {
+            "line"
+        } else {
+            "lines"
+        };
+        findings.push(Finding {
+            severity,
+            kind: FindingKind::OutsideAnchors,
+            spec: None,
+            file: Some(path.clone()),
+            line: unseen.first_line.map(|l| l as usize),
+            message: format!(
+                "{path} changed at {word} {lines} outside every anchor (`path#Symbol`) of the specs that govern it: no spec reviews these lines; anchor the symbols they change or govern the file whole{coverage_message}"
+            ),
+        });
+    }
+}
+
 /// For 0.8 specs: each `tested_by` file that did not change since the base
 /// while files its spec governs did (the test is older than the code).
 pub(super) fn stale_tests(

@@ -18,21 +18,24 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::changes::{Base, ChangeError, GitRepo};
+use crate::changes::{ChangeError, GitRepo};
 use crate::error::{Diagnose, ErrorKind};
 use crate::governance::{Governance, Scope};
 use crate::progress::{Cancelled, Progress};
 use crate::spec::SpecSet;
 use crate::state::{self, BaseError, State, StateError, UsedBase, choose_base};
 
+mod claims;
 mod findings;
 mod status;
 mod ungoverned;
 
 pub use crate::review::{ReconciliationStatus, SpecStatus, Totals};
+pub use claims::{Claim, ClaimChange, ClaimRecord};
 
 use findings::{
-    change_findings, order, spec_findings, stale_tests, symbol_findings, test_findings,
+    change_findings, order, outside_anchor_findings, spec_findings, stale_tests, symbol_findings,
+    test_findings,
 };
 pub use status::{StatusParams, status, status_tool, status_with};
 use status::{assess, by_symbols, per_spec};
@@ -144,6 +147,11 @@ pub enum FindingKind {
     FormattingOnly,
     /// An anchor (`path#Symbol`) whose symbol the change removed.
     BrokenAnchor,
+    /// Hunks of a file governed only through anchors that touch no
+    /// anchored symbol and rebind no anchored name: no spec reviews them.
+    /// Counted as a file no spec governs (the system spec's
+    /// `coverage.policy`: a warning by default).
+    OutsideAnchors,
     /// git tracks the local hash cache (`.notarai/.cache/`): it is ignored,
     /// since a branch could pre-mark its own changes as reconciled.
     TrackedCache,
@@ -172,30 +180,6 @@ pub struct Finding {
     pub message: String,
 }
 
-/// How a branch changed an entry of the committed state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ClaimChange {
-    /// Not in the base's state file.
-    Added,
-    /// In the base's state file with another fingerprint.
-    Changed,
-}
-
-/// A fingerprint the branch added or changed relative to the base's state
-/// file: "this file was marked reconciled on this branch", for reviewers.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Claim {
-    /// The file.
-    pub path: String,
-    /// Added or changed.
-    pub change: ClaimChange,
-    /// The fingerprint claimed.
-    pub fingerprint: String,
-    /// The specs governing the file (empty when none does).
-    pub specs: Vec<String>,
-}
-
 /// Counts of a check.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct Summary {
@@ -218,7 +202,9 @@ pub struct CheckReport {
     pub strict: bool,
     /// Every finding: spec errors first, then per file, sorted.
     pub findings: Vec<Finding>,
-    /// Fingerprints this branch added or changed in the state file.
+    /// The records this branch added or changed in the state file and the
+    /// drift notes it closed, relative to the merge base: the branch's own
+    /// word, for the reviewer.
     pub claims: Vec<Claim>,
     /// Counts.
     pub summary: Summary,
@@ -267,6 +253,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     let assessed = assess(
         root,
         &git,
+        &base,
         &changes,
         &governance,
         state.clone(),
@@ -286,10 +273,16 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     test_findings(root, &set, options.untested, &mut findings);
     stale_tests(root, &set, &assessed, &mut findings);
     symbol_findings(&narrowed, &mut findings);
+    outside_anchor_findings(&set, &narrowed, &mut findings);
     change_findings(root, &set, &governance, &changes, &assessed, &mut findings);
     order(&mut findings, options.strict);
 
-    let claims = claims(&git, &base, &state, &governance, &set);
+    let claims = claims::claims(
+        &state,
+        &claims::state_at_base(&git, &base),
+        &governance,
+        &set,
+    );
     let (_, totals) = per_spec(&set, &assessed);
     let count = |s| findings.iter().filter(|f| f.severity == s).count();
     let summary = Summary {
@@ -305,49 +298,6 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         claims,
         summary,
     })
-}
-
-/// The entries of `state` (the work tree's) that the base's state file (at
-/// the merge base) lacks or has with another fingerprint.
-fn claims(
-    git: &GitRepo,
-    base: &Base,
-    state: &State,
-    governance: &Governance,
-    set: &SpecSet,
-) -> Vec<Claim> {
-    let before = match base.merge_base {
-        Some(oid) => match state::read_at(git, oid) {
-            Ok(loaded) => loaded.map(|l| l.state).unwrap_or_default(),
-            Err(e) => {
-                tracing::warn!("{e}; every entry of the state file counts as added on this branch");
-                State::default()
-            }
-        },
-        None => State::default(),
-    };
-    let before = before.entries();
-    state
-        .entries()
-        .into_iter()
-        .filter_map(|(path, fingerprint)| {
-            let change = match before.get(path) {
-                None => ClaimChange::Added,
-                Some(old) if *old != fingerprint => ClaimChange::Changed,
-                Some(_) => return None,
-            };
-            Some(Claim {
-                path: path.to_string(),
-                change,
-                fingerprint: fingerprint.to_string(),
-                specs: governance
-                    .governors(path)
-                    .into_iter()
-                    .map(|g| set.specs[g].path.clone())
-                    .collect(),
-            })
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 
-use crate::changes::{ChangeSet, GitRepo};
+use crate::changes::{Base, ChangeSet, GitRepo};
 use crate::governance::{Governance, Scope, is_under};
 use crate::progress::Progress;
 use crate::project::Project;
@@ -67,6 +67,7 @@ impl Assessed {
 pub(super) fn assess(
     root: &Path,
     git: &GitRepo,
+    base: &Base,
     changes: &ChangeSet<'_>,
     governance: &Governance,
     state: State,
@@ -77,7 +78,8 @@ pub(super) fn assess(
         .into_iter()
         .filter(|p| p != STATE_FILE && !is_under(p, CACHE_DIR))
         .collect();
-    let known = Reconciled::with_state(root, git, paths.iter().map(String::as_str), state);
+    let known =
+        Reconciled::with_state(root, git, paths.iter().map(String::as_str), state).at_base(base);
     progress.begin(paths.len() as u64, "hashing changed files");
     let governors: Vec<Vec<usize>> = paths.iter().map(|p| governance.governors(p)).collect();
     let spec_paths: Vec<Vec<&str>> = governors
@@ -299,7 +301,15 @@ pub fn status_with(
     let git = project.git()?;
     let (base, used) = choose_base(git, &state, base_branch)?;
     let changes = git.changes(&base, &Scope::Everything, false)?;
-    let assessed = assess(&root, git, &changes, specs.governance(), state, progress)?;
+    let assessed = assess(
+        &root,
+        git,
+        &base,
+        &changes,
+        specs.governance(),
+        state,
+        progress,
+    )?;
     // Formatting-only files already recorded need no word again.
     let recorded: std::collections::HashSet<String> = assessed
         .iter()
@@ -338,6 +348,7 @@ pub fn status_with(
             .filter(|p| !recorded.contains(p))
             .collect(),
         broken_anchors: narrowed.broken,
+        outside_anchors: narrowed.outside_anchors,
         drift_notes: crate::review::open_notes(&state::read_lenient(&root)),
         page: 1,
         pages: 1,

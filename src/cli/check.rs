@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::check::{self, CheckOptions, CheckReport, ClaimChange, Finding, Severity};
+use crate::check::{self, CheckOptions, CheckReport, Claim, ClaimRecord, Finding, Severity};
 use crate::project::resolve_root;
 use crate::state::BaseSource;
 
@@ -88,7 +88,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     match args.format {
         Format::Text => text(&mut crate::quote::Terminal::new(stdout), &report)?,
         Format::Json => {
-            let mut out = stdout;
+            let mut out = crate::quote::Terminal::json(stdout);
             serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from)?;
             writeln!(out)?;
         }
@@ -163,11 +163,7 @@ fn text(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
         for (spec, claims) in by_spec {
             writeln!(out, "  {spec}")?;
             for c in claims {
-                let change = match c.change {
-                    ClaimChange::Added => "added",
-                    ClaimChange::Changed => "changed",
-                };
-                writeln!(out, "    {change:<8} {}", c.path)?;
+                writeln!(out, "    {:<8} {}", c.change.as_str(), claim_line(c))?;
             }
         }
     }
@@ -197,6 +193,24 @@ fn text(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
 
 use crate::quote::{github_data as escape_data, github_property as escape_property};
 
+/// One claim for a person: the file (and symbol), what the record says,
+/// the hash kind when not the bytes', a closed drift note's text.
+fn claim_line(c: &Claim) -> String {
+    let mut line = match (&c.symbol, c.record) {
+        (_, ClaimRecord::DriftNote) => format!(
+            "{}: {}",
+            c.record.describe(),
+            c.note.as_deref().unwrap_or(&c.fingerprint)
+        ),
+        (Some(symbol), _) => format!("{}#{symbol} ({})", c.path, c.record.describe()),
+        (None, _) => format!("{} ({})", c.path, c.record.describe()),
+    };
+    if let Some(kind) = &c.hash_kind {
+        line.push_str(&format!(", {kind} hash"));
+    }
+    line
+}
+
 fn github(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
     for f in &report.findings {
         let mut props = Vec::new();
@@ -219,10 +233,6 @@ fn github(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
         )?;
     }
     for c in &report.claims {
-        let change = match c.change {
-            ClaimChange::Added => "added",
-            ClaimChange::Changed => "changed",
-        };
         let specs = if c.specs.is_empty() {
             "no spec".to_string()
         } else {
@@ -233,8 +243,9 @@ fn github(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
             "::notice file={}::{}",
             escape_property(&c.path),
             escape_data(&format!(
-                "marked reconciled on this branch ({change}, {specs}): {}",
-                c.path
+                "marked reconciled on this branch ({}, {specs}): {}",
+                c.change.as_str(),
+                claim_line(c)
             ))
         )?;
     }

@@ -7,15 +7,18 @@
 //! that write (`mark_reconciled`, `report_drift`, `snapshot_state`,
 //! `clear_cache`). Requests run on the blocking pool and take their
 //! project's lock, so reads run one at a time, writes run one at a time, and
-//! a read runs side by side with a write: a read never waits behind a long
-//! `mark_reconciled`. What needs no project takes no lock: a spec's text
+//! a read sent before a write runs side by side with it: it never waits
+//! behind a long `mark_reconciled` sent after it. What needs no project takes no lock: a spec's text
 //! (`resources/read` of `notarai://spec/...`, the root is fixed), the fixed
 //! lists (`tools/list`, `prompts/list`, `resources/templates/list`).
 //!
 //! The framing ([`super::stdio`]) orders the calls: a write tool starts after
 //! every tool call read before it is answered (a read sent before a write
 //! never sees it), and writes start in the order sent (each waits for the
-//! one before); a read sent after a write is not held for it.
+//! one before); a request sent after a write (anything but `ping`) starts
+//! once the write is answered, so it sees it (the README's promise: a
+//! client that records a pass and then asks for the status must not be
+//! told the files it just recorded are still open).
 //!
 //! What a read sees while a write runs is either the state before the write
 //! or the state after it, never a half-written one: the hash cache is

@@ -142,10 +142,30 @@ pub fn is_governing(uri: &str) -> bool {
     uri.starts_with(GOVERNING_URI)
 }
 
-/// `resources/read`: the YAML text of the spec `uri` names.
-pub fn read(root: &std::path::Path, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+/// `resources/read`: the YAML text of the spec `uri` names. A spec that
+/// does not exist is each revision's own "resource not found": `-32002` on
+/// the legacy revisions (`legacy`), `-32602` on `2026-07-28`.
+pub fn read(
+    root: &std::path::Path,
+    uri: &str,
+    legacy: bool,
+) -> Result<ReadResourceResult, ErrorData> {
     let path = spec_path(uri).map_err(rpc)?;
-    let spec = review::read_spec(root, &path).map_err(rpc)?;
+    let spec = review::read_spec(root, &path).map_err(|e| {
+        let not_found = crate::error::Diagnose::kind(&e) == crate::error::ErrorKind::NotFound;
+        let mut data = rpc(e);
+        if legacy && not_found {
+            data.code = rmcp::model::ErrorCode::RESOURCE_NOT_FOUND;
+            let uri = serde_json::Value::String(uri.to_string());
+            match &mut data.data {
+                Some(serde_json::Value::Object(map)) => {
+                    map.insert("uri".into(), uri);
+                }
+                _ => data.data = Some(serde_json::json!({ "uri": uri })),
+            }
+        }
+        data
+    })?;
     let contents =
         ResourceContents::text(spec.text, spec_uri(&spec.path)).with_mime_type(SPEC_MIME);
     Ok(ReadResourceResult::new(vec![contents]))

@@ -337,9 +337,11 @@ impl ServerHandler for NotaraiServer {
         } else {
             // On no project: a spec's text needs only the root.
             let root = self.projects.root();
-            let read =
-                tokio::task::spawn_blocking(move || super::resources::read(&root, &request.uri))
-                    .await;
+            let legacy = !modern(&context);
+            let read = tokio::task::spawn_blocking(move || {
+                super::resources::read(&root, &request.uri, legacy)
+            })
+            .await;
             read.unwrap_or_else(|join| {
                 tracing::error!("resources/read failed: {join}");
                 Err(ErrorData::internal_error(

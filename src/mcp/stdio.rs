@@ -159,6 +159,15 @@ async fn handle_line<W: AsyncWrite + Unpin>(
                 code::INVALID_REQUEST,
                 "invalid request: a batch inside a batch",
             )),
+            // JSON-RPC batches (2025-03-26) never carry the handshake.
+            item if item.get("method").and_then(Value::as_str) == Some("initialize") => {
+                Verdict::Reply(error(
+                    item.get("id").cloned().unwrap_or(Value::Null),
+                    code::INVALID_REQUEST,
+                    "invalid request: `initialize` must not be part of a JSON-RPC batch; \
+                     send it alone on its line",
+                ))
+            }
             item => classify_value(&item, &shared.state()),
         };
         if !act(verdict, Some(b), shared, lines_tx).await? {
@@ -201,6 +210,9 @@ async fn act<W: AsyncWrite + Unpin>(
 fn admit(state: &mut State, forward: &mut Forward, method: Option<&str>, batch: Option<u64>) {
     if method == Some("initialize") {
         state.initialized = true;
+        // Asked for the revision with batches: the server serves it, so a
+        // batch pipelined before the answer is served (the answer confirms).
+        state.batches_allowed = forward.batches;
     }
     if forward.modern && !state.initialized {
         state.modern = true;
@@ -211,6 +223,7 @@ fn admit(state: &mut State, forward: &mut Forward, method: Option<&str>, batch: 
     if let Some(id) = &forward.id {
         let pending = Pending {
             tool_call: method == Some("tools/call"),
+            write: forward.write,
             batch,
             initialize: method == Some("initialize"),
             forwarded: false,

@@ -153,7 +153,9 @@ pub fn rpc_error(e: impl Into<crate::error::Error>) -> ErrorData {
         .as_ref()
         .map(|hint| serde_json::json!({ "hint": hint }));
     match e.kind {
-        ErrorKind::InvalidInput => ErrorData::invalid_params(e.rpc_message(), data),
+        ErrorKind::InvalidInput | ErrorKind::NotFound => {
+            ErrorData::invalid_params(e.rpc_message(), data)
+        }
         ErrorKind::Internal => ErrorData::internal_error(e.rpc_message(), data),
     }
 }

@@ -149,7 +149,7 @@ pub fn read_spec(root: &Path, path: &str) -> Result<SpecText> {
         } else {
             ""
         };
-        return Err(ReviewError::InvalidParams(format!(
+        return Err(ReviewError::NotFound(format!(
             "no spec file `{}` in this project{why}",
             rel.escape_debug()
         ))

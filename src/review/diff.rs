@@ -111,6 +111,7 @@ fn spec_diff_parts(
     };
     work.hash(&candidates, progress)?;
     let mut out = empty_answer(used, excluded);
+    out.excluded = params.exclude_patterns.clone();
     out.unreviewable = unreviewable(&changes, |p| {
         specs.governance().category(index, p).is_some() && !exclude.is_match(p)
     });
@@ -160,8 +161,8 @@ fn candidates<'c>(
     (candidates, excluded)
 }
 
-/// The answer with nothing in it yet but its base and the excluded paths.
-fn empty_answer(base: crate::state::UsedBase, excluded: Vec<String>) -> SpecDiff {
+/// The answer with nothing in it yet but its base and the excluded files.
+fn empty_answer(base: crate::state::UsedBase, excluded_files: Vec<String>) -> SpecDiff {
     SpecDiff {
         base,
         diff: String::new(),
@@ -172,7 +173,8 @@ fn empty_answer(base: crate::state::UsedBase, excluded: Vec<String>) -> SpecDiff
         pages: 1,
         next_cursor: None,
         skipped: Vec::new(),
-        excluded,
+        excluded: Vec::new(),
+        excluded_files,
         housekeeping: Vec::new(),
         housekeeping_reasons: BTreeMap::new(),
         since_reconciled: Vec::new(),
@@ -189,6 +191,10 @@ fn empty_answer(base: crate::state::UsedBase, excluded: Vec<String>) -> SpecDiff
         outside_anchors: Vec::new(),
     }
 }
+
+/// Both sides of a changed file (when its language is outlined) and a
+/// patch between them.
+type Shown = (Option<symbolic::Sides>, Patch);
 
 /// What every step of one spec's diff reads: the question, the spec, the
 /// repository and its changes, and what is reconciled.
@@ -233,8 +239,9 @@ impl<'a, 'g> Work<'a, 'g> {
         {
             self.now.insert(path, hash?);
         }
-        self.known = (!self.params.bypass_cache)
-            .then(|| Reconciled::trusted(self.root, self.git, paths.iter().copied()));
+        self.known = (!self.params.bypass_cache).then(|| {
+            Reconciled::trusted(self.root, self.git, paths.iter().copied()).at_base(self.base)
+        });
         Ok(())
     }
 
@@ -314,12 +321,15 @@ impl<'a, 'g> Work<'a, 'g> {
             out.already_read.extend(other.iter().map(|p| p.to_string()));
             return Ok(None);
         }
-        let (sides, patch) = self.sides_and_patch(out, file)?;
-        if self.versions_only(out, file, &other, &patch) {
+        let (sides, patch, since) = self.sides_and_patch(out, file)?;
+        let judged = since.as_ref().map_or(&patch, |(_, p)| p);
+        if self.versions_only(out, file, &other, judged) {
             return Ok(None);
         }
         // Each hunk named by its symbol; for an anchored spec only the hunks
-        // touching its symbols; a formatting-only change set apart.
+        // touching its symbols; a formatting-only change set apart. The
+        // verdict is the status's and `check`'s (`symbolic::decide`, from
+        // the base); a diff since the reviewed content only shows it.
         let anchors = symbolic::spec_anchors(self.specs.governance(), self.index, &other);
         let patch = match symbolic::view(
             sides.as_ref(),
@@ -327,7 +337,7 @@ impl<'a, 'g> Work<'a, 'g> {
             anchors.as_deref(),
             self.params.include_formatting,
         ) {
-            symbolic::View::Show(patch) => patch,
+            symbolic::View::Show(patch) => self.since_view(out, file, patch, since, &anchors),
             symbolic::View::FormattingOnly => {
                 out.formatting_only
                     .extend(other.iter().map(|p| p.to_string()));
@@ -340,6 +350,30 @@ impl<'a, 'g> Work<'a, 'g> {
             }
         };
         Ok(Some(self.shown_patch(out, file, &other, patch)))
+    }
+
+    /// The patch to show of a file the verdict shows: since the content
+    /// last reconciled when there is one and it keeps a hunk (formatting
+    /// included: the verdict is made, nothing is hidden any more), else
+    /// `base` (the file then leaves `since_reconciled`).
+    fn since_view(
+        &self,
+        out: &mut SpecDiff,
+        file: &ChangedFile,
+        base: Patch,
+        since: Option<Shown>,
+        anchors: &Option<Vec<&crate::symbols::Anchor>>,
+    ) -> Patch {
+        let Some((sides, patch)) = since else {
+            return base;
+        };
+        match symbolic::view(sides.as_ref(), patch, anchors.as_deref(), true) {
+            symbolic::View::Show(Patch::Text(t)) if t.is_empty() => {}
+            symbolic::View::Show(patch) => return patch,
+            _ => {}
+        }
+        out.since_reconciled.retain(|p| *p != file.path);
+        base
     }
 
     /// The text of the spec files among a changed file's paths (deleted
@@ -362,15 +396,16 @@ impl<'a, 'g> Work<'a, 'g> {
         }
     }
 
-    /// Both sides of `file` (for its symbols) and its patch: since the
-    /// content last reconciled for this spec when it is kept and asked
-    /// for, as the rename it is when it moved out of the spec's files, or
-    /// since the base.
+    /// Both sides of `file` (for its symbols) and its patch, from which the
+    /// verdict is made: as the rename it is when it moved out of the
+    /// spec's files, or since the base; and, when it is kept and asked
+    /// for, both sides and the patch since the content last reconciled for
+    /// this spec (what is shown).
     fn sides_and_patch(
         &self,
         out: &mut SpecDiff,
         file: &ChangedFile,
-    ) -> Result<(Option<symbolic::Sides>, Patch)> {
+    ) -> Result<(Option<symbolic::Sides>, Patch, Option<Shown>)> {
         let since = (self.params.since == super::Since::Reconciled)
             .then(|| {
                 since_reconciled(
@@ -381,32 +416,25 @@ impl<'a, 'g> Work<'a, 'g> {
                     self.spec_path,
                 )
             })
-            .flatten()
-            // A file whose token stream is back to the base's changed in
-            // formatting only, as the status and `check` judge it (against
-            // the base): it is not shown from its reconciled content either.
-            .filter(|_| {
-                self.params.include_formatting
-                    || !symbolic::sides(self.root, self.git, self.base, file)
-                        .is_some_and(|sides| sides.formatting_only())
-            });
-        Ok(match (since, self.moved(file)) {
-            (Some((sides, patch)), _) => {
-                out.since_reconciled.push(file.path.clone());
-                (sides, patch)
-            }
-            (None, Some(renamed)) => {
+            .flatten();
+        if since.is_some() {
+            out.since_reconciled.push(file.path.clone());
+        }
+        Ok(match self.moved(file) {
+            Some(renamed) => {
                 out.moved_out
                     .insert(file.path.clone(), renamed.path.clone());
                 let whole = self.whole.expect("a move was found in it");
                 (
                     symbolic::sides(self.root, self.git, self.base, renamed),
                     whole.patch(renamed)?,
+                    None,
                 )
             }
-            (None, None) => (
+            None => (
                 symbolic::sides(self.root, self.git, self.base, file),
                 self.changes.patch(file)?,
+                since,
             ),
         })
     }
@@ -539,7 +567,7 @@ impl<'a, 'g> Work<'a, 'g> {
             &mut out.outside_anchors,
             &mut out.binary_changes,
             &mut out.large_changes,
-            &mut out.excluded,
+            &mut out.excluded_files,
             &mut out.housekeeping,
             &mut out.since_reconciled,
             &mut out.already_read,
@@ -571,7 +599,7 @@ fn since_reconciled(
     file: &crate::changes::ChangedFile,
     known: &Reconciled,
     spec: &str,
-) -> Option<(Option<symbolic::Sides>, Patch)> {
+) -> Option<Shown> {
     if file.old_path.is_some()
         || !matches!(
             file.status,

@@ -17,10 +17,24 @@ pub(super) struct ExcludeMatcher {
     globs: globset::GlobSet,
 }
 
+/// The most patterns `exclude_patterns` takes.
+const MAX_PATTERNS: usize = 100;
+
+/// The longest pattern `exclude_patterns` takes, in bytes.
+const MAX_PATTERN_LEN: usize = 512;
+
 impl ExcludeMatcher {
     /// The matcher of `patterns`; an empty or malformed one is the
     /// caller's error, named.
     pub(super) fn new(patterns: &[String]) -> Result<ExcludeMatcher> {
+        // The answer echoes the patterns on every page (the contract's
+        // `excluded`): bounded, so a page stays within its budget.
+        if patterns.len() > MAX_PATTERNS || patterns.iter().any(|p| p.len() > MAX_PATTERN_LEN) {
+            return Err(ReviewError::InvalidParams(format!(
+                "exclude_patterns: at most {MAX_PATTERNS} patterns of at most {MAX_PATTERN_LEN} bytes each"
+            ))
+            .hinted("exclude a folder with one pattern (`vendor`) or a family with a wildcard (`*.lock`)"));
+        }
         let mut literals = Vec::new();
         let mut set = GlobSetBuilder::new();
         for given in patterns {

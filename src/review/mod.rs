@@ -56,7 +56,7 @@ pub use results::{
     PlanEntry, Quiet, ReconciliationStatus, SpecDiff, SpecFile, SpecSays, SpecStatus, SystemSpec,
     Totals, Unreviewable,
 };
-pub use symbolic::{BrokenAnchor, Narrowed, narrow};
+pub use symbolic::{BrokenAnchor, Narrowed, OutsideAnchors, narrow};
 pub use symbols::{LineRange, OutlineEntry, SymbolsAnswer, symbols};
 
 /// Why a question could not be answered: its kind and, through
@@ -70,6 +70,9 @@ pub enum ReviewError {
     /// git, the file system or the cache failed.
     #[error("{0}")]
     Internal(String),
+    /// The caller named something that does not exist (a spec file).
+    #[error("{0}")]
+    NotFound(String),
     /// The caller cancelled the work before it finished; nothing was written.
     #[error("{CANCELLED}")]
     Cancelled(Cancelled),
@@ -104,7 +107,9 @@ impl ReviewError {
     /// What went wrong, without the hint.
     pub fn message(&self) -> &str {
         match self {
-            ReviewError::InvalidParams(m) | ReviewError::Internal(m) => m,
+            ReviewError::InvalidParams(m) | ReviewError::Internal(m) | ReviewError::NotFound(m) => {
+                m
+            }
             ReviewError::Cancelled(_) => CANCELLED,
             ReviewError::Hinted { error, .. } => error.message(),
         }
@@ -115,6 +120,7 @@ impl Diagnose for ReviewError {
     fn kind(&self) -> ErrorKind {
         match self {
             ReviewError::InvalidParams(_) => ErrorKind::InvalidInput,
+            ReviewError::NotFound(_) => ErrorKind::NotFound,
             ReviewError::Internal(_) | ReviewError::Cancelled(_) => ErrorKind::Internal,
             ReviewError::Hinted { error, .. } => error.kind(),
         }
@@ -143,6 +149,7 @@ impl From<crate::error::Error> for ReviewError {
         let error = match e.kind {
             ErrorKind::InvalidInput => ReviewError::InvalidParams(e.message),
             ErrorKind::Internal => ReviewError::Internal(e.message),
+            ErrorKind::NotFound => ReviewError::NotFound(e.message),
         };
         match e.hint {
             Some(hint) => error.hinted(hint),

@@ -97,14 +97,18 @@ pub fn get_changed_artifacts(
         .map_err(|e| ReviewError::InvalidParams(e.to_string()))
 }
 
+/// How many of the skipped paths `mark_reconciled` names (the count says
+/// how many there were).
+const NOT_FOUND_SHOWN: usize = 50;
+
 /// Hash the given files and record them as reviewed, for `spec_path` or
 /// (without it) for every spec that governs them, in the cache in one
 /// transaction, with the git blob id of each reviewed content (written to
 /// git's object store when it is not there yet). Every path is checked
-/// before anything is written: one path outside the repository, one that
-/// neither exists nor is known to git (in `HEAD`, the index or the base),
-/// or, with `spec_path`, one that spec does not govern, fails the whole
-/// call with a hint. Each file hashed advances `progress`; cancelled before
+/// before anything is written: one path outside the repository or, with
+/// `spec_path`, one that spec does not govern, fails the whole call with a
+/// hint; one that neither exists nor is known to git (in `HEAD`, the index
+/// or the base) is skipped and named in `not_found`. Each file hashed advances `progress`; cancelled before
 /// the commit, nothing is written.
 pub fn mark_reconciled(
     project: &mut Project,
@@ -144,9 +148,10 @@ pub fn mark_reconciled(
     for (path, hash) in paths.iter().zip(hash_now(&root, git, &rels, progress)?) {
         hashed.push((path, hash?));
     }
-    if let Some(git) = git {
-        refuse_unknown(&root, git, &hashed)?;
-    }
+    let not_found = match git {
+        Some(git) => take_unknown(&root, git, &mut hashed),
+        None => Vec::new(),
+    };
     let record_scope = match &scope {
         Some((index, specs)) => {
             crate::record::Scope::Spec(specs.governance().spec_path(*index).to_string())
@@ -178,9 +183,12 @@ pub fn mark_reconciled(
         true => Some(crate::state::snapshot(&root, project.git()?, false).map_err(snapshot_error)?),
         false => None,
     };
+    let not_found_count = not_found.len();
     Ok(MarkReconciled {
         updated,
         deleted,
+        not_found: not_found.into_iter().take(NOT_FOUND_SHOWN).collect(),
+        not_found_count,
         spec_path: match record_scope {
             crate::record::Scope::Spec(spec) => Some(spec),
             crate::record::Scope::EverySpec => None,
@@ -224,26 +232,24 @@ fn checked_paths(
     Ok(paths)
 }
 
-/// A missing file git does not know either is a typo: refused.
-fn refuse_unknown(
+/// The missing files git does not know either (not in `HEAD`, the index
+/// or the base), taken out of `hashed`: nothing to record for them, so they
+/// are skipped and named in the answer (`not_found`), as the contract says
+/// ("non-existent files are silently skipped"), while the rest is recorded.
+fn take_unknown(
     root: &std::path::Path,
     git: &crate::changes::GitRepo,
-    hashed: &[(&RepoPath, FileHash)],
-) -> Result<()> {
-    let unknown: Vec<&str> = hashed
-        .iter()
-        .filter(|(_, h)| *h == FileHash::Missing)
-        .map(|(p, _)| p.as_str())
-        .filter(|p| !known_to_git(root, git, p))
-        .collect();
-    if unknown.is_empty() {
-        return Ok(());
-    }
-    Err(ReviewError::InvalidParams(format!(
-        "files: {} neither present nor known to git (not in HEAD, the index or the base); nothing was recorded",
-        name_list(&unknown)
-    ))
-    .hinted("check the spelling: pass the `files` that get_spec_diff listed (a file deleted on the branch is accepted)"))
+    hashed: &mut Vec<(&RepoPath, FileHash)>,
+) -> Vec<String> {
+    let mut unknown = Vec::new();
+    hashed.retain(|(p, h)| {
+        let skip = *h == FileHash::Missing && !known_to_git(root, git, p.as_str());
+        if skip {
+            unknown.push(p.as_str().to_string());
+        }
+        !skip
+    });
+    unknown
 }
 
 /// The records of the hashed files (each reviewed content kept in git's

@@ -69,14 +69,11 @@ pub struct AffectedSpec {
     /// so the spec is one line).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub intent: String,
-    /// The spec's behaviors as written (absent when `all_reconciled`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The spec's behaviors as written (empty when `all_reconciled`).
     pub behaviors: Vec<Behavior>,
-    /// The spec's constraints (absent when `all_reconciled`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The spec's constraints (empty when `all_reconciled`).
     pub constraints: Vec<String>,
-    /// The spec's invariants (absent when `all_reconciled`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The spec's invariants (empty when `all_reconciled`).
     pub invariants: Vec<String>,
     /// The changed files that made this spec affected (on a page, the part
     /// of them that fits; the rest follows in `continued` entries; absent
@@ -147,13 +144,15 @@ pub struct SpecDiff {
     pub spec: Option<SpecSays>,
     /// Changed governed files whose content matches the hash cache or the
     /// committed `.notarai/reconciliation_state.json` (already reconciled).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+    /// The patterns passed in `exclude_patterns`, as given (the contract's
+    /// `excluded`); every page.
+    pub excluded: Vec<String>,
     /// The changed files this spec governs that `exclude_patterns` left
     /// out, sorted (not reviewed: record them with `mark_reconciled` only if
     /// they need no review).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub excluded: Vec<String>,
+    pub excluded_files: Vec<String>,
     /// Changed files this spec governs as housekeeping, not reconciled: no
     /// diff, no review needed; record them with `mark_reconciled`. Each
     /// has its proof in `housekeeping_reasons` (a tier of a spec stating no
@@ -185,11 +184,9 @@ pub struct SpecDiff {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub moved_out: BTreeMap<String, String>,
     /// Full content of each changed governed spec file (the spec itself included).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spec_changes: Vec<SpecFile>,
     /// The system spec: full content, only `path` when it is in `spec_changes`,
-    /// absent when `spec_changes` is empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `null` when `spec_changes` is empty (or on a page that does not hold it).
     pub system_spec: Option<SystemSpec>,
     /// Files of `files` whose content is binary (not in `diff`), large ones included.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -209,8 +206,12 @@ pub struct SpecDiff {
     /// `diff` and affecting no spec; `include_formatting: true` shows them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub formatting_only: Vec<String>,
-    /// Changed files where the spec anchors symbols (`path#Symbol`) and no
-    /// hunk touches them (on either side): not in `diff`.
+    /// Changed files where the spec anchors symbols (`path#Symbol`) and the
+    /// change provably leaves them alone: no hunk changes a line in their
+    /// extent, on either side, and no changed line may rebind their names
+    /// (an assignment, a declaration, an import of the name): not in
+    /// `diff`. When no other spec governs the file whole, the status lists
+    /// those hunks in its `outside_anchors`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_anchors: Vec<String>,
     /// This page's number, from 1.
@@ -359,6 +360,14 @@ pub struct MarkReconciled {
     pub updated: usize,
     /// Number of paths that do not exist, remembered as reconciled while deleted.
     pub deleted: usize,
+    /// Paths skipped because they neither exist nor are known to git (not
+    /// in `HEAD`, the index or the base): nothing recorded for them, likely
+    /// a typo (at most 50 named; `not_found_count` counts them all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_found: Vec<String>,
+    /// How many paths were skipped as not found.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_found_count: usize,
     /// The spec they were recorded for; absent: for every spec that governs them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spec_path: Option<String>,
@@ -414,6 +423,13 @@ pub struct ReconciliationStatus {
     /// likely rename or move when the same code appears elsewhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub broken_anchors: Vec<crate::review::BrokenAnchor>,
+    /// Files governed only through anchors (`path#Symbol`) with hunks that
+    /// touch no anchored symbol and rebind no anchored name: no spec's diff
+    /// shows them, so they are listed here with their lines (`notarai
+    /// check` warns, as for a file no spec governs). Anchor the symbols
+    /// they change, or govern the file whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside_anchors: Vec<crate::review::OutsideAnchors>,
     /// Drift reported with `report_drift` and not closed yet (a note closes
     /// when its spec is next reconciled with `mark_reconciled`): each spec
     /// named here needs a look even when none of its files changed.

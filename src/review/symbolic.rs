@@ -30,6 +30,8 @@ pub struct Sides {
     pub new: Arc<Outline>,
     /// Whether the file was modified in place (not added, deleted, renamed).
     modified: bool,
+    /// Its language (of its path now).
+    lang: Option<Lang>,
 }
 
 /// Both sides' content of one changed file, read but not parsed yet: the
@@ -75,6 +77,7 @@ impl Contents {
             old: symbols::outline_cached(&self.old_path, &self.old),
             new: symbols::outline_cached(&self.path, &self.new),
             modified: self.modified,
+            lang: Lang::of_path(&self.path),
         }
     }
 
@@ -86,7 +89,7 @@ impl Contents {
         }
         let (old, new) =
             symbols::semantic_hash_pair(&self.old_path, &self.old, &self.path, &self.new);
-        old.tokens && new.tokens && old == new
+        same_program(self.modified, old, new)
     }
 }
 
@@ -143,22 +146,31 @@ pub fn sides(root: &Path, git: &GitRepo, base: &Base, file: &ChangedFile) -> Opt
 /// reconciled and the work tree's). `None` for a language the outline does
 /// not know.
 pub fn sides_of(path: &str, old: &[u8], new: &[u8]) -> Option<Sides> {
-    Lang::of_path(path)?;
+    let lang = Lang::of_path(path)?;
     Some(Sides {
         old: symbols::outline_cached(path, old),
         new: symbols::outline_cached(path, new),
         modified: true,
+        lang: Some(lang),
     })
+}
+
+/// The one test of "formatting or comments only", from a file's two
+/// semantic hashes: modified in place, both sides parsed (a token hash,
+/// not a bytes hash) and equal. [`Sides::formatting_only`] and
+/// [`Contents::formatting_only`] both ask it, so the status (which may
+/// only hash tokens) and the diff (which outlines) cannot disagree.
+fn same_program(modified: bool, old: symbols::SemanticHash, new: symbols::SemanticHash) -> bool {
+    modified && old.tokens && new.tokens && old == new
 }
 
 impl Sides {
     /// Whether the file changed in formatting or comments only: modified in
     /// place, both sides parse and their token streams are equal.
     pub fn formatting_only(&self) -> bool {
-        self.modified
-            && self.old.fallback.is_none()
+        self.old.fallback.is_none()
             && self.new.fallback.is_none()
-            && self.old.file_hash == self.new.file_hash
+            && same_program(self.modified, self.old.file_hash, self.new.file_hash)
     }
 
     /// Whether either side has no outline (the file is then whole-file).
@@ -167,15 +179,32 @@ impl Sides {
     }
 }
 
-/// How an anchored spec stands to one changed file.
+/// How one spec stands to one changed file: the one verdict the status,
+/// `check` and `get_spec_diff` share ([`decide`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// A hunk touches one of its symbols and its token stream changed.
+    /// Show it: a whole-file spec and a change of its token stream, or a
+    /// hunk touches one of the spec's symbols (and its token stream
+    /// changed, or the hunk may rebind its name).
     Affected,
-    /// Its symbols changed in formatting or comments only.
+    /// It changed in formatting or comments only (for an anchored spec:
+    /// its symbols did).
     FormattingOnly,
-    /// No hunk touches its symbols.
+    /// No hunk touches the spec's anchored symbols, on either side, and no
+    /// hunk may rebind their names.
     Untouched,
+}
+
+/// How one hunk concerns an anchored spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Touch {
+    /// It touches none of the spec's symbols.
+    No,
+    /// A changed line lies in the extent of one of its symbols (either side).
+    Extent,
+    /// A changed line outside their extents may rebind one of their names
+    /// (`symbols::rebinds`): an assignment, a declaration, an import.
+    Rebinds,
 }
 
 /// The symbols `anchors` govern in `outline`, with their semantic hashes,
@@ -191,8 +220,35 @@ fn governed_hashes(outline: &Outline, anchors: &[&Anchor]) -> Vec<(String, [u8; 
     out
 }
 
-/// Which hunks of `symbols` touch a symbol `anchors` govern, on either side.
-pub fn touching(sides: &Sides, symbols: &PatchSymbols, anchors: &[&Anchor]) -> Vec<bool> {
+/// The names a line may rebind to change what `anchors` govern in
+/// `outline`: the last segment of each symbol they name and of each
+/// member of one (`refresh` for `Session` and for `Session.refresh`).
+fn rebindable(outline: &Outline, anchors: &[&Anchor], into: &mut Vec<String>) {
+    let named: Vec<usize> = anchors.iter().flat_map(|a| a.named(outline)).collect();
+    for (i, s) in outline.symbols.iter().enumerate() {
+        if named.contains(&i) || s.parent.is_some_and(|p| named.contains(&p)) {
+            into.push(symbols::last_segment(&s.name).to_string());
+        }
+    }
+}
+
+/// The changed lines (added and removed) of one hunk of `patch`.
+fn changed_lines<'p>(patch: &'p str, hunk: &symbols::HunkLines) -> impl Iterator<Item = &'p str> {
+    patch
+        .get(hunk.header.1..hunk.end)
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| l.strip_prefix('+').or_else(|| l.strip_prefix('-')))
+}
+
+/// How each hunk of `symbols` (read from `patch`) concerns the symbols
+/// `anchors` govern: in their extent on either side, or rebinding a name.
+pub fn touching(
+    sides: &Sides,
+    symbols: &PatchSymbols,
+    patch: &str,
+    anchors: &[&Anchor],
+) -> Vec<Touch> {
     let old: Vec<usize> = anchors
         .iter()
         .flat_map(|a| a.governed(&sides.old))
@@ -201,30 +257,65 @@ pub fn touching(sides: &Sides, symbols: &PatchSymbols, anchors: &[&Anchor]) -> V
         .iter()
         .flat_map(|a| a.governed(&sides.new))
         .collect();
+    let mut names: Vec<String> = Vec::new();
+    rebindable(&sides.old, anchors, &mut names);
+    rebindable(&sides.new, anchors, &mut names);
+    names.sort();
+    names.dedup();
     symbols
         .hunks
         .iter()
         .map(|h| {
-            h.touched_old.iter().any(|i| old.contains(i))
+            if h.touched_old.iter().any(|i| old.contains(i))
                 || h.touched_new.iter().any(|i| new.contains(i))
+            {
+                return Touch::Extent;
+            }
+            let rebinds = sides.lang.is_some_and(|lang| {
+                changed_lines(patch, &h.lines)
+                    .any(|line| names.iter().any(|n| symbols::rebinds(lang, line, n)))
+            });
+            if rebinds { Touch::Rebinds } else { Touch::No }
         })
         .collect()
 }
 
-/// How an anchored spec stands to a changed file with `patch`.
-pub fn verdict(sides: &Sides, patch: &str, anchors: &[&Anchor]) -> Verdict {
-    if sides.whole_file() {
-        return Verdict::Affected;
+/// The one verdict on a changed file for one spec, with how each hunk of
+/// `symbols` concerns it (`anchors`: the spec's anchors on the file,
+/// `None` when it governs the file whole). Behind [`narrow`] (the status,
+/// `check`, `list_affected_specs`) and [`view`] (`get_spec_diff`), always
+/// from the same sides: the merge base's and the work tree's.
+///
+/// Quiet only on proof: formatting-only when both sides parse and their
+/// token streams are equal; untouched when no hunk changes a line in an
+/// anchored symbol's extent, on either side, and no changed line may
+/// rebind an anchored name.
+pub fn decide(
+    sides: &Sides,
+    symbols: &PatchSymbols,
+    patch: &str,
+    anchors: Option<&[&Anchor]>,
+    include_formatting: bool,
+) -> (Verdict, Vec<Touch>) {
+    let all = || vec![Touch::Extent; symbols.hunks.len()];
+    if !include_formatting && sides.formatting_only() {
+        return (Verdict::FormattingOnly, all());
     }
-    let symbols = symbols::patch_symbols(&sides.old, &sides.new, patch);
-    if !touching(sides, &symbols, anchors).contains(&true) {
-        return Verdict::Untouched;
-    }
-    if governed_hashes(&sides.old, anchors) == governed_hashes(&sides.new, anchors) {
+    let Some(anchors) = anchors.filter(|_| !sides.whole_file()) else {
+        return (Verdict::Affected, all());
+    };
+    let touched = touching(sides, symbols, patch, anchors);
+    let verdict = if touched.iter().all(|t| *t == Touch::No) {
+        Verdict::Untouched
+    } else if !include_formatting
+        && !touched.contains(&Touch::Rebinds)
+        && governed_hashes(&sides.old, anchors) == governed_hashes(&sides.new, anchors)
+    {
         Verdict::FormattingOnly
     } else {
         Verdict::Affected
-    }
+    };
+    (verdict, touched)
 }
 
 /// A changed file as one spec sees it.
@@ -239,7 +330,7 @@ pub enum View {
 }
 
 /// How the spec with `anchors` on this file (`None`: the whole file) sees
-/// `file` and its `patch`.
+/// `file` and its `patch`: [`decide`], and the hunks it keeps.
 pub fn view(
     sides: Option<&Sides>,
     patch: Patch,
@@ -249,23 +340,62 @@ pub fn view(
     let (Some(sides), Patch::Text(text)) = (sides, &patch) else {
         return View::Show(patch);
     };
-    if !include_formatting && sides.formatting_only() {
-        return View::FormattingOnly;
-    }
     let symbols = symbols::patch_symbols(&sides.old, &sides.new, text);
-    let Some(anchors) = anchors.filter(|_| !sides.whole_file()) else {
-        return View::Show(Patch::Text(symbols.render(text, |_, _| true)));
-    };
-    let touched = touching(sides, &symbols, anchors);
-    if !touched.contains(&true) {
-        return View::Untouched;
+    match decide(sides, &symbols, text, anchors, include_formatting) {
+        (Verdict::FormattingOnly, _) => View::FormattingOnly,
+        (Verdict::Untouched, _) => View::Untouched,
+        (Verdict::Affected, touched) => View::Show(Patch::Text(
+            symbols.render(text, |i, _| touched[i] != Touch::No),
+        )),
     }
-    if !include_formatting
-        && governed_hashes(&sides.old, anchors) == governed_hashes(&sides.new, anchors)
-    {
-        return View::FormattingOnly;
+}
+
+/// Hunks of a file governed only through anchors that no anchor of any
+/// spec saw: no spec reviews them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct OutsideAnchors {
+    /// The file.
+    pub path: String,
+    /// Each unseen hunk's lines: `12` or `12-14` in the work tree, or
+    /// `base 5-7 (removed)` for lines only removed.
+    pub lines: Vec<String>,
+    /// The first line of the work tree the first unseen hunk changed, when
+    /// it added one.
+    #[serde(skip)]
+    pub first_line: Option<u32>,
+}
+
+impl OutsideAnchors {
+    /// The unseen hunks of `symbols` (`seen[i]`: some spec saw hunk `i`).
+    fn of(path: &str, symbols: &PatchSymbols, seen: &[bool]) -> Option<OutsideAnchors> {
+        let range = |lines: &[symbols::Line]| match (lines.first(), lines.last()) {
+            (Some(a), Some(b)) if a.0 == b.0 => a.0.to_string(),
+            (Some(a), Some(b)) => format!("{}-{}", a.0, b.0),
+            _ => String::new(),
+        };
+        let unseen: Vec<&symbols::HunkSymbols> = symbols
+            .hunks
+            .iter()
+            .zip(seen)
+            .filter(|(_, seen)| !**seen)
+            .map(|(h, _)| h)
+            .collect();
+        let first = unseen.first()?;
+        Some(OutsideAnchors {
+            path: path.to_string(),
+            lines: unseen
+                .iter()
+                .map(|h| {
+                    if h.lines.added.is_empty() {
+                        format!("base {} (removed)", range(&h.lines.removed))
+                    } else {
+                        range(&h.lines.added)
+                    }
+                })
+                .collect(),
+            first_line: first.lines.added.first().map(|l| l.0),
+        })
     }
-    View::Show(Patch::Text(symbols.render(text, |i, _| touched[i])))
 }
 
 /// An anchor whose symbol the change removed.
@@ -309,6 +439,8 @@ pub struct Narrowed {
     pub formatting_only: Vec<String>,
     /// Anchors whose symbol the change removed.
     pub broken: Vec<BrokenAnchor>,
+    /// Files governed only through anchors with hunks no anchor saw.
+    pub outside_anchors: Vec<OutsideAnchors>,
 }
 
 /// Narrow `governed` (each changed path with its governing specs) to the
@@ -375,26 +507,45 @@ pub fn narrow(
             out.affected.insert(path.clone(), Vec::new());
             continue;
         }
-        let mut patch: Option<Option<String>> = None;
-        let mut kept = Vec::new();
-        for &g in governors {
-            let Some(anchors) = governance.anchors(g, path) else {
-                kept.push(g);
-                continue;
-            };
-            let text = patch.get_or_insert_with(|| match changes.patch(file) {
+        // The patch only when a spec anchors the file (a whole-file spec
+        // needs no hunk to be affected).
+        let text = governors
+            .iter()
+            .any(|&g| governance.anchors(g, path).is_some())
+            .then(|| match changes.patch(file) {
                 Ok(Patch::Text(t)) => Some(t),
                 _ => None,
-            });
-            let verdict = match text {
-                Some(t) => verdict(sides, t, &anchors),
-                None => Verdict::Affected,
+            })
+            .flatten();
+        let symbols = text
+            .as_deref()
+            .map(|t| symbols::patch_symbols(&sides.old, &sides.new, t));
+        let mut kept = Vec::new();
+        // Per hunk, whether some governor saw it.
+        let mut seen = vec![false; symbols.as_ref().map_or(0, |s| s.hunks.len())];
+        let mut whole = false;
+        for &g in governors {
+            let anchors = governance.anchors(g, path);
+            whole |= anchors.is_none();
+            let (verdict, touched) = match (&text, &symbols) {
+                (Some(t), Some(symbols)) => {
+                    decide(sides, symbols, t, anchors.as_deref(), include_formatting)
+                }
+                _ => (Verdict::Affected, Vec::new()),
             };
-            match verdict {
-                Verdict::Affected => kept.push(g),
-                Verdict::FormattingOnly if include_formatting => kept.push(g),
-                _ => {}
+            for (seen, touch) in seen.iter_mut().zip(&touched) {
+                *seen |= *touch != Touch::No;
             }
+            if verdict == Verdict::Affected {
+                kept.push(g);
+            }
+        }
+        if !whole
+            && !sides.whole_file()
+            && let Some(symbols) = &symbols
+            && let Some(unseen) = OutsideAnchors::of(path, symbols, &seen)
+        {
+            out.outside_anchors.push(unseen);
         }
         out.affected.insert(path.clone(), kept);
     }
@@ -569,4 +720,51 @@ pub fn spec_anchors<'g>(
         }
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OLD: &str =
+        "def check(user):\n    return user.is_admin\n\n\ndef other():\n    return 2\n";
+
+    /// The verdict for the anchor `check` on `new`, and the unseen hunks.
+    fn judge(new: &str) -> (Verdict, Option<OutsideAnchors>) {
+        let sides = sides_of("a.py", OLD.as_bytes(), new.as_bytes()).unwrap();
+        let patch = crate::changes::patch_between("a.py", OLD.as_bytes(), new.as_bytes()).unwrap();
+        let Patch::Text(text) = patch else {
+            panic!("a text patch")
+        };
+        let symbols = symbols::patch_symbols(&sides.old, &sides.new, &text);
+        let anchor = Anchor::parse("check").unwrap();
+        let (verdict, touched) = decide(&sides, &symbols, &text, Some(&[&anchor]), false);
+        let seen: Vec<bool> = touched.iter().map(|t| *t != Touch::No).collect();
+        (verdict, OutsideAnchors::of("a.py", &symbols, &seen))
+    }
+
+    #[test]
+    fn one_verdict_names_its_proof() {
+        // Inside the anchor's extent: affected.
+        let (v, unseen) = judge(&OLD.replace("user.is_admin", "True"));
+        assert_eq!((v, unseen), (Verdict::Affected, None));
+        // A comment inside it: formatting only, the whole file too.
+        let (v, _) = judge(&OLD.replace("user.is_admin", "user.is_admin  # why"));
+        assert_eq!(v, Verdict::FormattingOnly);
+        // Elsewhere: untouched, and the hunk is unseen.
+        let (v, unseen) = judge(&OLD.replace("return 2", "return 3"));
+        assert_eq!(v, Verdict::Untouched);
+        let unseen = unseen.unwrap();
+        assert_eq!(unseen.lines, vec!["6".to_string()]);
+        assert_eq!(unseen.first_line, Some(6));
+        // A rebinding elsewhere: affected, nothing unseen.
+        let (v, unseen) = judge(&format!("{OLD}\ncheck = other\n"));
+        assert_eq!((v, unseen), (Verdict::Affected, None));
+        // Lines only removed are named by the base's numbers.
+        let (_, unseen) = judge(&OLD.replace("\n\ndef other():\n    return 2\n", "\n"));
+        assert_eq!(
+            unseen.unwrap().lines,
+            vec!["base 4-6 (removed)".to_string()]
+        );
+    }
 }

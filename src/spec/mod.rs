@@ -165,6 +165,25 @@ impl SpecSet {
         self.system.map(|i| &self.specs[i])
     }
 
+    /// Every file a `$ref` of a loaded spec resolves to (repository-relative,
+    /// sorted, each once), spec files or not: what the set's validity also
+    /// depends on, so a long-lived process stamps them beside the specs.
+    pub fn ref_targets(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .specs
+            .iter()
+            .flat_map(|s| {
+                refs::refs_of(&s.spec)
+                    .into_iter()
+                    .filter_map(|r| refs::resolve_ref(&s.path, r.reference))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The loaded spec at a repository-relative path.
     pub fn get(&self, path: &str) -> Option<&LoadedSpec> {
         self.specs.iter().find(|s| s.path == path)

@@ -39,8 +39,15 @@ pub fn store_reviewed(root: &Path, git: &GitRepo, rel: &str) -> Option<String> {
     }
 }
 
+/// The content last reviewed that `blob` names, when a trusted source keeps
+/// it, git's object store has it, and it hashes to its review (see
+/// [`super::reconciled::ReviewedBlob`]).
+pub fn reviewed_content(git: &GitRepo, blob: super::ReviewedBlob<'_>) -> Option<Vec<u8>> {
+    blob.content(git)
+}
+
 /// The content of blob `id`, when the object store has it and it is a blob.
-pub fn reviewed_content(git: &GitRepo, id: &str) -> Option<Vec<u8>> {
+pub(super) fn blob_content(git: &GitRepo, id: &str) -> Option<Vec<u8>> {
     let oid = git2::Oid::from_str(id).ok()?;
     let blob = git.raw().find_blob(oid).ok()?;
     (blob.size() as u64 <= MAX_DIFF_FILE).then(|| blob.content().to_vec())

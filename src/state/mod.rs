@@ -61,7 +61,7 @@ pub use merge::{
     OLD_DRIVER_COMMAND, is_state_path, merge, merge_driver_registered, merge_files,
     merge_reporting, register_merge_driver, unregister_merge_driver, with_attributes_line,
 };
-pub use reconciled::{JudgeError, Reconciled};
+pub use reconciled::{JudgeError, Reconciled, ReviewedBlob};
 pub use snapshot::{SnapshotSummary, compute_snapshot, head_of, snapshot};
 
 /// Location of the state file relative to the project root.

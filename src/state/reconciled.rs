@@ -6,11 +6,20 @@ use super::*;
 /// The two sources of "reconciled": the local hash cache and the committed
 /// state. A file is reconciled for spec S when its current content is in a
 /// record for S or for every spec, in either source (see [`crate::record`]).
+///
+/// The content a review names by its blob id (where "since reconciled"
+/// diffs start) is taken only from this machine's cache or from the state
+/// at the merge base ([`Reconciled::at_base`]), never from a record the
+/// branch under review wrote, and only when it hashes to that review.
 #[derive(Debug, Default)]
 pub struct Reconciled {
     cache: HashMap<String, String>,
     records: HashMap<String, Vec<Record>>,
     state: State,
+    /// The merge base whose committed state may name reviewed blobs.
+    base: Option<git2::Oid>,
+    /// That state, read the first time a blob is asked for.
+    base_state: std::sync::OnceLock<State>,
 }
 
 impl Reconciled {
@@ -46,7 +55,18 @@ impl Reconciled {
             cache,
             records,
             state,
+            base: None,
+            base_state: std::sync::OnceLock::new(),
         }
+    }
+
+    /// These sources, with the committed state at the merge base of `base`
+    /// as the one state whose blobs a diff may start from (without it, only
+    /// this machine's cache names them).
+    pub fn at_base(mut self, base: &Base) -> Reconciled {
+        self.base = base.merge_base;
+        self.base_state = std::sync::OnceLock::new();
+        self
     }
 
     /// Sources for `paths` with this state instead of the file on disk; the
@@ -83,22 +103,102 @@ impl Reconciled {
                 .is_some_and(|r| r.matches(path, current))
     }
 
-    /// The git blob id of the content of `path` last reviewed for `spec`
-    /// (or for every spec), when one was kept: where "since reconciled"
-    /// diffs start. The local cache first (the newest pass), then the
-    /// committed state; a record for this spec before one for every spec.
-    pub fn reviewed_blob(&self, spec: &str, path: &str) -> Option<&str> {
-        let cached = |key: &str| {
-            self.records.get(path)?.iter().find_map(|r| {
-                (r.symbol.is_none() && r.scope.key() == key)
-                    .then_some(r.blob.as_deref())
+    /// Where the content of `path` last reviewed for `spec` (or for every
+    /// spec) may be found, for "since reconciled" diffs: `None` when no
+    /// source could name one. Read it with [`super::reviewed_content`],
+    /// which checks it hashes to its review.
+    pub fn reviewed_blob<'a>(&'a self, spec: &'a str, path: &'a str) -> Option<ReviewedBlob<'a>> {
+        let cached = self
+            .records
+            .get(path)
+            .is_some_and(|rs| rs.iter().any(|r| r.blob.is_some()));
+        (cached || self.base.is_some()).then_some(ReviewedBlob {
+            known: self,
+            spec,
+            path,
+        })
+    }
+
+    /// The committed state at the merge base (empty without one, or when
+    /// it cannot be read), read once.
+    fn base_state(&self, git: &GitRepo) -> &State {
+        self.base_state.get_or_init(|| {
+            let Some(oid) = self.base else {
+                return State::default();
+            };
+            match read_at(git, oid) {
+                Ok(loaded) => loaded.map(|l| l.state).unwrap_or_default(),
+                Err(e) => {
+                    tracing::warn!("{e}; reviewed content is not taken from it");
+                    State::default()
+                }
+            }
+        })
+    }
+
+    /// Each review of `path` for `spec` that keeps a blob, with the hash
+    /// the blob must have, in order: this machine's cache (for the spec,
+    /// then for every spec; the newest pass), then the state at the merge
+    /// base (the same order). The work tree's state is never asked: its
+    /// records may be the branch's own.
+    fn blob_candidates(&self, git: &GitRepo, spec: &str, path: &str) -> Vec<(String, ContentHash)> {
+        let mut out: Vec<(String, ContentHash)> = Vec::new();
+        for key in [spec, ""] {
+            out.extend(
+                self.records
+                    .get(path)
+                    .into_iter()
                     .flatten()
+                    .filter_map(|r| {
+                        (r.symbol.is_none() && r.scope.key() == key)
+                            .then(|| Some((r.blob.clone()?, r.hash.clone())))
+                            .flatten()
+                    }),
+            );
+        }
+        let base = self.base_state(git);
+        out.extend(
+            base.review_for(spec, path)
+                .and_then(|r| Some((r.blob.clone()?, r.content_hash()?))),
+        );
+        out.extend(
+            base.file_fingerprints
+                .get(path)
+                .and_then(|f| Some((f.blob.clone()?, ContentHash::bytes(&f.blake3)))),
+        );
+        out
+    }
+}
+
+/// The reviewed content a "since reconciled" diff of one file for one
+/// spec may start from ([`Reconciled::reviewed_blob`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ReviewedBlob<'a> {
+    known: &'a Reconciled,
+    spec: &'a str,
+    path: &'a str,
+}
+
+impl ReviewedBlob<'_> {
+    /// The first candidate whose blob git's object store has and whose
+    /// content hashes to the review naming it; `None` otherwise (the diff
+    /// then starts from the base: more is shown, never less).
+    pub(super) fn content(&self, git: &GitRepo) -> Option<Vec<u8>> {
+        self.known
+            .blob_candidates(git, self.spec, self.path)
+            .into_iter()
+            .find_map(|(id, hash)| {
+                let content = super::blobs::blob_content(git, &id)?;
+                if hash.is_hash_of(self.path, &content) {
+                    Some(content)
+                } else {
+                    tracing::warn!(
+                        "the reviewed blob {id} of {} does not hash to its review; not used",
+                        crate::quote::for_model(self.path)
+                    );
+                    None
+                }
             })
-        };
-        cached(spec)
-            .or_else(|| cached(""))
-            .or_else(|| self.state.review_for(spec, path)?.blob.as_deref())
-            .or_else(|| self.state.file_fingerprints.get(path)?.blob.as_deref())
     }
 }
 
@@ -206,7 +306,7 @@ impl crate::error::Diagnose for JudgeError {}
 /// The local cache, unless git tracks it: a cache that came with the
 /// repository could mark the branch's own changes as reconciled, so it is
 /// ignored (with a warning) and the answer is as on a cold cache.
-fn trusted_cache(root: &Path, git: &GitRepo) -> Option<Cache> {
+pub(super) fn trusted_cache(root: &Path, git: &GitRepo) -> Option<Cache> {
     let tracked = git.tracked_cache_files();
     if tracked.is_empty() {
         Some(Cache::open_read(root))

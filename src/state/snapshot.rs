@@ -104,9 +104,16 @@ pub fn compute_snapshot(
         message,
     };
     let keys = snapshot_keys(git, existing).map_err(|e| io(e.to_string()))?;
-    let cache = Cache::open_read(root);
-    let cached = cache.lookup(keys.iter().map(String::as_str));
-    let records = cache.lookup_records(keys.iter().map(String::as_str));
+    // A cache git tracks (or a submodule delivers) is not this machine's word.
+    let cache = super::reconciled::trusted_cache(root, git);
+    let cached = cache
+        .as_ref()
+        .map(|c| c.lookup(keys.iter().map(String::as_str)))
+        .unwrap_or_default();
+    let records = cache
+        .as_ref()
+        .map(|c| c.lookup_records(keys.iter().map(String::as_str)))
+        .unwrap_or_default();
     let reviewed: BTreeSet<&str> = existing
         .spec_reviews
         .values()

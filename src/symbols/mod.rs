@@ -34,6 +34,7 @@ mod outline;
     feature = "lang-go"
 ))]
 mod parse;
+mod rebind;
 mod tokens;
 
 pub use anchor::{Anchor, AnchorError, split_anchor};
@@ -44,6 +45,7 @@ pub use attribute::{
 pub use facts::{ContentKey, Fact, seed, take_learned, version as facts_version};
 pub use lang::Lang;
 pub use outline::{Outline, SemanticHash, Symbol, outline, outline_cached};
+pub use rebind::{last_segment, rebinds};
 pub use tokens::{known_semantic_hash, semantic_hash, semantic_hash_pair};
 
 #[cfg(test)]

@@ -1,13 +1,15 @@
 //! The concurrency model of `notarai mcp` (`src/mcp/projects.rs`), through
-//! the binary and by order of answers, never by time: a read sent after a
-//! long write is answered before it, sees the state from before it (never a
-//! half-written one), and two writes still run one after the other, in the
-//! order sent.
+//! the binary and by order of answers, never by time: a read sent before a
+//! long write is answered while it waits, sees the state from before it
+//! (never a half-written one), a read sent after it waits for it and sees
+//! it, and two writes still run one after the other, in the order sent.
 //!
 //! The write is held long by a real condition, not a hook: another process
 //! (this test) holds the hash cache's write lock (`BEGIN IMMEDIATE`), as a
 //! shell `notarai reconcile` would, so `mark_reconciled` waits inside its
 //! write (SQLite's busy timeout, 30 s) until the test lets go.
+
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -36,34 +38,18 @@ fn unreconciled(answer: &Value) -> u64 {
 }
 
 #[test]
-fn reads_are_answered_while_a_write_waits_and_writes_keep_their_order() {
+fn reads_sent_before_a_write_are_answered_while_it_waits_and_reads_sent_after_it_see_it() {
     let repo = Repo::with_spec();
     repo.write("keep.txt", "kept\n");
     repo.append("src/a.rs", "fn b() {}\n");
     let mut server = repo.server();
     // The cache exists (the test locks it below).
     server.call_ok("setup", "mark_reconciled", json!({"files": ["keep.txt"]}));
-    let before = server.call(
-        "before",
-        "list_affected_specs",
-        json!({"base_branch": "main"}),
-    );
-    assert_eq!(unreconciled(&before), 1, "{before}");
 
     let lock = rusqlite::Connection::open(repo.db()).unwrap();
     lock.execute_batch("BEGIN IMMEDIATE").unwrap();
 
-    // Two writes, then reads, on the one connection.
-    server.send(&call(
-        "w1",
-        "mark_reconciled",
-        json!({"files": ["src/a.rs"]}),
-    ));
-    server.send(&call(
-        "w2",
-        "report_drift",
-        json!({"spec_path": ".notarai/a.spec.yaml", "note": "a() grew a sibling"}),
-    ));
+    // Reads, two writes, then a read, on the one connection.
     server.send(&call(
         "r1",
         "get_governing_specs",
@@ -75,15 +61,33 @@ fn reads_are_answered_while_a_write_waits_and_writes_keep_their_order() {
         "list_affected_specs",
         json!({"base_branch": "main"}),
     ));
+    server.send(&call(
+        "w1",
+        "mark_reconciled",
+        json!({"files": ["src/a.rs"]}),
+    ));
+    server.send(&call(
+        "w2",
+        "report_drift",
+        json!({"spec_path": ".notarai/a.spec.yaml", "note": "a() grew a sibling"}),
+    ));
+    server.send(&call(
+        "r4",
+        "list_affected_specs",
+        json!({"base_branch": "main"}),
+    ));
+    // `ping` is never held.
+    server.send(&json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}));
 
-    // Every read is answered while the first write still waits for the lock.
+    // Every read sent before the writes is answered while the first write
+    // waits for the lock; the read sent after them is not.
     let mut reads = std::collections::BTreeMap::new();
-    while reads.len() < 3 {
+    while reads.len() < 4 {
         let answer = next_answer(&mut server);
         let id = answer["id"].as_str().unwrap().to_string();
         assert!(
-            id.starts_with('r'),
-            "a write answered before the reads: {answer}"
+            ["r1", "r2", "r3", "p"].contains(&id.as_str()),
+            "answered before the write it was sent after, or a write answered while locked: {answer}"
         );
         reads.insert(id, answer);
     }
@@ -97,8 +101,12 @@ fn reads_are_answered_while_a_write_waits_and_writes_keep_their_order() {
         "{}",
         reads["r2"]
     );
-    // The read saw the state before the write: nothing half-written.
+    // The read sent before the write saw the state before it.
     assert_eq!(unreconciled(&reads["r3"]), 1, "{}", reads["r3"]);
+    assert!(
+        server.recv_timeout(Duration::from_millis(800)).is_none(),
+        "r4 must wait for the writes sent before it"
+    );
 
     lock.execute_batch("ROLLBACK").unwrap();
     drop(lock);
@@ -114,14 +122,9 @@ fn reads_are_answered_while_a_write_waits_and_writes_keep_their_order() {
         second["result"]["structuredContent"]["id"].is_string(),
         "{second}"
     );
-
-    // After the write, a read sees it: no answer kept during the write is
-    // served.
-    let after = server.call(
-        "after",
-        "list_affected_specs",
-        json!({"base_branch": "main"}),
-    );
+    // The read sent after the writes sees them.
+    let after = next_answer(&mut server);
+    assert_eq!(after["id"], "r4", "{after}");
     assert_eq!(unreconciled(&after), 0, "{after}");
     let stderr = server.finish();
     assert!(!stderr.contains("panicked"), "{stderr}");

@@ -173,7 +173,8 @@ fn housekeeping_files_are_listed_never_a_review_flag() {
     for spec in affected["affected_specs"].as_array().unwrap() {
         // Nothing to review: one line, no texts.
         assert_eq!(spec["all_reconciled"], true, "{spec}");
-        assert!(spec.get("intent").is_none() && spec.get("behaviors").is_none());
+        // (The contract's `behaviors`, `constraints` and `invariants` stay, empty.)
+        assert!(spec.get("intent").is_none() && spec["behaviors"] == json!([]));
         assert!(spec["housekeeping_count"].as_u64().unwrap() > 0, "{spec}");
     }
     let diff = server.call_ok(
@@ -203,7 +204,8 @@ fn excluded_names_files_and_a_shared_file_is_diffed_once() {
         "get_spec_diff",
         json!({"spec_path": ".notarai/code.spec.yaml", "exclude_patterns": ["*.txt"]}),
     );
-    assert_eq!(first["excluded"], json!(["src/a.txt"]), "{first}");
+    assert_eq!(first["excluded_files"], json!(["src/a.txt"]), "{first}");
+    assert_eq!(first["excluded"], json!(["*.txt"]), "{first}");
     assert_eq!(
         first["shared"],
         json!({"src/shared.rs": [".notarai/shared.spec.yaml"]})

@@ -629,7 +629,7 @@ fn a_dangling_ref_gets_one_verdict_from_validate_the_hook_and_the_server() {
         "get_spec_diff",
         json!({"spec_path": ".notarai/system.spec.yaml", "base_branch": "main"}),
     );
-    assert!(diff.get("spec_changes").is_none(), "{diff}");
+    assert_eq!(diff["spec_changes"], json!([]), "{diff}");
     server.finish();
 
     // Fixed: every verdict is clean again.

@@ -441,3 +441,120 @@ fn config_pulled_in_by_include_path_is_seen() {
     ask(&repo, &mut server, "main");
     finish(server, false);
 }
+
+#[test]
+#[cfg(unix)]
+fn an_excludes_file_named_by_an_included_config_is_seen() {
+    let repo = repo();
+    repo.write("src/new.rs", "fn n() {}\n");
+    let ignore = repo.outside.join("ignore");
+    std::fs::write(&ignore, "src/new.rs\n").unwrap();
+    let included = repo.outside.join("included.gitconfig");
+    std::fs::write(&included, "").unwrap();
+    repo.git(&["config", "include.path", included.to_str().unwrap()]);
+    let mut server = warm(&repo);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/new.rs"]);
+    // The included file names an excludes file: the untracked file is ignored.
+    std::fs::write(
+        &included,
+        format!("[core]\n\texcludesFile = {}\n", ignore.display()),
+    )
+    .unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    // The excludes file changes: seen too.
+    std::fs::write(&ignore, "other\n").unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/new.rs"]);
+    // Under `includeIf` (a condition that holds for this repository).
+    std::fs::write(&included, "").unwrap();
+    std::fs::write(&ignore, "src/new.rs\n").unwrap();
+    let conditional = repo.outside.join("conditional.gitconfig");
+    std::fs::write(&conditional, "").unwrap();
+    repo.git(&[
+        "config",
+        &format!("includeIf.gitdir:{}/.path", repo.root.display()),
+        conditional.to_str().unwrap(),
+    ]);
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert_eq!(files, ["src/new.rs"]);
+    std::fs::write(
+        &conditional,
+        format!("[core]\n\texcludesFile = {}\n", ignore.display()),
+    )
+    .unwrap();
+    let (files, _) = ask(&repo, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    server.finish();
+}
+
+#[test]
+#[cfg(unix)]
+fn an_excludes_file_named_by_a_linked_worktrees_shared_config_is_seen() {
+    let repo = repo();
+    let wt = repo.root.parent().unwrap().join("wt");
+    repo.git(&["worktree", "add", "-q", "-b", "wt", wt.to_str().unwrap()]);
+    crate::common::write(&wt, "src/tmp.rs", "fn tmp() {}\n");
+    let ignore = repo.outside.join("ignore");
+    std::fs::write(&ignore, "src/tmp.rs\n").unwrap();
+    let mut server = warm_at(&wt);
+    let (files, _) = ask_at(&wt, &mut server, "main");
+    assert_eq!(files, ["src/tmp.rs"]);
+    // The main repository's config, shared by the linked worktree.
+    repo.git(&["config", "core.excludesFile", ignore.to_str().unwrap()]);
+    let (files, _) = ask_at(&wt, &mut server, "main");
+    assert!(files.is_empty(), "{files:?}");
+    repo.git(&["config", "--unset", "core.excludesFile"]);
+    let (files, _) = ask_at(&wt, &mut server, "main");
+    assert_eq!(files, ["src/tmp.rs"]);
+    server.finish();
+}
+
+/// A spec whose `$ref` names a file outside `.notarai/`: a long-lived
+/// server sees the target deleted and brought back, and a new server does
+/// not trust a load status kept while it was there.
+#[test]
+fn a_ref_target_outside_the_spec_folder_is_stamped_like_a_spec() {
+    let repo = Repo::new();
+    repo.write(
+        ".notarai/auth.spec.yaml",
+        "schema_version: '0.7'\nintent: Auth.\nbehaviors:\n  - name: login\n    given: a user\n    then: a session\ndesign:\n  style_guide:\n    - $ref: ../docs/style.md\nartifacts:\n  code:\n    - path: 'src/**'\n",
+    );
+    repo.write("docs/style.md", "# style\n");
+    repo.write("src/a.rs", "fn a() {}\n");
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.append("src/a.rs", "fn b() {}\n");
+    let invalid = |server: &mut Server| -> Vec<String> {
+        let list = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
+        list["invalid_specs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["error"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut server = warm(&repo);
+    assert!(invalid(&mut server).is_empty());
+    // Create the cache folder, so the load status is kept for the next server.
+    server.call_ok(2, "mark_reconciled", json!({"files": ["docs/style.md"]}));
+    std::fs::remove_file(repo.root.join("docs/style.md")).unwrap();
+    let errors = invalid(&mut server);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("docs/style.md"), "{errors:?}");
+    server.finish();
+    // A new server, the status kept with the target missing: it came back.
+    repo.write("docs/style.md", "# style\n");
+    let mut server = warm(&repo);
+    let init_again = server.call_ok(3, "list_affected_specs", json!({"base_branch": "main"}));
+    assert_eq!(init_again["invalid_specs"], json!([]), "{init_again}");
+    server.finish();
+    // And the initialize instructions of a fresh server agree.
+    let mut server = Server::spawn(&repo.root);
+    let info = server.initialize();
+    let text = info["instructions"].as_str().unwrap_or_default();
+    assert!(!text.contains("docs/style.md"), "{text}");
+    server.finish();
+}

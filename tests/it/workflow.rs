@@ -39,7 +39,7 @@ fn steps_section(skill: &str) -> &str {
 #[test]
 fn every_rendering_names_the_same_tools_in_the_same_order() {
     let repo = Repo::with_spec();
-    let mut server = repo.server();
+    let mut server = common::Server::spawn(&repo.root);
     let info = server.initialize();
     let listed = server.request(2, "tools/list", json!({}));
     let prompt_text = |server: &mut common::Server, id: i64, params: Value| -> String {
@@ -178,7 +178,7 @@ fn a_step_reference_follows_the_numbering() {
 #[test]
 fn every_agents_form_names_the_same_tools_in_the_same_order() {
     let repo = Repo::with_spec();
-    let mut server = repo.server();
+    let mut server = common::Server::spawn(&repo.root);
     server.initialize();
     let listed = server.request(2, "tools/list", json!({}));
     server.finish();

@@ -134,24 +134,41 @@ impl GitRepo {
         Some(self.repo.find_blob(entry.id).ok()?.content().to_vec())
     }
 
-    /// The paths below notarai's cache folder that git tracks (in the index):
-    /// a cache database that came with the repository is not trusted.
+    /// What git tracks of notarai's cache (in the index): the paths below
+    /// the cache folder, and a gitlink (a submodule, another repository)
+    /// at the cache folder or at the spec folder above it. A cache that
+    /// came with the repository, or that another repository delivers, is
+    /// not trusted.
     pub fn tracked_cache_files(&self) -> Vec<String> {
-        if !self.index_may_hold(CACHE_DIR.as_bytes()) {
+        // A gitlink at `.notarai` is the path `.notarai` alone: a v2 or v3
+        // index stores it with its terminating NUL.
+        let at_spec_dir = [SPEC_DIR.as_bytes(), b"\0"].concat();
+        if !self.index_may_hold(CACHE_DIR.as_bytes()) && !self.index_may_hold(&at_spec_dir) {
             return Vec::new();
         }
         let Ok(index) = self.repo.index() else {
             return Vec::new();
         };
+        let mut out: Vec<String> = [SPEC_DIR, CACHE_DIR]
+            .into_iter()
+            .filter(|dir| {
+                index
+                    .get_path(Path::new(dir), 0)
+                    .is_some_and(|e| e.mode == GITLINK)
+            })
+            .map(str::to_string)
+            .collect();
         let prefix = format!("{CACHE_DIR}/");
         let Ok(start) = index.find_prefix(prefix.as_str()) else {
-            return Vec::new();
+            return out;
         };
-        (start..index.len())
-            .map_while(|i| index.get(i))
-            .map(|e| String::from_utf8_lossy(&e.path).into_owned())
-            .take_while(|p| p.starts_with(&prefix))
-            .collect()
+        out.extend(
+            (start..index.len())
+                .map_while(|i| index.get(i))
+                .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+                .take_while(|p| p.starts_with(&prefix)),
+        );
+        out
     }
 
     /// Whether the index may hold a path containing `needle`, from its raw
@@ -168,16 +185,19 @@ impl GitRepo {
             return true;
         };
         let mut kept = self.index_scan.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((at, needle_at, holds)) = &*kept
+        if let Some((at, answers)) = &*kept
             && *at == stamp
-            && needle_at == needle
+            && let Some((_, holds)) = answers.iter().find(|(n, _)| n == needle)
         {
             return *holds;
         }
         let holds = scan_index(git_dir, needle);
         // Kept only if the index did not change while it was read.
         if crate::watch::stamp(&git_dir.join("index")) == Some(stamp) {
-            *kept = Some((stamp, needle.to_vec(), holds));
+            match &mut *kept {
+                Some((at, answers)) if *at == stamp => answers.push((needle.to_vec(), holds)),
+                _ => *kept = Some((stamp, vec![(needle.to_vec(), holds)])),
+            }
         }
         holds
     }
@@ -232,7 +252,11 @@ pub(super) fn scan_index(git_dir: &Path, needle: &[u8]) -> bool {
 }
 
 /// See [`GitRepo::index_may_hold`].
-pub(super) type IndexScan = (crate::watch::Stamp, Vec<u8>, bool);
+/// The index file's stamp and, for each needle asked, whether it may hold it.
+pub(super) type IndexScan = (crate::watch::Stamp, Vec<(Vec<u8>, bool)>);
+
+/// The mode of a gitlink entry (a submodule's commit).
+const GITLINK: u32 = 0o160000;
 
 /// The paths of the index entries within `scope` (names that are not
 /// UTF-8 are left out).

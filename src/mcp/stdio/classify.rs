@@ -41,11 +41,18 @@ pub(super) struct Forward {
     pub(super) id: Option<Value>,
     /// A call of a write tool: ordered against every other tool call.
     pub(super) write: bool,
+    /// A request that reads what a write changes (anything but `ping` and
+    /// `initialize`): sent after a write, it starts once the write is
+    /// answered, so it sees it.
+    pub(super) ordered: bool,
     /// The request id a `notifications/cancelled` cancels.
     pub(super) cancels: Option<Value>,
     /// A request whose `_meta` declares `2026-07-28` completely: it opens
     /// the stateless era when no era is open.
     pub(super) modern: bool,
+    /// An `initialize` asking for the one revision with batches: a batch
+    /// read right after it (before its answer) is served.
+    pub(super) batches: bool,
     /// Its place in the order read (set when admitted).
     pub(super) seq: u64,
 }
@@ -233,7 +240,9 @@ fn classify_notification(value: &Value, method: &str, state: &State) -> Verdict 
             id: None,
             write: false,
             cancels,
+            ordered: false,
             modern: false,
+            batches: false,
             seq: 0,
         };
         return Verdict::Forward(Box::new(forward), known.map(|m| m.name));
@@ -265,6 +274,12 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
     // The era first: a method of the other era is refused whatever its params.
     if let Some(refusal) = other_era(method, value, state) {
         return reply(&id, refusal.0, &refusal.1);
+    }
+    // One handshake per process: a second `initialize` is not a new session.
+    if method == "initialize" && state.initialized {
+        let message = "invalid request: `initialize` was already sent in this session; \
+                       a new session is a new `notarai mcp` process";
+        return reply(&id, code::INVALID_REQUEST, message);
     }
     let params = value.get("params");
     let (message, declared) = match ClientJsonRpcMessage::deserialize(value) {
@@ -301,12 +316,19 @@ fn classify_request(value: &Value, id: Value, method: &str, state: &State) -> Ve
             .and_then(Value::as_str)
             .and_then(tools::find)
             .is_some_and(|t| t.access != Access::ReadOnly);
+    let batches = method == "initialize"
+        && params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str)
+            == Some(BATCH_REVISION);
     let forward = Forward {
         message,
         id: Some(id),
         write,
         cancels: None,
+        ordered: !matches!(method, "ping" | "initialize"),
         modern: declared == Declared::Modern,
+        batches,
         seq: 0,
     };
     Verdict::Forward(Box::new(forward), Some(known.name))
@@ -336,11 +358,18 @@ fn params_refused(request: &ClientRequest, method: &str, params: Option<&Value>)
 }
 
 /// The refusal (code, message) of a request that is not a method of the
-/// era it comes in: `ping` declaring `2026-07-28` (even first), and
-/// `initialize` once a stateless request opened the process's era.
+/// era it comes in: `ping` and `initialize` declaring `2026-07-28` (judged
+/// by that revision whatever came before, even first), and `initialize`
+/// once a stateless request opened the process's era.
 fn other_era(method: &str, value: &Value, state: &State) -> Option<(i32, String)> {
     let stateless = state.modern && !state.initialized;
     match method {
+        "initialize" if declared(value) == Declared::Modern => Some((
+            code::METHOD_NOT_FOUND,
+            "method not found: `initialize` is not part of MCP 2026-07-28 (a request that \
+             declares it in `_meta` has no handshake); send the request itself with its `_meta`"
+                .into(),
+        )),
         "ping" if stateless || declared(value) == Declared::Modern => Some((
             code::METHOD_NOT_FOUND,
             "method not found: `ping` is not part of MCP 2026-07-28 (it ended with the \
@@ -386,6 +415,7 @@ mod tests {
             key(&json!(2)),
             Pending {
                 tool_call: false,
+                write: false,
                 batch: None,
                 initialize: false,
                 forwarded: true,

@@ -12,7 +12,7 @@ use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
 
 use super::classify::Forward;
-use super::state::{Shared, State};
+use super::state::{Shared, State, Turn};
 use super::{SHUTDOWN_GRACE, key};
 use crate::mcp::server::NotaraiServer;
 
@@ -125,10 +125,10 @@ async fn hand_over<W: AsyncWrite + Unpin>(
     Ok(true)
 }
 
-/// How many write tools are read ahead while one waits for its turn.
+/// How many requests are read ahead while one waits for its turn.
 const HELD: usize = 64;
 
-/// The write tools read while an earlier one waits, in order.
+/// The requests read while an earlier one waits for its turn, in order.
 #[derive(Default)]
 struct Queue {
     held: VecDeque<Forward>,
@@ -139,9 +139,11 @@ impl Queue {
     /// Hand the messages over in the order read until the input closes and
     /// nothing is held (`true`), or the session is gone (`false`). A write
     /// tool waits until every tool call read before it is answered (the
-    /// writes before it included), and the writes read meanwhile wait
-    /// behind it; anything else is handed over at once. A
-    /// `notifications/cancelled` naming a held write drops that write.
+    /// writes before it included); a request that reads waits until every
+    /// write read before it is answered (so it sees them); what is read
+    /// meanwhile waits behind, in order; anything else (`ping`,
+    /// notifications) is handed over at once. A `notifications/cancelled`
+    /// naming a held request drops it.
     async fn run<W: AsyncWrite + Unpin>(
         &mut self,
         shared: &Shared<W>,
@@ -150,9 +152,9 @@ impl Queue {
         session: &tokio::task::JoinHandle<()>,
     ) -> std::io::Result<bool> {
         loop {
-            let turn = self.held.front().map(|f| f.seq);
-            if let Some(seq) = turn
-                && shared.state().idle_before(seq)
+            let turn = self.held.front().map(turn_of);
+            if let Some(turn) = turn
+                && shared.state().may_start(turn)
             {
                 let write = self.held.pop_front().expect("a front");
                 if !hand_over(write, shared, to_rmcp).await? || session.is_finished() {
@@ -166,7 +168,7 @@ impl Queue {
             let read_ahead = !self.closed && self.held.len() < HELD;
             tokio::select! {
                 biased;
-                _ = shared.wait_for(|s| s.idle_before(turn.unwrap_or(0)), None),
+                _ = shared.wait_for(|s| turn.is_some_and(|t| s.may_start(t)), None),
                     if turn.is_some() => {}
                 next = lines.recv(), if read_ahead => match next {
                     None => self.closed = true,
@@ -180,8 +182,9 @@ impl Queue {
         }
     }
 
-    /// One message read: held (a write whose turn has not come), dropped
-    /// with the held write it cancels, or handed over.
+    /// One message read: held (a request whose turn has not come, or read
+    /// while others are held), dropped with the held request it cancels, or
+    /// handed over.
     async fn take<W: AsyncWrite + Unpin>(
         &mut self,
         forward: Forward,
@@ -196,10 +199,22 @@ impl Queue {
                 return Ok(true);
             }
         }
-        if forward.write && (!self.held.is_empty() || !shared.state().idle_before(forward.seq)) {
+        let turn = turn_of(&forward);
+        if (turn.write || turn.ordered)
+            && (!self.held.is_empty() || !shared.state().may_start(turn))
+        {
             self.held.push_back(forward);
             return Ok(true);
         }
         hand_over(forward, shared, to_rmcp).await
+    }
+}
+
+/// What the order needs of `forward`.
+fn turn_of(forward: &Forward) -> Turn {
+    Turn {
+        seq: forward.seq,
+        write: forward.write,
+        ordered: forward.ordered && forward.id.is_some(),
     }
 }

@@ -17,6 +17,8 @@ use super::{BATCH_REVISION, code, error, key};
 pub(super) struct Pending {
     /// A `tools/call` (write tools wait for the ones before them).
     pub(super) tool_call: bool,
+    /// A call of a write tool (the requests after it wait for its answer).
+    pub(super) write: bool,
     /// The batch its answer belongs in.
     pub(super) batch: Option<u64>,
     /// `initialize`: its answer names the negotiated revision.
@@ -105,6 +107,42 @@ impl State {
             .values()
             .any(|p| p.forwarded && p.tool_call && p.seq < seq)
     }
+
+    /// Whether no write tool read before `seq` is still running.
+    pub(super) fn no_write_before(&self, seq: u64) -> bool {
+        !self
+            .in_flight
+            .values()
+            .any(|p| p.forwarded && p.write && p.seq < seq)
+    }
+
+    /// Whether a request may start now (the order of the concurrency model,
+    /// [`crate::mcp::projects`]): a write once every tool call read before
+    /// it is answered, a request that reads once every write read before it
+    /// is answered, anything else at once.
+    pub(super) fn may_start(&self, turn: Turn) -> bool {
+        match turn {
+            Turn {
+                write: true, seq, ..
+            } => self.idle_before(seq),
+            Turn {
+                ordered: true, seq, ..
+            } => self.no_write_before(seq),
+            _ => true,
+        }
+    }
+}
+
+/// What the order needs of a request: its place, and whether it writes or
+/// reads what a write changes.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Turn {
+    /// Its place in the order read.
+    pub(super) seq: u64,
+    /// A write tool.
+    pub(super) write: bool,
+    /// A request that reads what a write changes.
+    pub(super) ordered: bool,
 }
 
 /// The output and the state, behind their locks.

@@ -141,6 +141,7 @@ pub fn status(
     let fp = fingerprint(args, &full);
     let specs = std::mem::take(&mut full.specs);
     let drift = std::mem::take(&mut full.drift_notes);
+    let outside = std::mem::take(&mut full.outside_anchors);
     full.page = MAX_PAGE;
     full.pages = MAX_PAGE;
     let mut layout = Layout::new(capacity(budget, json_len(&full)));
@@ -190,9 +191,11 @@ pub fn status(
         spec_at.push(current);
     }
     let drift_at = place_all(&mut layout, &drift);
+    let outside_at = place_all(&mut layout, &outside);
     let pages = layout.pages();
     let page = requested_page(cursor, GET_RECONCILIATION_STATUS, fp, pages)?;
     full.drift_notes = on_page(drift, &drift_at, page);
+    full.outside_anchors = on_page(outside, &outside_at, page);
     full.specs = spec_at
         .into_iter()
         .filter(|(p, _)| *p == page)

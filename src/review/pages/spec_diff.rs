@@ -98,7 +98,7 @@ impl Items {
             outside: take(&mut full.outside_anchors),
             binary: take(&mut full.binary_changes),
             large: take(&mut full.large_changes),
-            excluded: take(&mut full.excluded),
+            excluded: take(&mut full.excluded_files),
             already_read: take(&mut full.already_read),
         }
     }
@@ -420,7 +420,7 @@ fn fill_lists(out: &mut [SpecDiff], mut items: Items, at: &ListsAt) {
         out[page].housekeeping.push(path);
     }
     let lists: [(Vec<String>, &[usize], ListField); 7] = [
-        (items.excluded, &at.excluded, |p| &mut p.excluded),
+        (items.excluded, &at.excluded, |p| &mut p.excluded_files),
         (items.already_read, &at.already_read, |p| {
             &mut p.already_read
         }),
