@@ -394,11 +394,11 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
     if !diff.housekeeping.is_empty() {
         md.push_str("\nHousekeeping, no review needed (record them):\n\n");
         for path in &diff.housekeeping {
-            let why = match diff.housekeeping_reasons.get(path) {
-                Some(crate::review::Quiet::Versions) => " (only pinned versions changed)",
-                Some(crate::review::Quiet::TestsOnly) => " (only the spec's tests changed)",
-                None => "",
-            };
+            let why = diff
+                .housekeeping_reasons
+                .get(path)
+                .map(|r| format!(" ({})", r.says()))
+                .unwrap_or_default();
             md.push_str(&format!("- {}{why}\n", code(path)));
         }
     }

@@ -34,7 +34,7 @@ use crate::spec::LoadedSpec;
 pub const INDEX_LIMIT: u64 = 8 << 20;
 
 /// Version of the file's layout.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The file as kept.
 #[derive(Debug, Serialize, Deserialize)]

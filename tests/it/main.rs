@@ -34,6 +34,7 @@ mod protocol_edges;
 mod quiet;
 mod quiet_anchors;
 mod quiet_claims;
+mod quiet_rules;
 mod read_only;
 mod reliability_cache;
 mod reliability_large;
