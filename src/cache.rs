@@ -221,7 +221,7 @@ impl Cache {
         if let Some(why) = check_regular(root) {
             return Err(err(why));
         }
-        crate::safe_fs::create_dir_all(root, Path::new(crate::layout::CACHE_DIR)).map_err(|e| {
+        make_folder(root).map_err(|e| {
             err(format!(
                 "cannot create the cache folder: {e}; check its permissions"
             ))
@@ -556,6 +556,21 @@ fn remove_database(root: &Path, db: &Path) -> Result<(), crate::safe_fs::FsError
             ) => {}
             Err(e) => return Err(e),
         }
+    }
+    Ok(())
+}
+
+/// Make the cache folder (through the safe writer) with its own
+/// `.gitignore` holding `*` ([`crate::layout::CACHE_GITIGNORE`]), written
+/// when it is missing: whatever notarai keeps there (the hash cache, the
+/// facts, the kept load status, the hook's index and memory) is never a
+/// file git tracks, nor one `git add -A` would add, whatever the project's
+/// own `.gitignore` says. Every writer of the folder makes it here.
+pub fn make_folder(root: &Path) -> Result<(), crate::safe_fs::FsError> {
+    crate::safe_fs::create_dir_all(root, Path::new(crate::layout::CACHE_DIR))?;
+    let ignore = Path::new(crate::layout::CACHE_GITIGNORE);
+    if std::fs::symlink_metadata(root.join(ignore)).is_err() {
+        crate::safe_fs::write_cache_file(root, ignore, b"*\n")?;
     }
     Ok(())
 }

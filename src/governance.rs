@@ -78,8 +78,14 @@ struct SpecRules {
     /// `tier` is 3 (needs no spec's review) or 4 (derived output).
     glob_housekeeping: Vec<bool>,
     /// Whether the whole spec is housekeeping: its `tier` is `registered`
-    /// or `derived` (intent and mapping, no behaviors to check).
+    /// or `derived` (intent and mapping, no behaviors to check) and it
+    /// states no constraints or invariants.
     housekeeping: bool,
+    /// The spec's constraints and invariants, lowercased: a file they name
+    /// is never quiet ([`Governance::is_named`]).
+    rules_text: Vec<String>,
+    /// Each glob of `globs` as written (without its anchor), lowercased.
+    glob_written: Vec<String>,
     /// Whether each glob in `globs` lists tests: its category is `tests`
     /// (or `test`), the format's conventional name for them.
     glob_evidence: Vec<bool>,
@@ -130,13 +136,22 @@ pub struct Governance {
 pub struct SpecGlobs {
     /// Path of the spec file.
     pub path: String,
-    /// The spec's `tier` is `registered` or `derived`.
+    /// The spec's `tier` is `registered` or `derived` and it states no
+    /// constraints or invariants and applies no cross-cutting spec: every
+    /// file it governs is housekeeping unless its constraints or
+    /// invariants name it.
     pub housekeeping: bool,
     /// Its artifacts, category by category (in the spec model's order).
     pub artifacts: Vec<ArtifactGlob>,
     /// The `tested_by` paths of its behaviors.
     #[serde(default)]
     pub tested_by: Vec<String>,
+    /// Its constraints and invariants, as written (with those of the
+    /// cross-cutting specs it applies, when built from a spec set). Not
+    /// kept in the pre-edit hook's index: the hook asks only which specs
+    /// govern a file, and a spec's texts would make the index large.
+    #[serde(skip)]
+    pub rules: Vec<String>,
 }
 
 /// One artifact of a spec as governance reads it.
@@ -167,13 +182,23 @@ impl SpecGlobs {
             .collect();
         SpecGlobs {
             path: loaded.path.clone(),
-            housekeeping: loaded.spec.tier() != crate::spec::Tier::Full,
+            housekeeping: loaded.spec.tier() != crate::spec::Tier::Full
+                && loaded.spec.constraints.is_empty()
+                && loaded.spec.invariants.is_empty()
+                && loaded.spec.applies.is_empty(),
             artifacts,
             tested_by: loaded
                 .spec
                 .behaviors
                 .iter()
                 .flat_map(|b| b.tested_by.iter().map(|t| t.path.clone()))
+                .collect(),
+            rules: loaded
+                .spec
+                .constraints
+                .iter()
+                .chain(&loaded.spec.invariants)
+                .cloned()
                 .collect(),
         }
     }
@@ -205,7 +230,12 @@ impl Governance {
         let exclude = specs
             .system_spec()
             .map(|system| (system.path.as_str(), system.spec.exclude.as_slice()));
-        Governance::from_globs(specs.specs.iter().map(SpecGlobs::of), exclude)
+        let with_applied = specs.specs.iter().map(|loaded| {
+            let mut globs = SpecGlobs::of(loaded);
+            globs.rules.extend(applied_rules(specs, loaded));
+            globs
+        });
+        Governance::from_globs(with_applied, exclude)
     }
 
     /// [`Governance::build`] from what governance reads of each spec, in
@@ -322,25 +352,79 @@ impl Governance {
             .collect()
     }
 
-    /// Whether spec `spec` governs `path` as housekeeping: listed, but no
-    /// review flag. True when the spec's `tier` is `registered` or
-    /// `derived`, or when every artifact of the spec matching `path` has
-    /// `tier: 3` (no review needed: a changelog) or `tier: 4` (derived
-    /// output: a lock file). A spec's own file is never housekeeping: a
-    /// changed spec is new intent. Meaningful only for a governed path.
+    /// Whether spec `spec` governs `path` as housekeeping:
+    /// [`Governance::housekeeping`] says why.
     pub fn is_housekeeping(&self, spec: usize, path: &str) -> bool {
+        self.housekeeping(spec, path).is_some()
+    }
+
+    /// Why spec `spec` governs `path` as housekeeping (listed, but no
+    /// review flag), `None` when it does not: the spec's `tier` is
+    /// `registered` or `derived` and it states no constraints or
+    /// invariants ([`Housekeeping::SpecTier`]), or every artifact of the
+    /// spec matching `path` has `tier: 3` (no review needed: a changelog)
+    /// or `tier: 4` (derived output: a lock file)
+    /// ([`Housekeeping::ArtifactTier`]); in both cases only when the
+    /// spec's constraints and invariants do not name the file
+    /// ([`Governance::is_named`]). A spec's own file is never housekeeping:
+    /// a changed spec is new intent. Meaningful only for a governed path.
+    pub fn housekeeping(&self, spec: usize, path: &str) -> Option<Housekeeping> {
         let rules = &self.rules[spec];
         if rules.path == path {
+            return None;
+        }
+        let tier = if rules.housekeeping {
+            Housekeeping::SpecTier
+        } else {
+            if !rules.glob_housekeeping.contains(&true) || !rules.scope.contains(path) {
+                return None;
+            }
+            let matched = rules.set().matches(path);
+            if matched.is_empty() || !matched.iter().all(|&g| rules.glob_housekeeping[g]) {
+                return None;
+            }
+            Housekeeping::ArtifactTier
+        };
+        (!self.is_named(spec, path)).then_some(tier)
+    }
+
+    /// Whether spec `spec`'s constraints or invariants name `path`, so no
+    /// quiet verdict may hide its changes. A text names a file when it
+    /// holds, in any case: the file's path; its file name as a word (not
+    /// inside a longer name: `Cargo.toml` names `Cargo.toml` and
+    /// `crates/x/Cargo.toml`, not `Cargo.toml.orig`); a folder holding it
+    /// written with its trailing slash and not a path through it (`dist/`,
+    /// `dist/**`, not `dist/app.js`); or one of the spec's
+    /// artifact globs (as written, `dist/**`) that matches it.
+    /// Conservative: a file named by chance is reviewed, never hidden.
+    pub fn is_named(&self, spec: usize, path: &str) -> bool {
+        let rules = &self.rules[spec];
+        if rules.rules_text.is_empty() {
             return false;
         }
-        if rules.housekeeping {
-            return true;
-        }
-        if !rules.glob_housekeeping.contains(&true) || !rules.scope.contains(path) {
-            return false;
-        }
-        let matched = rules.set().matches(path);
-        !matched.is_empty() && matched.iter().all(|&g| rules.glob_housekeeping[g])
+        let lower = path.to_lowercase();
+        let name = lower.rsplit('/').next().unwrap_or(&lower);
+        let folders: Vec<&str> = lower
+            .match_indices('/')
+            .map(|(at, _)| &lower[..=at])
+            .collect();
+        let globs: Vec<&str> = if rules.glob_written.is_empty() || !rules.scope.contains(path) {
+            Vec::new()
+        } else {
+            rules
+                .set()
+                .matches(path)
+                .into_iter()
+                .map(|g| rules.glob_written[g].as_str())
+                .filter(|g| !g.is_empty())
+                .collect()
+        };
+        rules.rules_text.iter().any(|text| {
+            text.contains(lower.as_str())
+                || names_word(text, name)
+                || folders.iter().any(|f| names_word(text, f))
+                || globs.iter().any(|g| text.contains(g))
+        })
     }
 
     /// The first of [`Governance::categories`], or `None` when spec `spec`
@@ -398,6 +482,7 @@ fn spec_rules(spec: SpecGlobs, errors: &mut Vec<GlobError>) -> SpecRules {
     let mut glob_anchor = Vec::new();
     let mut glob_housekeeping = Vec::new();
     let mut glob_evidence = Vec::new();
+    let mut glob_written = Vec::new();
     let mut categories: Vec<String> = Vec::new();
     let mut prefixes = vec![spec.path.clone()];
     let mut everything = false;
@@ -442,6 +527,7 @@ fn spec_rules(spec: SpecGlobs, errors: &mut Vec<GlobError>) -> SpecRules {
             glob_anchor.push(anchor.clone());
             glob_housekeeping.push(artifact.housekeeping);
             glob_evidence.push(is_tests_category(&artifact.category));
+            glob_written.push(path.trim_start_matches("./").to_lowercase());
         }
     }
     let scope = if everything {
@@ -459,9 +545,65 @@ fn spec_rules(spec: SpecGlobs, errors: &mut Vec<GlobError>) -> SpecRules {
         housekeeping: spec.housekeeping,
         glob_evidence,
         tested_by: spec.tested_by,
+        rules_text: spec.rules.iter().map(|r| r.to_lowercase()).collect(),
+        glob_written,
         categories,
         scope,
     }
+}
+
+/// The constraints and invariants of the cross-cutting specs `loaded`
+/// pulls in with `applies` (they apply to its files as its own do).
+fn applied_rules<'s>(
+    specs: &'s SpecSet,
+    loaded: &'s crate::spec::LoadedSpec,
+) -> impl Iterator<Item = String> + 's {
+    loaded
+        .spec
+        .applies
+        .iter()
+        .filter_map(|r| crate::spec::resolve_ref(&loaded.path, &r.reference))
+        .filter_map(|path| specs.specs.iter().find(|s| s.path == path))
+        .flat_map(|applied| {
+            applied
+                .spec
+                .constraints
+                .iter()
+                .chain(&applied.spec.invariants)
+        })
+        .cloned()
+}
+
+/// Why a spec governs a file as housekeeping ([`Governance::housekeeping`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Housekeeping {
+    /// The spec's `tier` is `registered` or `derived` and it states no
+    /// constraints or invariants.
+    SpecTier,
+    /// Every artifact of the spec matching the file has `tier: 3` or `4`.
+    ArtifactTier,
+}
+
+/// Whether `text` holds `word` (a file name, or a folder with its
+/// trailing slash) not inside a longer name or path: no name character,
+/// `.` or `/` right before it, and no name character right after it (after
+/// a file name, a `.` ends a sentence unless a name character follows it;
+/// after a folder, a `.` starts a name). A path through a folder
+/// (`tests/test_roles.py`) names its file, not the folder.
+fn names_word(text: &str, word: &str) -> bool {
+    let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-');
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let mut after = text[at + word.len()..].chars();
+        let next = after.next();
+        let ok_before = !before.is_some_and(|c| name_char(c) || matches!(c, '.' | '/'));
+        let ok_after = match next {
+            None => true,
+            Some('.') if !word.ends_with('/') => !after.next().is_some_and(name_char),
+            Some(c) => !name_char(c) && c != '.',
+        };
+        ok_before && ok_after
+    })
 }
 
 /// Sort, dedup, and drop prefixes that lie inside another.
@@ -528,6 +670,7 @@ mod tests {
                 })
                 .collect(),
             tested_by: Vec::new(),
+            rules: Vec::new(),
         };
         let specs = vec![
             spec(".notarai/a.spec.yaml", &["src/a/**", "docs/a.md"]),
@@ -568,6 +711,76 @@ mod tests {
             specs[1].may_govern("src/a/x.rs"),
             "no literal prefix: anywhere"
         );
+    }
+
+    #[test]
+    fn constraints_that_name_a_file_keep_it_reviewed() {
+        let spec = |tier: &str, rules: &str| {
+            loaded(
+                ".notarai/release.spec.yaml",
+                &format!(
+                    "schema_version: '0.8'\nintent: r\n{tier}{rules}artifacts:\n  build:\n    - path: Cargo.toml\n    - path: 'dist/**'\n      tier: 4\n    - path: CHANGELOG.md\n      tier: 3\n    - path: 'scripts/**'\n"
+                ),
+            )
+        };
+        let g = |s| {
+            Governance::build(&SpecSet {
+                specs: vec![s],
+                ..SpecSet::default()
+            })
+        };
+        // Registered, no constraints: every file is housekeeping.
+        let plain = g(spec("tier: registered\n", ""));
+        assert_eq!(
+            plain.housekeeping(0, "Cargo.toml"),
+            Some(Housekeeping::SpecTier)
+        );
+        // Registered with a constraint: reviewed; tier 3/4 artifacts stay
+        // housekeeping unless a constraint or invariant names them.
+        let stated = g(spec(
+            "tier: registered\n",
+            "constraints:\n  - 'The version in cargo.toml matches the tag.'\ninvariants:\n  - 'Files under `dist/**` are built, never edited.'\n",
+        ));
+        assert_eq!(stated.housekeeping(0, "Cargo.toml"), None);
+        assert_eq!(stated.housekeeping(0, "scripts/release.sh"), None);
+        assert!(stated.is_named(0, "Cargo.toml"));
+        assert!(stated.is_named(0, "dist/app.js"), "named by its glob");
+        assert_eq!(stated.housekeeping(0, "dist/app.js"), None);
+        assert!(!stated.is_named(0, "CHANGELOG.md"));
+        assert_eq!(
+            stated.housekeeping(0, "CHANGELOG.md"),
+            Some(Housekeeping::ArtifactTier)
+        );
+        assert!(!stated.is_named(0, "scripts/release.sh"));
+        // A file name names the file, not a longer name; a folder with its
+        // slash names what it holds.
+        assert!(names_word("see changelog.md.", "changelog.md"));
+        assert!(!names_word("see changelog.md.orig", "changelog.md"));
+        assert!(!names_word("see old-changelog.md", "changelog.md"));
+        assert!(!names_word("see web/changelog.md", "changelog.md"));
+        assert!(names_word("output in dist/ is built", "dist/"));
+        assert!(names_word("output in `dist/**` is built", "dist/"));
+        assert!(!names_word("dist/app.js is built", "dist/"));
+        assert!(!names_word("output in webdist/ is built", "dist/"));
+    }
+
+    #[test]
+    fn a_registered_spec_applying_rules_is_reviewed() {
+        let security = loaded(
+            ".notarai/security.spec.yaml",
+            "schema_version: '0.8'\nintent: s\ncross_cutting: true\nbehaviors:\n  - name: b\n    given: g\n    then: t\ninvariants:\n  - 'The Dockerfile never runs as root.'\n",
+        );
+        let deploy = loaded(
+            ".notarai/deploy.spec.yaml",
+            "schema_version: '0.8'\nintent: d\ntier: registered\napplies:\n  - $ref: ./security.spec.yaml\nartifacts:\n  build:\n    - path: Dockerfile\n      tier: 4\n    - path: deploy/x.yaml\n",
+        );
+        let g = Governance::build(&SpecSet {
+            specs: vec![security, deploy],
+            ..SpecSet::default()
+        });
+        assert_eq!(g.housekeeping(1, "deploy/x.yaml"), None);
+        assert!(g.is_named(1, "Dockerfile"));
+        assert_eq!(g.housekeeping(1, "Dockerfile"), None);
     }
 
     #[test]

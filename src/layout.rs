@@ -24,3 +24,6 @@ pub const GIT_DIR: &str = ".git";
 /// The pre-edit hook's index of the specs (their stamps, globs and the
 /// lines it tells), relative to the root.
 pub const SPEC_INDEX_FILE: &str = ".notarai/.cache/spec-index.json";
+/// The cache folder's own ignore file, holding `*`: whatever notarai keeps
+/// there is never a file git tracks, whatever the project's `.gitignore`.
+pub const CACHE_GITIGNORE: &str = ".notarai/.cache/.gitignore";

@@ -276,8 +276,10 @@ impl Project {
 
     /// Whether git tracks something under the cache folder: such a folder
     /// came with the repository (a committed link among it may lead into
-    /// `.git/`), so the load-status stamp is neither read nor written there.
-    fn cache_tracked(&mut self) -> bool {
+    /// `.git/`), so what a process keeps for the next (the load-status
+    /// stamp, the pre-edit hook's session memory) is neither read nor
+    /// written there.
+    pub fn cache_tracked(&mut self) -> bool {
         self.git()
             .is_ok_and(|git| !git.tracked_cache_files().is_empty())
     }
@@ -323,7 +325,9 @@ impl Project {
         if bytes.len() as u64 > limit {
             return tracing::debug!("not keeping {file}: {} bytes", bytes.len());
         }
-        if let Err(e) = crate::safe_fs::write_cache_file(&self.root, Path::new(file), &bytes) {
+        let kept = make_cache_folder(&self.root)
+            .and_then(|_| crate::safe_fs::write_cache_file(&self.root, Path::new(file), &bytes));
+        if let Err(e) = kept {
             tracing::debug!("cannot keep {file}: {e}");
         }
     }
@@ -386,14 +390,21 @@ impl Project {
     }
 }
 
+/// Make the cache folder with its own `.gitignore` (see
+/// [`crate::cache::make_folder`]).
+pub fn make_cache_folder(root: &Path) -> Result<(), crate::safe_fs::FsError> {
+    crate::cache::make_folder(root)
+}
+
 /// What [`Project::keep_file`] kept in `file` under the cache folder, read
-/// through the bounded reader (at most `limit` bytes, a link or anything but
-/// a regular file refused) from a cache folder that is a real folder; `None`
+/// through the bounded reader for notarai's own files (at most `limit`
+/// bytes, a link anywhere on the way or anything but a regular file
+/// refused: [`crate::safe_fs::read_own`]) from a cache folder that is a real folder; `None`
 /// when it is absent, too large or does not parse. What it says is the
 /// caller's to check against the stamps: it is never trusted as it is.
 pub fn read_kept<T: serde::de::DeserializeOwned>(root: &Path, file: &str, limit: u64) -> Option<T> {
     crate::cache::check_location(root).ok()?;
-    let bytes = crate::safe_fs::read(root, Path::new(file), limit).ok()?;
+    let bytes = crate::safe_fs::read_own(root, Path::new(file), limit).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 

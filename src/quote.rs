@@ -96,6 +96,9 @@ pub struct Terminal<W: std::io::Write> {
     inner: W,
     /// The start of a UTF-8 sequence split between two writes.
     pending: Vec<u8>,
+    /// JSON text: escapes are JSON's (`\u009b`), so the output stays the
+    /// same JSON value.
+    json: bool,
 }
 
 impl<W: std::io::Write> Terminal<W> {
@@ -104,6 +107,20 @@ impl<W: std::io::Write> Terminal<W> {
         Terminal {
             inner,
             pending: Vec::new(),
+            json: false,
+        }
+    }
+
+    /// Escape the JSON text written to `inner` (the CLI's `--format json`):
+    /// a control or invisible format character left raw by the serializer
+    /// (`serde_json` escapes only those below U+0020, and only inside
+    /// strings, where they can be) is written as its JSON escape `\uXXXX`,
+    /// so the value is the same and a terminal shows it harmlessly.
+    pub fn json(inner: W) -> Terminal<W> {
+        Terminal {
+            inner,
+            pending: Vec::new(),
+            json: true,
         }
     }
 
@@ -112,9 +129,15 @@ impl<W: std::io::Write> Terminal<W> {
         for (at, c) in text.char_indices() {
             if c != '\n' && c != '\t' && unsafe_for_terminal(c) {
                 self.inner.write_all(&text.as_bytes()[start..at])?;
-                let mut buf = [0u8; 4];
-                self.inner
-                    .write_all(terminal(c.encode_utf8(&mut buf)).as_bytes())?;
+                if self.json {
+                    // Every character `unsafe_for_terminal` names is in the
+                    // basic plane: one escape.
+                    write!(self.inner, "\\u{:04x}", c as u32)?;
+                } else {
+                    let mut buf = [0u8; 4];
+                    self.inner
+                        .write_all(terminal(c.encode_utf8(&mut buf)).as_bytes())?;
+                }
                 start = at + c.len_utf8();
             }
         }
@@ -183,6 +206,29 @@ mod tests {
         );
         assert_eq!(terminal("\u{9b}31m"), "\\u{9b}31m");
         assert_eq!(terminal("é ünïcode"), "é ünïcode");
+    }
+
+    #[test]
+    fn the_json_writer_keeps_the_value_and_escapes_for_the_terminal() {
+        use std::io::Write;
+        let value = serde_json::json!({"branch": "x\u{9b}31m\u{202e}y\x1b", "n": 1});
+        let mut out = Vec::new();
+        {
+            let mut w = Terminal::json(&mut out);
+            serde_json::to_writer_pretty(&mut w, &value).unwrap();
+            w.write_all(b"\n").unwrap();
+        }
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            !text.chars().any(|c| c != '\n' && unsafe_for_terminal(c)),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("\\u009b") && text.contains("\\u202e"),
+            "{text}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value);
     }
 
     #[test]

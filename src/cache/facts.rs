@@ -104,7 +104,7 @@ pub fn keep(root: &Path, facts: &[Fact]) {
 }
 
 fn write(root: &Path, facts: &[Fact]) -> anyhow::Result<()> {
-    crate::safe_fs::create_dir_all(root, Path::new(crate::layout::CACHE_DIR))?;
+    super::make_folder(root)?;
     let mut conn = open(&path(root), true)?;
     // Another writer at work: drop these rather than wait.
     conn.busy_timeout(Duration::ZERO)?;

@@ -229,11 +229,9 @@ fn not_reconciled(
     housekeeping: bool,
     reason: Option<crate::review::Quiet>,
 ) -> Finding {
-    let why = match reason {
-        Some(crate::review::Quiet::Versions) => "only pinned versions changed, ",
-        Some(crate::review::Quiet::TestsOnly) => "only the spec's tests changed, ",
-        None => "",
-    };
+    let why = reason
+        .map(|r| format!("{}, ", r.says()))
+        .unwrap_or_default();
     let (severity, kind, message) = if housekeeping {
         (
             Severity::Warning,

@@ -33,8 +33,8 @@ pub(super) struct Assessed {
     /// Housekeeping for each governor ([`Governance::is_housekeeping`]),
     /// in `governors`' order: no review needed, a warning when unreconciled.
     pub(super) housekeeping_for: Vec<bool>,
-    /// For each governor, why the file is housekeeping when no tier says
-    /// so (`review::quiet`), in `governors`' order.
+    /// For each governor, why the file is housekeeping: its proof
+    /// (`review::quiet`), in `governors`' order.
     pub(super) reasons_for: Vec<Option<Quiet>>,
 }
 
@@ -100,7 +100,8 @@ pub(super) fn assess(
             .zip(&reconciled_for)
             .zip(&mut reasons_for)
             .map(|((&g, &reconciled), reason)| {
-                if governance.is_housekeeping(g, &path) {
+                if let Some(tier) = quiet::tier(governance, g, &path) {
+                    *reason = Some(tier);
                     return true;
                 }
                 let versions = !reconciled

@@ -89,7 +89,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     match args.format {
         Format::Text => text(&mut crate::quote::Terminal::new(stdout), &report)?,
         Format::Json => {
-            let mut out = stdout;
+            let mut out = crate::quote::Terminal::json(stdout);
             serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from)?;
             writeln!(out)?;
         }

@@ -48,8 +48,9 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &answer)?;
-            writeln!(out)?;
+            let mut json = crate::quote::Terminal::json(&mut out);
+            serde_json::to_writer_pretty(&mut json, &answer)?;
+            writeln!(json)?;
         }
         Format::Text => text(&mut crate::quote::Terminal::new(&mut out), &answer)?,
     }

@@ -65,8 +65,9 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     match args.format {
         Format::Text => write_text(&mut crate::quote::Terminal::new(&mut out), &report)?,
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &report)?;
-            writeln!(out)?;
+            let mut json = crate::quote::Terminal::json(&mut out);
+            serde_json::to_writer_pretty(&mut json, &report)?;
+            writeln!(json)?;
         }
     }
     out.flush()?;

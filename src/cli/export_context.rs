@@ -5,12 +5,16 @@
 //! stderr.
 //!
 //! `--output FILE` may name a file outside the repository: the user named
-//! it explicitly, as `validate PATH` may. It is written through the one safe
-//! writer ([`crate::safe_fs::write_file`]): a FILE inside the repository is
+//! it explicitly, as `validate PATH` may. Where FILE really lands is
+//! resolved first (every link on the way followed): never inside the spec
+//! folder `.notarai/`, a `.git` folder or the git directories git finds for
+//! the project, however it is reached (an in-repository link to
+//! `.notarai/` included). It is written through the one safe writer
+//! ([`crate::safe_fs::write_file`]): a FILE named inside the repository is
 //! written with the repository as the boundary (a link planted in the
-//! repository that leads out is refused, never followed); a FILE outside it
-//! with its own folder as the boundary (a link at FILE leading elsewhere is
-//! refused). Errors exit 1, as the other commands'.
+//! repository that leads out is refused, never followed); a FILE elsewhere
+//! with its real folder as the boundary (a link at FILE is refused).
+//! Errors exit 1, as the other commands'.
 
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
@@ -100,49 +104,99 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
 }
 
 /// Write `contents` to `file` (relative to the current folder) through the
-/// safe writer, as the module header says.
+/// safe writer, as the module header says. Where the file really lands is
+/// resolved first ([`real_location`]: every link on the way followed), so
+/// a link (in the repository or outside it) never leads the export into
+/// `.notarai/` or a git directory.
 fn write_output(root: &Path, file: &Path, contents: &[u8]) -> crate::error::Result<()> {
     let absolute = std::env::current_dir()
         .context("cannot read the current folder")?
         .join(file);
     let absolute = normalize(&absolute);
-    if absolute.starts_with(root) {
-        let inside = absolute.strip_prefix(root).unwrap_or(&absolute);
-        if let Some(Component::Normal(top)) = inside.components().next()
-            && (top == crate::layout::SPEC_DIR || top == crate::layout::GIT_DIR)
-            && inside.components().count() > 1
-        {
-            let message = format!(
-                "--output {}: notarai does not write its export inside {}/",
-                file.display(),
-                top.to_string_lossy()
-            );
-            return Err(Error::invalid(message).hinted(
-                "that folder holds the specs, the state or git's own files; name a file \
-                 elsewhere (e.g. --output review-context.md), or `-` for stdout",
-            ));
-        }
-        return crate::safe_fs::write_file(root, &absolute, contents)
-            .with_context(|| format!("cannot write {}", file.display()));
-    }
-    let (Some(folder), Some(name)) = (absolute.parent(), absolute.file_name()) else {
+    let (Some(_), Some(name)) = (absolute.parent(), absolute.file_name()) else {
         return Err(Error::invalid(format!(
             "--output {}: not a file name",
             file.display()
         )));
     };
-    let folder = folder
-        .canonicalize()
-        .with_context(|| format!("--output {}: its folder does not exist", file.display()))?;
-    if folder.starts_with(root) {
-        return Err(Error::invalid(format!(
-            "--output {}: its folder leads into the repository through a link; name the file by \
-             its path inside the repository",
-            file.display()
-        )));
+    let real = real_location(&absolute);
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    if let Some(place) = forbidden_place(&root, &real) {
+        let message = format!(
+            "--output {}: notarai does not write its export inside {place}{}",
+            file.display(),
+            if real == absolute {
+                String::new()
+            } else {
+                format!(" (it leads to {})", real.display())
+            }
+        );
+        return Err(Error::invalid(message).hinted(
+            "that folder holds the specs, the state or git's own files; name a file \
+             elsewhere (e.g. --output review-context.md), or `-` for stdout",
+        ));
     }
-    crate::safe_fs::write_file(&folder, &folder.join(name), contents)
+    // Named inside the repository: the safe writer refuses a planted link
+    // that leads out. Named outside but landing inside: written there.
+    let named_inside = absolute.starts_with(&root);
+    if named_inside || real.starts_with(&root) {
+        let target = if named_inside { &absolute } else { &real };
+        return crate::safe_fs::write_file(&root, target, contents)
+            .with_context(|| format!("cannot write {}", file.display()));
+    }
+    let folder = real
+        .parent()
+        .filter(|f| f.is_dir())
+        .with_context(|| format!("--output {}: its folder does not exist", file.display()))?;
+    let name = real.file_name().unwrap_or(name);
+    crate::safe_fs::write_file(folder, &folder.join(name), contents)
         .with_context(|| format!("cannot write {}", file.display()))
+}
+
+/// Where `path` (absolute, folded) really is: its deepest existing
+/// ancestor canonicalized (every link resolved), the rest appended; the
+/// file itself resolved too when it is a link.
+fn real_location(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut at = path;
+    loop {
+        if let Ok(real) = at.canonicalize() {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// The folder `real` (a real location) lies in that the export never goes
+/// to: the project's spec folder, a `.git` folder anywhere on the way, or
+/// the git directories git finds for the project (a linked worktree's and
+/// its common one, wherever they are).
+fn forbidden_place(root: &Path, real: &Path) -> Option<String> {
+    if let Ok(inside) = real.strip_prefix(root)
+        && let Some(Component::Normal(top)) = inside.components().next()
+        && top.eq_ignore_ascii_case(crate::layout::SPEC_DIR)
+    {
+        return Some(format!("{}/", top.to_string_lossy()));
+    }
+    let folders = real.parent()?;
+    if folders
+        .components()
+        .any(|c| c.as_os_str().eq_ignore_ascii_case(crate::layout::GIT_DIR))
+    {
+        return Some(format!("the git directory {}/", crate::layout::GIT_DIR));
+    }
+    let repo = git2::Repository::discover(root).ok()?;
+    [repo.path(), repo.commondir()]
+        .iter()
+        .filter_map(|dir| dir.canonicalize().ok())
+        .find(|dir| real.starts_with(dir))
+        .map(|dir| format!("the git directory {}", dir.display()))
 }
 
 /// `path` with `.` and `..` folded lexically (no link is resolved).
@@ -340,11 +394,11 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
     if !diff.housekeeping.is_empty() {
         md.push_str("\nHousekeeping, no review needed (record them):\n\n");
         for path in &diff.housekeeping {
-            let why = match diff.housekeeping_reasons.get(path) {
-                Some(crate::review::Quiet::Versions) => " (only pinned versions changed)",
-                Some(crate::review::Quiet::TestsOnly) => " (only the spec's tests changed)",
-                None => "",
-            };
+            let why = diff
+                .housekeeping_reasons
+                .get(path)
+                .map(|r| format!(" ({})", r.says()))
+                .unwrap_or_default();
             md.push_str(&format!("- {}{why}\n", code(path)));
         }
     }

@@ -42,7 +42,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     let Some(recorded) = recorded else {
         return Ok(ExitCode::from(2));
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::quote::Terminal::new(std::io::stdout().lock());
     let scope = match &recorded.spec_path {
         Some(spec) => format!("for {spec}"),
         None => "for every spec that governs them".to_string(),
@@ -56,6 +56,14 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
         write!(out, " ({} deleted)", recorded.deleted)?;
     }
     writeln!(out)?;
+    if recorded.not_found_count > 0 {
+        writeln!(
+            out,
+            "Skipped {} path(s) that neither exist nor are known to git: {}",
+            recorded.not_found_count,
+            recorded.not_found.join(", ")
+        )?;
+    }
     if let Some(s) = &recorded.snapshot {
         writeln!(out, "Wrote {}: {} entries", s.path, s.entries)?;
     }
@@ -83,7 +91,9 @@ pub(super) fn record(
     match mark_reconciled(&mut project, &params, &crate::progress::Progress::none()) {
         Ok(recorded) => Ok(Some(recorded)),
         Err(e) => {
-            eprintln!("error: {e}");
+            // Through the one edge: `error: ...` then its `hint: ...`.
+            let e = crate::error::Error::from(e);
+            eprintln!("{}", crate::quote::terminal_lines(&e.cli_message()));
             Ok(None)
         }
     }

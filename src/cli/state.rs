@@ -75,7 +75,9 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode
 }
 
 fn execute(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
+    // Text from a committed state file (a branch name, a timestamp, paths)
+    // is the repository's: escaped on the way out.
+    let mut out = crate::quote::Terminal::new(std::io::stdout().lock());
     if let Command::Merge {
         base,
         ours,
@@ -110,8 +112,9 @@ fn execute(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode
                 base.as_deref(),
                 &crate::progress::Progress::none(),
             )?;
-            serde_json::to_writer_pretty(&mut out, &status).map_err(std::io::Error::from)?;
-            writeln!(out)?;
+            let mut json = crate::quote::Terminal::json(std::io::stdout().lock());
+            serde_json::to_writer_pretty(&mut json, &status).map_err(std::io::Error::from)?;
+            writeln!(json)?;
         }
         Command::Merge { .. } => unreachable!("handled above"),
     }
@@ -131,7 +134,10 @@ fn merge(
     match state::merge_files(&root, base, ours, theirs, path)? {
         state::MergeOutcome::Merged(_) => Ok(ExitCode::SUCCESS),
         state::MergeOutcome::Conflict(why) => {
-            eprintln!("notarai state merge: {why}");
+            eprintln!(
+                "notarai state merge: {}",
+                crate::quote::terminal_lines(&why)
+            );
             Ok(ExitCode::from(1))
         }
     }
@@ -148,11 +154,12 @@ fn show(out: &mut impl Write, root: &std::path::Path, format: Format) -> crate::
         return Ok(());
     };
     for w in &loaded.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::quote::terminal_lines(w));
     }
     let s = &loaded.state;
     if let Format::Json = format {
-        out.write_all(s.to_text().as_bytes())?;
+        let mut json = crate::quote::Terminal::json(std::io::stdout().lock());
+        json.write_all(s.to_text().as_bytes())?;
         return Ok(());
     }
     writeln!(out, "{} (schema {})", state::STATE_FILE, s.schema_version)?;

@@ -68,8 +68,9 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     match args.format {
         Format::Text => write_text(&mut crate::quote::Terminal::new(&mut out), &reports)?,
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &json_report(&reports))?;
-            writeln!(out)?;
+            let mut json = crate::quote::Terminal::json(&mut out);
+            serde_json::to_writer_pretty(&mut json, &json_report(&reports))?;
+            writeln!(json)?;
         }
     }
     out.flush()?;

@@ -11,31 +11,20 @@
 //! The hook never blocks: it always exits 0 and never answers a
 //! `permissionDecision`. It is silent for a file no spec governs, a path
 //! outside the project, an event it does not read, and a file it already
-//! answered in the same session (remembered in [`SEEN_FILE`] under the
-//! cache folder, through the safe writer, at most [`MAX_SESSIONS`] sessions
-//! of [`MAX_FILES`] files each).
+//! told in the same session (remembered by [`super::memory`], read and
+//! written once per event, at most [`super::memory::MAX_SESSIONS`]
+//! sessions of [`super::memory::MAX_FILES`] files each).
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::event::{self, HookAgent, PreEdit};
+use super::memory::Memory;
 use super::{HookEnv, bounded, project_root, relative};
 
 /// The most characters of context one answer carries.
 pub const MAX_CONTEXT: usize = 1500;
-
-/// Where the files answered per session are remembered.
-pub const SEEN_FILE: &str = ".notarai/.cache/hook-context.json";
-
-/// Sessions remembered (the oldest is forgotten first).
-pub const MAX_SESSIONS: usize = 16;
-
-/// Files remembered per session (past it, a file may be answered again).
-pub const MAX_FILES: usize = 2000;
-
-/// Largest memory file read; a larger one is not ours and is started afresh.
-const SEEN_LIMIT: u64 = 4 << 20;
 
 /// A pre-edit event read: the agent, the file, the project.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,9 +74,11 @@ fn read_event(
 
 /// What `notarai hook context` prints for the event `input`: the
 /// governing specs' lines of each file of the event ([`super::index`]),
-/// rendered by [`render`], for the files not already answered in the
-/// event's session; `None` when there is nothing to say (the reason is
-/// logged).
+/// rendered by [`render`], for the files not already told in the event's
+/// session, until the answer's [`MAX_CONTEXT`] characters are used; `None`
+/// when there is nothing to say (the reason is logged). The session's
+/// memory is read once and written once, whatever the number of files; a
+/// file is remembered as told only when its text is in the answer.
 pub fn respond(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Option<String> {
     let target = match read_event(input, agent, env) {
         Ok(target) => target,
@@ -99,9 +90,20 @@ pub fn respond(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Option<
     let mut project = crate::project::Project::new(target.root.clone());
     let index = super::index::SpecIndex::open(&mut project);
     tracing::debug!("hook context: spec index: {:?}", index.source);
+    let mut memory = target
+        .session
+        .as_deref()
+        .map(|session| Memory::open(&mut project, session));
     let mut guard = crate::repo_path::Guard::new(&target.root);
     let mut texts = Vec::new();
+    let mut length = 0;
     for file in &target.files {
+        if length >= MAX_CONTEXT {
+            break;
+        }
+        if memory.as_ref().is_some_and(|m| m.told(file)) {
+            continue;
+        }
         let path = match guard.resolve_unfollowed(file) {
             Ok(path) => path,
             Err(e) => {
@@ -113,12 +115,16 @@ pub fn respond(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Option<
         if specs.is_empty() {
             continue;
         }
-        if let Some(session) = &target.session
-            && !first_time(&target.root, session, file)
-        {
-            continue;
+        let text = render(file, &specs);
+        // Joined by a line break; the answer is cut to MAX_CONTEXT.
+        length += text.chars().count() + usize::from(!texts.is_empty());
+        if let Some(memory) = memory.as_mut() {
+            memory.remember(file);
         }
-        texts.push(render(file, &specs));
+        texts.push(text);
+    }
+    if let Some(memory) = memory {
+        memory.save();
     }
     if texts.is_empty() {
         return None;
@@ -292,64 +298,6 @@ pub fn answer(context: &str) -> String {
         },
     };
     serde_json::to_string(&out).unwrap_or_default() + "\n"
-}
-
-/// The files answered per session.
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct Seen {
-    /// Oldest first.
-    sessions: Vec<SeenSession>,
-}
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct SeenSession {
-    id: String,
-    files: Vec<String>,
-}
-
-/// Whether `file` was answered in `session` already; if not, remember it
-/// (best effort: a cache folder that cannot be written only means the
-/// file may be answered again).
-fn first_time(root: &Path, session: &str, file: &str) -> bool {
-    if crate::cache::check_location(root).is_err() {
-        return true;
-    }
-    let mut seen: Seen = crate::safe_fs::read(root, Path::new(SEEN_FILE), SEEN_LIMIT)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default();
-    let at = match seen.sessions.iter().position(|s| s.id == session) {
-        Some(at) => at,
-        None => {
-            if seen.sessions.len() >= MAX_SESSIONS {
-                seen.sessions.remove(0);
-            }
-            seen.sessions.push(SeenSession {
-                id: session.chars().take(200).collect(),
-                files: Vec::new(),
-            });
-            seen.sessions.len() - 1
-        }
-    };
-    let files = &mut seen.sessions[at].files;
-    if files.iter().any(|f| f == file) {
-        return false;
-    }
-    if files.len() >= MAX_FILES {
-        files.remove(0);
-    }
-    files.push(file.to_string());
-    let remembered = crate::safe_fs::create_dir_all(root, Path::new(crate::layout::CACHE_DIR))
-        .map_err(|e| e.to_string())
-        .and_then(|_| serde_json::to_vec(&seen).map_err(|e| e.to_string()))
-        .and_then(|bytes| {
-            crate::safe_fs::write_cache_file(root, Path::new(SEEN_FILE), &bytes)
-                .map_err(|e| e.to_string())
-        });
-    if let Err(e) = remembered {
-        tracing::debug!("hook context: cannot remember the session's files: {e}");
-    }
-    true
 }
 
 #[cfg(test)]

@@ -161,9 +161,14 @@ fn tool_is(name: Option<&str>, tools: &[&str]) -> Result<(), &'static str> {
     }
 }
 
-/// The non-empty paths, or why there is none.
+/// The non-empty paths, each once in the order first named (linear: a
+/// multi-file event may name thousands), or why there is none.
 fn files(paths: impl IntoIterator<Item = String>) -> Result<Vec<String>, &'static str> {
-    let out: Vec<String> = paths.into_iter().filter(|p| !p.is_empty()).collect();
+    let mut seen = std::collections::HashSet::new();
+    let out: Vec<String> = paths
+        .into_iter()
+        .filter(|p| !p.is_empty() && seen.insert(p.clone()))
+        .collect();
     if out.is_empty() {
         Err("the event names no file")
     } else {
@@ -359,15 +364,9 @@ impl VscodeEvent {
         }));
         paths.extend(input.replacements.into_iter().filter_map(|r| r.file_path));
         paths.extend(patched(&input.input.into_iter().collect::<Vec<_>>()));
-        let mut unique: Vec<String> = Vec::new();
-        for p in paths {
-            if !unique.contains(&p) {
-                unique.push(p);
-            }
-        }
         Ok(Edit {
             cwd: absolute(self.cwd.as_deref()),
-            files: files(unique)?,
+            files: files(paths)?,
         })
     }
 }
@@ -402,12 +401,9 @@ impl OpencodeEvent {
     fn edit(self) -> Parsed {
         event_is(self.hook_event_name.as_deref(), "tool.execute.after")?;
         tool_is(Some(&self.tool), OPENCODE_EDIT_TOOLS)?;
-        let mut paths: Vec<String> = self.args.file_path.into_iter().collect();
-        for p in patched(&self.args.patch_text.into_iter().collect::<Vec<_>>()) {
-            if !paths.contains(&p) {
-                paths.push(p);
-            }
-        }
+        let paths = self.args.file_path.into_iter().chain(patched(
+            &self.args.patch_text.into_iter().collect::<Vec<_>>(),
+        ));
         Ok(Edit {
             cwd: absolute(self.cwd.as_deref()),
             files: files(paths)?,

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::context::SpecLines;
 use crate::governance::{Governance, SpecGlobs};
-use crate::layout::{CACHE_DIR, SPEC_INDEX_FILE};
+use crate::layout::SPEC_INDEX_FILE;
 use crate::project::{Project, SpecStamp, read_kept, spec_stamps};
 use crate::spec::LoadedSpec;
 
@@ -34,7 +34,7 @@ use crate::spec::LoadedSpec;
 pub const INDEX_LIMIT: u64 = 8 << 20;
 
 /// Version of the file's layout.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The file as kept.
 #[derive(Debug, Serialize, Deserialize)]
@@ -125,7 +125,7 @@ impl SpecIndex {
             // The hook makes the cache folder as its session memory does
             // (a server does not: starting one must not create folders).
             if !stamps.is_empty()
-                && let Err(e) = crate::safe_fs::create_dir_all(&root, Path::new(CACHE_DIR))
+                && let Err(e) = crate::project::make_cache_folder(&root)
             {
                 tracing::debug!("cannot make the cache folder: {e}");
             }

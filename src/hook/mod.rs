@@ -23,6 +23,7 @@ mod bounded;
 pub mod context;
 pub mod event;
 pub mod index;
+pub mod memory;
 pub mod patch;
 
 pub use answer::{Answer, answer};

@@ -130,6 +130,8 @@ fn spec_diff_parts(
         progress.advance(1);
         patches.extend(work.file(&mut out, file, governed)?);
     }
+    // The end of the stage is told, however quick it was.
+    progress.flush();
     work.tests_only(&mut out, &mut patches);
     work.finish(&mut out);
     Ok((out, patches))
@@ -306,7 +308,12 @@ impl<'a, 'g> Work<'a, 'g> {
         }
         // Housekeeping (no review needed): named, not diffed.
         if self.housekeeping(&other) {
-            out.housekeeping.extend(other.iter().map(|p| p.to_string()));
+            for path in &other {
+                if let Some(reason) = quiet::tier(self.specs.governance(), self.index, path) {
+                    out.housekeeping_reasons.insert(path.to_string(), reason);
+                }
+                out.housekeeping.push(path.to_string());
+            }
             return Ok(None);
         }
         // Read already in this pass, for another spec: named, not diffed.
@@ -446,10 +453,12 @@ impl<'a, 'g> Work<'a, 'g> {
         };
         let governance = self.specs.governance();
         if out.moved_out.contains_key(&file.path)
+            || file.old_path.is_some()
             || !other
                 .iter()
                 .all(|p| quiet::versions_apply(governance, self.index, p))
-            || !quiet::versions_only(text)
+            || !quiet::content_now(self.root, self.git, &file.path)
+                .is_some_and(|new| quiet::versions_only(&file.path, text, &new))
         {
             return false;
         }

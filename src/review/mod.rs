@@ -16,6 +16,7 @@ mod governing;
 mod kept;
 mod pages;
 mod params;
+pub mod pins;
 pub mod quiet;
 mod record;
 mod results;

@@ -1,18 +1,27 @@
-//! Changes that need no review although no tier says so, by two rules a
-//! careful reviewer accepts; each file they quiet is still listed (as
-//! housekeeping, with its [`Quiet`] reason) and recorded like the rest.
+//! Changes that need no review although their spec governs them, each by
+//! a rule that proves the change cannot alter what the spec governs; when
+//! no rule proves it, the change is shown. Each file they quiet is still
+//! listed (as housekeeping, with its [`Quiet`] reason: its proof) and
+//! recorded like the rest.
 //!
-//! - **Versions**: in a configuration or data file (not source code notarai
-//!   parses, not a `docs` artifact), every changed line replaces a line that
-//!   differs from it only in version numbers or commit hashes, on lines that
-//!   pin something named (a module path or action `owner/name@ref`, or a
-//!   commit hash): a dependency, tool or CI action pin moved. What changed is
-//!   the dependency's; the diff holds nothing to judge against a spec. A
-//!   project's own settings written as bare numbers (`go 1.24`,
-//!   `python: '3.13'`) are not pins and stay a review.
-//! - **Tests only**: every file that needs a review for a spec is a test the
-//!   spec lists (`tests` category or a behavior's `tested_by`), and the spec
-//!   itself did not change: the evidence changed, not the behavior.
+//! - **Versions** (`versions`): the file has a pin form ([`pins::Form`]:
+//!   a lock file, a dependency manifest, a CI workflow, a pre-commit
+//!   configuration; not a spec file, not source code notarai parses, not a
+//!   `docs` artifact, not a file the spec's constraints or invariants
+//!   name), and every changed line replaces a line that is the same pin:
+//!   a version attached to the same name by the syntax of its form
+//!   (`owner/name@v5`, `module v1.2.3`, `"name": "^1.2"` in dependencies,
+//!   a lock file's entry), the rest of the line unchanged. A bare number,
+//!   an address, a URL's host, a hash no name owns, a duration, a rate or
+//!   a size is no pin: the project's own settings stay a review.
+//! - **Tests only** (`tests_only`): every file that needs a review for a
+//!   spec is a test the spec lists (`tests` category or a behavior's
+//!   `tested_by`) that its constraints and invariants do not name, and the
+//!   spec itself did not change: the evidence changed, not the behavior.
+//! - **Tiers** (`spec_tier`, `artifact_tier`, from
+//!   [`Governance::housekeeping`]): a `registered` or `derived` spec with
+//!   no constraints and no invariants, or an artifact of `tier: 3` or `4`,
+//!   for a file the spec's constraints and invariants do not name.
 //!
 //! Shared by `get_spec_diff`, `list_affected_specs`, the reconciliation
 //! status and `check`, so they agree.
@@ -20,21 +29,47 @@
 use std::path::Path;
 
 use crate::changes::{ChangeKind, ChangeSet, GitRepo, MAX_DIFF_FILE, Patch};
-use crate::governance::Governance;
+use crate::governance::{Governance, Housekeeping};
 use crate::state::Reconciled;
 use crate::symbols::Lang;
 
+use super::pins;
+
 pub use super::results::Quiet;
 
-/// Whether the versions rule may apply to `path` under spec `spec`: not a
-/// spec file, not a source file notarai parses, not governed as `docs`.
+/// Whether the versions rule may apply to `path` under spec `spec`: a
+/// file with a pin form ([`pins::Form`]: lock files, dependency manifests,
+/// CI workflows, pre-commit), not a spec file, not a source file notarai
+/// parses, not governed as `docs`, not named by the spec's constraints or
+/// invariants.
 pub fn versions_apply(governance: &Governance, spec: usize, path: &str) -> bool {
-    !crate::spec::is_spec_path(path)
+    pins::Form::of(path).is_some()
+        && !crate::spec::is_spec_path(path)
         && Lang::of_path(path).is_none()
+        && !governance.is_named(spec, path)
         && !governance
             .categories(spec, path)
             .iter()
             .any(|c| c.eq_ignore_ascii_case("docs") || c.eq_ignore_ascii_case("doc"))
+}
+
+/// The tier that makes spec `spec` govern `path` as housekeeping, as its
+/// [`Quiet`] proof ([`Governance::housekeeping`]).
+pub fn tier(governance: &Governance, spec: usize, path: &str) -> Option<Quiet> {
+    governance.housekeeping(spec, path).map(|h| match h {
+        Housekeeping::SpecTier => Quiet::SpecTier,
+        Housekeeping::ArtifactTier => Quiet::ArtifactTier,
+    })
+}
+
+/// The content of `path` now (the work tree's, or the index's for a
+/// skip-worktree entry): the new side of every diff of a changed file.
+pub fn content_now(root: &Path, git: &GitRepo, path: &str) -> Option<String> {
+    let bytes = match git.skip_worktree_content(path) {
+        Some(bytes) => bytes,
+        None => crate::safe_fs::read(root, Path::new(path), MAX_DIFF_FILE).ok()?,
+    };
+    String::from_utf8(bytes).ok()
 }
 
 /// The versions rule for a changed file of `changes`: `true` when it
@@ -58,147 +93,104 @@ pub fn versions_only_change(
     };
     let in_place =
         file.old_path.is_none() && matches!(file.status, ChangeKind::Modified | ChangeKind::Added);
+    let Some(new) = content_now(root, git, path) else {
+        return false;
+    };
     let reviewed = known
         .filter(|_| in_place)
         .and_then(|k| k.reviewed_blob(governance.spec_path(spec), path))
         .and_then(|blob| crate::state::reviewed_content(git, blob));
     let patch = match reviewed {
-        Some(old) => {
-            let Ok(new) = crate::safe_fs::read(root, Path::new(path), MAX_DIFF_FILE) else {
-                return false;
-            };
-            crate::changes::patch_between(path, &old, &new)
+        Some(old) => crate::changes::patch_between(path, &old, new.as_bytes()),
+        None if file.status == ChangeKind::Modified && file.old_path.is_none() => {
+            changes.patch(file)
         }
-        None if file.status == ChangeKind::Modified => changes.patch(file),
         None => return false,
     };
-    matches!(patch, Ok(Patch::Text(text)) if versions_only(&text))
+    matches!(patch, Ok(Patch::Text(text)) if versions_only(path, &text, &new))
 }
 
-/// Whether the unified diff `patch` changes only pinned versions: at least
-/// one changed line, and in every hunk each run of removed lines is
-/// followed by as many added lines, each equal to its removed line once
-/// version numbers and commit hashes are set aside, and each a pin line.
-pub fn versions_only(patch: &str) -> bool {
+/// Whether the unified diff `patch` of the file at `path`, whose content
+/// now is `new`, changes only pinned versions: the file has a pin form, at
+/// least one line changed, and in every hunk each run of removed lines is
+/// followed by as many added lines, each pair the same pin
+/// ([`pins::pin`]: the same name, the same line once the versions are set
+/// aside) with its version moved, each judged by the lines above it in
+/// `new`.
+pub fn versions_only(path: &str, patch: &str, new: &str) -> bool {
+    let Some(form) = pins::Form::of(path) else {
+        return false;
+    };
+    let lines: Vec<&str> = new.lines().collect();
     let mut removed: Vec<&str> = Vec::new();
-    let mut added: Vec<&str> = Vec::new();
+    // Each added line with its line number (from 0) in `new`.
+    let mut added: Vec<(usize, &str)> = Vec::new();
     let mut any = false;
-    let mut in_hunk = false;
+    let mut at: Option<usize> = None;
+    let pairs = |removed: &mut Vec<&str>, added: &mut Vec<(usize, &str)>| {
+        let ok = removed.len() == added.len()
+            && removed.iter().zip(added.iter()).all(|(old, &(n, new))| {
+                let above = &lines[..n.min(lines.len())];
+                lines.get(n) == Some(&new)
+                    && match (pins::pin(form, old, above), pins::pin(form, new, above)) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => false,
+                    }
+            });
+        removed.clear();
+        added.clear();
+        ok
+    };
     for line in patch.lines() {
-        if line.starts_with("@@") {
-            in_hunk = true;
-            if !pairs_match(&removed, &added) {
+        if let Some(header) = line.strip_prefix("@@") {
+            if !pairs(&mut removed, &mut added) {
                 return false;
             }
-            removed.clear();
-            added.clear();
+            let Some(start) = new_start(header) else {
+                return false;
+            };
+            at = Some(start);
             continue;
         }
-        if !in_hunk {
+        let Some(n) = at.as_mut() else {
             continue;
-        }
+        };
         match line.as_bytes().first() {
             Some(b'-') => {
-                if !added.is_empty() {
-                    if !pairs_match(&removed, &added) {
-                        return false;
-                    }
-                    removed.clear();
-                    added.clear();
+                if !added.is_empty() && !pairs(&mut removed, &mut added) {
+                    return false;
                 }
                 removed.push(&line[1..]);
                 any = true;
             }
             Some(b'+') => {
-                added.push(&line[1..]);
+                added.push((*n, &line[1..]));
+                *n += 1;
                 any = true;
             }
             Some(b'\\') => {}
             _ => {
-                if !pairs_match(&removed, &added) {
+                if !pairs(&mut removed, &mut added) {
                     return false;
                 }
-                removed.clear();
-                added.clear();
+                *n += 1;
             }
         }
     }
-    any && pairs_match(&removed, &added)
+    any && pairs(&mut removed, &mut added)
 }
 
-/// One run of removed lines and the added lines after it: the same count,
-/// pairwise equal but for versions, on pin lines.
-fn pairs_match(removed: &[&str], added: &[&str]) -> bool {
-    removed.len() == added.len()
-        && removed.iter().zip(added).all(|(old, new)| {
-            let (old_shape, old_pin) = shape(old);
-            let (new_shape, new_pin) = shape(new);
-            old_shape == new_shape && old_pin && new_pin
-        })
-}
-
-/// A line with each version number and commit hash replaced by `\0`, and
-/// whether it is a pin line: it names something (`/` or `@` outside the
-/// versions) or holds a commit hash.
-fn shape(line: &str) -> (String, bool) {
-    let mut out = String::with_capacity(line.len());
-    let mut pin = false;
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String, pin: &mut bool| {
-        match version_kind(word) {
-            Some(hash) => {
-                *pin |= hash;
-                out.push('\0');
-            }
-            None => out.push_str(word),
-        }
-        word.clear();
-    };
-    for c in line.chars() {
-        if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_') {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out, &mut pin);
-            pin |= matches!(c, '/' | '@');
-            out.push(c);
-        }
-    }
-    flush(&mut word, &mut out, &mut pin);
-    (out, pin)
-}
-
-/// `Some(is_hash)` when `word` is a version number (`1.2`, `v0.34.1`,
-/// `v6`, `1.2.3-rc.1`) or a commit hash (7 to 64 lowercase hex digits with
-/// a letter and a digit); `None` otherwise.
-fn version_kind(word: &str) -> Option<bool> {
-    let hex = word.len() >= 7
-        && word.len() <= 64
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        && word.bytes().any(|b| b.is_ascii_digit())
-        && word.bytes().any(|b| b.is_ascii_alphabetic());
-    if hex {
-        return Some(true);
-    }
-    let body = word.strip_prefix('v').unwrap_or(word);
-    let core_end = body.find(['-', '+']).unwrap_or(body.len());
-    let (core, rest) = body.split_at(core_end);
-    let parts: Vec<&str> = core.split('.').collect();
-    let numeric = !parts.is_empty()
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    let dotted = parts.len() >= 2 || word.starts_with('v');
-    let suffix_ok = rest.is_empty()
-        || rest[1..]
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
-    (numeric && dotted && suffix_ok).then_some(false)
+/// The first new line (from 0) of a hunk header's rest
+/// (` -a,b +c,d @@ ...`).
+fn new_start(header: &str) -> Option<usize> {
+    let plus = header.split_whitespace().find(|w| w.starts_with('+'))?;
+    let start: usize = plus[1..].split(',').next()?.parse().ok()?;
+    Some(start.saturating_sub(1))
 }
 
 /// The tests-only rule: `files` (what needs a review for spec `spec`) is
-/// not empty and every one is evidence for it.
+/// not empty and every one is evidence for it that the spec's constraints
+/// and invariants do not name ([`Governance::is_named`]).
 pub fn tests_only<'a>(
     governance: &Governance,
     spec: usize,
@@ -207,7 +199,7 @@ pub fn tests_only<'a>(
     let mut any = false;
     let all = files.all(|f| {
         any = true;
-        governance.is_evidence(spec, f)
+        governance.is_evidence(spec, f) && !governance.is_named(spec, f)
     });
     any && all
 }
@@ -216,49 +208,140 @@ pub fn tests_only<'a>(
 mod tests {
     use super::*;
 
-    fn patch(body: &str) -> String {
-        format!("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n{body}")
+    /// The patch of `path` from `old` to `new` as git writes it, and
+    /// whether the versions rule quiets it.
+    fn quiet(path: &str, old: &str, new: &str) -> bool {
+        match crate::changes::patch_between(path, old.as_bytes(), new.as_bytes()) {
+            Ok(Patch::Text(text)) => versions_only(path, &text, new),
+            _ => false,
+        }
     }
+
+    const WORKFLOW: &str = ".github/workflows/ci.yml";
 
     #[test]
     fn action_and_module_bumps_are_versions_only() {
-        assert!(versions_only(&patch(
-            " jobs:\n-        uses: actions/checkout@v6\n+        uses: actions/checkout@v7\n steps:\n"
-        )));
-        assert!(versions_only(&patch(
-            "-\tgolang.org/x/net v0.55.0\n-\tgolang.org/x/sys v0.45.0 // indirect\n+\tgolang.org/x/net v0.56.0\n+\tgolang.org/x/sys v0.46.0 // indirect\n"
-        )));
-        assert!(versions_only(&patch(
-            "-      - uses: actions/cache@0400d5f644dc74513175e3cd8d07132dd4860809 # v4.2.4\n+      - uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830 # v4.3.0\n"
-        )));
-        assert!(versions_only(&patch(
-            "-    rev: 45ef068da5f21267bb2a7ec4a623092959f09ce5  # frozen: v0.14.14\n+    rev: 0470f7c8a653e950f7cc5a653204ceb3fde4c02a  # frozen: v0.15.0\n"
-        )));
-        assert!(versions_only(&patch(
-            "-        uses: aquasecurity/trivy-action@0.35.0\n+        uses: aquasecurity/trivy-action@v0.36.0\n"
-        )));
+        // Real bumps from flask, gin, ky and bat history.
+        let ci = "jobs:\n  test:\n    steps:\n        uses: actions/checkout@v6\n      - run: x\n";
+        assert!(quiet(WORKFLOW, ci, &ci.replace("@v6", "@v7")));
+        let go = "module m\n\ngo 1.22\n\nrequire (\n\tgolang.org/x/net v0.55.0\n\tgolang.org/x/sys v0.45.0 // indirect\n)\n";
+        assert!(quiet(
+            "go.mod",
+            go,
+            &go.replace("v0.55.0", "v0.56.0")
+                .replace("v0.45.0", "v0.46.0")
+        ));
+        let cache = "steps:\n      - uses: actions/cache@0400d5f644dc74513175e3cd8d07132dd4860809 # v4.2.4\n";
+        assert!(quiet(
+            WORKFLOW,
+            cache,
+            &cache
+                .replace(
+                    "0400d5f644dc74513175e3cd8d07132dd4860809",
+                    "0057852bfaa89a56745cba8c7296529d2fc39830"
+                )
+                .replace("v4.2.4", "v4.3.0")
+        ));
+        let hooks = "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: 45ef068da5f21267bb2a7ec4a623092959f09ce5  # frozen: v0.14.14\n    hooks:\n      - id: ruff\n";
+        assert!(quiet(
+            ".pre-commit-config.yaml",
+            hooks,
+            &hooks
+                .replace(
+                    "45ef068da5f21267bb2a7ec4a623092959f09ce5",
+                    "0470f7c8a653e950f7cc5a653204ceb3fde4c02a"
+                )
+                .replace("v0.14.14", "v0.15.0")
+        ));
+        let trivy = "steps:\n        uses: aquasecurity/trivy-action@0.35.0\n";
+        assert!(quiet(
+            WORKFLOW,
+            trivy,
+            &trivy.replace("@0.35.0", "@v0.36.0")
+        ));
+        let cargo = "[package]\nname = \"x\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1.0.200\"\nclap = { version = \"4.5\", features = [\"derive\"] }\n";
+        assert!(quiet(
+            "Cargo.toml",
+            cargo,
+            &cargo
+                .replace("1.0.200", "1.0.210")
+                .replace("\"4.5\"", "\"4.6\"")
+        ));
+        let lock = "[[package]]\nname = \"libc\"\nversion = \"0.2.155\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"97b3888a4aecf77e811145cadf6eef5901f4782c53886191b2f693f24761847c\"\n";
+        assert!(quiet(
+            "Cargo.lock",
+            lock,
+            &lock.replace("0.2.155", "0.2.158").replace(
+                "97b3888a4aecf77e811145cadf6eef5901f4782c53886191b2f693f24761847c",
+                "d8cc4b5a9e1e3b4a3c4a5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d"
+            )
+        ));
     }
 
     #[test]
     fn anything_else_is_a_review() {
         // The project's own minimum version: a bare number, not a pin.
-        assert!(!versions_only(&patch("-go 1.23\n+go 1.24\n")));
-        assert!(!versions_only(&patch(
-            "-          - {python: '3.13'}\n+          - {python: '3.14'}\n"
-        )));
+        let go = "module m\n\ngo 1.23\n";
+        assert!(!quiet("go.mod", go, &go.replace("1.23", "1.24")));
+        let matrix = "jobs:\n  t:\n    matrix:\n          - {python: '3.13'}\n";
+        assert!(!quiet(WORKFLOW, matrix, &matrix.replace("3.13", "3.14")));
         // A new dependency, a removed one, a changed name.
-        assert!(!versions_only(&patch("+\tgithub.com/a/b v1.0.0\n")));
-        assert!(!versions_only(&patch("-\tgithub.com/a/b v1.0.0\n")));
-        assert!(!versions_only(&patch(
-            "-\tgithub.com/a/b v1.0.0\n+\tgithub.com/a/c v1.0.0\n"
-        )));
+        let req = "require (\n\tgithub.com/a/b v1.0.0\n)\n";
+        assert!(!quiet("go.mod", "require (\n)\n", req));
+        assert!(!quiet("go.mod", req, "require (\n)\n"));
+        assert!(!quiet("go.mod", req, &req.replace("a/b", "a/c")));
         // A year is not a version; a changed command is not a pin.
-        assert!(!versions_only(&patch(
-            "-Copyright (c) 2014 M\n+Copyright (c) 2014-present M\n"
-        )));
-        assert!(!versions_only(&patch(
-            "-      - run: uv run --locked tox run\n+      - run: uv run --locked --group dev tox run\n"
-        )));
-        assert!(!versions_only(""));
+        assert!(!quiet(
+            WORKFLOW,
+            "# Copyright (c) 2014 M\n",
+            "# Copyright (c) 2014-present M\n"
+        ));
+        let run = "steps:\n      - run: uv run --locked tox run\n";
+        assert!(!quiet(
+            WORKFLOW,
+            run,
+            &run.replace("--locked", "--locked --group dev")
+        ));
+        // The own version of a package is a release, not a pin.
+        let cargo = "[package]\nname = \"x\"\nversion = \"0.1.0\"\n";
+        assert!(!quiet(
+            "Cargo.toml",
+            cargo,
+            &cargo.replace("0.1.0", "0.2.0")
+        ));
+        assert!(!versions_only(WORKFLOW, "", ""));
+    }
+
+    #[test]
+    fn numbers_of_no_name_in_configuration_are_a_review() {
+        // The cases: a host, a duration, a rate, an address range,
+        // a password hash, each in a file with no pin form, and in a
+        // workflow where they are no `uses:`.
+        for (old, new) in [
+            (
+                "upstream: http://10.0.0.5/api\n",
+                "upstream: http://10.6.6.6/api\n",
+            ),
+            (
+                "session_ttl_hours: 0.5 # see docs/auth.md\n",
+                "session_ttl_hours: 720.0 # see docs/auth.md\n",
+            ),
+            (
+                "rate_limit = \"100.0/minute\"\n",
+                "rate_limit = \"100000.0/minute\"\n",
+            ),
+            (
+                "trusted_proxies: 10.0.0.1/32\n",
+                "trusted_proxies: 0.0.0.0/0\n",
+            ),
+            (
+                "admin: 5f4dcc3b5aa765d61d8327deb882cf99 # @admin\n",
+                "admin: 0cc175b9c0f1b6a831c399e269772661 # @admin\n",
+            ),
+        ] {
+            for path in ["config/app.yaml", "settings.toml", WORKFLOW, ".env"] {
+                assert!(!quiet(path, old, new), "{path}: {old}");
+            }
+        }
     }
 }

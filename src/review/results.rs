@@ -87,9 +87,9 @@ pub struct AffectedSpec {
     /// yet (their current content is in neither the local cache nor the
     /// committed state for this spec).
     pub unreconciled_count: usize,
-    /// How many matched files are housekeeping (no review needed: the
-    /// spec's `tier` is `registered` or `derived`, or the artifact's `tier`
-    /// is 3 or 4) and not reconciled yet.
+    /// How many matched files are housekeeping (no review needed, by one of
+    /// the proofs of [`Quiet`]: a tier, only versions moved, only tests
+    /// changed) and not reconciled yet.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub housekeeping_count: usize,
     /// `true` when no matched file needs a review: nothing of this spec is
@@ -154,15 +154,16 @@ pub struct SpecDiff {
     /// they need no review).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded_files: Vec<String>,
-    /// Changed files this spec governs as housekeeping (its `tier` is
-    /// `registered` or `derived`, or the artifact's `tier` is 3 or 4), not
-    /// reconciled: no diff, no review needed; record them with
-    /// `mark_reconciled`. Also files a rule of notarai finds need no
-    /// review, each with its reason in `housekeeping_reasons`.
+    /// Changed files this spec governs as housekeeping, not reconciled: no
+    /// diff, no review needed; record them with `mark_reconciled`. Each
+    /// has its proof in `housekeeping_reasons` (a tier of a spec stating no
+    /// constraints, an artifact's tier 3 or 4, only versions moved, only
+    /// tests changed); a file the spec's constraints or invariants name is
+    /// never one of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub housekeeping: Vec<String>,
-    /// Why a file of `housekeeping` needs no review when no tier says so
-    /// (see [`Quiet`]).
+    /// Why each file of `housekeeping` needs no review: its proof (see
+    /// [`Quiet`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub housekeeping_reasons: BTreeMap<String, Quiet>,
     /// Files of `files` whose diff starts at the content last reconciled for
@@ -242,21 +243,43 @@ pub struct SpecSays {
     pub invariants: Vec<String>,
 }
 
-/// Why a changed file needs no review for a spec although no tier says so:
-/// it is still listed (in `housekeeping`) and recorded like the rest.
+/// Why a changed file needs no review for a spec: the proof that its
+/// change cannot alter what the spec governs. The file is still listed (in
+/// `housekeeping`) and recorded like the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Quiet {
-    /// A configuration or data file (not source code notarai parses) whose
-    /// every changed line differs from the line it replaced only in version
-    /// numbers or commit hashes: a dependency, tool or CI action pin moved.
-    /// What changed is the dependency's; the diff holds nothing to judge
-    /// against a spec.
+    /// A lock file, dependency manifest, CI workflow or pre-commit
+    /// configuration whose every changed line is the same pin as the line
+    /// it replaced (a version or commit hash attached to the same package,
+    /// module, action or repository name by the syntax of the file's pin
+    /// form) with only its version moved. What changed is the dependency's.
     Versions,
     /// Only files the spec lists as tests (a `tests` category, or a
-    /// behavior's `tested_by`) changed for it: the evidence changed, not
-    /// the behavior the spec states.
+    /// behavior's `tested_by`) and its constraints and invariants do not
+    /// name changed for it, and the spec did not: the evidence changed,
+    /// not the behavior the spec states.
     TestsOnly,
+    /// The spec's `tier` is `registered` or `derived` and it states no
+    /// constraints or invariants (nothing of it to check a change
+    /// against), and none of its texts names the file.
+    SpecTier,
+    /// Every artifact of the spec matching the file has `tier: 3` (needs
+    /// no review) or `tier: 4` (derived output), and the spec's
+    /// constraints and invariants do not name the file.
+    ArtifactTier,
+}
+
+impl Quiet {
+    /// The proof in a few words, for text outputs.
+    pub fn says(self) -> &'static str {
+        match self {
+            Quiet::Versions => "only pinned versions changed",
+            Quiet::TestsOnly => "only the spec's tests changed",
+            Quiet::SpecTier => "the spec is registered or derived and states no constraints",
+            Quiet::ArtifactTier => "the artifact's tier is 3 or 4",
+        }
+    }
 }
 
 /// One file of a `get_spec_diff` answer: how it changed and where its diff is.
@@ -440,14 +463,14 @@ pub struct SpecStatus {
     pub reconciled: usize,
     /// `true` when nothing of it is left to reconcile.
     pub all_reconciled: bool,
-    /// Changed files of this spec that need no review (housekeeping: the
-    /// spec's `tier` is `registered` or `derived`, or the artifact's `tier`
-    /// is 3 or 4) and are not reconciled: record them with
-    /// `mark_reconciled`; `check` warns about them, it does not fail.
-    /// Also files a rule finds need no review (`housekeeping_reasons`).
+    /// Changed files of this spec that need no review (housekeeping, each
+    /// with its proof in `housekeeping_reasons`) and are not reconciled:
+    /// record them with `mark_reconciled`; `check` warns about them, it
+    /// does not fail.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub housekeeping: Vec<String>,
-    /// Why a file of `housekeeping` needs no review when no tier says so.
+    /// Why each file of `housekeeping` needs no review: its proof (see
+    /// [`Quiet`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub housekeeping_reasons: BTreeMap<String, Quiet>,
     /// `true` when this entry only continues the `unreconciled` list of the

@@ -23,7 +23,8 @@
 //!   file or the new one, never half of one (plus, at worst, a stray
 //!   `.name.*.notarai.tmp` file).
 //! - **Reads** (`read.rs`: [`read`], [`read_prefix`], [`read_unfollowed`],
-//!   [`read_bounded`]) look before they open: `lstat` first; anything but a
+//!   [`read_bounded`]; [`read_own`] for notarai's own files, through no
+//!   link at all) look before they open: `lstat` first; anything but a
 //!   regular file (FIFO, socket, device, folder) is refused and never
 //!   opened; a link (or linked folder) resolving outside the root is
 //!   refused; the size is checked before reading and no more than the limit
@@ -48,10 +49,12 @@ mod write;
 
 pub use guard::crosses_link;
 pub use read::{
-    check_readable, irregular_kind, open_regular, read, read_bounded, read_prefix, read_unfollowed,
+    check_readable, irregular_kind, open_regular, read, read_bounded, read_own, read_prefix,
+    read_unfollowed,
 };
 pub use write::{
-    create_dir_all, remove_empty_folders, remove_file, rename_aside, write_cache_file, write_file,
+    create_dir_all, edit_git_config, remove_empty_folders, remove_file, rename_aside,
+    write_cache_file, write_file,
 };
 
 /// Set once by a read-only process; never cleared.

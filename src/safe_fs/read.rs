@@ -68,6 +68,32 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
     Ok(bytes)
 }
 
+/// Read at most `limit` bytes of one of notarai's own files, `rel`
+/// (relative to `root`, forward slashes: the session memory, the kept
+/// index and load status), never through a link: the file and every folder
+/// on the way from the root must be real (a link is refused wherever it
+/// leads, inside the root too: what notarai keeps is never a file the
+/// repository can point it at), and only a regular file is opened.
+pub fn read_own(root: &Path, rel: &Path, limit: u64) -> Result<Vec<u8>, FsError> {
+    let path = root.join(rel);
+    let text = rel.to_string_lossy();
+    if rel.is_absolute() || crosses_link(root, &text) {
+        return Err(FsError::LinkOutside { path });
+    }
+    let meta = fs::symlink_metadata(&path).map_err(io_err(&path))?;
+    if meta.file_type().is_symlink() {
+        let target = fs::read_link(&path).unwrap_or_default();
+        return Err(FsError::Link { path, target });
+    }
+    if !meta.is_file() {
+        return Err(FsError::NotRegular {
+            kind: kind_name(meta.file_type()),
+            path,
+        });
+    }
+    read_bounded(&path, limit)
+}
+
 /// The content of `rel` (relative to `root`, forward slashes) as git stores
 /// it, never following a link: a symbolic link is its target text (never
 /// what it points to, which may lie outside the repository), a regular
@@ -191,6 +217,29 @@ mod tests {
         let err = read(dir.path(), Path::new("big"), 100).unwrap_err();
         assert!(matches!(err, FsError::TooLarge { .. }), "{err}");
         assert_eq!(read(dir.path(), Path::new("big"), 101).unwrap().len(), 101);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn own_files_are_never_read_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("real")).unwrap();
+        fs::write(root.join("real/own"), "mine").unwrap();
+        std::os::unix::fs::symlink("real", root.join("linked")).unwrap();
+        std::os::unix::fs::symlink("real/own", root.join("link")).unwrap();
+        assert_eq!(read_own(root, Path::new("real/own"), 10).unwrap(), b"mine");
+        for rel in ["linked/own", "link"] {
+            let err = read_own(root, Path::new(rel), 10).unwrap_err();
+            assert!(
+                matches!(err, FsError::Link { .. } | FsError::LinkOutside { .. }),
+                "{rel}: {err}"
+            );
+        }
+        assert!(matches!(
+            read_own(root, Path::new("real"), 10),
+            Err(FsError::NotRegular { .. })
+        ));
     }
 
     #[cfg(unix)]

@@ -178,6 +178,53 @@ pub fn rename_aside(from: &Path, to: &Path) -> Result<(), FsError> {
     fs::rename(from, to).map_err(io_err(from))
 }
 
+/// Edit the repository's own git configuration file `config` (the file
+/// libgit2 names for the local level) the way git does: read it (a regular
+/// file, not a link), apply `edit` (`None`: nothing to change), write the
+/// result to `config.lock` created exclusively beside it (git's own lock: a
+/// running git holds it, and then nothing is written), and rename it over.
+/// The one write into a git directory besides libgit2's own: taking back the
+/// empty `[merge "notarai"]` header `notarai init` left (libgit2 removes a
+/// section's entries, never its header). `true` when the file changed.
+pub fn edit_git_config(
+    config: &Path,
+    edit: impl FnOnce(&str) -> Option<String>,
+) -> Result<bool, FsError> {
+    if writes_forbidden() {
+        return Err(read_only_error(config));
+    }
+    let meta = fs::symlink_metadata(config).map_err(io_err(config))?;
+    if !meta.is_file() {
+        return Err(FsError::NotRegular {
+            path: config.to_path_buf(),
+            kind: kind_name(meta.file_type()),
+        });
+    }
+    let bytes = super::read::read_bounded(config, 1 << 20)?;
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Ok(false);
+    };
+    let Some(edited) = edit(text) else {
+        return Ok(false);
+    };
+    let lock = config.with_file_name("config.lock");
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&lock)
+        .map_err(io_err(&lock))?;
+    let written = (|| -> io::Result<()> {
+        file.write_all(edited.as_bytes())?;
+        file.set_permissions(meta.permissions())?;
+        file.sync_all()
+    })();
+    if let Err(e) = written.and_then(|()| fs::rename(&lock, config)) {
+        let _ = fs::remove_file(&lock);
+        return Err(io_err(config)(e));
+    }
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

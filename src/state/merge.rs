@@ -504,12 +504,73 @@ pub fn unregister_merge_driver(git: &GitRepo) -> Result<(), StateError> {
         .map_err(config_error)?;
     config.remove(DRIVER_KEY).map_err(config_error)?;
     let _ = config.remove("merge.notarai.name");
+    drop(config);
+    // libgit2 leaves the emptied `[merge "notarai"]` header: take it back
+    // too, unless something of the user's (an entry, a comment) is in it.
+    let path = git.raw().commondir().join("config");
+    crate::safe_fs::edit_git_config(&path, |text| {
+        without_empty_section(text, "merge \"notarai\"")
+    })
+    .map_err(|e| StateError::Io {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
     Ok(())
+}
+
+/// `text` (a git config file) without the header `[name]` when its section
+/// holds nothing but blank lines; `None` when there is no such empty
+/// section.
+fn without_empty_section(text: &str, name: &str) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let header = format!("[{name}]");
+    let at = lines.iter().position(|l| l.trim() == header)?;
+    let body_end = lines[at + 1..]
+        .iter()
+        .position(|l| l.trim_start().starts_with('['))
+        .map_or(lines.len(), |n| at + 1 + n);
+    if !lines[at + 1..body_end].iter().all(|l| l.trim().is_empty()) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in lines.iter().enumerate() {
+        if i != at {
+            out.push_str(line);
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]
 mod driver_tests {
     use super::*;
+
+    #[test]
+    fn only_an_empty_section_loses_its_header() {
+        let name = "merge \"notarai\"";
+        assert_eq!(
+            without_empty_section(
+                "[core]\n\tbare = false\n[merge \"notarai\"]\n[user]\n\tname = a\n",
+                name
+            )
+            .as_deref(),
+            Some("[core]\n\tbare = false\n[user]\n\tname = a\n")
+        );
+        assert_eq!(
+            without_empty_section("[core]\n[merge \"notarai\"]\n", name).as_deref(),
+            Some("[core]\n")
+        );
+        // Something of the user's in it: kept.
+        assert_eq!(
+            without_empty_section("[merge \"notarai\"]\n\t# mine\n", name),
+            None
+        );
+        assert_eq!(
+            without_empty_section("[merge \"notarai\"]\n\trecursive = x\n", name),
+            None
+        );
+        assert_eq!(without_empty_section("[core]\n", name), None);
+    }
 
     #[test]
     fn registers_once_and_keeps_the_users_attributes() {

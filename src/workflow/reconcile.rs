@@ -44,9 +44,11 @@ left, N invalid specs, N deleted specs`. Its `base` says which base it used:
 `name`, `source` (`explicit`, `last_reconciliation` or `default_branch`) and
 `merge_base`. `specs` lists each spec with something left: its `unreconciled`
 files (they need a review) and `housekeeping` files (no review needed: only to
-record; `housekeeping_reasons` says why when no tier does: `versions`, only
-pinned versions or commit hashes changed; `tests_only`, only the spec's tests
-changed); `totals` counts the files and the `reconciled_specs` with nothing
+record; `housekeeping_reasons` gives each one's proof: `versions`, only
+versions of named dependencies, actions or modules moved; `tests_only`, only
+the spec's tests changed; `spec_tier`, a registered or derived spec stating
+no constraints; `artifact_tier`, an artifact of tier 3 or 4; a file the
+spec's constraints or invariants name is never housekeeping); `totals` counts the files and the `reconciled_specs` with nothing
 left. A file counts as reconciled when its content matches this clone's cache
 or the committed `.notarai/reconciliation_state.json` for that spec, so a
 pass that stopped (or a teammate's pass) is not redone. If `state_problem` is

@@ -7,6 +7,8 @@
 //! the arguments and the whole answer, so a cursor is only honoured while
 //! the answer is exactly the one it was cut from.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::{AffectedSpec, AffectedSpecs, ChangedArtifacts, ReconciliationStatus, SpecStatus};
@@ -145,7 +147,9 @@ pub fn status(
     let mut layout = Layout::new(capacity(budget, json_len(&full)));
     let mut spec_at: Vec<(usize, SpecStatus)> = Vec::new();
     for mut spec in specs {
-        // The files to review, then the housekeeping ones, cut alike.
+        // The files to review, then the housekeeping ones, cut alike; each
+        // housekeeping file's proof on the page that lists it.
+        let mut reasons = std::mem::take(&mut spec.housekeeping_reasons);
         let files: Vec<(bool, String)> = std::mem::take(&mut spec.unreconciled)
             .into_iter()
             .map(|f| (false, f))
@@ -158,11 +162,14 @@ pub fn status(
         let page = layout.place(json_len(&spec) + 1);
         let mut current = (page, spec);
         for (housekeeping, file) in files {
-            let cost = json_len(&file) + 1;
+            let reason = housekeeping.then(|| reasons.remove(&file)).flatten();
+            let cost =
+                json_len(&file) + 1 + reason.map_or(0, |r| json_len(&file) + json_len(&r) + 2);
             if cost > layout.room() {
                 let continued = SpecStatus {
                     unreconciled: Vec::new(),
                     housekeeping: Vec::new(),
+                    housekeeping_reasons: BTreeMap::new(),
                     continued: true,
                     ..current.1.clone()
                 };
@@ -172,6 +179,9 @@ pub fn status(
                 current.0 = layout.current();
             }
             layout.consume(cost);
+            if let Some(reason) = reason {
+                current.1.housekeeping_reasons.insert(file.clone(), reason);
+            }
             if housekeeping {
                 current.1.housekeeping.push(file);
             } else {

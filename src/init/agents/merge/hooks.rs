@@ -4,7 +4,10 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Change, MergeError, check_path, extra_members, finish, open, prune, render, value_of};
+use super::{
+    Change, MergeError, check_path, extra_members, finish, kept_if_theirs, open, prune, render,
+    value_of,
+};
 use crate::init::agents::Format;
 use crate::init::agents::HookKind;
 use crate::init::agents::commands::{matcher_covers, same_hook, widened_matcher};
@@ -224,12 +227,18 @@ pub fn remove_hook(
             }
         }
     }
-    prune(&mut editor, &path);
+    let steps = prune(&mut editor, &path);
     let preamble = match kind {
         HookKind::Flat { preamble, .. } => preamble,
         _ => "",
     };
-    Ok(finish(editor, text, preamble))
+    let add = |old: Option<&str>| add_hook(old, format, kind, &commands[0]);
+    Ok(kept_if_theirs(
+        finish(editor, text, preamble),
+        text,
+        &steps,
+        add,
+    ))
 }
 
 #[cfg(test)]
@@ -363,5 +372,43 @@ mod tests {
             add_hook(Some(&after), Format::Jsonc, gemini, command).unwrap(),
             None
         );
+    }
+}
+
+#[cfg(test)]
+mod before_init_tests {
+    use super::*;
+
+    /// Cursor's hook, as in the table.
+    const CURSOR_HOOK: HookKind = HookKind::Flat {
+        event: "afterFileEdit",
+        extra: "",
+        preamble: r#"{"version": 1}"#,
+    };
+    const CURSOR_COMMAND: &str = "notarai hook validate --agent cursor";
+
+    /// Added then removed, each file the user may have had comes back
+    /// byte for byte (an empty `hooks` object included); the file `init`
+    /// created is deleted. (A file byte for byte what `init` creates from
+    /// nothing cannot be told apart from one it created.)
+    #[test]
+    fn a_hook_file_comes_back_as_it_was_before_init() {
+        let commands = [CURSOR_COMMAND.to_string()];
+        for before in [
+            "{\"version\": 1, \"hooks\": {}}\n",
+            "{\"version\": 1}\n",
+            "{\"version\": 1, \"hooks\": {\"afterFileEdit\": []}}\n",
+        ] {
+            let added = add_hook(Some(before), Format::Json, CURSOR_HOOK, CURSOR_COMMAND)
+                .unwrap()
+                .unwrap();
+            let removed = remove_hook(&added, Format::Json, CURSOR_HOOK, &commands).unwrap();
+            assert_eq!(removed, Change::Write(before.to_string()), "{added}");
+        }
+        let created = add_hook(None, Format::Json, CURSOR_HOOK, CURSOR_COMMAND)
+            .unwrap()
+            .unwrap();
+        let removed = remove_hook(&created, Format::Json, CURSOR_HOOK, &commands).unwrap();
+        assert!(matches!(removed, Change::Delete(_)), "{removed:?}");
     }
 }

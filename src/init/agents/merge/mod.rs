@@ -209,8 +209,10 @@ pub fn add_json_server(
 }
 
 /// Remove the empty containers along `path` (deepest first) that hold
-/// nothing, not even a comment.
-fn prune(editor: &mut Editor, path: &[&str]) {
+/// nothing, not even a comment; the text before the first removal and
+/// after each one.
+fn prune(editor: &mut Editor, path: &[&str]) -> Vec<String> {
+    let mut steps = vec![editor.text().to_string()];
     for depth in (1..=path.len()).rev() {
         let Some(node) = editor.at(&path[..depth]) else {
             continue;
@@ -223,9 +225,45 @@ fn prune(editor: &mut Editor, path: &[&str]) {
             .trim()
             .is_empty();
         if !empty {
-            return;
+            break;
         }
         editor.remove_member(&path[..depth - 1], path[depth - 1]);
+        steps.push(editor.text().to_string());
+    }
+    steps
+}
+
+/// `removal` (what [`finish`] decided), unless it deletes a file the user
+/// had: a file is deleted only when it cannot be told apart from one
+/// `init` created, else the text it had before `init` is given back byte
+/// for byte. That text is the most pruned of `steps` (the text with
+/// notarai's part taken out, then with each container it left empty
+/// pruned, [`prune`]) that `add` turns into `text`: an empty container
+/// the user had (Cursor's `"hooks": {}`) is so kept. A step that `add`
+/// makes into what it makes of no file (an empty object, notarai's other
+/// part of the file) cannot be told apart from no file: deleted, as is a
+/// file when no step gives `text` back (edited since `init`).
+fn kept_if_theirs(
+    removal: Change,
+    text: &str,
+    steps: &[String],
+    add: impl Fn(Option<&str>) -> Result<Option<String>, MergeError>,
+) -> Change {
+    if !matches!(removal, Change::Delete(_)) {
+        return removal;
+    }
+    let made = |old: Option<&str>| add(old).ok().flatten();
+    let created = made(None);
+    if created.as_deref() == Some(text) {
+        return removal;
+    }
+    match steps
+        .iter()
+        .rev()
+        .find(|step| made(Some(step)).as_deref() == Some(text))
+    {
+        Some(step) if made(Some(step)) != created => Change::Write(step.clone()),
+        _ => removal,
     }
 }
 
@@ -271,8 +309,9 @@ pub fn remove_json_server(
         return Ok(Change::Unchanged);
     }
     editor.remove_member(servers, SERVER_NAME);
-    prune(&mut editor, servers);
-    Ok(finish(editor, text, ""))
+    let steps = prune(&mut editor, servers);
+    let add = |old: Option<&str>| add_json_server(old, format, servers, shape);
+    Ok(kept_if_theirs(finish(editor, text, ""), text, &steps, add))
 }
 
 #[cfg(test)]
