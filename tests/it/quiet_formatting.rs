@@ -397,8 +397,23 @@ fn mutations(rel: &str, text: &str) -> Vec<(String, String)> {
         t.insert(at, ' ');
         out.push(("string-space".to_string(), t));
     }
+    // The first occurrence outside comments (and, for a template, at an
+    // opening backtick): without the language's parser to tell (a fresh
+    // clone), a mutation must not land where it changes nothing
+    // (`// return the value`, a JSDoc's `code`, after a closing backtick).
+    let comments = comment_mask(rel, text);
     let mut first = |name: &str, from: &str, to: &str| {
-        if let Some(at) = text.find(from) {
+        let at = text.match_indices(from).map(|(at, _)| at).find(|&at| {
+            !comments[at]
+                && (!from.starts_with('`')
+                    || text[..at]
+                        .char_indices()
+                        .filter(|&(i, c)| c == '`' && !comments[i])
+                        .count()
+                        % 2
+                        == 0)
+        });
+        if let Some(at) = at {
             let mut t = text.to_string();
             t.replace_range(at..at + from.len(), to);
             out.push((name.to_string(), t));
@@ -440,6 +455,34 @@ fn mutations(rel: &str, text: &str) -> Vec<(String, String)> {
         _ => {}
     }
     out
+}
+
+/// For each byte of `text`, whether it is inside a comment (`//` and
+/// `/* */` in the C-like languages, `#` in Python), strings not told
+/// apart: a rough mask, enough to keep the text mutations out of comments.
+fn comment_mask(rel: &str, text: &str) -> Vec<bool> {
+    let bytes = text.as_bytes();
+    let mut mask = vec![false; bytes.len() + 1];
+    let python = ext(rel) == "py";
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &bytes[i..];
+        let end = if python && rest[0] == b'#' || !python && rest.starts_with(b"//") {
+            text[i..].find('\n').map_or(bytes.len(), |n| i + n)
+        } else if !python && rest.starts_with(b"/*") {
+            text[i + 2..]
+                .find("*/")
+                .map_or(bytes.len(), |n| i + 2 + n + 2)
+        } else {
+            i += 1;
+            continue;
+        };
+        for m in &mut mask[i..end] {
+            *m = true;
+        }
+        i = end;
+    }
+    mask
 }
 
 /// Where a space sits inside a one-line string literal of `text`, between
