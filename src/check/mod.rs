@@ -142,7 +142,7 @@ pub enum FindingKind {
     Ungoverned,
     /// A changed file governed by more than one spec.
     MultipleSpecs,
-    /// A changed file whose token stream is unchanged (formatting or
+    /// A changed file whose program is the same (formatting or
     /// comments only): it affects no spec.
     FormattingOnly,
     /// An anchor (`path#Symbol`) whose symbol the change removed.

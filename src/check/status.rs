@@ -332,6 +332,7 @@ pub fn status_with(
     let deleted_specs = crate::review::deleted_specs(&changes);
     let (specs, totals) = per_spec(&specs.set, &assessed);
     Ok(ReconciliationStatus {
+        quiet_proofs: Default::default(),
         base: used,
         nothing_to_review: totals.unreconciled == 0
             && invalid_specs.is_empty()
@@ -368,7 +369,7 @@ pub struct StatusParams {
     #[serde(default)]
     pub base_branch: Option<String>,
     /// `true` to count files changed in formatting or comments only (equal
-    /// token streams); by default they affect no spec and are listed in
+    /// programs); by default they affect no spec and are listed in
     /// `formatting_only`.
     #[serde(default)]
     pub include_formatting: bool,

@@ -137,6 +137,7 @@ fn affected_specs_with(
         .collect();
     let deleted_specs = super::deleted_specs(&changes);
     Ok(AffectedSpecs {
+        quiet_proofs: Default::default(),
         base: used,
         unreviewable: unreviewable(&changes, |_| true),
         deleted_specs,

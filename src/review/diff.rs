@@ -164,6 +164,7 @@ fn candidates<'c>(
 /// The answer with nothing in it yet but its base and the excluded files.
 fn empty_answer(base: crate::state::UsedBase, excluded_files: Vec<String>) -> SpecDiff {
     SpecDiff {
+        quiet_proofs: Default::default(),
         base,
         diff: String::new(),
         files: Vec::new(),

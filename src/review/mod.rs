@@ -17,6 +17,7 @@ mod kept;
 mod pages;
 mod params;
 pub mod pins;
+pub mod proofs;
 pub mod quiet;
 mod record;
 mod results;

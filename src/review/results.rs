@@ -8,6 +8,8 @@ use serde::Serialize;
 use crate::changes::ChangeKind;
 use crate::spec::Behavior;
 
+use super::proofs::QuietVerdict;
+
 /// Result of `list_affected_specs`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct AffectedSpecs {
@@ -42,6 +44,10 @@ pub struct AffectedSpecs {
     /// likely rename or move when the same code appears elsewhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub broken_anchors: Vec<crate::review::BrokenAnchor>,
+    /// What each quiet verdict of this page proves (`formatting_only`),
+    /// keyed by verdict.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub quiet_proofs: BTreeMap<QuietVerdict, &'static str>,
     /// This page's number, from 1.
     pub page: usize,
     /// Number of pages of the whole answer.
@@ -216,6 +222,12 @@ pub struct SpecDiff {
     /// those hunks in its `outside_anchors`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_anchors: Vec<String>,
+    /// What each quiet verdict of this page proves (`formatting_only`,
+    /// `outside_anchors`, `since_reconciled`, `skipped`, `already_read`, and
+    /// each reason of `housekeeping_reasons`), keyed by verdict: a file is
+    /// left out of `diff` only with a proof.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub quiet_proofs: BTreeMap<QuietVerdict, &'static str>,
     /// This page's number, from 1.
     pub page: usize,
     /// Number of pages of the whole answer.
@@ -416,7 +428,7 @@ pub struct ReconciliationStatus {
     /// not read (it is then ignored: only the local cache counts).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_problem: Option<String>,
-    /// Changed governed files whose token streams are unchanged (formatting
+    /// Changed governed files whose programs are the same (formatting
     /// or comments only) and not recorded yet: not counted
     /// (`include_formatting: true` counts them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -437,6 +449,10 @@ pub struct ReconciliationStatus {
     /// named here needs a look even when none of its files changed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drift_notes: Vec<crate::review::OpenDrift>,
+    /// What each quiet verdict of this page proves (`formatting_only`, and
+    /// each reason of the specs' `housekeeping_reasons`), keyed by verdict.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub quiet_proofs: BTreeMap<QuietVerdict, &'static str>,
     /// This page's number, from 1.
     pub page: usize,
     /// Number of pages of the whole answer.
@@ -498,4 +514,65 @@ pub struct Totals {
     /// in `specs`).
     #[serde(default)]
     pub reconciled_specs: usize,
+}
+
+impl SpecDiff {
+    /// The quiet verdicts this answer (or page) gives.
+    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
+        let mut out: Vec<QuietVerdict> = [
+            (
+                !self.formatting_only.is_empty(),
+                QuietVerdict::FormattingOnly,
+            ),
+            (
+                !self.outside_anchors.is_empty(),
+                QuietVerdict::OutsideAnchors,
+            ),
+            (
+                !self.since_reconciled.is_empty(),
+                QuietVerdict::SinceReconciled,
+            ),
+            (!self.skipped.is_empty(), QuietVerdict::Skipped),
+            (!self.already_read.is_empty(), QuietVerdict::AlreadyRead),
+        ]
+        .into_iter()
+        .filter_map(|(given, v)| given.then_some(v))
+        .collect();
+        out.extend(
+            self.housekeeping_reasons
+                .values()
+                .map(|&q| QuietVerdict::from(q)),
+        );
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+impl AffectedSpecs {
+    /// The quiet verdicts this answer (or page) gives.
+    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
+        match self.formatting_only.is_empty() {
+            true => Vec::new(),
+            false => vec![QuietVerdict::FormattingOnly],
+        }
+    }
+}
+
+impl ReconciliationStatus {
+    /// The quiet verdicts this answer (or page) gives.
+    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
+        let mut out: Vec<QuietVerdict> = self
+            .specs
+            .iter()
+            .flat_map(|s| s.housekeeping_reasons.values())
+            .map(|&q| QuietVerdict::from(q))
+            .collect();
+        if !self.formatting_only.is_empty() {
+            out.push(QuietVerdict::FormattingOnly);
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
 }

@@ -5,9 +5,9 @@
 //!
 //! Shared by `get_spec_diff`, `list_affected_specs`, the reconciliation
 //! status and `check`: a spec is affected by a changed file when it governs
-//! the whole file and the file's token stream changed (or always, with
+//! the whole file and the file's program changed (or always, with
 //! `include_formatting`), or when it anchors symbols of the file and a hunk
-//! touches one of them whose token stream changed.
+//! touches one of them whose program changed.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -81,7 +81,7 @@ impl Contents {
         }
     }
 
-    /// [`Sides::formatting_only`], from the token streams alone (no
+    /// [`Sides::formatting_only`], from the file hashes alone (no
     /// symbols found): what a file no spec anchors needs.
     pub fn formatting_only(&self) -> bool {
         if !self.modified {
@@ -166,7 +166,7 @@ fn same_program(modified: bool, old: symbols::SemanticHash, new: symbols::Semant
 
 impl Sides {
     /// Whether the file changed in formatting or comments only: modified in
-    /// place, both sides parse and their token streams are equal.
+    /// place, both sides parse and their programs are the same (`symbols::program`).
     pub fn formatting_only(&self) -> bool {
         self.old.fallback.is_none()
             && self.new.fallback.is_none()
@@ -183,8 +183,8 @@ impl Sides {
 /// `check` and `get_spec_diff` share ([`decide`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// Show it: a whole-file spec and a change of its token stream, or a
-    /// hunk touches one of the spec's symbols (and its token stream
+    /// Show it: a whole-file spec and a change of its program, or a
+    /// hunk touches one of the spec's symbols (and its program
     /// changed, or the hunk may rebind its name).
     Affected,
     /// It changed in formatting or comments only (for an anchored spec:
@@ -287,7 +287,7 @@ pub fn touching(
 /// from the same sides: the merge base's and the work tree's.
 ///
 /// Quiet only on proof: formatting-only when both sides parse and their
-/// token streams are equal; untouched when no hunk changes a line in an
+/// programs are the same (`symbols::program`); untouched when no hunk changes a line in an
 /// anchored symbol's extent, on either side, and no changed line may
 /// rebind an anchored name.
 pub fn decide(
@@ -434,7 +434,7 @@ impl BrokenAnchor {
 pub struct Narrowed {
     /// Per changed path, the governing specs the change affects.
     pub affected: BTreeMap<String, Vec<usize>>,
-    /// Changed files whose token streams are unchanged (formatting,
+    /// Changed files whose programs are the same (formatting,
     /// comments only), affecting no spec unless formatting is included.
     pub formatting_only: Vec<String>,
     /// Anchors whose symbol the change removed.
@@ -559,7 +559,7 @@ pub fn narrow(
 /// includes less).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Need {
-    /// Whether its token streams are equal.
+    /// Whether its programs are the same (`symbols::program`).
     Tokens,
     /// Its symbols on both sides.
     Symbols,
@@ -567,7 +567,7 @@ enum Need {
 
 /// What [`learn`] found of one changed file.
 enum Learned {
-    /// Its token streams are equal (it needed only that).
+    /// Its programs are the same (`symbols::program`) (it needed only that).
     FormattingOnly,
     /// Both sides outlined.
     Sides(Sides),

@@ -35,6 +35,7 @@ mod quiet;
 mod quiet_anchors;
 mod quiet_claims;
 mod quiet_formatting;
+mod quiet_proofs;
 mod quiet_rules;
 mod read_only;
 mod reliability_cache;

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::proofs::proofs_of;
 use super::{AffectedSpec, AffectedSpecs, ChangedArtifacts, ReconciliationStatus, SpecStatus};
 use crate::page::{
     CURSOR_JSON_LEN, CursorError, Layout, MaxTokens, fingerprint, json_len, next_cursor,
@@ -49,6 +50,7 @@ pub fn affected_specs_pages(
 ) -> AffectedPages {
     let budget = MaxTokens::budget(max_tokens);
     let fp = fingerprint(args, &full);
+    let proofs_room = json_len(&proofs_of(full.quiet_verdicts()));
     let specs = std::mem::take(&mut full.affected_specs);
     let invalid = std::mem::take(&mut full.invalid_specs);
     let deleted = std::mem::take(&mut full.deleted_specs);
@@ -57,7 +59,7 @@ pub fn affected_specs_pages(
     let broken = std::mem::take(&mut full.broken_anchors);
     full.page = MAX_PAGE;
     full.pages = MAX_PAGE;
-    let mut layout = Layout::new(capacity(budget, json_len(&full)));
+    let mut layout = Layout::new(capacity(budget, json_len(&full) + proofs_room));
 
     let mut spec_at: Vec<(usize, AffectedSpec)> = Vec::new();
     for mut spec in specs {
@@ -124,6 +126,9 @@ pub fn affected_specs_pages(
     for (item, &page) in broken.into_iter().zip(&broken_at) {
         out[page].broken_anchors.push(item);
     }
+    for p in &mut out {
+        p.quiet_proofs = proofs_of(p.quiet_verdicts());
+    }
     LaidOut::new(LIST_AFFECTED_SPECS, fp, out)
 }
 
@@ -139,12 +144,13 @@ pub fn status(
 ) -> Result<ReconciliationStatus, CursorError> {
     let budget = MaxTokens::budget(max_tokens);
     let fp = fingerprint(args, &full);
+    let proofs_room = json_len(&proofs_of(full.quiet_verdicts()));
     let specs = std::mem::take(&mut full.specs);
     let drift = std::mem::take(&mut full.drift_notes);
     let outside = std::mem::take(&mut full.outside_anchors);
     full.page = MAX_PAGE;
     full.pages = MAX_PAGE;
-    let mut layout = Layout::new(capacity(budget, json_len(&full)));
+    let mut layout = Layout::new(capacity(budget, json_len(&full) + proofs_room));
     let mut spec_at: Vec<(usize, SpecStatus)> = Vec::new();
     for mut spec in specs {
         // The files to review, then the housekeeping ones, cut alike; each
@@ -204,6 +210,7 @@ pub fn status(
     full.page = page + 1;
     full.pages = pages;
     full.next_cursor = next_cursor(GET_RECONCILIATION_STATUS, page, pages, fp);
+    full.quiet_proofs = proofs_of(full.quiet_verdicts());
     Ok(full)
 }
 

@@ -17,6 +17,7 @@ use crate::changes::ChangeKind;
 use crate::page::{
     Layout, MaxTokens, escaped_len, fingerprint, json_len, next_cursor, split_patch, split_text,
 };
+use crate::review::proofs::proofs_of;
 use crate::review::{PlanEntry, Quiet, SpecDiff, SpecFile, SystemSpec, Unreviewable};
 
 /// One changed file's diff in a `get_spec_diff` answer.
@@ -160,12 +161,14 @@ pub fn spec_diff_pages(
     let fp = fingerprint(args, &(&full, &patches));
     progress.advance(1);
     progress.flush();
+    // Room for the proofs of the quiet verdicts, on any page that gives one.
+    let proofs_room = json_len(&proofs_of(full.quiet_verdicts()));
     let mut items = Items::take(&mut full);
     full.diff.clear();
     full.page = MAX_PAGE;
     full.pages = MAX_PAGE;
     let files_on_every_page = json_len(&items.files) <= budget / 4;
-    let mut overhead = json_len(&full);
+    let mut overhead = json_len(&full) + proofs_room;
     if files_on_every_page {
         overhead += json_len(&items.files);
     }
@@ -210,6 +213,7 @@ pub fn spec_diff_pages(
     // One page shows every file in `diff`: the plan would only repeat it.
     for (p, plan) in out.iter_mut().zip(plans) {
         p.plan = (pages > 1).then_some(plan);
+        p.quiet_proofs = proofs_of(p.quiet_verdicts());
     }
     LaidOut::new(GET_SPEC_DIFF, fp, out)
 }
@@ -463,6 +467,7 @@ pub fn whole_spec_diff(mut full: SpecDiff, patches: Vec<FilePatch>) -> SpecDiff 
     full.page = 1;
     full.pages = 1;
     full.next_cursor = None;
+    full.quiet_proofs = proofs_of(full.quiet_verdicts());
     full
 }
 

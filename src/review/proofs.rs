@@ -1,0 +1,154 @@
+//! Every quiet verdict notarai gives (a changed file it does not show for
+//! review) and what it proves: the one table the tools' answers name
+//! (`quiet_proofs`), the README lists and `tests/it/quiet_proofs.rs` holds
+//! to. The rule behind them: a verdict is quiet only when the change
+//! provably cannot alter what the spec governs; when notarai is not sure,
+//! it shows the change.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::Quiet;
+
+/// A quiet verdict, named as the answers' lists and reasons name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QuietVerdict {
+    /// `formatting_only`: the same program.
+    FormattingOnly,
+    /// `outside_anchors`: no anchored symbol touched or rebound.
+    OutsideAnchors,
+    /// `since_reconciled`: shown from the content last reviewed.
+    SinceReconciled,
+    /// `skipped`: the content reviewed already.
+    Skipped,
+    /// `already_read`: read earlier in this pass.
+    AlreadyRead,
+    /// `versions` (in `housekeeping_reasons`): only pins moved.
+    Versions,
+    /// `tests_only` (in `housekeeping_reasons`): only the spec's evidence.
+    TestsOnly,
+    /// `spec_tier` (in `housekeeping_reasons`): a spec with nothing to check.
+    SpecTier,
+    /// `artifact_tier` (in `housekeeping_reasons`): a tier 3 or 4 artifact.
+    ArtifactTier,
+}
+
+impl QuietVerdict {
+    /// Every quiet verdict, in the order the README lists them.
+    pub const ALL: [QuietVerdict; 9] = [
+        QuietVerdict::FormattingOnly,
+        QuietVerdict::OutsideAnchors,
+        QuietVerdict::SinceReconciled,
+        QuietVerdict::Skipped,
+        QuietVerdict::AlreadyRead,
+        QuietVerdict::Versions,
+        QuietVerdict::TestsOnly,
+        QuietVerdict::SpecTier,
+        QuietVerdict::ArtifactTier,
+    ];
+
+    /// The name the answers use.
+    pub fn name(self) -> &'static str {
+        match self {
+            QuietVerdict::FormattingOnly => "formatting_only",
+            QuietVerdict::OutsideAnchors => "outside_anchors",
+            QuietVerdict::SinceReconciled => "since_reconciled",
+            QuietVerdict::Skipped => "skipped",
+            QuietVerdict::AlreadyRead => "already_read",
+            QuietVerdict::Versions => "versions",
+            QuietVerdict::TestsOnly => "tests_only",
+            QuietVerdict::SpecTier => "spec_tier",
+            QuietVerdict::ArtifactTier => "artifact_tier",
+        }
+    }
+
+    /// What the verdict proves, in one sentence.
+    pub fn proof(self) -> &'static str {
+        match self {
+            QuietVerdict::FormattingOnly => {
+                "both sides parse without error to the same program: equal syntax trees with every \
+                 token the language treats as code kept (newlines where a statement may end, \
+                 Python indentation, string, template and JSX text, comments that are code)"
+            }
+            QuietVerdict::OutsideAnchors => {
+                "no hunk changes a line of a symbol the spec anchors, on either side, and no \
+                 changed line may rebind an anchored name"
+            }
+            QuietVerdict::SinceReconciled => {
+                "the diff starts at the content last reviewed for this spec, from this machine's \
+                 cache or the merge base's state and hashing to its review; whether to show the \
+                 file was judged from the merge base"
+            }
+            QuietVerdict::Skipped => {
+                "the file's content hashes to a review recorded for this spec in the hash cache or \
+                 the committed state (a record the branch itself adds is a claim `check` lists)"
+            }
+            QuietVerdict::AlreadyRead => {
+                "you passed it in `already_read`: its diff was in an earlier answer of this pass"
+            }
+            QuietVerdict::Versions => {
+                "in a file with a pin form, every changed line is the same pin as the line it \
+                 replaced with only a version or commit hash moved, and no constraint or invariant \
+                 names the file"
+            }
+            QuietVerdict::TestsOnly => {
+                "only tests the spec lists changed for it, the spec did not, and its constraints \
+                 and invariants name none of them"
+            }
+            QuietVerdict::SpecTier => {
+                "the spec is registered or derived and states no constraints or invariants (and \
+                 applies no cross-cutting spec)"
+            }
+            QuietVerdict::ArtifactTier => {
+                "every artifact matching the file has tier 3 or 4, and no constraint or invariant \
+                 names it"
+            }
+        }
+    }
+}
+
+impl From<Quiet> for QuietVerdict {
+    fn from(quiet: Quiet) -> QuietVerdict {
+        match quiet {
+            Quiet::Versions => QuietVerdict::Versions,
+            Quiet::TestsOnly => QuietVerdict::TestsOnly,
+            Quiet::SpecTier => QuietVerdict::SpecTier,
+            Quiet::ArtifactTier => QuietVerdict::ArtifactTier,
+        }
+    }
+}
+
+/// The proofs of `verdicts` (each once), keyed by verdict: what an answer
+/// page that gives them carries in `quiet_proofs`.
+pub fn proofs_of(
+    verdicts: impl IntoIterator<Item = QuietVerdict>,
+) -> BTreeMap<QuietVerdict, &'static str> {
+    verdicts.into_iter().map(|v| (v, v.proof())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_verdict_serializes_as_its_name_and_has_a_proof() {
+        for v in QuietVerdict::ALL {
+            assert_eq!(serde_json::to_value(v).unwrap(), v.name());
+            assert!(v.proof().len() > 20 && v.proof().len() < 260, "{v:?}");
+        }
+        for q in [
+            Quiet::Versions,
+            Quiet::TestsOnly,
+            Quiet::SpecTier,
+            Quiet::ArtifactTier,
+        ] {
+            assert_eq!(
+                serde_json::to_value(q).unwrap(),
+                QuietVerdict::from(q).name()
+            );
+        }
+    }
+}
