@@ -14,6 +14,11 @@
 //! [`hook`] checks the specs it writes, and [`doctor`] checks that every
 //! configured agent can reach the server.
 #![warn(missing_docs)]
+// No function longer than `too-many-lines-threshold` (clippy.toml).
+#![warn(clippy::too_many_lines)]
+// The one writer, reader, walker and process starter are lints
+// (`clippy.toml`); unit tests may do anything.
+#![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
 
 pub mod agent;
 pub mod answers;

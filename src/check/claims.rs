@@ -119,12 +119,40 @@ pub fn claims(state: &State, before: &State, governance: &Governance, set: &Spec
             .map(|g| set.specs[g].path.clone())
             .collect()
     };
-    let change =
-        |old: Option<(&str, &str, Option<&str>)>, new: (&str, &str, Option<&str>)| match old {
-            None => Some(ClaimChange::Added),
-            Some(old) if old != new => Some(ClaimChange::Changed),
-            Some(_) => None,
-        };
+    let mut out = fingerprint_claims(state, before, &governors);
+    out.extend(review_claims(state, before, &governors));
+    out.extend(closed_notes(state, before));
+    out.sort_by(|a, b| {
+        (&a.path, &a.symbol, a.record, &a.specs, &a.fingerprint).cmp(&(
+            &b.path,
+            &b.symbol,
+            b.record,
+            &b.specs,
+            &b.fingerprint,
+        ))
+    });
+    out
+}
+
+/// A record's identity: its hash, its kind and its blob.
+type Identity<'a> = (&'a str, &'a str, Option<&'a str>);
+
+/// How a record changed from `old` (absent: not in the base) to `new`;
+/// `None` when it is the base's own.
+fn change(old: Option<Identity>, new: Identity) -> Option<ClaimChange> {
+    match old {
+        None => Some(ClaimChange::Added),
+        Some(old) if old != new => Some(ClaimChange::Changed),
+        Some(_) => None,
+    }
+}
+
+/// The file and spec fingerprints the branch added or changed.
+fn fingerprint_claims(
+    state: &State,
+    before: &State,
+    governors: &dyn Fn(&str) -> Vec<String>,
+) -> Vec<Claim> {
     let mut out = Vec::new();
     for (path, f) in &state.file_fingerprints {
         let old = before
@@ -162,6 +190,17 @@ pub fn claims(state: &State, before: &State, governance: &Governance, set: &Spec
             });
         }
     }
+    out
+}
+
+/// The per-spec reviews (by spec, kind and symbol) the branch added or
+/// changed.
+fn review_claims(
+    state: &State,
+    before: &State,
+    governors: &dyn Fn(&str) -> Vec<String>,
+) -> Vec<Claim> {
+    let mut out = Vec::new();
     for (spec, reviews) in &state.spec_reviews {
         for (key, review) in reviews {
             let old = before
@@ -194,6 +233,11 @@ pub fn claims(state: &State, before: &State, governance: &Governance, set: &Spec
             });
         }
     }
+    out
+}
+
+/// The drift notes of the base the branch closed.
+fn closed_notes(state: &State, before: &State) -> Vec<Claim> {
     let kept: BTreeMap<(&str, &str), ()> = state
         .drift_notes
         .iter()
@@ -203,6 +247,7 @@ pub fn claims(state: &State, before: &State, governance: &Governance, set: &Spec
                 .map(move |n| ((spec.as_str(), n.id.as_str()), ()))
         })
         .collect();
+    let mut out = Vec::new();
     for (spec, notes) in &before.drift_notes {
         for note in notes {
             if kept.contains_key(&(spec.as_str(), note.id.as_str())) {
@@ -220,15 +265,6 @@ pub fn claims(state: &State, before: &State, governance: &Governance, set: &Spec
             });
         }
     }
-    out.sort_by(|a, b| {
-        (&a.path, &a.symbol, a.record, &a.specs, &a.fingerprint).cmp(&(
-            &b.path,
-            &b.symbol,
-            b.record,
-            &b.specs,
-            &b.fingerprint,
-        ))
-    });
     out
 }
 
