@@ -20,34 +20,31 @@
 // (`clippy.toml`); unit tests may do anything.
 #![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
 
-pub mod agent;
+// The leaves, from the crate below (`crates/base`): named here as they
+// always were, `crate::error`, `notarai::rpc_client`.
+pub use notarai_base::{
+    agent, error, glob, layout, parallel, progress, quote, rpc_client, workflow,
+};
+
 pub mod answers;
 pub mod cache;
 pub mod changes;
 pub mod check;
 pub mod cli;
 pub mod doctor;
-pub mod error;
-pub mod glob;
 pub mod governance;
 pub mod hashing;
 pub mod hook;
 pub mod init;
-pub mod layout;
 pub mod mcp;
 pub mod page;
-pub mod parallel;
-pub mod progress;
 pub mod project;
-pub mod quote;
 pub mod record;
 pub mod repo_path;
 pub mod review;
-pub mod rpc_client;
 pub mod safe_fs;
 pub mod spec;
 pub mod state;
 pub mod symbols;
 pub mod walk;
 pub mod watch;
-pub mod workflow;

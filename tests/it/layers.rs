@@ -1,6 +1,9 @@
-//! The layers of ARCHITECTURE.md, checked on the source: a module may name
-//! (`crate::x`) only modules of a lower layer, so there is no import loop
-//! and the leaf helpers import nothing of ours but `layout`.
+//! The layers of ARCHITECTURE.md inside the top crate, checked on its
+//! source: a module may name (`crate::x`) only modules of a lower layer, so
+//! there is no import loop. The leaves (`agent`, `error`, `glob`, `layout`,
+//! `parallel`, `progress`, `quote`, `rpc_client`, `workflow`) are the crate
+//! `notarai-base` (`crates/base`): Cargo keeps them from naming anything
+//! above, and the top crate names them as before (`crate::error`).
 
 use std::collections::BTreeSet;
 use std::path::Path;

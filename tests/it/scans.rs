@@ -7,11 +7,25 @@
 
 use std::path::Path;
 
-/// Every source file of `src/` (relative path, code before its unit tests).
+/// The source folders of the workspace: the top crate's `src/` and each
+/// crate's under `crates/` (a module's path is relative to its `src/`).
+fn source_folders() -> Vec<std::path::PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = vec![root.join("src")];
+    for entry in notarai::walk::files(&root.join("crates"), "") {
+        if let Some(krate) = entry.rel.strip_suffix("/Cargo.toml") {
+            out.push(root.join("crates").join(krate).join("src"));
+        }
+    }
+    out
+}
+
+/// Every source file of the workspace (relative path, code before its unit
+/// tests).
 fn sources() -> Vec<(String, String)> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    notarai::walk::files(&src, "")
+    source_folders()
         .into_iter()
+        .flat_map(|src| notarai::walk::files(&src, ""))
         .filter(|e| e.rel.ends_with(".rs"))
         .map(|e| {
             let text = std::fs::read_to_string(&e.path).unwrap();
@@ -122,7 +136,7 @@ fn the_cli_edge_downcasts_no_domain_error() {
 fn hand_written_rpc_clients(except: &[&str]) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut found = Vec::new();
-    for folder in ["src", "tests", "benches"] {
+    for folder in ["src", "crates", "tests", "benches"] {
         for entry in notarai::walk::files(&root.join(folder), folder) {
             if !entry.rel.ends_with(".rs") || except.contains(&entry.rel.as_str()) {
                 continue;
@@ -142,7 +156,7 @@ fn hand_written_rpc_clients(except: &[&str]) -> Vec<String> {
 /// use rmcp's client, which spawns for itself.)
 #[test]
 fn only_the_rpc_client_speaks_json_rpc_to_a_child() {
-    let found = hand_written_rpc_clients(&["src/rpc_client/mod.rs"]);
+    let found = hand_written_rpc_clients(&["crates/base/src/rpc_client/mod.rs"]);
     assert!(
         found.is_empty(),
         "a child spoken to in JSON-RPC by hand (use notarai::rpc_client::Client): {found:?}"
@@ -156,5 +170,8 @@ fn the_scans_find_a_listing() {
         files_naming("read_dir", &[]),
         ["doctor/handshake.rs", "walk.rs"]
     );
-    assert_eq!(hand_written_rpc_clients(&[]), ["src/rpc_client/mod.rs"]);
+    assert_eq!(
+        hand_written_rpc_clients(&[]),
+        ["crates/base/src/rpc_client/mod.rs"]
+    );
 }
