@@ -304,7 +304,6 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
 mod tests {
     use super::*;
     use crate::project::Project;
-    use crate::review::ReviewError;
     use crate::state::STATE_FILE;
 
     /// A repository with one commit on branch `trunk` (no default branch).
@@ -339,7 +338,8 @@ mod tests {
             &Progress::none(),
         );
         assert!(
-            matches!(&none, Err(ReviewError::InvalidParams(m)) if m.contains("--base")),
+            matches!(&none, Err(e) if e.kind == crate::error::ErrorKind::InvalidInput
+                && e.message.contains("--base")),
             "{none:?}"
         );
         let given = status_tool(
@@ -363,7 +363,7 @@ mod tests {
             &crate::review::SnapshotParams { force: false },
         );
         assert!(
-            matches!(&refused, Err(e) if crate::error::Diagnose::hint(e)
+            matches!(&refused, Err(e) if e.hint.as_ref()
                 .is_some_and(|h| h.contains("force: true"))),
             "{refused:?}"
         );

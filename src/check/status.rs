@@ -381,15 +381,12 @@ pub struct StatusParams {
     pub cursor: Option<String>,
 }
 
-impl From<CheckError> for crate::review::ReviewError {
-    fn from(e: CheckError) -> Self {
-        use crate::review::ReviewError;
-        match e {
-            CheckError::NoBase => ReviewError::InvalidParams(format!("base_branch: {e}")),
-            CheckError::Cancelled(c) => ReviewError::Cancelled(c),
-            // Its kind and hint (a base that does not resolve is the caller's).
-            e => crate::error::Error::from(e).into(),
-        }
+/// A [`CheckError`] as the tool says it: a missing base names the
+/// parameter; anything else keeps its kind and hint.
+fn tool_error(e: CheckError) -> crate::error::Error {
+    match e {
+        CheckError::NoBase => crate::error::Error::invalid(format!("base_branch: {e}")),
+        e => e.into(),
     }
 }
 
@@ -404,7 +401,8 @@ pub fn status_tool(
         params.base_branch.as_deref(),
         params.include_formatting,
         progress,
-    )?;
+    )
+    .map_err(tool_error)?;
     let args = (&params.base_branch, params.max_tokens);
     crate::review::status_page(full, &args, params.max_tokens, params.cursor.as_deref())
 }

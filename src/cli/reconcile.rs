@@ -92,7 +92,6 @@ pub(super) fn record(
         Ok(recorded) => Ok(Some(recorded)),
         Err(e) => {
             // Through the one edge: `error: ...` then its `hint: ...`.
-            let e = crate::error::Error::from(e);
             eprintln!("{}", crate::quote::terminal_lines(&e.cli_message()));
             Ok(None)
         }

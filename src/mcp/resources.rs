@@ -58,7 +58,7 @@ fn spec_uri(path: &str) -> String {
 /// caller's error when `uri` is no `notarai://spec/` URI.
 pub fn spec_path(uri: &str) -> Result<String, ReviewError> {
     let not_ours = || {
-        ReviewError::InvalidParams(format!(
+        ReviewError::invalid(format!(
             "`{}` is not a notarai spec URI",
             uri.escape_debug()
         ))
@@ -152,7 +152,7 @@ pub fn read(
 ) -> Result<ReadResourceResult, ErrorData> {
     let path = spec_path(uri).map_err(rpc)?;
     let spec = review::read_spec(root, &path).map_err(|e| {
-        let not_found = crate::error::Diagnose::kind(&e) == crate::error::ErrorKind::NotFound;
+        let not_found = e.kind == crate::error::ErrorKind::NotFound;
         let mut data = rpc(e);
         if legacy && not_found {
             data.code = rmcp::model::ErrorCode::RESOURCE_NOT_FOUND;
@@ -226,7 +226,7 @@ mod tests {
             "notarai://spec/%zz",
             "notarai://spec/%ff",
         ] {
-            let e = crate::error::Error::from(spec_path(uri).unwrap_err());
+            let e = spec_path(uri).unwrap_err();
             assert_eq!(e.kind, crate::error::ErrorKind::InvalidInput, "{uri}");
             assert!(e.hint.is_some());
         }

@@ -25,7 +25,7 @@ pub fn status_page(
     cursor: Option<&str>,
 ) -> Result<ReconciliationStatus> {
     pages::status(full, args, max_tokens, cursor)
-        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+        .map_err(|e| ReviewError::invalid(e.to_string()))
 }
 
 // ----------------------------------------------------------------- questions
@@ -119,7 +119,7 @@ fn affected_specs_with(
     let judged = known
         .judge_specs(&root, Some(git), &governed_paths, &spec_paths, progress)
         .map_err(|e| match e {
-            JudgeError::Io(message) => ReviewError::Internal(message),
+            JudgeError::Io(message) => ReviewError::internal(message),
             JudgeError::Cancelled(c) => c.into(),
         })?;
     let matched = by_spec(

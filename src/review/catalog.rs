@@ -106,7 +106,7 @@ pub fn spec_catalog(project: &mut Project, cursor: Option<&str>) -> Result<Catal
             }
             CursorError::Moved => "the spec files changed since this cursor was issued",
         };
-        ReviewError::InvalidParams(format!(
+        ReviewError::invalid(format!(
             "unknown cursor `{}`: {why}",
             cursor.unwrap_or_default().escape_debug()
         ))
@@ -131,11 +131,11 @@ pub fn read_spec(root: &Path, path: &str) -> Result<SpecText> {
     const HINT: &str = "name a spec file by its repository-relative path, e.g. \
                         `.notarai/system.spec.yaml`; `resources/list` lists them";
     let rel = RepoPath::parse(path).map_err(|e| {
-        ReviewError::InvalidParams(format!("`{}`: {e}", path.escape_debug())).hinted(HINT)
+        ReviewError::invalid(format!("`{}`: {e}", path.escape_debug())).hinted(HINT)
     })?;
     let rel = rel.as_str();
     if !crate::spec::is_spec_path(rel) {
-        return Err(ReviewError::InvalidParams(format!(
+        return Err(ReviewError::invalid(format!(
             "`{}` is not a spec file: only `.notarai/**/*.spec.yaml` files are served",
             rel.escape_debug()
         ))
@@ -149,14 +149,14 @@ pub fn read_spec(root: &Path, path: &str) -> Result<SpecText> {
         } else {
             ""
         };
-        return Err(ReviewError::NotFound(format!(
+        return Err(ReviewError::not_found(format!(
             "no spec file `{}` in this project{why}",
             rel.escape_debug()
         ))
         .hinted(HINT));
     }
     let text = crate::spec::read_text(root, rel).map_err(|finding| {
-        let error = ReviewError::InvalidParams(finding.to_string());
+        let error = ReviewError::invalid(finding.to_string());
         match finding.hint {
             Some(hint) => error.hinted(hint),
             None => error,

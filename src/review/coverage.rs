@@ -73,7 +73,7 @@ pub fn coverage(project: &mut Project, per_folder: Option<usize>) -> Result<Cove
     let specs = project.specs();
     let root = project.root().to_path_buf();
     let files = match project.git() {
-        Ok(git) => git.files(&Scope::Everything).map_err(ReviewError::of)?,
+        Ok(git) => git.files(&Scope::Everything).map_err(ReviewError::from)?,
         Err(_) => crate::project::repo_files(&root),
     };
     let files: Vec<String> = files

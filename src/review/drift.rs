@@ -76,18 +76,18 @@ pub fn report_drift(project: &mut Project, params: &ReportDriftParams) -> Result
     let spec_path = specs.governance().spec_path(index).to_string();
     let note = params.note.trim();
     if note.is_empty() {
-        return Err(ReviewError::InvalidParams("note: empty".into()).hinted(
+        return Err(ReviewError::invalid("note: empty").hinted(
             "say what drifted: the behavior, constraint or statement that no longer holds",
         ));
     }
     if note.chars().count() > MAX_NOTE {
         return Err(
-            ReviewError::InvalidParams(format!("note: longer than {MAX_NOTE} characters"))
+            ReviewError::invalid(format!("note: longer than {MAX_NOTE} characters"))
                 .hinted("keep the note to what drifted; the diff shows the rest"),
         );
     }
     if params.paths.len() > MAX_NOTE_PATHS {
-        return Err(ReviewError::InvalidParams(format!(
+        return Err(ReviewError::invalid(format!(
             "paths: {} paths, more than the {MAX_NOTE_PATHS} a note names",
             params.paths.len()
         )));
@@ -96,7 +96,7 @@ pub fn report_drift(project: &mut Project, params: &ReportDriftParams) -> Result
     let mut guard = Guard::new(&root);
     let mut paths = Vec::with_capacity(params.paths.len());
     for input in &params.paths {
-        let path = guard.given("paths", input).map_err(ReviewError::of)?;
+        let path = guard.given("paths", input).map_err(ReviewError::from)?;
         paths.push(path.into_string());
     }
     paths.sort();
@@ -104,7 +104,7 @@ pub fn report_drift(project: &mut Project, params: &ReportDriftParams) -> Result
     let mut state = read_for_write(&root)?;
     let at = format!("{}Z", now_secs());
     let id = state.add_drift(&spec_path, note, paths, at);
-    state::write(&root, &state.upgraded()).map_err(ReviewError::of)?;
+    state::write(&root, &state.upgraded()).map_err(ReviewError::from)?;
     let state = state::read_lenient(&root);
     Ok(DriftReported {
         open_notes: state.drift_notes.get(&spec_path).map_or(0, Vec::len),
@@ -124,7 +124,7 @@ pub fn close_for(root: &std::path::Path, specs: &[&str]) -> Result<usize> {
     let mut state = read_for_write(root)?;
     let closed = state.close_drift(specs.iter().copied());
     if closed > 0 {
-        state::write(root, &state).map_err(ReviewError::of)?;
+        state::write(root, &state).map_err(ReviewError::from)?;
     }
     Ok(closed)
 }
@@ -135,9 +135,9 @@ fn read_for_write(root: &std::path::Path) -> Result<State> {
     match state::read(root) {
         Ok(Some(loaded)) => Ok(loaded.state),
         Ok(None) => Ok(State::empty()),
-        Err(e @ StateError::Malformed { .. }) => Err(ReviewError::InvalidParams(e.to_string())
+        Err(e @ StateError::Malformed { .. }) => Err(ReviewError::invalid(e.to_string())
             .hinted("fix the state file (or rewrite it with `notarai state snapshot --force`), then report again")),
-        Err(e) => Err(ReviewError::of(e)),
+        Err(e) => Err(ReviewError::from(e)),
     }
 }
 

@@ -30,7 +30,7 @@ impl ExcludeMatcher {
         // The answer echoes the patterns on every page (the contract's
         // `excluded`): bounded, so a page stays within its budget.
         if patterns.len() > MAX_PATTERNS || patterns.iter().any(|p| p.len() > MAX_PATTERN_LEN) {
-            return Err(ReviewError::InvalidParams(format!(
+            return Err(ReviewError::invalid(format!(
                 "exclude_patterns: at most {MAX_PATTERNS} patterns of at most {MAX_PATTERN_LEN} bytes each"
             ))
             .hinted("exclude a folder with one pattern (`vendor`) or a family with a wildcard (`*.lock`)"));
@@ -46,7 +46,7 @@ impl ExcludeMatcher {
                 pattern = rest;
             }
             if pattern.is_empty() {
-                return Err(ReviewError::InvalidParams(format!(
+                return Err(ReviewError::invalid(format!(
                     "exclude_patterns: `{}` is empty and would exclude everything",
                     given.escape_debug()
                 )));
@@ -59,7 +59,7 @@ impl ExcludeMatcher {
                     .backslash_escape(true)
                     .build()
                     .map_err(|e| {
-                        ReviewError::InvalidParams(format!(
+                        ReviewError::invalid(format!(
                             "exclude_patterns: `{}`: {}",
                             given.escape_debug(),
                             e.kind()
@@ -70,7 +70,7 @@ impl ExcludeMatcher {
         }
         let globs = set
             .build()
-            .map_err(|e| ReviewError::InvalidParams(format!("exclude_patterns: {e}")))?;
+            .map_err(|e| ReviewError::invalid(format!("exclude_patterns: {e}")))?;
         Ok(ExcludeMatcher { literals, globs })
     }
 

@@ -57,13 +57,13 @@ pub fn export_context(
     let mut wanted = Vec::with_capacity(params.specs.len());
     for given in &params.specs {
         let index = spec_index(project, &specs, given).map_err(|e| {
-            let message = e.message().replacen("spec_path:", "--spec:", 1);
-            let hint = crate::error::Diagnose::hint(&e).unwrap_or_else(|| {
+            let message = e.message.replacen("spec_path:", "--spec:", 1);
+            let hint = e.hint.clone().unwrap_or_else(|| {
                 "name a spec by its path from the repository root, such as \
                  .notarai/core.spec.yaml; `notarai validate` checks them all"
                     .into()
             });
-            ReviewError::InvalidParams(message).hinted(hint)
+            ReviewError::invalid(message).hinted(hint)
         })?;
         wanted.push(specs.set.specs[index].path.clone());
     }

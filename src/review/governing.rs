@@ -132,11 +132,11 @@ pub fn get_governing_specs(
         .as_deref()
         .map(LineRange::parse)
         .transpose()
-        .map_err(|e| ReviewError::InvalidParams(format!("lines: {e}")))?;
+        .map_err(|e| ReviewError::invalid(format!("lines: {e}")))?;
     let full = governing_specs(project, &params.paths, lines, true)?;
     let args = (&params.paths, &params.lines, params.max_tokens);
     pages::governing(full, &args, params.max_tokens, params.cursor.as_deref())
-        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+        .map_err(|e| ReviewError::invalid(e.to_string()))
 }
 
 /// The whole answer for `inputs` (validated as [`RepoPath`]s: one outside
@@ -151,11 +151,11 @@ pub fn governing_specs(
     with_status: bool,
 ) -> Result<GoverningSpecs> {
     if inputs.is_empty() {
-        return Err(ReviewError::InvalidParams("paths: empty".into())
+        return Err(ReviewError::invalid("paths: empty")
             .hinted("name at least one file, e.g. `src/main.rs`"));
     }
     if inputs.len() > MAX_PATHS {
-        return Err(ReviewError::InvalidParams(format!(
+        return Err(ReviewError::invalid(format!(
             "paths: {} paths, more than the {MAX_PATHS} one call answers",
             inputs.len()
         ))
@@ -166,7 +166,7 @@ pub fn governing_specs(
     let mut paths: Vec<RepoPath> = Vec::with_capacity(inputs.len());
     for input in inputs {
         let path = guard.resolve_unfollowed(input).map_err(|e| {
-            ReviewError::InvalidParams(format!("paths: `{}`: {e}", input.escape_debug()))
+            ReviewError::invalid(format!("paths: `{}`: {e}", input.escape_debug()))
                 .hinted("pass paths inside the repository, relative to its root")
         })?;
         paths.push(path);
@@ -303,7 +303,7 @@ fn judge(
         .git()
         .map_err(|e| format!("unreconciled changes not judged: {e}"))?;
     let (base, _) = choose_base(&root, git, None)
-        .map_err(|e| format!("unreconciled changes not judged: {}", e.message()))?;
+        .map_err(|e| format!("unreconciled changes not judged: {}", e.message))?;
     let changes = git
         .changes(&base, &Scope::Everything, false)
         .map_err(|e| format!("unreconciled changes not judged: {e}"))?;

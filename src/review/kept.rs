@@ -22,7 +22,7 @@ pub(super) fn page<T>(
 where
     T: Clone + Serialize + Send + Sync + 'static,
 {
-    let invalid = |e: crate::page::CursorError| ReviewError::InvalidParams(e.to_string());
+    let invalid = |e: crate::page::CursorError| ReviewError::invalid(e.to_string());
     let token = match project.kept::<LaidOut<T>>(&key) {
         (Some(kept), _) => {
             tracing::debug!("kept answer served: {key}");

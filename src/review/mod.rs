@@ -24,10 +24,8 @@ mod results;
 mod symbolic;
 mod symbols;
 
-use crate::changes::ChangeError;
-use crate::error::{Diagnose, ErrorKind};
 use crate::hashing::{self, FileHash};
-use crate::progress::{Cancelled, Progress};
+use crate::progress::Progress;
 use crate::project::{Project, Specs};
 use crate::repo_path::{GivenPathError, RepoPath};
 
@@ -60,110 +58,10 @@ pub use results::{
 pub use symbolic::{BrokenAnchor, Narrowed, OutsideAnchors, narrow};
 pub use symbols::{LineRange, OutlineEntry, SymbolsAnswer, symbols};
 
-/// Why a question could not be answered: its kind and, through
-/// [`ReviewError::hinted`], what to do about it (both read through
-/// [`Diagnose`]).
-#[derive(Debug, thiserror::Error)]
-pub enum ReviewError {
-    /// The caller passed something wrong; the message says what and how to fix it.
-    #[error("{0}")]
-    InvalidParams(String),
-    /// git, the file system or the cache failed.
-    #[error("{0}")]
-    Internal(String),
-    /// The caller named something that does not exist (a spec file).
-    #[error("{0}")]
-    NotFound(String),
-    /// The caller cancelled the work before it finished; nothing was written.
-    #[error("{CANCELLED}")]
-    Cancelled(Cancelled),
-    /// One of the above with a hint: what to do about it.
-    #[error("{error}")]
-    Hinted {
-        /// The error.
-        error: Box<ReviewError>,
-        /// What to do about it.
-        hint: String,
-    },
-}
-
-impl ReviewError {
-    /// The same error with `hint` (a later hint replaces an earlier one).
-    pub fn hinted(self, hint: impl Into<String>) -> ReviewError {
-        let error = match self {
-            ReviewError::Hinted { error, .. } => error,
-            other => Box::new(other),
-        };
-        ReviewError::Hinted {
-            error,
-            hint: hint.into(),
-        }
-    }
-
-    /// Any error as a tool's, its kind and hint kept.
-    pub fn of(e: impl Into<crate::error::Error>) -> ReviewError {
-        e.into().into()
-    }
-
-    /// What went wrong, without the hint.
-    pub fn message(&self) -> &str {
-        match self {
-            ReviewError::InvalidParams(m) | ReviewError::Internal(m) | ReviewError::NotFound(m) => {
-                m
-            }
-            ReviewError::Cancelled(_) => CANCELLED,
-            ReviewError::Hinted { error, .. } => error.message(),
-        }
-    }
-}
-
-impl Diagnose for ReviewError {
-    fn kind(&self) -> ErrorKind {
-        match self {
-            ReviewError::InvalidParams(_) => ErrorKind::InvalidInput,
-            ReviewError::NotFound(_) => ErrorKind::NotFound,
-            ReviewError::Internal(_) | ReviewError::Cancelled(_) => ErrorKind::Internal,
-            ReviewError::Hinted { error, .. } => error.kind(),
-        }
-    }
-
-    fn hint(&self) -> Option<String> {
-        match self {
-            ReviewError::Hinted { hint, .. } => Some(hint.clone()),
-            _ => None,
-        }
-    }
-}
-
-/// What a cancelled call says (its answer is normally never sent).
-const CANCELLED: &str = "cancelled by the client before it finished; nothing was written";
-
-impl From<Cancelled> for ReviewError {
-    fn from(e: Cancelled) -> Self {
-        ReviewError::Cancelled(e)
-    }
-}
-
-/// Any error as a tool's: its kind, message and hint kept.
-impl From<crate::error::Error> for ReviewError {
-    fn from(e: crate::error::Error) -> Self {
-        let error = match e.kind {
-            ErrorKind::InvalidInput => ReviewError::InvalidParams(e.message),
-            ErrorKind::Internal => ReviewError::Internal(e.message),
-            ErrorKind::NotFound => ReviewError::NotFound(e.message),
-        };
-        match e.hint {
-            Some(hint) => error.hinted(hint),
-            None => error,
-        }
-    }
-}
-
-impl From<ChangeError> for ReviewError {
-    fn from(e: ChangeError) -> Self {
-        crate::error::Error::from(e).into()
-    }
-}
+/// Why a question could not be answered: the one error type
+/// ([`crate::error::Error`]), its kind and hint read by both faces. The
+/// name stays for the review's signatures; there is no second carrier.
+pub type ReviewError = crate::error::Error;
 
 type Result<T> = std::result::Result<T, ReviewError>;
 
@@ -201,7 +99,7 @@ fn choose_base(
     };
     crate::state::choose_base(git, &state, explicit).map_err(|e| match e {
         // Worded for both edges: a tool's `base_branch`, the shell's `--base`.
-        crate::state::BaseError::NoBase => ReviewError::InvalidParams(format!(
+        crate::state::BaseError::NoBase => ReviewError::invalid(format!(
             "no base branch: none of {} exists",
             crate::state::DEFAULT_BASES.join(", ")
         ))
@@ -264,7 +162,7 @@ fn hash_now(
         .zip(hashes)
         .map(|(path, hash)| match staged.remove(*path) {
             Some(staged) => Ok(staged),
-            None => hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}"))),
+            None => hash.map_err(|e| ReviewError::internal(format!("cannot read {path}: {e}"))),
         })
         .collect())
 }
@@ -277,12 +175,12 @@ fn spec_index(project: &Project, specs: &Specs, spec_path: &str) -> Result<usize
             input: spec_path.to_string(),
             reason,
         })
-        .map_err(ReviewError::of)?;
+        .map_err(ReviewError::from)?;
     if let Some(index) = specs.governance().spec_index(path.as_str()) {
         return Ok(index);
     }
     if let Some(failure) = specs.set.invalid.iter().find(|f| f.path == path.as_str()) {
-        let error = ReviewError::InvalidParams(format!(
+        let error = ReviewError::invalid(format!(
             "spec_path: {path} failed to load and cannot be diffed until fixed: {failure}"
         ));
         return Err(match &failure.hint {
@@ -304,7 +202,7 @@ fn spec_index(project: &Project, specs: &Specs, spec_path: &str) -> Result<usize
     if known.is_empty() {
         list = "none (create .notarai/*.spec.yaml files, or run `notarai init`)".into();
     }
-    Err(ReviewError::InvalidParams(format!(
+    Err(ReviewError::invalid(format!(
         "spec_path: `{path}` is not a spec of this repository; known specs: {list}"
     )))
 }

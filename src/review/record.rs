@@ -71,7 +71,7 @@ pub fn get_changed_artifacts(
     let known = Reconciled::trusted(&root, git, governed.iter().map(String::as_str));
     let mut changed_artifacts = Vec::new();
     for (path, hash) in governed.iter().zip(hashes) {
-        let hash = hash.map_err(|e| ReviewError::Internal(format!("cannot read {path}: {e}")))?;
+        let hash = hash.map_err(|e| ReviewError::internal(format!("cannot read {path}: {e}")))?;
         if let FileHash::Content(current) = hash
             && !known.matches_for(&loaded.path, path, &current)
         {
@@ -94,7 +94,7 @@ pub fn get_changed_artifacts(
         params.max_tokens,
     );
     pages::changed_artifacts(full, &args, params.max_tokens, params.cursor.as_deref())
-        .map_err(|e| ReviewError::InvalidParams(e.to_string()))
+        .map_err(|e| ReviewError::invalid(e.to_string()))
 }
 
 /// How many of the skipped paths `mark_reconciled` names (the count says
@@ -136,7 +136,7 @@ pub fn mark_reconciled(
     if let Some(git) = git {
         let tracked = git.tracked_cache_files();
         if !tracked.is_empty() {
-            return Err(ReviewError::InvalidParams(format!(
+            return Err(ReviewError::invalid(format!(
                 "cannot record reviewed files: {}",
                 crate::changes::tracked_cache_message(&tracked)
             )));
@@ -166,10 +166,10 @@ pub fn mark_reconciled(
     progress.flush();
     progress.check()?;
     if !records.is_empty() {
-        let mut cache = Cache::open_write(&root).map_err(ReviewError::of)?;
+        let mut cache = Cache::open_write(&root).map_err(ReviewError::from)?;
         cache
             .store_records(&records, || progress.is_cancelled())
-            .map_err(ReviewError::of)?
+            .map_err(ReviewError::from)?
             .ok_or(Cancelled)?;
     }
     // Drift notes of the specs just reconciled are closed.
@@ -210,7 +210,7 @@ fn checked_paths(
     let mut paths: Vec<RepoPath> = Vec::with_capacity(inputs.len());
     for input in inputs {
         progress.check()?;
-        paths.push(guard.given("files", input).map_err(ReviewError::of)?);
+        paths.push(guard.given("files", input).map_err(ReviewError::from)?);
     }
     paths.sort();
     paths.dedup();
@@ -221,7 +221,7 @@ fn checked_paths(
             .filter(|p| specs.governance().categories(*index, p).is_empty())
             .collect();
         if !foreign.is_empty() {
-            return Err(ReviewError::InvalidParams(format!(
+            return Err(ReviewError::invalid(format!(
                 "files: {} not governed by {}; nothing was recorded",
                 name_list(&foreign),
                 specs.governance().spec_path(*index)
@@ -353,7 +353,7 @@ fn known_to_git(root: &std::path::Path, git: &crate::changes::GitRepo, path: &st
 /// Delete the cache database.
 pub fn clear_cache(project: &mut Project) -> Result<CacheCleared> {
     project.forget_answers();
-    let cleared = Cache::clear(project.root()).map_err(ReviewError::of)?;
+    let cleared = Cache::clear(project.root()).map_err(ReviewError::from)?;
     Ok(CacheCleared { cleared })
 }
 
@@ -373,8 +373,8 @@ pub fn snapshot_tool(
 /// decide (`snapshot_state` with `force: true`).
 fn snapshot_error(e: crate::state::StateError) -> ReviewError {
     match e {
-        crate::state::StateError::WouldOverwrite(_) => ReviewError::InvalidParams(e.to_string())
+        crate::state::StateError::WouldOverwrite(_) => ReviewError::invalid(e.to_string())
             .hinted("call snapshot_state with `force: true` to replace it with a fresh snapshot"),
-        other => ReviewError::Internal(other.to_string()),
+        other => ReviewError::internal(other.to_string()),
     }
 }

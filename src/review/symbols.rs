@@ -86,21 +86,21 @@ pub fn symbols(
 ) -> Result<SymbolsAnswer> {
     let bytes = match rev {
         None => crate::safe_fs::read(root, Path::new(path.as_str()), MAX_HASHED)
-            .map_err(|e| ReviewError::InvalidParams(e.to_string()))?,
+            .map_err(|e| ReviewError::invalid(e.to_string()))?,
         Some(rev) => {
             let git = git
-                .ok_or_else(|| ReviewError::InvalidParams("--rev needs a git repository".into()))?;
+                .ok_or_else(|| ReviewError::invalid("--rev needs a git repository"))?;
             match git.read_at(rev, path.as_str(), MAX_HASHED)? {
                 BlobRead::Bytes(bytes) => bytes,
                 BlobRead::Absent => {
-                    return Err(ReviewError::InvalidParams(format!(
+                    return Err(ReviewError::invalid(format!(
                         "{} is not a file in {rev}",
                         path.as_str()
                     ))
                     .hinted("check the path with `git ls-tree -r --name-only <rev>`"));
                 }
                 BlobRead::TooLarge(size) => {
-                    return Err(ReviewError::InvalidParams(format!(
+                    return Err(ReviewError::invalid(format!(
                         "{} is {size} bytes in {rev}, more than the {MAX_HASHED} notarai reads",
                         path.as_str()
                     )));
@@ -136,7 +136,7 @@ pub fn symbols(
             let text = String::from_utf8_lossy(&bytes);
             let count = text.lines().count() as u32;
             if range.last > count.max(1) {
-                return Err(ReviewError::InvalidParams(format!(
+                return Err(ReviewError::invalid(format!(
                     "{} has {count} lines; --lines {}-{} goes past the end",
                     path.as_str(),
                     range.first,

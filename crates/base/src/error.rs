@@ -91,6 +91,11 @@ impl Error {
         Error::new(ErrorKind::Internal, message)
     }
 
+    /// Something the caller named that does not exist, said in `message`.
+    pub fn not_found(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::NotFound, message)
+    }
+
     /// The same error with `hint` (a later hint replaces an earlier one).
     pub fn hinted(mut self, hint: impl Into<String>) -> Error {
         self.hint = Some(hint.into());
