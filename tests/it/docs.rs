@@ -20,7 +20,9 @@ fn read(path: &str) -> String {
 /// The lines of the section under the heading `## {heading}` (up to the
 /// next heading of level 1 or 2).
 fn section<'a>(text: &'a str, heading: &str) -> Vec<&'a str> {
-    let mut lines = text.lines().skip_while(|l| l.trim() != format!("## {heading}"));
+    let mut lines = text
+        .lines()
+        .skip_while(|l| l.trim() != format!("## {heading}"));
     assert!(lines.next().is_some(), "no `## {heading}` section");
     lines
         .take_while(|l| !(l.starts_with("# ") || l.starts_with("## ")))
@@ -59,7 +61,10 @@ fn documented_agents(text: &str) -> Vec<String> {
         .iter()
         .map(|cell| {
             let open = cell.rfind("(`").map_or(cell.len(), |i| i + 2);
-            cell[open..].trim_end_matches(')').trim_end_matches('`').to_string()
+            cell[open..]
+                .trim_end_matches(')')
+                .trim_end_matches('`')
+                .to_string()
         })
         .collect()
 }
