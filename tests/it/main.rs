@@ -18,6 +18,7 @@ mod concurrency;
 mod containment;
 mod contract;
 mod daily_loop;
+mod docs;
 mod doctor;
 mod errors;
 mod export_context;
