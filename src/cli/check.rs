@@ -20,7 +20,7 @@ pub enum Format {
     /// Grouped per spec, with a summary and what to do next.
     #[default]
     Text,
-    /// One JSON document (its shape is in the README).
+    /// One JSON document (its shape is in docs/check.md).
     Json,
     /// GitHub Actions workflow commands (`::error file=PATH::message`).
     Github,

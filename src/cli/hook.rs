@@ -12,7 +12,7 @@ use crate::hook::{self, HookAgent, HookEnv, Outcome};
 pub enum Command {
     /// Post-edit hook: validate the spec files an agent just wrote. Reads the
     /// agent's event on stdin; prints the spec's errors where the agent shows
-    /// them to the model (README, "The hook").
+    /// them to the model (docs/hooks.md).
     Validate(ValidateArgs),
     /// Pre-edit hook: before an agent edits a governed file, put the
     /// governing specs' constraints and invariants in front of the model

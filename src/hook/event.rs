@@ -385,8 +385,7 @@ struct OpencodeArgs {
 
 /// What the notarai opencode plugin sends: `{"tool", "args", "cwd"}`, or
 /// the same in Claude-like names, `{"hook_event_name": "tool.execute.after",
-/// "tool_name", "tool_input", "cwd"}` (README, "Spec checks while the agent
-/// edits").
+/// "tool_name", "tool_input", "cwd"}` (docs/hooks.md).
 #[derive(Debug, Deserialize)]
 struct OpencodeEvent {
     hook_event_name: Option<String>,

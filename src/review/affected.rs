@@ -24,8 +24,7 @@ pub fn status_page(
     max_tokens: Option<MaxTokens>,
     cursor: Option<&str>,
 ) -> Result<ReconciliationStatus> {
-    pages::status(full, args, max_tokens, cursor)
-        .map_err(|e| ReviewError::invalid(e.to_string()))
+    pages::status(full, args, max_tokens, cursor).map_err(|e| ReviewError::invalid(e.to_string()))
 }
 
 // ----------------------------------------------------------------- questions

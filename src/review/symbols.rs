@@ -88,8 +88,7 @@ pub fn symbols(
         None => crate::safe_fs::read(root, Path::new(path.as_str()), MAX_HASHED)
             .map_err(|e| ReviewError::invalid(e.to_string()))?,
         Some(rev) => {
-            let git = git
-                .ok_or_else(|| ReviewError::invalid("--rev needs a git repository"))?;
+            let git = git.ok_or_else(|| ReviewError::invalid("--rev needs a git repository"))?;
             match git.read_at(rev, path.as_str(), MAX_HASHED)? {
                 BlobRead::Bytes(bytes) => bytes,
                 BlobRead::Absent => {
