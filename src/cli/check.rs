@@ -88,11 +88,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     let stdout = std::io::stdout().lock();
     match args.format {
         Format::Text => text(&mut crate::quote::Terminal::new(stdout), &report)?,
-        Format::Json => {
-            let mut out = crate::quote::Terminal::json(stdout);
-            serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from)?;
-            writeln!(out)?;
-        }
+        Format::Json => super::output::json(&report)?,
         Format::Github => github(&mut crate::quote::Terminal::new(stdout), &report)?,
     }
     Ok(if report.failed() {

@@ -7,24 +7,15 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::output::Format;
 use crate::project::Project;
 use crate::review::{self, Coverage};
 use crate::spec::model::CoveragePolicy;
 
-/// Output format of `notarai coverage`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// Counts, the unspecced files per folder, the specs.
-    #[default]
-    Text,
-    /// One JSON document.
-    Json,
-}
-
 /// Arguments of `notarai coverage`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Output format.
+    /// Output format: `text` (counts, the unspecced files per folder, the specs) or `json`.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
@@ -48,9 +39,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json => {
-            let mut json = crate::quote::Terminal::json(&mut out);
-            serde_json::to_writer_pretty(&mut json, &answer)?;
-            writeln!(json)?;
+            super::output::json(&answer)?;
         }
         Format::Text => text(&mut crate::quote::Terminal::new(&mut out), &answer)?,
     }

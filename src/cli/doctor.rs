@@ -5,18 +5,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::output::Format;
 use crate::doctor::{self, Options, Report, Verdict};
-
-/// Output format of `notarai doctor`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// A table: agent, check, verdict, what was found; the fix below each
-    /// line that is not ok.
-    #[default]
-    Text,
-    /// One JSON document (`notarai doctor --format json`), typed like the table.
-    Json,
-}
 
 /// Arguments of `notarai doctor`.
 #[derive(Debug, clap::Args)]
@@ -27,7 +17,7 @@ pub struct Args {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = super::agents::parser())]
     pub agents: Option<Vec<super::agents::AgentChoice>>,
 
-    /// Output format.
+    /// Output format: `text` (a table: agent, check, verdict, what was found; the fix below each line that is not ok) or `json`.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
@@ -65,9 +55,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     match args.format {
         Format::Text => write_text(&mut crate::quote::Terminal::new(&mut out), &report)?,
         Format::Json => {
-            let mut json = crate::quote::Terminal::json(&mut out);
-            serde_json::to_writer_pretty(&mut json, &report)?;
-            writeln!(json)?;
+            super::output::json(&report)?;
         }
     }
     out.flush()?;

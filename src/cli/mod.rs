@@ -19,6 +19,7 @@ pub mod export_context;
 pub mod hook;
 pub mod init;
 pub mod mcp;
+pub mod output;
 pub mod reconcile;
 pub mod schema;
 pub mod state;

@@ -6,26 +6,17 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::output::Format;
 use crate::changes::GitRepo;
 use crate::project::resolve_root;
 use crate::state;
-
-/// Output format of `notarai state show`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// A summary and every entry, for people.
-    #[default]
-    Text,
-    /// The state file as notarai writes it.
-    Json,
-}
 
 /// The state subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// Show `.notarai/reconciliation_state.json`.
     Show {
-        /// Output format.
+        /// Output format: `text` (a summary and every entry) or `json`.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
@@ -112,9 +103,7 @@ fn execute(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode
                 base.as_deref(),
                 &crate::progress::Progress::none(),
             )?;
-            let mut json = crate::quote::Terminal::json(std::io::stdout().lock());
-            serde_json::to_writer_pretty(&mut json, &status).map_err(std::io::Error::from)?;
-            writeln!(json)?;
+            super::output::json(&status)?;
         }
         Command::Merge { .. } => unreachable!("handled above"),
     }

@@ -6,19 +6,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::output::Format;
 use crate::error::Error;
 use crate::repo_path::RepoPath;
 use crate::review::{self, LineRange};
-
-/// Output format of `notarai symbols`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// One symbol per line: lines, kind, qualified name (indented by nesting).
-    #[default]
-    Text,
-    /// One JSON document.
-    Json,
-}
 
 /// Arguments of `notarai symbols`.
 #[derive(Debug, clap::Args)]
@@ -37,7 +28,7 @@ pub struct Args {
     #[arg(long, value_name = "A[-B]", value_parser = LineRange::parse)]
     pub lines: Option<LineRange>,
 
-    /// Output format.
+    /// Output format: `text` (one symbol per line: lines, kind, qualified name (indented by nesting)) or `json`.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
@@ -53,12 +44,11 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     })?;
     let git = crate::changes::GitRepo::open(&root).ok();
     let answer = review::symbols(&root, git.as_ref(), &path, args.rev.as_deref(), args.lines)?;
-    let mut out = std::io::stdout().lock();
+    // Symbol names are the repository's: escaped on the way out.
+    let mut out = crate::quote::Terminal::new(std::io::stdout().lock());
     match args.format {
         Format::Json => {
-            let mut json = crate::quote::Terminal::json(&mut out);
-            serde_json::to_writer_pretty(&mut json, &answer)?;
-            writeln!(json)?;
+            super::output::json(&answer)?;
         }
         Format::Text => {
             let at = args

@@ -8,17 +8,8 @@ use std::process::ExitCode;
 use crate::error::Context;
 use serde::Serialize;
 
+use super::output::Format;
 use crate::spec::{self, Finding, Severity, SpecSet};
-
-/// Output format of `notarai validate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// `PASS`/`FAIL` per file, then each finding with its source line.
-    #[default]
-    Text,
-    /// One JSON document: files with their status, and the findings.
-    Json,
-}
 
 /// Arguments of `notarai validate`.
 #[derive(Debug, clap::Args)]
@@ -27,7 +18,7 @@ pub struct Args {
     /// (default: `.notarai/` under the project root).
     pub path: Option<PathBuf>,
 
-    /// Output format.
+    /// Output format: `text` (`PASS`/`FAIL` per file, then each finding with its source line) or `json`.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
@@ -68,9 +59,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     match args.format {
         Format::Text => write_text(&mut crate::quote::Terminal::new(&mut out), &reports)?,
         Format::Json => {
-            let mut json = crate::quote::Terminal::json(&mut out);
-            serde_json::to_writer_pretty(&mut json, &json_report(&reports))?;
-            writeln!(json)?;
+            super::output::json(&json_report(&reports))?;
         }
     }
     out.flush()?;

@@ -6,18 +6,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::output::Format;
 use crate::project::Project;
 use crate::review::{self, GoverningSpecs, LineRange};
-
-/// Output format of `notarai which`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
-    /// Per file its specs, then each spec's intent, constraints and invariants.
-    #[default]
-    Text,
-    /// One JSON document: the `get_governing_specs` answer, whole.
-    Json,
-}
 
 /// Arguments of `notarai which`.
 #[derive(Debug, clap::Args)]
@@ -31,7 +22,7 @@ pub struct Args {
     #[arg(long, value_name = "A[-B]", value_parser = LineRange::parse)]
     pub lines: Option<LineRange>,
 
-    /// Output format.
+    /// Output format: `text` (per file its specs, then each spec's intent, constraints and invariants) or `json`.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
@@ -58,9 +49,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json => {
-            let mut json = crate::quote::Terminal::json(&mut out);
-            serde_json::to_writer_pretty(&mut json, &answer)?;
-            writeln!(json)?;
+            super::output::json(&answer)?;
         }
         Format::Text => text(&mut crate::quote::Terminal::new(&mut out), &answer)?,
     }
