@@ -216,6 +216,7 @@ impl Fact {
                     symbols,
                     separator: lang.map_or(".", Lang::separator),
                     file_hash: hash,
+                    by_name: Default::default(),
                 }))
             }
         };

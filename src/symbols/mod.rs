@@ -45,7 +45,7 @@ mod program;
 mod rebind;
 mod tokens;
 
-pub use anchor::{Anchor, AnchorError, split_anchor};
+pub use anchor::{Anchor, AnchorError, governed_by, indices, named_by, split_anchor};
 pub use attribute::{
     Attribution, HunkLines, HunkSymbols, Line, PatchSymbols, annotate_patch, attribute,
     attribute_hunk, attribute_since, hunk_lines, patch_symbols,

@@ -50,16 +50,28 @@ pub struct Outline {
     /// The semantic hash of the whole file.
     #[serde(skip)]
     pub file_hash: SemanticHash,
+    /// The symbols by qualified name, built once on first use
+    /// ([`Outline::named`]): a literal anchor is a lookup, not a scan.
+    #[serde(skip)]
+    pub by_name: OnceLock<HashMap<String, Vec<usize>>>,
 }
 
 impl Outline {
-    /// The index of every symbol named `name`.
+    /// The index of every symbol named `name`, in order: a lookup in the
+    /// outline's index of names (built once, in time linear in its symbols).
     pub fn named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = usize> + 'a {
-        self.symbols
+        self.by_name
+            .get_or_init(|| {
+                let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+                for (i, s) in self.symbols.iter().enumerate() {
+                    index.entry(s.name.clone()).or_default().push(i);
+                }
+                index
+            })
+            .get(name)
+            .map_or(&[][..], Vec::as_slice)
             .iter()
-            .enumerate()
-            .filter(move |(_, s)| s.name == name)
-            .map(|(i, _)| i)
+            .copied()
     }
 
     /// Nesting depth of symbol `index` (0 at top level).
@@ -109,6 +121,7 @@ pub(super) fn fallback(lang: Option<Lang>, bytes: &[u8], reason: String) -> Outl
         symbols: Vec::new(),
         separator: lang.map_or(".", Lang::separator),
         file_hash: bytes_hash(bytes),
+        by_name: OnceLock::new(),
     }
 }
 

@@ -49,6 +49,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         symbols,
         separator: lang.separator(),
         file_hash: program_hash(&program, root),
+        by_name: Default::default(),
     }
 }
 
