@@ -119,21 +119,31 @@ pub(crate) fn check_orphans(
     sorted.sort_unstable();
     let mut sites: Vec<(usize, String, String, &'static str)> = Vec::new();
     let mut matched: Vec<bool> = Vec::new();
+    // A glob written many times (20,000 anchors on one file) is compiled
+    // and tried once.
+    let mut seen: HashMap<String, bool> = HashMap::new();
     for (s, loaded) in specs.iter().enumerate() {
         for g in globs_of(&loaded.spec) {
             if g.external {
                 continue;
             }
-            let Ok(parts) = glob_parts(g.pattern) else {
-                continue; // reported by check_compile
+            let hit = match seen.get(g.pattern) {
+                Some(&hit) => hit,
+                None => {
+                    let Ok(parts) = glob_parts(g.pattern) else {
+                        continue; // reported by check_compile
+                    };
+                    let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
+                    let candidates =
+                        below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref());
+                    let hit = candidates
+                        .iter()
+                        .any(|file| matchers.iter().any(|m| m.is_match(file)));
+                    seen.insert(g.pattern.to_string(), hit);
+                    hit
+                }
             };
-            let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
-            let candidates = below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref());
-            matched.push(
-                candidates
-                    .iter()
-                    .any(|file| matchers.iter().any(|m| m.is_match(file))),
-            );
+            matched.push(hit);
             sites.push((s, g.pointer, g.pattern.to_string(), g.what));
         }
     }
