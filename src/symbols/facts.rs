@@ -103,8 +103,11 @@ pub fn seed(facts: Vec<Fact>) {
     }
 }
 
-/// The stamp of this build's facts: its format, every grammar it has and
-/// the text of notarai's queries.
+/// The stamp of this build's facts: its format, every grammar it has (its
+/// ABI, version metadata, node kinds, fields and parse table size, so a
+/// grammar crate upgraded under the same notarai version changes it), the
+/// text of notarai's queries, the hashing rules' version and the outline's
+/// limits.
 pub fn version() -> &'static str {
     static VERSION: OnceLock<String> = OnceLock::new();
     VERSION.get_or_init(|| {
@@ -121,7 +124,13 @@ pub fn version() -> &'static str {
         ] {
             hasher.update(lang.name().as_bytes());
             hasher.update(super::lang::query_text(lang).unwrap_or("-").as_bytes());
+            super::lang::grammar_stamp(lang, &mut hasher);
         }
+        // The hashing rules and the outline's limits: a build that hashes
+        // or outlines differently never trusts what another learned.
+        hasher.update(super::outline::HASH_RULES.as_bytes());
+        hasher.update(&(super::outline::MAX_PARSED_BYTES as u64).to_le_bytes());
+        hasher.update(&(super::outline::MAX_NESTING as u64).to_le_bytes());
         hasher.finalize().to_hex()[..16].to_string()
     })
 }

@@ -52,7 +52,9 @@ pub use attribute::{
 };
 pub use facts::{ContentKey, Fact, seed, take_learned, version as facts_version};
 pub use lang::Lang;
-pub use outline::{Outline, SemanticHash, Symbol, outline, outline_cached};
+pub use outline::{
+    MAX_NESTING, MAX_PARSED_BYTES, Outline, SemanticHash, Symbol, outline, outline_cached,
+};
 pub use rebind::{last_segment, rebinds};
 pub use tokens::{known_semantic_hash, semantic_hash, semantic_hash_pair};
 

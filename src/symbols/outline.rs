@@ -101,10 +101,15 @@ impl std::fmt::Display for SemanticHash {
     /// (`symbols/program.rs`); a record of the `tokens1` hash (the token
     /// stream's, before) never reads as equal to it: the file is shown.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = if self.tokens { "tokens2" } else { "bytes" };
+        let kind = if self.tokens { HASH_RULES } else { "bytes" };
         write!(f, "{kind}:{}", blake3::Hash::from(self.digest).to_hex())
     }
 }
+
+/// The version of the program hashing rules (`program.rs`), the prefix of
+/// a token hash's text; a change of the rules changes it, and the facts'
+/// stamp ([`super::facts::version`]) covers it.
+pub const HASH_RULES: &str = "tokens2";
 
 /// The hash of content that has no token stream: its bytes.
 pub(super) fn bytes_hash(bytes: &[u8]) -> SemanticHash {
@@ -219,11 +224,32 @@ pub fn outline(path: &str, bytes: &[u8]) -> Outline {
             "no symbol outline for this kind of file".into(),
         );
     };
+    if bytes.len() > MAX_PARSED_BYTES {
+        return fallback(
+            Some(lang),
+            bytes,
+            format!(
+                "larger than {} MiB: not parsed, hashed by its bytes",
+                MAX_PARSED_BYTES >> 20
+            ),
+        );
+    }
     if std::str::from_utf8(bytes).is_err() {
         return fallback(Some(lang), bytes, "not UTF-8 text".into());
     }
     parse(lang, bytes)
 }
+
+/// The largest file the outline parses: 1 MiB. A syntax tree costs far
+/// more than its text (an 8 MB one-line array is millions of nodes, 1.7 GB),
+/// so a larger file is whole-file, hashed by its bytes (every change shows,
+/// never formatting-only), and its outline says why.
+pub const MAX_PARSED_BYTES: usize = 1024 * 1024;
+
+/// The deepest nesting of symbols the outline keeps: 256 levels. Each
+/// symbol's name and hash cost its depth, so a deeper file (5,000 nested
+/// functions) is whole-file, and its outline says why.
+pub const MAX_NESTING: usize = 256;
 
 #[cfg(any(
     feature = "lang-rust",

@@ -33,6 +33,16 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         );
     }
     let defs = definitions(config, root, bytes);
+    if let Some(depth) = too_deep(&defs) {
+        return fallback(
+            Some(lang),
+            bytes,
+            format!(
+                "symbols nested deeper than {} levels (line {depth}): not outlined, hashed by its bytes",
+                super::outline::MAX_NESTING
+            ),
+        );
+    }
     let program = Program::of(config, root, bytes);
     let symbols = Symbols {
         lang,
@@ -94,6 +104,23 @@ fn definitions<'t>(
     }
     defs.sort_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte())));
     defs
+}
+
+/// The line of the first definition nested deeper than
+/// [`super::outline::MAX_NESTING`] definitions, if any: one pass over the
+/// definitions in file order with a stack of the open ones' ends.
+fn too_deep(defs: &[Def]) -> Option<usize> {
+    let mut open: Vec<usize> = Vec::new();
+    for def in defs {
+        while open.last().is_some_and(|&end| end <= def.node.start_byte()) {
+            open.pop();
+        }
+        if open.len() >= super::outline::MAX_NESTING {
+            return Some(def.node.start_position().row + 1);
+        }
+        open.push(def.node.end_byte());
+    }
+    None
 }
 
 /// The definitions of one file made symbols.
@@ -281,15 +308,16 @@ pub(super) fn parse_tree_from(
 }
 
 /// The semantic hash of `bytes` parsed as `tree`: its program's hash
-/// ([`Program`]) when the tree has no error (a `MISSING` node is one), else
-/// the bytes'.
+/// ([`Program`]) when the tree has no error (a `MISSING` node is one) and
+/// its symbols nest no deeper than the outline keeps, else the bytes' (as
+/// the outline's file hash).
 pub(super) fn tree_hash(
     config: &super::lang::Config,
     tree: &tree_sitter::Tree,
     bytes: &[u8],
 ) -> SemanticHash {
     let root = tree.root_node();
-    if root.has_error() {
+    if root.has_error() || too_deep(&definitions(config, root, bytes)).is_some() {
         return bytes_hash(bytes);
     }
     program_hash(&Program::of(config, root, bytes), root)
