@@ -285,6 +285,29 @@ mod tests {
     }
 
     #[test]
+    fn the_stamp_covers_each_grammar() {
+        let stamp = |lang: Lang| {
+            let mut hasher = blake3::Hasher::new();
+            super::super::lang::grammar_stamp(lang, &mut hasher);
+            hasher.finalize()
+        };
+        assert_eq!(stamp(Lang::Rust), stamp(Lang::Rust));
+        let all = [
+            Lang::Rust,
+            Lang::TypeScript,
+            Lang::Tsx,
+            Lang::JavaScript,
+            Lang::Python,
+            Lang::Go,
+        ];
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(stamp(*a), stamp(*b), "{a:?} and {b:?}");
+            }
+        }
+    }
+
+    #[test]
     fn the_version_is_stable_within_a_build() {
         assert_eq!(version(), version());
         assert_eq!(version().len(), 16);

@@ -99,7 +99,9 @@ fn twenty_thousand_literal_anchors_are_looked_up_by_name() {
 fn five_thousand_nested_functions_are_whole_file_within_10_cpu_seconds() {
     let repo = Repo::new();
     let nested = |value: u32| -> String {
-        let mut text: String = (0..5_000).map(|i| format!("function f{i}() {{\n")).collect();
+        let mut text: String = (0..5_000)
+            .map(|i| format!("function f{i}() {{\n"))
+            .collect();
         text.push_str(&format!("return {value};\n"));
         text.push_str(&"}\n".repeat(5_000));
         text
