@@ -131,6 +131,7 @@ pub fn version() -> &'static str {
         hasher.update(super::outline::HASH_RULES.as_bytes());
         hasher.update(&(super::outline::MAX_PARSED_BYTES as u64).to_le_bytes());
         hasher.update(&(super::outline::MAX_NESTING as u64).to_le_bytes());
+        hasher.update(&(super::outline::NESTED_BYTES_FACTOR as u64).to_le_bytes());
         hasher.finalize().to_hex()[..16].to_string()
     })
 }

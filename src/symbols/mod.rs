@@ -53,7 +53,8 @@ pub use attribute::{
 pub use facts::{ContentKey, Fact, seed, take_learned, version as facts_version};
 pub use lang::Lang;
 pub use outline::{
-    MAX_NESTING, MAX_PARSED_BYTES, Outline, SemanticHash, Symbol, outline, outline_cached,
+    MAX_NESTING, MAX_PARSED_BYTES, NESTED_BYTES_FACTOR, Outline, SemanticHash, Symbol, outline,
+    outline_cached,
 };
 pub use rebind::{last_segment, rebinds};
 pub use tokens::{known_semantic_hash, semantic_hash, semantic_hash_pair};

@@ -251,6 +251,13 @@ pub const MAX_PARSED_BYTES: usize = 1024 * 1024;
 /// functions) is whole-file, and its outline says why.
 pub const MAX_NESTING: usize = 256;
 
+/// The most the symbols' extents may add up to, in multiples of the file's
+/// size (plus 64 KiB): each symbol's hash walks its extent, so this bounds
+/// the outline's work linearly (ordinary code, a class of methods holding
+/// a few nested functions, stays within 3 or 4). Past it the file is
+/// whole-file, and its outline says why.
+pub const NESTED_BYTES_FACTOR: usize = 8;
+
 #[cfg(any(
     feature = "lang-rust",
     feature = "lang-typescript",

@@ -33,13 +33,23 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         );
     }
     let defs = definitions(config, root, bytes);
-    if let Some(depth) = too_deep(&defs) {
+    if let Some(line) = too_deep(&defs) {
         return fallback(
             Some(lang),
             bytes,
             format!(
-                "symbols nested deeper than {} levels (line {depth}): not outlined, hashed by its bytes",
+                "symbols nested deeper than {} levels (line {line}): not outlined, hashed by its bytes",
                 super::outline::MAX_NESTING
+            ),
+        );
+    }
+    if too_nested_for_size(&defs, bytes.len()) {
+        return fallback(
+            Some(lang),
+            bytes,
+            format!(
+                "symbols nested over {}x the file's size in all: not outlined, hashed by its bytes",
+                super::outline::NESTED_BYTES_FACTOR
             ),
         );
     }
@@ -121,6 +131,23 @@ fn too_deep(defs: &[Def]) -> Option<usize> {
         open.push(def.node.end_byte());
     }
     None
+}
+
+/// Whether the definitions' extents add up to more than
+/// [`super::outline::NESTED_BYTES_FACTOR`] times the file (plus 64 KiB):
+/// each symbol's hash walks its extent, so that sum is the outline's work
+/// (a few hundred functions nested around a large body would be hundreds
+/// of walks of the file).
+fn too_nested_for_size(defs: &[Def], len: usize) -> bool {
+    let budget = super::outline::NESTED_BYTES_FACTOR * len + 64 * 1024;
+    let mut total: usize = 0;
+    for def in defs {
+        total = total.saturating_add(def.node.end_byte() - def.node.start_byte());
+        if total > budget {
+            return true;
+        }
+    }
+    false
 }
 
 /// The definitions of one file made symbols.
@@ -317,7 +344,10 @@ pub(super) fn tree_hash(
     bytes: &[u8],
 ) -> SemanticHash {
     let root = tree.root_node();
-    if root.has_error() || too_deep(&definitions(config, root, bytes)).is_some() {
+    if root.has_error() || {
+        let defs = definitions(config, root, bytes);
+        too_deep(&defs).is_some() || too_nested_for_size(&defs, bytes.len())
+    } {
         return bytes_hash(bytes);
     }
     program_hash(&Program::of(config, root, bytes), root)

@@ -486,10 +486,11 @@ fn a_file_over_the_parse_budget_is_hashed_by_its_bytes_and_says_why() {
 
 #[test]
 fn symbols_nested_past_the_budget_make_the_file_whole_file() {
+    // Padding outside the symbols keeps their extents within
+    // NESTED_BYTES_FACTOR times the file: the nesting limit is what counts.
     let nested = |depth: usize| {
-        let mut text: String = (0..depth)
-            .map(|i| format!("function f{i}() {{\n"))
-            .collect();
+        let mut text = format!("// {}\n", "x".repeat(200_000));
+        text.extend((0..depth).map(|i| format!("function f{i}() {{\n")));
         text.push_str("return 1;\n");
         text.push_str(&"}\n".repeat(depth));
         text
@@ -537,4 +538,32 @@ fn literal_anchors_are_a_lookup_and_governed_is_one_pass() {
     let start = std::time::Instant::now();
     assert!(governed_by(&refs, &o).iter().all(|&g| g));
     assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
+fn symbols_whose_extents_add_up_past_the_budget_make_the_file_whole_file() {
+    let nested = |depth: usize, body: usize| {
+        let mut text: String = (0..depth)
+            .map(|i| format!("function f{i}() {{\n"))
+            .collect();
+        text.push_str(&format!("x = [{}1];\n", "1,".repeat(body)));
+        text.push_str(&"}\n".repeat(depth));
+        text
+    };
+    // A few levels around a large body: kept.
+    let kept = outline("a.js", nested(4, 100_000).as_bytes());
+    assert!(kept.fallback.is_none(), "{:?}", kept.fallback);
+    // Many levels around it: each would walk the body again.
+    let deep = nested(NESTED_BYTES_FACTOR + 2, 100_000);
+    let whole = outline("a.js", deep.as_bytes());
+    assert!(
+        whole
+            .fallback
+            .as_deref()
+            .unwrap()
+            .contains("nested over 8x"),
+        "{:?}",
+        whole.fallback
+    );
+    assert_eq!(semantic_hash("a.js", deep.as_bytes()), whole.file_hash);
 }

@@ -8,6 +8,9 @@
 //!   symbol; now a lookup by name);
 //! - 5,000 nested JavaScript functions (`check` 44 s, `get_spec_diff`
 //!   40 s; past 256 levels the file is whole-file, and says why);
+//! - 255 nested functions around a 900 KB body (305 s: each symbol's hash
+//!   walked the body again; past 8x the file's size in symbol extents the
+//!   file is whole-file, and says why);
 //! - an 8 MB one-line array (1.7 GB to parse; past 1 MiB a file is hashed
 //!   by its bytes, and says why).
 
@@ -140,6 +143,43 @@ fn five_thousand_nested_functions_are_whole_file_within_10_cpu_seconds() {
     assert!(answer.to_string().contains("return 2"), "{answer}");
     assert!(server.alive(), "the server was killed past its limits");
     server.kill();
+}
+
+/// 255 nested functions (within the nesting limit) around a 900 KB body:
+/// each symbol's hash would walk the body again (`check` took 305 s of a
+/// debug build); the symbols' extents add up to more than 8x the file, so
+/// it is whole-file, says why, and `check` answers within 10 CPU seconds.
+#[cfg(target_os = "linux")]
+#[test]
+fn nesting_around_a_large_body_is_bounded_by_the_files_size() {
+    let repo = Repo::new();
+    let nested = |value: u32| -> String {
+        let mut text: String = (0..255).map(|i| format!("function f{i}() {{\n")).collect();
+        text.push_str(&format!("x = [{}{value}];\n", "1,".repeat(450_000)));
+        text.push_str(&"}\n".repeat(255));
+        text
+    };
+    repo.write("src/a.js", nested(1));
+    repo.write(
+        ".notarai/a.spec.yaml",
+        spec_with(["src/a.js#f0".to_string()].into_iter()),
+    );
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.write("src/a.js", nested(2));
+    repo.commit("change");
+    let out = run_limited(&repo, &["symbols", "src/a.js"], 10);
+    assert!(
+        stdout(&out).contains("nested over 8x the file's size"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run_limited(&repo, &["check", "--base", "main"], 10);
+    assert!(
+        stdout(&out).contains("src/a.js changed and is not reconciled"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// An 8 MB one-line JavaScript array (it cost 1.7 GB to parse) is hashed by
