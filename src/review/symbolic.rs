@@ -285,8 +285,13 @@ pub fn touching(
             }
             let rebinds = sides.lang.is_some_and(|lang| {
                 changed_lines(patch, &h.lines).any(|line| {
+                    // A line with a `*` may bind names it does not spell
+                    // (`from m import *`): one anchored name tried on it
+                    // tells, as that form binds every name alike.
+                    let any = line.contains('*').then(|| names.iter().next()).flatten();
                     words(line)
                         .filter(|w| names.contains(*w))
+                        .chain(any.map(String::as_str))
                         .chain(odd.iter().map(String::as_str))
                         .any(|n| symbols::rebinds(lang, line, n))
                 })
