@@ -48,7 +48,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
             Some(lang),
             bytes,
             format!(
-                "symbols nested over {}x the file's size in all: not outlined, hashed by its bytes",
+                "symbols nested over {}x the file's size in all (extents or names): not outlined, hashed by its bytes",
                 super::outline::NESTED_BYTES_FACTOR
             ),
         );
@@ -133,19 +133,46 @@ fn too_deep(defs: &[Def]) -> Option<usize> {
     None
 }
 
-/// Whether the definitions' extents add up to more than
+/// Whether the definitions' extents (or their qualified names) add up to more than
 /// [`super::outline::NESTED_BYTES_FACTOR`] times the file (plus 64 KiB):
 /// each symbol's hash walks its extent, so that sum is the outline's work
 /// (a few hundred functions nested around a large body would be hundreds
 /// of walks of the file).
+/// The qualified names are held to the same budget: a name is its
+/// enclosing definitions' names and its own, so one long name around many
+/// definitions would be repeated in each (the sum is bounded from above
+/// with a stack of the open definitions' name lengths, in one pass).
 fn too_nested_for_size(defs: &[Def], len: usize) -> bool {
     let budget = super::outline::NESTED_BYTES_FACTOR * len + 64 * 1024;
     let mut total: usize = 0;
+    let mut names: usize = 0;
+    // The open definitions: their end and the length of their name with
+    // their enclosing ones' (a separator counted as 2 bytes).
+    let mut open: Vec<(usize, usize)> = Vec::new();
     for def in defs {
+        while open
+            .last()
+            .is_some_and(|&(end, _)| end <= def.node.start_byte())
+        {
+            open.pop();
+        }
         total = total.saturating_add(def.node.end_byte() - def.node.start_byte());
-        if total > budget {
+        // Its own segment, at most: its name, or the type and trait of an
+        // `impl`, a Go method's receiver and name.
+        let len_of = |n: tree_sitter::Node| n.end_byte() - n.start_byte();
+        let own = def.name.map_or(0, len_of)
+            + ["type", "trait", "receiver"]
+                .iter()
+                .filter_map(|f| def.node.child_by_field_name(f))
+                .map(len_of)
+                .sum::<usize>()
+            + 8;
+        let qualified = open.last().map_or(0, |&(_, q)| q).saturating_add(own);
+        names = names.saturating_add(qualified);
+        if total > budget || names > budget {
             return true;
         }
+        open.push((def.node.end_byte(), qualified));
     }
     false
 }

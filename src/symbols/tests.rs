@@ -567,3 +567,27 @@ fn symbols_whose_extents_add_up_past_the_budget_make_the_file_whole_file() {
     );
     assert_eq!(semantic_hash("a.js", deep.as_bytes()), whole.file_hash);
 }
+
+#[test]
+fn a_long_name_around_many_symbols_makes_the_file_whole_file() {
+    // Each nested name repeats the outer one: 4,000 x 20 KB of names.
+    let outer = "a".repeat(20_000);
+    let inner: String = (0..4_000)
+        .map(|i| format!("  function g{i}() {{}}\n"))
+        .collect();
+    let text = format!("function {outer}() {{\n{inner}}}\n");
+    let whole = outline("a.js", text.as_bytes());
+    assert!(
+        whole
+            .fallback
+            .as_deref()
+            .unwrap()
+            .contains("extents or names"),
+        "{:?}",
+        whole.fallback
+    );
+    assert_eq!(semantic_hash("a.js", text.as_bytes()), whole.file_hash);
+    // A short name around them is outlined.
+    let text = format!("function outer() {{\n{inner}}}\n");
+    assert!(outline("a.js", text.as_bytes()).fallback.is_none());
+}
