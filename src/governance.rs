@@ -444,11 +444,12 @@ impl Governance {
             return None;
         }
         let mut out: Vec<&Anchor> = Vec::new();
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for g in rules.set().matches(path) {
             match &rules.glob_anchor[g] {
                 None => return None,
                 Some(anchor) => {
-                    if !out.contains(&anchor) {
+                    if seen.insert(anchor.as_str()) {
                         out.push(anchor);
                     }
                 }

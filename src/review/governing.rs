@@ -228,12 +228,12 @@ fn governed_file(
             // A file that cannot be read or outlined is one whole-file
             // unit: the anchored spec applies to any of its lines.
             let touched = match outline_at.get_or_insert_with(outline).as_ref() {
-                Some(o) if o.fallback.is_none() => {
-                    anchors.iter().flat_map(|a| a.governed(o)).any(|i| {
-                        let s = &o.symbols[i];
-                        s.start_line <= range.last && range.first <= s.end_line
-                    })
-                }
+                Some(o) if o.fallback.is_none() => crate::symbols::governed_by(anchors, o)
+                    .iter()
+                    .zip(&o.symbols)
+                    .any(|(&governed, s)| {
+                        governed && s.start_line <= range.last && range.first <= s.end_line
+                    }),
                 _ => true,
             };
             if !touched {

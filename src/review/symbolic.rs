@@ -9,7 +9,7 @@
 //! `include_formatting`), or when it anchors symbols of the file and a hunk
 //! touches one of them whose program changed.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -210,11 +210,11 @@ pub enum Touch {
 /// The symbols `anchors` govern in `outline`, with their semantic hashes,
 /// as a sorted list (a multiset: a getter and a setter share a name).
 fn governed_hashes(outline: &Outline, anchors: &[&Anchor]) -> Vec<(String, [u8; 32])> {
-    let mut out: Vec<(String, [u8; 32])> = anchors
-        .iter()
-        .flat_map(|a| a.governed(outline))
-        .map(|i| (outline.symbols[i].name.clone(), outline.symbols[i].hash))
-        .collect();
+    let mut out: Vec<(String, [u8; 32])> =
+        symbols::indices(&symbols::governed_by(anchors, outline))
+            .into_iter()
+            .map(|i| (outline.symbols[i].name.clone(), outline.symbols[i].hash))
+            .collect();
     out.sort();
     out.dedup();
     out
@@ -224,12 +224,21 @@ fn governed_hashes(outline: &Outline, anchors: &[&Anchor]) -> Vec<(String, [u8; 
 /// `outline`: the last segment of each symbol they name and of each
 /// member of one (`refresh` for `Session` and for `Session.refresh`).
 fn rebindable(outline: &Outline, anchors: &[&Anchor], into: &mut Vec<String>) {
-    let named: Vec<usize> = anchors.iter().flat_map(|a| a.named(outline)).collect();
+    let named = symbols::named_by(anchors, outline);
     for (i, s) in outline.symbols.iter().enumerate() {
-        if named.contains(&i) || s.parent.is_some_and(|p| named.contains(&p)) {
+        if named[i] || s.parent.is_some_and(|p| named.get(p) == Some(&true)) {
             into.push(symbols::last_segment(&s.name).to_string());
         }
     }
+}
+
+/// The distinct identifier-like words of `line`: the only names it may
+/// rebind (a name is looked up among the anchored ones, not each anchored
+/// name tried against the line).
+fn words(line: &str) -> impl Iterator<Item = &str> {
+    let mut seen: HashSet<&str> = HashSet::new();
+    line.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '\u{200c}' | '\u{200d}')))
+        .filter(move |w| !w.is_empty() && seen.insert(w))
 }
 
 /// The changed lines (added and removed) of one hunk of `patch`.
@@ -249,31 +258,43 @@ pub fn touching(
     patch: &str,
     anchors: &[&Anchor],
 ) -> Vec<Touch> {
-    let old: Vec<usize> = anchors
-        .iter()
-        .flat_map(|a| a.governed(&sides.old))
-        .collect();
-    let new: Vec<usize> = anchors
-        .iter()
-        .flat_map(|a| a.governed(&sides.new))
-        .collect();
+    let old = symbols::governed_by(anchors, &sides.old);
+    let new = symbols::governed_by(anchors, &sides.new);
     let mut names: Vec<String> = Vec::new();
     rebindable(&sides.old, anchors, &mut names);
     rebindable(&sides.new, anchors, &mut names);
-    names.sort();
-    names.dedup();
+    // Plain names are looked up by the words of a line; a name that is
+    // not one word (a quoted or computed key) is tried on every line.
+    let (names, odd): (HashSet<String>, Vec<String>) = {
+        let (plain, odd): (Vec<String>, Vec<String>) = names
+            .into_iter()
+            .partition(|n| words(n).next() == Some(n.as_str()));
+        let mut odd = odd;
+        odd.sort();
+        odd.dedup();
+        (plain.into_iter().collect(), odd)
+    };
     symbols
         .hunks
         .iter()
         .map(|h| {
-            if h.touched_old.iter().any(|i| old.contains(i))
-                || h.touched_new.iter().any(|i| new.contains(i))
+            if h.touched_old.iter().any(|&i| old.get(i) == Some(&true))
+                || h.touched_new.iter().any(|&i| new.get(i) == Some(&true))
             {
                 return Touch::Extent;
             }
             let rebinds = sides.lang.is_some_and(|lang| {
-                changed_lines(patch, &h.lines)
-                    .any(|line| names.iter().any(|n| symbols::rebinds(lang, line, n)))
+                changed_lines(patch, &h.lines).any(|line| {
+                    // A line with a `*` may bind names it does not spell
+                    // (`from m import *`): one anchored name tried on it
+                    // tells, as that form binds every name alike.
+                    let any = line.contains('*').then(|| names.iter().next()).flatten();
+                    words(line)
+                        .filter(|w| names.contains(*w))
+                        .chain(any.map(String::as_str))
+                        .chain(odd.iter().map(String::as_str))
+                        .any(|n| symbols::rebinds(lang, line, n))
+                })
             });
             if rebinds { Touch::Rebinds } else { Touch::No }
         })
@@ -712,9 +733,10 @@ pub fn spec_anchors<'g>(
     paths: &[&str],
 ) -> Option<Vec<&'g Anchor>> {
     let mut out: Vec<&Anchor> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for path in paths {
         for anchor in governance.anchors(spec, path)? {
-            if !out.contains(&anchor) {
+            if seen.insert(anchor.as_str()) {
                 out.push(anchor);
             }
         }

@@ -1,6 +1,8 @@
 //! Artifact globs: compiling them the one way notarai matches files, and
 //! finding the ones that match no file of the repository.
 
+use std::collections::HashMap;
+
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use super::yaml::{Node, Pos};
@@ -117,21 +119,31 @@ pub(crate) fn check_orphans(
     sorted.sort_unstable();
     let mut sites: Vec<(usize, String, String, &'static str)> = Vec::new();
     let mut matched: Vec<bool> = Vec::new();
+    // A glob written many times (20,000 anchors on one file) is compiled
+    // and tried once.
+    let mut seen: HashMap<String, bool> = HashMap::new();
     for (s, loaded) in specs.iter().enumerate() {
         for g in globs_of(&loaded.spec) {
             if g.external {
                 continue;
             }
-            let Ok(parts) = glob_parts(g.pattern) else {
-                continue; // reported by check_compile
+            let hit = match seen.get(g.pattern) {
+                Some(&hit) => hit,
+                None => {
+                    let Ok(parts) = glob_parts(g.pattern) else {
+                        continue; // reported by check_compile
+                    };
+                    let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
+                    let candidates =
+                        below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref());
+                    let hit = candidates
+                        .iter()
+                        .any(|file| matchers.iter().any(|m| m.is_match(file)));
+                    seen.insert(g.pattern.to_string(), hit);
+                    hit
+                }
             };
-            let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
-            let candidates = below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref());
-            matched.push(
-                candidates
-                    .iter()
-                    .any(|file| matchers.iter().any(|m| m.is_match(file))),
-            );
+            matched.push(hit);
             sites.push((s, g.pointer, g.pattern.to_string(), g.what));
         }
     }
@@ -170,6 +182,9 @@ const ANCHOR_FILES: usize = 500;
 /// A file larger than this is not parsed to check an anchor.
 const ANCHOR_FILE_BYTES: u64 = 1024 * 1024;
 
+/// Names scored for the closest-names hints of one check, at most.
+const CLOSEST_BUDGET: usize = 200_000;
+
 /// Warnings for anchors (`path#Symbol`) that name no symbol in any file
 /// their glob matches, with the closest names as the hint. A glob that
 /// matches no file is [`check_orphans`]' warning, not this one.
@@ -183,6 +198,10 @@ pub(crate) fn check_anchors(
     let mut sorted: Vec<&str> = files.iter().map(String::as_str).collect();
     sorted.sort_unstable();
     let mut out = Vec::new();
+    let mut matched_by: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut outlines: HashMap<&str, Option<std::sync::Arc<crate::symbols::Outline>>> =
+        HashMap::new();
+    let mut closest_budget = CLOSEST_BUDGET;
     for (s, loaded) in specs.iter().enumerate() {
         for g in globs_of(&loaded.spec) {
             let (Some(written), false) = (g.anchor, g.external) else {
@@ -191,37 +210,50 @@ pub(crate) fn check_anchors(
             let (Ok(anchor), Ok(parts)) = (Anchor::parse(written), glob_parts(g.pattern)) else {
                 continue; // reported by check_compile
             };
-            let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
-            let matched: Vec<&str> =
+            // The files of a glob and the outline of a file are found once
+            // however many anchors name them (20,000 anchors on one file
+            // read and hash it once).
+            let matched: &Vec<&str> = matched_by.entry(g.pattern).or_insert_with(|| {
+                let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
                 below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref())
                     .iter()
                     .filter(|f| matchers.iter().any(|m| m.is_match(f)))
                     .take(ANCHOR_FILES)
                     .copied()
-                    .collect();
+                    .collect()
+            });
             if matched.is_empty() {
                 continue;
             }
             let mut names: Vec<String> = Vec::new();
             let mut no_outline: Vec<String> = Vec::new();
             let mut found = false;
-            for file in &matched {
-                let Ok(bytes) =
-                    crate::safe_fs::read(root, std::path::Path::new(file), ANCHOR_FILE_BYTES)
-                else {
+            for file in matched {
+                let outline = outlines.entry(file).or_insert_with(|| {
+                    let bytes =
+                        crate::safe_fs::read(root, std::path::Path::new(file), ANCHOR_FILE_BYTES)
+                            .ok()?;
+                    Some(outline_cached(file, &bytes))
+                });
+                let Some(outline) = outline else {
                     continue;
                 };
-                let outline = outline_cached(file, &bytes);
                 if let Some(reason) = &outline.fallback {
                     no_outline.push(format!("{file}: {reason}"));
                     continue;
                 }
-                if anchor.names_any(&outline) {
+                if anchor.names_any(outline) {
                     found = true;
                     break;
                 }
                 names.extend(outline.symbols.iter().map(|s| s.name.clone()));
             }
+            // The closest names are scored within a budget for the whole
+            // check (each broken anchor against every name would be
+            // anchors x symbols); past it the hint says where to look.
+            let scored = names.len().min(closest_budget);
+            closest_budget -= scored;
+            let names_scored = scored == names.len();
             if found {
                 continue;
             }
@@ -233,9 +265,14 @@ pub(crate) fn check_anchors(
                     ),
                     None => "the matched files could not be read".to_string(),
                 }
-            } else {
+            } else if names_scored {
                 let closest = closest_names(written, &names);
                 format!("closest existing names: {}", closest.join(", "))
+            } else {
+                format!(
+                    "list the names with `notarai symbols {}`",
+                    matched.first().copied().unwrap_or_default()
+                )
             };
             out.push(
                 Finding::warning(

@@ -74,30 +74,24 @@ impl Anchor {
         wildcard(self.pattern.as_bytes(), name.as_bytes())
     }
 
-    /// The symbols of `outline` this anchor governs: the ones it names and
-    /// everything nested in them.
-    pub fn governed(&self, outline: &Outline) -> Vec<usize> {
-        let named: Vec<bool> = outline
-            .symbols
-            .iter()
-            .map(|s| self.matches(&s.name))
-            .collect();
-        (0..outline.symbols.len())
-            .filter(|&i| {
-                let mut at = Some(i);
-                while let Some(j) = at {
-                    if named[j] {
-                        return true;
-                    }
-                    at = outline.symbols[j].parent;
-                }
-                false
-            })
-            .collect()
+    /// Whether the pattern holds no `*`: it names one qualified name,
+    /// found by a lookup in the outline's index of names.
+    pub fn is_literal(&self) -> bool {
+        !self.pattern.contains('*')
     }
 
-    /// The symbols of `outline` the pattern names exactly.
+    /// The symbols of `outline` this anchor governs: the ones it names and
+    /// everything nested in them ([`governed_by`] of this one anchor).
+    pub fn governed(&self, outline: &Outline) -> Vec<usize> {
+        indices(&governed_by(&[self], outline))
+    }
+
+    /// The symbols of `outline` the pattern names exactly: a lookup by
+    /// name for a literal anchor, one pass over the symbols for a pattern.
     pub fn named(&self, outline: &Outline) -> Vec<usize> {
+        if self.is_literal() {
+            return outline.named(&self.pattern).collect();
+        }
         (0..outline.symbols.len())
             .filter(|&i| self.matches(&outline.symbols[i].name))
             .collect()
@@ -105,8 +99,61 @@ impl Anchor {
 
     /// Whether the pattern names at least one symbol of `outline`.
     pub fn names_any(&self, outline: &Outline) -> bool {
+        if self.is_literal() {
+            return outline.named(&self.pattern).next().is_some();
+        }
         outline.symbols.iter().any(|s| self.matches(&s.name))
     }
+}
+
+/// Which symbols of `outline` any of `anchors` names, one flag per symbol.
+/// Each distinct pattern is used once: a literal one is a lookup by name
+/// (its hits, over all the distinct names, are at most the symbols), a
+/// pattern with `*` one pass over the symbols. Linear in the anchors and
+/// the symbols for literal anchors.
+pub fn named_by(anchors: &[&Anchor], outline: &Outline) -> Vec<bool> {
+    let mut named = vec![false; outline.symbols.len()];
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for anchor in anchors {
+        if !seen.insert(anchor.as_str()) {
+            continue;
+        }
+        if anchor.is_literal() {
+            for i in outline.named(anchor.as_str()) {
+                named[i] = true;
+            }
+        } else {
+            for (i, s) in outline.symbols.iter().enumerate() {
+                if !named[i] && anchor.matches(&s.name) {
+                    named[i] = true;
+                }
+            }
+        }
+    }
+    named
+}
+
+/// Which symbols of `outline` `anchors` govern, one flag per symbol: the
+/// ones they name and everything nested in them. One pass over the
+/// symbols after [`named_by`]: a parent comes before its children, so a
+/// symbol is governed when it is named or its parent is (the parent links
+/// are walked once, never per symbol per anchor).
+pub fn governed_by(anchors: &[&Anchor], outline: &Outline) -> Vec<bool> {
+    let mut governed = named_by(anchors, outline);
+    for i in 0..governed.len() {
+        if !governed[i]
+            && let Some(p) = outline.symbols[i].parent
+            && p < i
+        {
+            governed[i] = governed[p];
+        }
+    }
+    governed
+}
+
+/// The indices whose flag is set.
+pub fn indices(flags: &[bool]) -> Vec<usize> {
+    (0..flags.len()).filter(|&i| flags[i]).collect()
 }
 
 impl fmt::Display for Anchor {
@@ -132,8 +179,11 @@ fn wildcard(pattern: &[u8], name: &[u8]) -> bool {
     let mut pattern_segments = pattern.split(is_sep);
     let mut name_segments = name.split(is_sep);
     // The separators themselves must agree, in order.
-    let seps = |bytes: &[u8]| -> Vec<u8> { bytes.iter().copied().filter(is_sep).collect() };
-    if seps(pattern) != seps(name) {
+    if !pattern
+        .iter()
+        .filter(|b| is_sep(b))
+        .eq(name.iter().filter(|b| is_sep(b)))
+    {
         return false;
     }
     loop {

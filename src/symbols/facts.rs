@@ -103,8 +103,11 @@ pub fn seed(facts: Vec<Fact>) {
     }
 }
 
-/// The stamp of this build's facts: its format, every grammar it has and
-/// the text of notarai's queries.
+/// The stamp of this build's facts: its format, every grammar it has (its
+/// ABI, version metadata, node kinds, fields and parse table size, so a
+/// grammar crate upgraded under the same notarai version changes it), the
+/// text of notarai's queries, the hashing rules' version and the outline's
+/// limits.
 pub fn version() -> &'static str {
     static VERSION: OnceLock<String> = OnceLock::new();
     VERSION.get_or_init(|| {
@@ -121,7 +124,14 @@ pub fn version() -> &'static str {
         ] {
             hasher.update(lang.name().as_bytes());
             hasher.update(super::lang::query_text(lang).unwrap_or("-").as_bytes());
+            super::lang::grammar_stamp(lang, &mut hasher);
         }
+        // The hashing rules and the outline's limits: a build that hashes
+        // or outlines differently never trusts what another learned.
+        hasher.update(super::outline::HASH_RULES.as_bytes());
+        hasher.update(&(super::outline::MAX_PARSED_BYTES as u64).to_le_bytes());
+        hasher.update(&(super::outline::MAX_NESTING as u64).to_le_bytes());
+        hasher.update(&(super::outline::NESTED_BYTES_FACTOR as u64).to_le_bytes());
         hasher.finalize().to_hex()[..16].to_string()
     })
 }
@@ -216,6 +226,7 @@ impl Fact {
                     symbols,
                     separator: lang.map_or(".", Lang::separator),
                     file_hash: hash,
+                    by_name: Default::default(),
                 }))
             }
         };
@@ -272,6 +283,29 @@ mod tests {
         let loop_parent = text.replacen("\"parent\":1", "\"parent\":2", 1);
         assert_ne!(loop_parent, text);
         assert!(Fact::from_kept("rust", &key, &fact.hash_text(), Some(&loop_parent)).is_none());
+    }
+
+    #[test]
+    fn the_stamp_covers_each_grammar() {
+        let stamp = |lang: Lang| {
+            let mut hasher = blake3::Hasher::new();
+            super::super::lang::grammar_stamp(lang, &mut hasher);
+            hasher.finalize()
+        };
+        assert_eq!(stamp(Lang::Rust), stamp(Lang::Rust));
+        let all = [
+            Lang::Rust,
+            Lang::TypeScript,
+            Lang::Tsx,
+            Lang::JavaScript,
+            Lang::Python,
+            Lang::Go,
+        ];
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(stamp(*a), stamp(*b), "{a:?} and {b:?}");
+            }
+        }
     }
 
     #[test]

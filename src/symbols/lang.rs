@@ -226,3 +226,74 @@ pub(super) fn query_text(lang: Lang) -> Option<&'static str> {
         Lang::Go => text!("lang-go", "queries/go.scm"),
     }
 }
+
+/// Feed `hasher` what identifies the grammar of `lang` built in: its ABI,
+/// its version metadata when the grammar carries it, and its node kinds,
+/// fields and parse-state count (a grammar crate of another version differs
+/// in at least one). Nothing when its feature is off.
+pub(super) fn grammar_stamp(lang: Lang, hasher: &mut blake3::Hasher) {
+    macro_rules! grammar {
+        ($feature:literal, $grammar:expr) => {{
+            #[cfg(feature = $feature)]
+            {
+                let language: tree_sitter::Language = $grammar.into();
+                stamp_language(&language, hasher);
+            }
+            #[cfg(not(feature = $feature))]
+            {
+                hasher.update(b"-");
+            }
+        }};
+    }
+    match lang {
+        Lang::Rust => grammar!("lang-rust", tree_sitter_rust::LANGUAGE),
+        Lang::TypeScript => grammar!(
+            "lang-typescript",
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT
+        ),
+        Lang::Tsx => grammar!("lang-typescript", tree_sitter_typescript::LANGUAGE_TSX),
+        Lang::JavaScript => grammar!("lang-typescript", tree_sitter_javascript::LANGUAGE),
+        Lang::Python => grammar!("lang-python", tree_sitter_python::LANGUAGE),
+        Lang::Go => grammar!("lang-go", tree_sitter_go::LANGUAGE),
+    }
+}
+
+/// See [`grammar_stamp`].
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+fn stamp_language(language: &tree_sitter::Language, hasher: &mut blake3::Hasher) {
+    let mut put = |n: usize| {
+        hasher.update(&(n as u64).to_le_bytes());
+    };
+    put(language.abi_version());
+    match language.metadata() {
+        Some(m) => {
+            put(m.major_version.into());
+            put(m.minor_version.into());
+            put(m.patch_version.into());
+        }
+        None => put(usize::MAX),
+    }
+    put(language.parse_state_count());
+    put(language.node_kind_count());
+    put(language.field_count());
+    for id in 0..language.node_kind_count() {
+        let Ok(id) = u16::try_from(id) else { break };
+        let name = language.node_kind_for_id(id).unwrap_or("");
+        hasher.update(name.as_bytes());
+        hasher.update(&[
+            u8::from(language.node_kind_is_named(id)),
+            u8::from(language.node_kind_is_visible(id)),
+            0,
+        ]);
+    }
+    for id in 1..=language.field_count() {
+        let Ok(id) = u16::try_from(id) else { break };
+        hasher.update(language.field_name_for_id(id).unwrap_or("").as_bytes());
+        hasher.update(&[0]);
+    }
+}

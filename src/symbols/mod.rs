@@ -45,14 +45,17 @@ mod program;
 mod rebind;
 mod tokens;
 
-pub use anchor::{Anchor, AnchorError, split_anchor};
+pub use anchor::{Anchor, AnchorError, governed_by, indices, named_by, split_anchor};
 pub use attribute::{
     Attribution, HunkLines, HunkSymbols, Line, PatchSymbols, annotate_patch, attribute,
     attribute_hunk, attribute_since, hunk_lines, patch_symbols,
 };
 pub use facts::{ContentKey, Fact, seed, take_learned, version as facts_version};
 pub use lang::Lang;
-pub use outline::{Outline, SemanticHash, Symbol, outline, outline_cached};
+pub use outline::{
+    MAX_NESTING, MAX_PARSED_BYTES, NESTED_BYTES_FACTOR, Outline, SemanticHash, Symbol, outline,
+    outline_cached,
+};
 pub use rebind::{last_segment, rebinds};
 pub use tokens::{known_semantic_hash, semantic_hash, semantic_hash_pair};
 

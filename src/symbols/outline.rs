@@ -50,16 +50,28 @@ pub struct Outline {
     /// The semantic hash of the whole file.
     #[serde(skip)]
     pub file_hash: SemanticHash,
+    /// The symbols by qualified name, built once on first use
+    /// ([`Outline::named`]): a literal anchor is a lookup, not a scan.
+    #[serde(skip)]
+    pub by_name: OnceLock<HashMap<String, Vec<usize>>>,
 }
 
 impl Outline {
-    /// The index of every symbol named `name`.
+    /// The index of every symbol named `name`, in order: a lookup in the
+    /// outline's index of names (built once, in time linear in its symbols).
     pub fn named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = usize> + 'a {
-        self.symbols
+        self.by_name
+            .get_or_init(|| {
+                let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+                for (i, s) in self.symbols.iter().enumerate() {
+                    index.entry(s.name.clone()).or_default().push(i);
+                }
+                index
+            })
+            .get(name)
+            .map_or(&[][..], Vec::as_slice)
             .iter()
-            .enumerate()
-            .filter(move |(_, s)| s.name == name)
-            .map(|(i, _)| i)
+            .copied()
     }
 
     /// Nesting depth of symbol `index` (0 at top level).
@@ -89,10 +101,15 @@ impl std::fmt::Display for SemanticHash {
     /// (`symbols/program.rs`); a record of the `tokens1` hash (the token
     /// stream's, before) never reads as equal to it: the file is shown.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = if self.tokens { "tokens2" } else { "bytes" };
+        let kind = if self.tokens { HASH_RULES } else { "bytes" };
         write!(f, "{kind}:{}", blake3::Hash::from(self.digest).to_hex())
     }
 }
+
+/// The version of the program hashing rules (`program.rs`), the prefix of
+/// a token hash's text; a change of the rules changes it, and the facts'
+/// stamp ([`super::facts::version`]) covers it.
+pub const HASH_RULES: &str = "tokens2";
 
 /// The hash of content that has no token stream: its bytes.
 pub(super) fn bytes_hash(bytes: &[u8]) -> SemanticHash {
@@ -109,6 +126,7 @@ pub(super) fn fallback(lang: Option<Lang>, bytes: &[u8], reason: String) -> Outl
         symbols: Vec::new(),
         separator: lang.map_or(".", Lang::separator),
         file_hash: bytes_hash(bytes),
+        by_name: OnceLock::new(),
     }
 }
 
@@ -206,11 +224,39 @@ pub fn outline(path: &str, bytes: &[u8]) -> Outline {
             "no symbol outline for this kind of file".into(),
         );
     };
+    if bytes.len() > MAX_PARSED_BYTES {
+        return fallback(
+            Some(lang),
+            bytes,
+            format!(
+                "larger than {} MiB: not parsed, hashed by its bytes",
+                MAX_PARSED_BYTES >> 20
+            ),
+        );
+    }
     if std::str::from_utf8(bytes).is_err() {
         return fallback(Some(lang), bytes, "not UTF-8 text".into());
     }
     parse(lang, bytes)
 }
+
+/// The largest file the outline parses: 1 MiB. A syntax tree costs far
+/// more than its text (an 8 MB one-line array is millions of nodes, 1.7 GB),
+/// so a larger file is whole-file, hashed by its bytes (every change shows,
+/// never formatting-only), and its outline says why.
+pub const MAX_PARSED_BYTES: usize = 1024 * 1024;
+
+/// The deepest nesting of symbols the outline keeps: 256 levels. Each
+/// symbol's name and hash cost its depth, so a deeper file (5,000 nested
+/// functions) is whole-file, and its outline says why.
+pub const MAX_NESTING: usize = 256;
+
+/// The most the symbols' extents may add up to, in multiples of the file's
+/// size (plus 64 KiB): each symbol's hash walks its extent, so this bounds
+/// the outline's work linearly (ordinary code, a class of methods holding
+/// a few nested functions, stays within 3 or 4). Past it the file is
+/// whole-file, and its outline says why.
+pub const NESTED_BYTES_FACTOR: usize = 8;
 
 #[cfg(any(
     feature = "lang-rust",

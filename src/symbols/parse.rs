@@ -33,6 +33,26 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         );
     }
     let defs = definitions(config, root, bytes);
+    if let Some(line) = too_deep(&defs) {
+        return fallback(
+            Some(lang),
+            bytes,
+            format!(
+                "symbols nested deeper than {} levels (line {line}): not outlined, hashed by its bytes",
+                super::outline::MAX_NESTING
+            ),
+        );
+    }
+    if too_nested_for_size(&defs, bytes.len()) {
+        return fallback(
+            Some(lang),
+            bytes,
+            format!(
+                "symbols nested over {}x the file's size in all (extents or names): not outlined, hashed by its bytes",
+                super::outline::NESTED_BYTES_FACTOR
+            ),
+        );
+    }
     let program = Program::of(config, root, bytes);
     let symbols = Symbols {
         lang,
@@ -49,6 +69,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         symbols,
         separator: lang.separator(),
         file_hash: program_hash(&program, root),
+        by_name: Default::default(),
     }
 }
 
@@ -93,6 +114,67 @@ fn definitions<'t>(
     }
     defs.sort_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte())));
     defs
+}
+
+/// The line of the first definition nested deeper than
+/// [`super::outline::MAX_NESTING`] definitions, if any: one pass over the
+/// definitions in file order with a stack of the open ones' ends.
+fn too_deep(defs: &[Def]) -> Option<usize> {
+    let mut open: Vec<usize> = Vec::new();
+    for def in defs {
+        while open.last().is_some_and(|&end| end <= def.node.start_byte()) {
+            open.pop();
+        }
+        if open.len() >= super::outline::MAX_NESTING {
+            return Some(def.node.start_position().row + 1);
+        }
+        open.push(def.node.end_byte());
+    }
+    None
+}
+
+/// Whether the definitions' extents (or their qualified names) add up to more than
+/// [`super::outline::NESTED_BYTES_FACTOR`] times the file (plus 64 KiB):
+/// each symbol's hash walks its extent, so that sum is the outline's work
+/// (a few hundred functions nested around a large body would be hundreds
+/// of walks of the file).
+/// The qualified names are held to the same budget: a name is its
+/// enclosing definitions' names and its own, so one long name around many
+/// definitions would be repeated in each (the sum is bounded from above
+/// with a stack of the open definitions' name lengths, in one pass).
+fn too_nested_for_size(defs: &[Def], len: usize) -> bool {
+    let budget = super::outline::NESTED_BYTES_FACTOR * len + 64 * 1024;
+    let mut total: usize = 0;
+    let mut names: usize = 0;
+    // The open definitions: their end and the length of their name with
+    // their enclosing ones' (a separator counted as 2 bytes).
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    for def in defs {
+        while open
+            .last()
+            .is_some_and(|&(end, _)| end <= def.node.start_byte())
+        {
+            open.pop();
+        }
+        total = total.saturating_add(def.node.end_byte() - def.node.start_byte());
+        // Its own segment, at most: its name, or the type and trait of an
+        // `impl`, a Go method's receiver and name.
+        let len_of = |n: tree_sitter::Node| n.end_byte() - n.start_byte();
+        let own = def.name.map_or(0, len_of)
+            + ["type", "trait", "receiver"]
+                .iter()
+                .filter_map(|f| def.node.child_by_field_name(f))
+                .map(len_of)
+                .sum::<usize>()
+            + 8;
+        let qualified = open.last().map_or(0, |&(_, q)| q).saturating_add(own);
+        names = names.saturating_add(qualified);
+        if total > budget || names > budget {
+            return true;
+        }
+        open.push((def.node.end_byte(), qualified));
+    }
+    false
 }
 
 /// The definitions of one file made symbols.
@@ -280,15 +362,19 @@ pub(super) fn parse_tree_from(
 }
 
 /// The semantic hash of `bytes` parsed as `tree`: its program's hash
-/// ([`Program`]) when the tree has no error (a `MISSING` node is one), else
-/// the bytes'.
+/// ([`Program`]) when the tree has no error (a `MISSING` node is one) and
+/// its symbols nest no deeper than the outline keeps, else the bytes' (as
+/// the outline's file hash).
 pub(super) fn tree_hash(
     config: &super::lang::Config,
     tree: &tree_sitter::Tree,
     bytes: &[u8],
 ) -> SemanticHash {
     let root = tree.root_node();
-    if root.has_error() {
+    if root.has_error() || {
+        let defs = definitions(config, root, bytes);
+        too_deep(&defs).is_some() || too_nested_for_size(&defs, bytes.len())
+    } {
         return bytes_hash(bytes);
     }
     program_hash(&Program::of(config, root, bytes), root)

@@ -458,3 +458,136 @@ fn a_patch_names_each_hunk_symbol() {
     let text = annotate_patch(&o, &outline("x.rs", b"fn a() {\n    1;\n}\n"), patch);
     assert!(text.contains("symbol: <top-level>; removes: b"), "{text}");
 }
+
+#[test]
+fn a_file_over_the_parse_budget_is_hashed_by_its_bytes_and_says_why() {
+    let at_limit = format!(
+        "const a = [{}0];\n",
+        "0,".repeat((MAX_PARSED_BYTES - 16) / 2 - 8)
+    );
+    assert!(at_limit.len() <= MAX_PARSED_BYTES);
+    let parsed = outline("a.js", at_limit.as_bytes());
+    assert!(parsed.fallback.is_none(), "{:?}", parsed.fallback);
+    assert!(parsed.file_hash.tokens);
+    let over = format!("const a = [{}0];\n", "0,".repeat(MAX_PARSED_BYTES / 2 + 1));
+    let big = outline("a.js", over.as_bytes());
+    assert!(
+        big.fallback
+            .as_deref()
+            .unwrap()
+            .contains("larger than 1 MiB"),
+        "{:?}",
+        big.fallback
+    );
+    assert!(!big.file_hash.tokens);
+    // The file hash agrees with the outline's: bytes, so any change shows.
+    assert_eq!(semantic_hash("a.js", over.as_bytes()), big.file_hash);
+}
+
+#[test]
+fn symbols_nested_past_the_budget_make_the_file_whole_file() {
+    // Padding outside the symbols keeps their extents within
+    // NESTED_BYTES_FACTOR times the file: the nesting limit is what counts.
+    let nested = |depth: usize| {
+        let mut text = format!("// {}\n", "x".repeat(200_000));
+        text.extend((0..depth).map(|i| format!("function f{i}() {{\n")));
+        text.push_str("return 1;\n");
+        text.push_str(&"}\n".repeat(depth));
+        text
+    };
+    let kept = outline("a.js", nested(MAX_NESTING).as_bytes());
+    assert!(kept.fallback.is_none(), "{:?}", kept.fallback);
+    assert_eq!(kept.symbols.len(), MAX_NESTING);
+    let deep = nested(MAX_NESTING + 1);
+    let whole = outline("a.js", deep.as_bytes());
+    assert!(
+        whole
+            .fallback
+            .as_deref()
+            .unwrap()
+            .contains("nested deeper than 256 levels"),
+        "{:?}",
+        whole.fallback
+    );
+    assert!(!whole.file_hash.tokens);
+    assert_eq!(semantic_hash("a.js", deep.as_bytes()), whole.file_hash);
+}
+
+#[test]
+fn literal_anchors_are_a_lookup_and_governed_is_one_pass() {
+    use crate::symbols::{Anchor, governed_by, indices};
+    let src = "def a():\n    def inner():\n        pass\n\ndef b():\n    pass\n";
+    let o = outline("m.py", src.as_bytes());
+    let a = Anchor::parse("a").unwrap();
+    let star = Anchor::parse("b*").unwrap();
+    assert_eq!(a.named(&o), o.named("a").collect::<Vec<_>>());
+    assert_eq!(a.governed(&o).len(), 2, "a and a.inner");
+    let many: Vec<Anchor> = (0..20_000).map(|_| Anchor::parse("a").unwrap()).collect();
+    let mut refs: Vec<&Anchor> = many.iter().collect();
+    refs.push(&star);
+    assert_eq!(indices(&governed_by(&refs, &o)).len(), 3);
+    // Linear: 20,000 literal anchors against 5,000 functions at once.
+    let big: String = (0..5_000)
+        .map(|i| format!("def f{i}():\n    pass\n"))
+        .collect();
+    let o = outline("m.py", big.as_bytes());
+    let names: Vec<Anchor> = (0..20_000)
+        .map(|i| Anchor::parse(&format!("f{}", i % 5_000)).unwrap())
+        .collect();
+    let refs: Vec<&Anchor> = names.iter().collect();
+    let start = std::time::Instant::now();
+    assert!(governed_by(&refs, &o).iter().all(|&g| g));
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
+fn symbols_whose_extents_add_up_past_the_budget_make_the_file_whole_file() {
+    let nested = |depth: usize, body: usize| {
+        let mut text: String = (0..depth)
+            .map(|i| format!("function f{i}() {{\n"))
+            .collect();
+        text.push_str(&format!("x = [{}1];\n", "1,".repeat(body)));
+        text.push_str(&"}\n".repeat(depth));
+        text
+    };
+    // A few levels around a large body: kept.
+    let kept = outline("a.js", nested(4, 100_000).as_bytes());
+    assert!(kept.fallback.is_none(), "{:?}", kept.fallback);
+    // Many levels around it: each would walk the body again.
+    let deep = nested(NESTED_BYTES_FACTOR + 2, 100_000);
+    let whole = outline("a.js", deep.as_bytes());
+    assert!(
+        whole
+            .fallback
+            .as_deref()
+            .unwrap()
+            .contains("nested over 8x"),
+        "{:?}",
+        whole.fallback
+    );
+    assert_eq!(semantic_hash("a.js", deep.as_bytes()), whole.file_hash);
+}
+
+#[test]
+fn a_long_name_around_many_symbols_makes_the_file_whole_file() {
+    // Each nested name repeats the outer one: 4,000 x 20 KB of names.
+    let outer = "a".repeat(20_000);
+    let inner: String = (0..4_000)
+        .map(|i| format!("  function g{i}() {{}}\n"))
+        .collect();
+    let text = format!("function {outer}() {{\n{inner}}}\n");
+    let whole = outline("a.js", text.as_bytes());
+    assert!(
+        whole
+            .fallback
+            .as_deref()
+            .unwrap()
+            .contains("extents or names"),
+        "{:?}",
+        whole.fallback
+    );
+    assert_eq!(semantic_hash("a.js", text.as_bytes()), whole.file_hash);
+    // A short name around them is outlined.
+    let text = format!("function outer() {{\n{inner}}}\n");
+    assert!(outline("a.js", text.as_bytes()).fallback.is_none());
+}

@@ -77,7 +77,12 @@ pub fn semantic_hash(path: &str, bytes: &[u8]) -> SemanticHash {
         return found;
     }
     let made = match key.0 {
-        Some(lang) if std::str::from_utf8(bytes).is_ok() => grammar::tokens(lang, bytes),
+        Some(lang)
+            if bytes.len() <= super::outline::MAX_PARSED_BYTES
+                && std::str::from_utf8(bytes).is_ok() =>
+        {
+            grammar::tokens(lang, bytes)
+        }
         _ => bytes_hash(bytes),
     };
     remember(&[(key, made)]);
@@ -103,6 +108,8 @@ pub fn semantic_hash_pair(
             if old_key.0 == new_key.0
                 && old_known.is_none()
                 && new_known.is_none()
+                && old.len() <= super::outline::MAX_PARSED_BYTES
+                && new.len() <= super::outline::MAX_PARSED_BYTES
                 && std::str::from_utf8(old).is_ok()
                 && std::str::from_utf8(new).is_ok() =>
         {

@@ -63,6 +63,7 @@ mod stdio_rules;
 mod symbols;
 mod tools;
 mod untrusted_costs;
+mod untrusted_costs3;
 mod untrusted_doctor;
 mod untrusted_git;
 mod untrusted_links;
