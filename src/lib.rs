@@ -25,6 +25,9 @@
 pub use notarai_base::{
     agent, error, glob, layout, parallel, progress, quote, rpc_client, workflow,
 };
+// The symbol outline, from its crate (`crates/symbols`, the only one with the
+// grammars): `crate::symbols` as before.
+pub use notarai_symbols as symbols;
 
 pub mod answers;
 pub mod cache;
@@ -45,6 +48,5 @@ pub mod review;
 pub mod safe_fs;
 pub mod spec;
 pub mod state;
-pub mod symbols;
 pub mod walk;
 pub mod watch;

@@ -296,4 +296,17 @@ mod tests {
         crate::symbols::outline_cached("r.rs", changed);
         assert!(!recorded.matches("r.rs", &blake3::hash(changed).to_hex()));
     }
+
+    #[test]
+    fn a_record_of_the_old_token_hash_never_matches() {
+        let src = b"fn a() { 1; }\n";
+        let now = crate::symbols::semantic_hash("old.rs", src);
+        let text = now.to_string();
+        assert!(text.starts_with("tokens2:"), "{text}");
+        let old = crate::record::ContentHash {
+            kind: crate::record::HashKind::Semantic,
+            value: text.replacen("tokens2", "tokens1", 1),
+        };
+        assert!(!old.matches("old.rs", &blake3::hash(src).to_hex()));
+    }
 }

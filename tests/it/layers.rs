@@ -2,8 +2,10 @@
 //! source: a module may name (`crate::x`) only modules of a lower layer, so
 //! there is no import loop. The leaves (`agent`, `error`, `glob`, `layout`,
 //! `parallel`, `progress`, `quote`, `rpc_client`, `workflow`) are the crate
-//! `notarai-base` (`crates/base`): Cargo keeps them from naming anything
-//! above, and the top crate names them as before (`crate::error`).
+//! `notarai-base` (`crates/base`) and the outline the crate
+//! `notarai-symbols` (`crates/symbols`): Cargo keeps them from naming
+//! anything above, and the top crate names them as before (`crate::error`,
+//! `crate::symbols`).
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -20,8 +20,19 @@
 //! with its own name left out, so a reformat or a plain comment edit
 //! leaves it equal and a renamed symbol with the same body is recognised.
 //!
-//! A leaf: it names nothing of notarai. Outlines are kept by content hash
+//! The crate `notarai-symbols` (`crates/symbols`), the only one that
+//! parses: it names nothing of notarai but the floor, `notarai-base`. Outlines are kept by content hash
 //! ([`outline_cached`]), so a long-lived server parses each blob once.
+
+#![warn(missing_docs)]
+// No function longer than `too-many-lines-threshold` (clippy.toml).
+#![warn(clippy::too_many_lines)]
+// The one writer, reader, walker and process starter are lints
+// (`clippy.toml`); unit tests may do anything.
+#![cfg_attr(test, allow(clippy::disallowed_methods, clippy::disallowed_types))]
+
+// The floor every error of notarai implements (`crate::error::Diagnose`).
+use notarai_base::error;
 
 mod anchor;
 mod attribute;

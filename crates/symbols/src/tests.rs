@@ -515,7 +515,7 @@ fn symbols_nested_past_the_budget_make_the_file_whole_file() {
 
 #[test]
 fn literal_anchors_are_a_lookup_and_governed_is_one_pass() {
-    use crate::symbols::{Anchor, governed_by, indices};
+    use crate::{Anchor, governed_by, indices};
     let src = "def a():\n    def inner():\n        pass\n\ndef b():\n    pass\n";
     let o = outline("m.py", src.as_bytes());
     let a = Anchor::parse("a").unwrap();
