@@ -114,14 +114,7 @@ pub fn version() -> &'static str {
         let mut hasher = blake3::Hasher::new();
         hasher.update(&FORMAT.to_le_bytes());
         hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
-        for lang in [
-            Lang::Rust,
-            Lang::TypeScript,
-            Lang::Tsx,
-            Lang::JavaScript,
-            Lang::Python,
-            Lang::Go,
-        ] {
+        for lang in Lang::ALL {
             hasher.update(lang.name().as_bytes());
             hasher.update(super::lang::query_text(lang).unwrap_or("-").as_bytes());
             super::lang::grammar_stamp(lang, &mut hasher);
@@ -293,14 +286,7 @@ mod tests {
             hasher.finalize()
         };
         assert_eq!(stamp(Lang::Rust), stamp(Lang::Rust));
-        let all = [
-            Lang::Rust,
-            Lang::TypeScript,
-            Lang::Tsx,
-            Lang::JavaScript,
-            Lang::Python,
-            Lang::Go,
-        ];
+        let all = Lang::ALL;
         for (i, a) in all.iter().enumerate() {
             for b in &all[i + 1..] {
                 assert_ne!(stamp(*a), stamp(*b), "{a:?} and {b:?}");

@@ -47,18 +47,19 @@ impl Lang {
         }
     }
 
+    /// Every language the outline knows, in a fixed order.
+    pub const ALL: [Lang; 6] = [
+        Lang::Rust,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::JavaScript,
+        Lang::Python,
+        Lang::Go,
+    ];
+
     /// The language [`Lang::name`] names.
     pub fn of_name(name: &str) -> Option<Lang> {
-        [
-            Lang::Rust,
-            Lang::TypeScript,
-            Lang::Tsx,
-            Lang::JavaScript,
-            Lang::Python,
-            Lang::Go,
-        ]
-        .into_iter()
-        .find(|l| l.name() == name)
+        Lang::ALL.into_iter().find(|l| l.name() == name)
     }
 
     /// The cargo feature that builds this language in.
