@@ -70,7 +70,7 @@ impl HashKind {
 
     /// This kind's hash of the content at `path` now, given its bytes hash
     /// `bytes` (hex BLAKE3, or `deleted`). The one place a kind is computed.
-    /// A semantic hash (`tokens2:<hex>`, [`crate::symbols::semantic_hash`])
+    /// A semantic hash (`tokens3:<hex>`, [`crate::symbols::semantic_hash`])
     /// is known for content this process outlined; when it is not, the
     /// record does not match and the file is shown for review, never hidden.
     pub fn current(self, path: &str, bytes: &str) -> Option<String> {
@@ -302,10 +302,10 @@ mod tests {
         let src = b"fn a() { 1; }\n";
         let now = crate::symbols::semantic_hash("old.rs", src);
         let text = now.to_string();
-        assert!(text.starts_with("tokens2:"), "{text}");
+        assert!(text.starts_with("tokens3:"), "{text}");
         let old = crate::record::ContentHash {
             kind: crate::record::HashKind::Semantic,
-            value: text.replacen("tokens2", "tokens1", 1),
+            value: text.replacen("tokens3", "tokens2", 1),
         };
         assert!(!old.matches("old.rs", &blake3::hash(src).to_hex()));
     }

@@ -262,7 +262,9 @@ fn formatter_changes() -> Vec<Change> {
         ),
         change(
             "black.py",
-            "if a:\n  b('x', 0XAB, u'y',)\n  c(); d()\nx = aaa + bbb\n",
+            // Four spaces on both sides: a re-indentation is shown (the
+            // indentation of every logical line is compared as written).
+            "if a:\n    b('x', 0XAB, u'y',)\n    c(); d()\nx = aaa + bbb\n",
             "if a:\n    b(\"x\", 0xAB, \"y\")\n    c()\n    d()\nx = (\n    aaa\n    + bbb\n)\n",
         ),
         change(

@@ -151,7 +151,7 @@ struct KeptSymbol {
 }
 
 impl Fact {
-    /// The semantic hash as text (`tokens2:<hex>`, `bytes:<hex>`).
+    /// The semantic hash as text (`tokens3:<hex>`, `bytes:<hex>`).
     pub fn hash_text(&self) -> String {
         self.hash.to_string()
     }
@@ -231,7 +231,7 @@ impl Fact {
 fn parse_hash(text: &str) -> Option<SemanticHash> {
     let (kind, hex) = text.split_once(':')?;
     let tokens = match kind {
-        "tokens2" => true,
+        "tokens3" => true,
         "bytes" => false,
         _ => return None,
     };
@@ -270,7 +270,7 @@ mod tests {
         assert!(Fact::from_kept("rust", &key[..31], &fact.hash_text(), None).is_none());
         assert!(Fact::from_kept("rust", &key, "tokens9:00", None).is_none());
         // The token-stream hash of older builds is never read as the program's.
-        let old = fact.hash_text().replacen("tokens2", "tokens1", 1);
+        let old = fact.hash_text().replacen("tokens3", "tokens2", 1);
         assert!(Fact::from_kept("rust", &key, &old, None).is_none());
         assert!(Fact::from_kept("rust", &key, &fact.hash_text(), Some("{")).is_none());
         let loop_parent = text.replacen("\"parent\":1", "\"parent\":2", 1);

@@ -32,6 +32,13 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
             format!("the file does not parse as {} (line {line})", lang.name()),
         );
     }
+    if let Some(why) = super::program::layout_is_code(lang, bytes) {
+        return fallback(
+            Some(lang),
+            bytes,
+            format!("{why}: not outlined, compared by its bytes"),
+        );
+    }
     let defs = definitions(config, root, bytes);
     if let Some(line) = too_deep(&defs) {
         return fallback(
@@ -371,7 +378,7 @@ pub(super) fn tree_hash(
     bytes: &[u8],
 ) -> SemanticHash {
     let root = tree.root_node();
-    if root.has_error() || {
+    if root.has_error() || super::program::layout_is_code(config.lang, bytes).is_some() || {
         let defs = definitions(config, root, bytes);
         too_deep(&defs).is_some() || too_nested_for_size(&defs, bytes.len())
     } {

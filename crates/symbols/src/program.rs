@@ -285,7 +285,7 @@ impl<'a> Program<'a> {
             children.clear();
             children.extend(n.children(&mut cursor));
             match kind {
-                "import_spec_list" if self.config.lang == Lang::Go => {
+                "import_spec_list" if self.sortable_imports(&children) => {
                     let mut specs: Vec<Vec<u8>> = Vec::new();
                     for c in &children {
                         let mut one = Vec::new();
@@ -348,13 +348,7 @@ impl<'a> Program<'a> {
         let kind = n.kind();
         let mut kind_id = n.kind_id();
         let text: Vec<u8> = if self.config.comments.contains(&kind) {
-            // A comment kept as code: each line without its ends' spaces.
-            let mut out = Vec::with_capacity(raw.len());
-            for line in raw.split(|&b| b == b'\n') {
-                out.extend_from_slice(line.trim_ascii());
-                out.push(b'\n');
-            }
-            out
+            kept_comment(raw)
         } else if kind == "string" && is_js(lang) {
             let canon = js_string(raw);
             if let Some(ident) = object_key(n, parent, &canon) {
@@ -403,16 +397,7 @@ impl<'a> Program<'a> {
                 let inner = self.lone_named(n)?;
                 // `(y := f())` may stand as a statement, `y := f()` not.
                 let keep = (lang == Lang::Python && inner.kind() == "named_expression")
-                    || is_js(lang)
-                        && matches!(
-                            inner.kind(),
-                            "member_expression"
-                                | "subscript_expression"
-                                | "call_expression"
-                                | "string"
-                                | "template_string"
-                                | "sequence_expression"
-                        );
+                    || is_js(lang) && !self.js_parentheses_fold(n, parent, inner);
                 if keep {
                     return None;
                 }
@@ -445,6 +430,65 @@ impl<'a> Program<'a> {
             }
             _ => None,
         }
+    }
+
+    /// Whether the parentheses `n` (its parent `parent`) around `inner`
+    /// fold away in JavaScript/TypeScript. tree-sitter's grammar is more
+    /// lenient than the language's (it takes `-a ** 2`, `a && b ?? c`,
+    /// `function(){}()` at a statement's start), and parentheses decide
+    /// hoisting (`export default (function …)`), optional chains
+    /// (`(a?.b!).c`) and precedence, so they fold only around a name or a
+    /// JSX element anywhere, and around any expression but a sequence or an
+    /// `in` only in a slot that takes a whole expression and gives it to no
+    /// operator: a conditional's parts, a `return` or `throw` value, a
+    /// variable's initial value, an assignment's right side, a call's
+    /// argument, an array's element, a property's value, a spread, a
+    /// template's or JSX's `${…}`. Anywhere else a reformat that adds or
+    /// drops them is shown.
+    fn js_parentheses_fold(
+        &self,
+        n: tree_sitter::Node,
+        parent: Option<tree_sitter::Node>,
+        inner: tree_sitter::Node,
+    ) -> bool {
+        if n.kind() == "parenthesized_type" {
+            return matches!(inner.kind(), "type_identifier" | "predefined_type");
+        }
+        if JS_ATOMS.contains(&inner.kind()) {
+            return true;
+        }
+        let Some(parent) = parent else { return false };
+        let is_field =
+            |name: &str| parent.child_by_field_name(name).map(|c| c.id()) == Some(n.id());
+        let whole_slot = match parent.kind() {
+            "ternary_expression"
+            | "conditional_expression"
+            | "arguments"
+            | "array"
+            | "spread_element"
+            | "template_substitution"
+            | "jsx_expression"
+            | "return_statement"
+            | "throw_statement" => true,
+            "variable_declarator" => is_field("value"),
+            "assignment_expression" => is_field("right"),
+            "pair" => is_field("value"),
+            _ => false,
+        };
+        let text = &self.bytes[inner.start_byte()..inner.end_byte()];
+        whole_slot
+            && inner.kind() != "sequence_expression"
+            && !text.windows(4).any(|w| w == b" in ")
+    }
+
+    /// Whether Go import specs (`children` of an `import_spec_list`) may be
+    /// compared in any order: in Go, without a comment among them (a
+    /// comment belongs to the spec below it: the cgo preamble's place).
+    fn sortable_imports(&self, children: &[tree_sitter::Node]) -> bool {
+        self.config.lang == Lang::Go
+            && !children
+                .iter()
+                .any(|c| self.config.comments.contains(&c.kind()))
     }
 
     /// The one named child of `n` that is not a comment, when there is
@@ -602,8 +646,22 @@ fn js_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
             let parent = t.parent_kind();
             let anonymous = !t.node.is_named();
             if anonymous && text == b";" {
-                mark.drop = matches!(parent, "interface_body" | "object_type")
-                    || next[i].is_none_or(|n| js_may_end_before(toks[n].text(bytes)));
+                // A contextual word standing alone as its statement or
+                // class member (`static;`, `let;`), not one ending a longer
+                // one (`return type;`).
+                let after_contextual = prev[i].is_some_and(|p| {
+                    let alone = prev[p].is_none_or(|q| {
+                        matches!(toks[q].text(bytes), b";" | b"{" | b"}")
+                            || js_line_break(gap(toks, bytes, Some(q), p))
+                    });
+                    alone
+                        && JS_CONTEXTUAL
+                            .iter()
+                            .any(|w| w.as_bytes() == toks[p].text(bytes))
+                });
+                mark.drop = !after_contextual
+                    && (matches!(parent, "interface_body" | "object_type")
+                        || next[i].is_none_or(|n| js_may_end_before(toks[n].text(bytes))));
             } else if anonymous && text == b"," {
                 mark.drop = matches!(parent, "interface_body" | "object_type")
                     || trailing_comma(toks, bytes, prev[i], next[i]);
@@ -640,6 +698,50 @@ fn js_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
     marks
 }
 
+/// Inner nodes whose parentheses fold wherever they stand: a name, `this`,
+/// a JSX element (a primary expression; prettier wraps a multi-line one).
+const JS_ATOMS: &[&str] = &[
+    "identifier",
+    "this",
+    "jsx_element",
+    "jsx_self_closing_element",
+    "jsx_fragment",
+];
+
+/// Words that are names in some places and keywords in others: a `;` or a
+/// line break after one decides which (`static;` is a field, `static`
+/// newline `x` a static member; `let;` an expression, `let` newline `x` a
+/// declaration), so a `;` after one is never folded.
+const JS_CONTEXTUAL: &[&str] = &[
+    "static",
+    "get",
+    "set",
+    "let",
+    "async",
+    "accessor",
+    "declare",
+    "abstract",
+    "readonly",
+    "public",
+    "private",
+    "protected",
+    "override",
+    "yield",
+    "await",
+    "of",
+    "type",
+    "module",
+    "namespace",
+    "global",
+    "asserts",
+    "is",
+    "keyof",
+    "infer",
+    "unique",
+    "satisfies",
+    "as",
+];
+
 /// Whether a JavaScript statement ends before a line starting with `next`
 /// whatever separates them: no expression continues with it.
 fn js_may_end_before(next: &[u8]) -> bool {
@@ -653,24 +755,33 @@ fn js_may_end_before(next: &[u8]) -> bool {
     first.is_ascii_digit() || matches!(first, b'"' | b'\'' | b'{' | b'}' | b'@' | b'#')
 }
 
-/// A JavaScript/TypeScript comment a tool reads as code.
+/// A JavaScript/TypeScript comment a tool may read as code: a pragma or
+/// annotation (`@` or `#` anywhere: `/*#__PURE__*/`, `/*@__KEY__*/`,
+/// `@jsx`, `@ts-expect-error`, `// @refresh reset`, `#__NO_SIDE_EFFECTS__`),
+/// a bundler's magic comment (webpack, turbopack, vite, rollup, esbuild,
+/// parcel), a source map, a triple-slash directive. On the side of
+/// showing: a plain comment that mentions one is kept too.
 fn js_code_comment(text: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(text);
-    [
-        "__PURE__",
-        "__NO_SIDE_EFFECTS__",
-        "__INLINE__",
-        "__NOINLINE__",
-        "@jsx",
-        "@ts-",
-        "webpack",
-        "@vite-ignore",
-        "@flow",
-        "sourceMappingURL",
-        "sourceURL",
-    ]
-    .iter()
-    .any(|p| text.contains(p))
+    let text = String::from_utf8_lossy(text).to_ascii_lowercase();
+    text.contains('@')
+        || text.contains('#')
+        || text.contains("__")
+        || [
+            "webpack",
+            "turbopack",
+            "vite",
+            "rollup",
+            "esbuild",
+            "parcel",
+            "sourcemappingurl",
+            "sourceurl",
+            "eslint",
+            "istanbul",
+            "c8 ",
+            "prettier-ignore",
+        ]
+        .iter()
+        .any(|p| text.contains(p))
         || text.starts_with("///")
 }
 
@@ -697,15 +808,21 @@ fn python_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
                 if !first {
                     mark.newline = Some(semi || python_logical_newline(g));
                 }
-                if first || python_logical_newline(g) {
+                if first || semi || python_logical_newline(g) {
+                    // The statement's indentation: its line's leading
+                    // whitespace (after a `;`, the line it shares).
                     let start = t.node.start_byte();
-                    let from = g
+                    let from = bytes[..start]
                         .iter()
                         .rposition(|&b| b == b'\n')
-                        .map_or(start - g.len(), |k| start - g.len() + k + 1);
-                    let indent = &bytes[from..start];
-                    tabs |= indent.iter().any(|&b| b == b'\t' || b == 0x0c);
-                    mark.indent = Some((from, start));
+                        .map_or(0, |k| k + 1);
+                    let end = from
+                        + bytes[from..start]
+                            .iter()
+                            .take_while(|&&b| matches!(b, b' ' | b'\t' | 0x0c))
+                            .count();
+                    tabs |= bytes[from..end].iter().any(|&b| b == b'\t' || b == 0x0c);
+                    mark.indent = Some((from, end));
                 }
                 first = false;
             }
@@ -718,8 +835,34 @@ fn python_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
                 // `from a import (b, c)` is `from a import b, c`.
                 mark.drop = true;
             } else if anonymous && text == b"," {
-                mark.drop =
-                    t.parent_kind() != "subscript" && trailing_comma(toks, bytes, prev[i], next[i]);
+                // Only where a trailing comma means nothing: a call's
+                // arguments (not a lone generator's, which then stops
+                // parsing), parameters, a list, a dict, a set. A tuple's,
+                // a subscript's or a type's (`F[a,]`) is the key's shape.
+                let container = match t.parent_kind() {
+                    "argument_list" => !t.parent.is_some_and(|p| {
+                        let mut c = p.walk();
+                        p.named_children(&mut c)
+                            .any(|a| a.kind() == "generator_expression")
+                    }),
+                    "parameters"
+                    | "lambda_parameters"
+                    | "list"
+                    | "dictionary"
+                    | "set"
+                    | "import_from_statement" => true,
+                    // A tuple of two or more: `(a, b,)` is `(a, b)`; `(a,)`
+                    // is no `(a)`.
+                    "tuple" => t.parent.is_some_and(|p| {
+                        let mut c = p.walk();
+                        p.named_children(&mut c)
+                            .filter(|e| e.kind() != "comment")
+                            .count()
+                            >= 2
+                    }),
+                    _ => false,
+                };
+                mark.drop = container && trailing_comma(toks, bytes, prev[i], next[i]);
             }
             match text {
                 b"(" | b"[" | b"{" if anonymous => depth += 1,
@@ -729,13 +872,12 @@ fn python_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
         }
         marks.insert(t.node.id(), mark);
     }
-    // With spaces only the tree's blocks say all the indentation says.
-    marks.retain(|_, m| {
-        if !tabs {
-            m.indent = None;
-        }
-        m.drop || m.keep || m.newline.is_some() || m.indent.is_some()
-    });
+    // Every logical line's indentation is compared as written: tree-sitter
+    // takes a dedent to a level no block opened (CPython's IndentationError)
+    // and tabs CPython refuses (TabError), so its blocks alone prove
+    // nothing. A reformat that re-indents (two spaces to four) is shown.
+    let _ = tabs;
+    marks.retain(|_, m| m.drop || m.keep || m.newline.is_some() || m.indent.is_some());
     marks
 }
 
@@ -961,6 +1103,66 @@ fn js_number(raw: &[u8]) -> Vec<u8> {
 
 /// JSX text as it compiles: each line's tabs made spaces, spaces trimmed
 /// at line joins, empty lines dropped, lines joined by one space.
+/// A comment kept as code, as its reader sees it: the lines after the
+/// first moved left together (a reformat that indents the code around it
+/// moves them alike), their indentation relative to each other kept (in a
+/// Rust `/** */` doc comment four spaces make a doctest), trailing spaces
+/// dropped.
+fn kept_comment(raw: &[u8]) -> Vec<u8> {
+    let lines: Vec<&[u8]> = raw.split(|&b| b == b'\n').collect();
+    let indent = |l: &[u8]| l.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    let common = lines
+        .iter()
+        .skip(1)
+        .filter(|l| !l.trim_ascii().is_empty())
+        .map(|l| indent(l))
+        .min()
+        .unwrap_or(0);
+    let mut out = Vec::with_capacity(raw.len());
+    for (i, line) in lines.iter().enumerate() {
+        let line = match i {
+            0 => line.trim_ascii_start(),
+            _ if line.trim_ascii().is_empty() => &[][..],
+            _ => &line[common..],
+        };
+        out.extend_from_slice(line.trim_ascii_end());
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Why the layout of `bytes` (a `lang` file) is code a syntax tree does not
+/// show, so that the file is compared by its bytes: Go's build constraints,
+/// directives and cgo preambles (a blank line or a column decides whether
+/// they count), JavaScript's HTML-like comments (`<!--`, `-->` at a line's
+/// start: tree-sitter reads them as operators), Rust's macros that see
+/// source text (`stringify!`, `line!`, `column!`).
+pub(super) fn layout_is_code(lang: Lang, bytes: &[u8]) -> Option<&'static str> {
+    let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    let line_starts_with = |needle: &[u8]| {
+        bytes
+            .split(|&b| b == b'\n')
+            .any(|l| l.trim_ascii_start().starts_with(needle))
+    };
+    match lang {
+        Lang::Go => (line_starts_with(b"//go:")
+            || line_starts_with(b"// +build")
+            || line_starts_with(b"//line ")
+            || line_starts_with(b"/*line ")
+            || line_starts_with(b"//export ")
+            || line_starts_with(b"import \"C\"")
+            || line_starts_with(b"\"C\""))
+        .then_some("Go directives, build constraints or a cgo preamble, whose blank lines and columns count"),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            (has(b"<!--") || line_starts_with(b"-->"))
+                .then_some("HTML-like comments (`<!--`, `-->`), which tree-sitter reads as operators")
+        }
+        Lang::Rust => (has(b"stringify!") || has(b"line!") || has(b"column!"))
+            .then_some("macros that see the source's text (`stringify!`, `line!`, `column!`)"),
+        Lang::Python => None,
+    }
+}
+
 fn jsx_text(raw: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(raw);
     let lines: Vec<&str> = text.split(['\n', '\r']).collect();
@@ -969,12 +1171,14 @@ fn jsx_text(raw: &[u8]) -> Vec<u8> {
         .rposition(|l| l.chars().any(|c| c != ' ' && c != '\t'));
     let mut out = String::new();
     for (i, line) in lines.iter().enumerate() {
-        let mut t = line.replace('\t', " ");
+        // A tab inside a line is kept: TypeScript emits it, Babel a space;
+        // the compilers disagree, so a tab changed to a space is shown.
+        let mut t = line.to_string();
         if i != 0 {
-            t = t.trim_start_matches(' ').to_string();
+            t = t.trim_start_matches([' ', '\t']).to_string();
         }
         if i != lines.len() - 1 {
-            t = t.trim_end_matches(' ').to_string();
+            t = t.trim_end_matches([' ', '\t']).to_string();
         }
         if !t.is_empty() {
             out.push_str(&t);
@@ -997,8 +1201,14 @@ mod tests {
             semantic_hash(path, a.as_bytes()),
             semantic_hash(path, b.as_bytes()),
         );
-        assert!(x.tokens, "{path} does not parse: {a:?}");
-        assert!(y.tokens, "{path} does not parse: {b:?}");
+        // A file whose layout is code is compared by its bytes.
+        for text in [a, b] {
+            let lang = super::super::Lang::of_path(path).unwrap();
+            if super::layout_is_code(lang, text.as_bytes()).is_none() {
+                let h = semantic_hash(path, text.as_bytes());
+                assert!(h.tokens, "{path} does not parse: {text:?}");
+            }
+        }
         x == y
     }
 
@@ -1284,7 +1494,7 @@ mod tests {
             "a.py",
             &[
                 (
-                    "if a:\n  b('x', 0XAB, u'y',)\n  c(); d()\n",
+                    "if a:\n    b('x', 0XAB, u'y',)\n    c(); d()\n",
                     "if a:\n    b(\"x\", 0xAB, \"y\")\n    c()\n    d()\n",
                 ),
                 ("x = aaa + bbb\n", "x = (\n    aaa\n    + bbb\n)\n"),
@@ -1295,6 +1505,81 @@ mod tests {
                 (
                     "def f(a, b,):\n    return (a)\n",
                     "def f(a, b):\n    return a\n",
+                ),
+            ],
+        );
+    }
+
+    /// The red team's changes of the program that an earlier version of
+    /// these rules called formatting-only: each is shown now.
+    #[test]
+    fn the_red_teams_program_changes_are_shown() {
+        differ(
+            "a.js",
+            &[
+                (
+                    "class A { static;\n x = 1 }\n",
+                    "class A { static\n x = 1 }\n",
+                ),
+                (
+                    "class A { get;\n x() { return 1 } }\n",
+                    "class A { get\n x() { return 1 } }\n",
+                ),
+                ("let;\nx = 1\n", "let\nx = 1\n"),
+                (
+                    "export default function () { return 1 }\n",
+                    "export default (function () { return 1 });\n",
+                ),
+                ("var x = a <!--b\n", "var x = a < !--b\n"),
+                ("x = (-a) ** 2\n", "x = -a ** 2\n"),
+                ("x = (a && b) ?? c\n", "x = a && b ?? c\n"),
+                ("(function(){})()\n", "function(){}()\n"),
+                ("x = a || (() => b)\n", "x = a || () => b\n"),
+                ("/* turbopackIgnore: true */ x()\n", "x()\n"),
+                ("/*@__KEY__*/ x()\n", "x()\n"),
+            ],
+        );
+        differ("a.ts", &[("x = (a?.b!).c\n", "x = a?.b!.c\n")]);
+        differ("a.tsx", &[("x = <a>x\ty</a>\n", "x = <a>x y</a>\n")]);
+        differ(
+            "a.py",
+            &[
+                ("x: F[a,] = 0\n", "x: F[a] = 0\n"),
+                ("f(x for x in y)\n", "f(x for x in y,)\n"),
+                ("if a:\n    b()\nc()\n", "if a:\n    b()\n  c()\n"),
+            ],
+        );
+        differ(
+            "a.go",
+            &[
+                (
+                    "// +build ignore\n\npackage a\n",
+                    "// +build ignore\npackage a\n",
+                ),
+                (
+                    "package a\n\n// #include <stdio.h>\nimport \"C\"\n",
+                    "package a\n\n// #include <stdio.h>\n\nimport \"C\"\n",
+                ),
+                (
+                    "package a\n\nfunc f() {\n//line foo.go:100\n}\n",
+                    "package a\n\nfunc f() {\n\t//line foo.go:100\n}\n",
+                ),
+                (
+                    "package a\n\nimport (\n\t// #include <stdio.h>\n\t\"C\"\n\t\"fmt\"\n)\n",
+                    "package a\n\nimport (\n\t\"C\"\n\t// #include <stdio.h>\n\t\"fmt\"\n)\n",
+                ),
+            ],
+        );
+        differ(
+            "a.rs",
+            &[
+                (
+                    "fn f() { stringify!(a+b); }\n",
+                    "fn f() { stringify!(a + b); }\n",
+                ),
+                (
+                    "/**\nText\n\n    assert!(false);\n*/\npub fn f() {}\n",
+                    "/**\nText\n\nassert!(false);\n*/\npub fn f() {}\n",
                 ),
             ],
         );
