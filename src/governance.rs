@@ -317,6 +317,15 @@ impl Governance {
         if rules.path == path {
             return false;
         }
+        // A file the spec also governs as code is no mere evidence (a Rust
+        // file whose unit tests a behavior's `tested_by` names).
+        if self
+            .categories(spec, path)
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case("code"))
+        {
+            return false;
+        }
         if rules.tested_by.iter().any(|t| t == path) {
             return true;
         }

@@ -109,7 +109,8 @@ impl Form {
             _ if name.ends_with(".txt")
                 && (name.starts_with("requirements")
                     || name.starts_with("constraints")
-                    || folder.ends_with("requirements/")) =>
+                    || folder == "requirements/"
+                    || folder.ends_with("/requirements/")) =>
             {
                 Form::Requirements
             }
@@ -184,9 +185,26 @@ fn is_requirement(req: &str) -> bool {
         && (is_version(version) || version.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// `line` with `[start, end)` replaced by `\0`.
+/// `line` with the ref in `[start, end)` set aside: its comparison
+/// operators kept (`=0.17.8` to `>=0.16` is no version move, an exact pin
+/// became a range), the ref itself replaced by a mark of its kind (a
+/// version, or a hash of its length), so a commit hash that becomes a tag,
+/// or a full hash a short one, is no version move either.
 fn masked(line: &str, start: usize, end: usize) -> String {
-    format!("{}\0{}", &line[..start], &line[end..])
+    let text = &line[start..end];
+    let body = text.trim_start_matches(['^', '~', '=', '>', '<', '!', ' ']);
+    let ops = &text[..text.len() - body.len()];
+    format!("{}{ops}{}{}", &line[..start], ref_mark(body), &line[end..])
+}
+
+/// The mark a ref is set aside by: `\0` and its kind (a hash's length
+/// with it).
+fn ref_mark(word: &str) -> String {
+    if is_hash(word) {
+        format!("\0h{}", word.len())
+    } else {
+        "\0v".to_string()
+    }
 }
 
 /// A trailing comment's versions and hashes set aside (`# v4.2.4`,
@@ -196,7 +214,7 @@ fn mask_words(text: &str) -> String {
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
         if is_ref(word) {
-            out.push('\0');
+            out.push_str(&ref_mark(word));
         } else {
             out.push_str(word);
         }
@@ -400,13 +418,15 @@ const NPM_DEPENDENCIES: &[&str] = &[
 fn package_json(line: &str, above: &[&str]) -> Option<Pin> {
     let mut stack: Vec<String> = Vec::new();
     for l in above {
-        let (opens, closes) = braces(l);
-        match (opens, closes) {
-            (a, b) if a == b => {}
+        match braces(l) {
+            (0, 0) => {}
             (1, 0) => stack.push(json_key(l).unwrap_or_default()),
             (0, 1) => {
                 stack.pop()?;
             }
+            // A line that closes and opens (`}, "config": {`), or opens and
+            // closes an object of its own: the object it leaves the reader
+            // in is not told line by line, so nothing below is a pin.
             _ => return None,
         }
     }
@@ -659,12 +679,16 @@ fn requirements(line: &str, above: &[&str]) -> Option<Pin> {
                 .unwrap_or(part.trim_start().len());
         let op = part[..op_len].trim();
         let version = part[op_len..].trim();
-        if op.is_empty() || !is_requirement(version) {
+        // pip's operators only (`==`, `~=`, `>=`, ... never a lone `=`, a
+        // setting's); a whole number stays a version here (`<3`: the
+        // package owns it).
+        let pip_op = matches!(op, "==" | "===" | "~=" | ">=" | "<=" | "!=" | "<" | ">");
+        if !pip_op || !is_requirement(version) {
             return None;
         }
         let v_start = at + op_len + (part[op_len..].len() - part[op_len..].trim_start().len());
         shape.push_str(&specifiers[at..v_start]);
-        shape.push('\0');
+        shape.push_str(&ref_mark(version));
         shape.push_str(&specifiers[v_start + version.len()..at + part.len()]);
         at += part.len() + 1;
         if at <= specifiers.len() {
@@ -696,10 +720,11 @@ fn lock(line: &str) -> Option<Pin> {
     let mut in_authority = false;
     while i < line.len() {
         let rest = &line[i..];
-        if rest.starts_with("://") {
+        // A URL's authority, its slashes JSON-escaped too (`https:\/\/`).
+        if let Some(sep) = ["://", ":\\/\\/"].into_iter().find(|p| rest.starts_with(p)) {
             in_authority = true;
-            out.push_str("://");
-            i += 3;
+            out.push_str(sep);
+            i += sep.len();
             continue;
         }
         let c = bytes[i];
@@ -714,6 +739,9 @@ fn lock(line: &str) -> Option<Pin> {
         }
         // Integrity hashes: `sha512-<base64>`, `h1:<base64>`.
         if let Some(len) = integrity(rest).filter(|_| i == 0 || !is_word(bytes[i - 1])) {
+            // The algorithm stays: `sha512-` to `sha1-` is no version move.
+            let algorithm = rest.find(['-', ':']).map_or(0, |k| k + 1);
+            out.push_str(&rest[..algorithm]);
             out.push('\0');
             any = true;
             i += len;
@@ -755,7 +783,30 @@ fn lock(line: &str) -> Option<Pin> {
 /// A version or hash in a lock file, where versions are dotted: `v8` (of
 /// `v8-compile-cache`) is a name.
 fn is_lock_ref(word: &str) -> bool {
-    is_hash(word) || (is_version(word) && word.contains('.'))
+    is_hash(word) || (is_version(word) && word.contains('.') && !is_address(word))
+}
+
+/// Whether `word` reads as an IPv4 address (four numbers): a host, never a
+/// version, wherever it stands (`git@10.0.0.5:org/repo.git`).
+fn is_address(word: &str) -> bool {
+    let parts: Vec<&str> = word.split('.').collect();
+    parts.len() == 4
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether the pin lines `old` and `new` differ in a version (a dotted
+/// number or `v`-version, not a hash): what a lock entry's or a
+/// requirement's hash may move with, never alone.
+pub fn moves_a_version(old: &str, new: &str) -> bool {
+    let versions = |line: &str| -> Vec<String> {
+        line.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_')))
+            .filter(|w| is_version(w) && !is_hash(w) && !is_address(w))
+            .map(str::to_string)
+            .collect()
+    };
+    versions(old) != versions(new)
 }
 
 /// A lock file's word character: a dash splits (`ky-1.7.2`, `flask-3.0.0-py3`).

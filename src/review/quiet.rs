@@ -127,23 +127,39 @@ pub fn versions_only(path: &str, patch: &str, new: &str) -> bool {
     let mut added: Vec<(usize, &str)> = Vec::new();
     let mut any = false;
     let mut at: Option<usize> = None;
-    let pairs = |removed: &mut Vec<&str>, added: &mut Vec<(usize, &str)>| {
-        let ok = removed.len() == added.len()
-            && removed.iter().zip(added.iter()).all(|(old, &(n, new))| {
-                let above = &lines[..n.min(lines.len())];
-                lines.get(n) == Some(&new)
-                    && match (pins::pin(form, old, above), pins::pin(form, new, above)) {
-                        (Some(a), Some(b)) => a == b,
-                        _ => false,
-                    }
-            });
-        removed.clear();
-        added.clear();
+    // In a lock file or a requirements file a hash moves with its entry's
+    // version, never alone (same version, other content): per hunk, a
+    // changed hash needs a moved version.
+    let hashes_need_a_version = matches!(form, pins::Form::Lock | pins::Form::Requirements);
+    let mut hunk = (false, false); // (changed, a version moved)
+    let hunk_ok = |hunk: &mut (bool, bool)| {
+        let ok = !hashes_need_a_version || !hunk.0 || hunk.1;
+        *hunk = (false, false);
         ok
     };
+    let pairs =
+        |removed: &mut Vec<&str>, added: &mut Vec<(usize, &str)>, hunk: &mut (bool, bool)| {
+            hunk.0 |= !removed.is_empty();
+            hunk.1 |= removed
+                .iter()
+                .zip(added.iter())
+                .any(|(old, (_, new))| pins::moves_a_version(old, new));
+            let ok = removed.len() == added.len()
+                && removed.iter().zip(added.iter()).all(|(old, &(n, new))| {
+                    let above = &lines[..n.min(lines.len())];
+                    lines.get(n) == Some(&new)
+                        && match (pins::pin(form, old, above), pins::pin(form, new, above)) {
+                            (Some(a), Some(b)) => a == b,
+                            _ => false,
+                        }
+                });
+            removed.clear();
+            added.clear();
+            ok
+        };
     for line in patch.lines() {
         if let Some(header) = line.strip_prefix("@@") {
-            if !pairs(&mut removed, &mut added) {
+            if !pairs(&mut removed, &mut added, &mut hunk) || !hunk_ok(&mut hunk) {
                 return false;
             }
             let Some(start) = new_start(header) else {
@@ -157,7 +173,7 @@ pub fn versions_only(path: &str, patch: &str, new: &str) -> bool {
         };
         match line.as_bytes().first() {
             Some(b'-') => {
-                if !added.is_empty() && !pairs(&mut removed, &mut added) {
+                if !added.is_empty() && !pairs(&mut removed, &mut added, &mut hunk) {
                     return false;
                 }
                 removed.push(&line[1..]);
@@ -170,14 +186,14 @@ pub fn versions_only(path: &str, patch: &str, new: &str) -> bool {
             }
             Some(b'\\') => {}
             _ => {
-                if !pairs(&mut removed, &mut added) {
+                if !pairs(&mut removed, &mut added, &mut hunk) {
                     return false;
                 }
                 *n += 1;
             }
         }
     }
-    any && pairs(&mut removed, &mut added)
+    any && pairs(&mut removed, &mut added, &mut hunk) && hunk_ok(&mut hunk)
 }
 
 /// The first new line (from 0) of a hunk header's rest

@@ -435,3 +435,114 @@ fn each_status_page_carries_the_proofs_of_its_own_files() {
     assert!(pages > 1, "the answer is paged");
     assert_eq!(seen, names.len());
 }
+
+/// The second red team's changes the versions and tests rules called
+/// housekeeping: each needs a review now.
+#[test]
+fn pins_that_change_kind_operator_host_or_hash_alone_are_reviewed() {
+    let cases: &[(&str, &str, &str)] = &[
+        // A commit hash unpinned to a tag; a full hash to a short one.
+        (
+            ".github/workflows/ci.yml",
+            "jobs:\n  a:\n    steps:\n      - uses: actions/checkout@8ade135a41bc03ea155e62e844d188df1ea18608 # v4.1.0\n",
+            "jobs:\n  a:\n    steps:\n      - uses: actions/checkout@v4 # v4.1.0\n",
+        ),
+        (
+            ".github/workflows/ci.yml",
+            "jobs:\n  a:\n    steps:\n      - uses: actions/checkout@8ade135a41bc03ea155e62e844d188df1ea18608\n",
+            "jobs:\n  a:\n    steps:\n      - uses: actions/checkout@8ade135\n",
+        ),
+        // An exact requirement opened to a range.
+        (
+            "Cargo.toml",
+            "[package]\nname = \"x\"\n\n[dependencies]\nring = \"=0.17.8\"\n",
+            "[package]\nname = \"x\"\n\n[dependencies]\nring = \">=0.16\"\n",
+        ),
+        (
+            "package.json",
+            "{\n  \"dependencies\": {\n    \"ky\": \"^1.2.3\"\n  }\n}\n",
+            "{\n  \"dependencies\": {\n    \"ky\": \">=0.0.0\"\n  }\n}\n",
+        ),
+        // A requirements-like file of settings.
+        (
+            "docs/security-requirements/limits.txt",
+            "max_login_attempts<=5\n",
+            "max_login_attempts<=500\n",
+        ),
+        // A host that reads as a version.
+        (
+            "Gemfile.lock",
+            "GIT\n  remote: git@10.0.0.5:acme/auth.git\n",
+            "GIT\n  remote: git@10.6.6.6:acme/auth.git\n",
+        ),
+        // A hash moved with its version unchanged; an algorithm downgraded.
+        (
+            "Cargo.lock",
+            "[[package]]\nname = \"a\"\nversion = \"1.0.0\"\nchecksum = \"97b3aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa847c\"\n",
+            "[[package]]\nname = \"a\"\nversion = \"1.0.0\"\nchecksum = \"97b3bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb847c\"\n",
+        ),
+        // An object line that closes one object and opens the next.
+        (
+            "package.json",
+            "{\n  \"dependencies\": {\n    \"ky\": \"^1.2.3\"\n  }, \"config\": {\n    \"port\": \"8080.0\"\n  }\n}\n",
+            "{\n  \"dependencies\": {\n    \"ky\": \"^1.2.3\"\n  }, \"config\": {\n    \"port\": \"9999.0\"\n  }\n}\n",
+        ),
+    ];
+    for (path, before, after) in cases {
+        let repo = Repo::new();
+        repo.write(
+            ".notarai/a.spec.yaml",
+            format!("schema_version: '0.7'\nintent: Build.\nbehaviors:\n  - name: b\n    given: g\n    then: t\nartifacts:\n  configs:\n    - path: '{path}'\n"),
+        );
+        repo.write(path, before);
+        repo.commit("init");
+        repo.git(&["checkout", "-q", "-b", "feat"]);
+        repo.write(path, after);
+        let out = notarai(
+            &repo.root,
+            &["check", "--base", "main", "--format", "json"],
+            b"",
+        );
+        let report: Value =
+            serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+        let kinds: Vec<&str> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["file"] == *path)
+            .map(|f| f["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            ["unreconciled"],
+            "{path}: {before:?} -> {after:?}: {report:#}"
+        );
+    }
+    // A code file a behavior's `tested_by` names is code too: not tests_only.
+    let repo = Repo::new();
+    repo.write(
+        ".notarai/a.spec.yaml",
+        "schema_version: '0.8'\nintent: Parse.\nbehaviors:\n  - name: b\n    given: g\n    then: t\n    tested_by:\n      - path: src/parser.rs\nartifacts:\n  code:\n    - path: src/parser.rs\n",
+    );
+    repo.write(
+        "src/parser.rs",
+        "fn p(s: &str) -> bool {\n    if s.len() > 9 { return false; }\n    true\n}\n",
+    );
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.write("src/parser.rs", "fn p(s: &str) -> bool {\n    true\n}\n");
+    let out = notarai(
+        &repo.root,
+        &["check", "--base", "main", "--format", "json"],
+        b"",
+    );
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["file"] == "src/parser.rs" && f["kind"] == "unreconciled"),
+        "{report:#}"
+    );
+}
