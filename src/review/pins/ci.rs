@@ -3,7 +3,6 @@
 use super::Pin;
 use super::tokens::*;
 
-
 /// Whether `line` lies inside a YAML block scalar (`run: |`, `key: >-`):
 /// some line above with less indentation, each nearer than the last,
 /// opens one. Its text is a script or a string, not a key.

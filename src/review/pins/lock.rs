@@ -122,4 +122,3 @@ pub(super) fn integrity(text: &str) -> Option<usize> {
         .unwrap_or(body.len());
     (end >= 16).then_some(prefix.len() + end)
 }
-

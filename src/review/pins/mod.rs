@@ -147,11 +147,11 @@ pub fn pin(form: Form, line: &str, above: &[&str]) -> Option<Pin> {
 mod ci;
 mod lock;
 mod manifests;
-mod tokens;
 #[cfg(test)]
 mod tests;
+mod tokens;
 
 use ci::{pre_commit, workflow};
-pub use lock::moves_a_version;
 use lock::lock;
+pub use lock::moves_a_version;
 use manifests::{cargo_toml, go_mod, package_json, pyproject, requirements};

@@ -1,7 +1,6 @@
 //! The tokens and values pin lines are made of: versions, hashes,
 //! requirements, the mark a ref is set aside by, YAML values.
 
-
 /// Whether `word` is a version: `1.2`, `v6`, `1.2.3-rc.1`, `3.0.0rc1`,
 /// `0.14.*`: a digit first (after an optional `v`) and then only version
 /// characters, with a dot or the `v`.
@@ -115,4 +114,3 @@ pub(super) fn yaml_value<'l>(line: &'l str, key: &str) -> Option<(&'l str, usize
     let value = value.trim_end();
     Some((value, value_start, comment))
 }
-
