@@ -26,6 +26,11 @@ use crate::layout::CACHE_DIR;
 use crate::spec::SpecSet;
 use crate::symbols::{Anchor, split_anchor};
 
+mod quiet;
+
+pub use quiet::Housekeeping;
+use quiet::applied_rules;
+
 /// The category reported for a spec file governing itself.
 pub const SELF_CATEGORY: &str = "spec";
 
@@ -308,34 +313,6 @@ impl Governance {
         specs
     }
 
-    /// Whether `path` is evidence for spec `spec`: a test the spec lists,
-    /// through a `tests` (or `test`) category or a behavior's `tested_by`.
-    /// A test verifies a behavior; it is not the behavior. Meaningful only
-    /// for a path the spec governs.
-    pub fn is_evidence(&self, spec: usize, path: &str) -> bool {
-        let rules = &self.rules[spec];
-        if rules.path == path {
-            return false;
-        }
-        // A file the spec also governs as code is no mere evidence (a Rust
-        // file whose unit tests a behavior's `tested_by` names).
-        if self
-            .categories(spec, path)
-            .iter()
-            .any(|c| c.eq_ignore_ascii_case("code"))
-        {
-            return false;
-        }
-        if rules.tested_by.iter().any(|t| t == path) {
-            return true;
-        }
-        if !rules.glob_evidence.contains(&true) || !rules.scope.contains(path) {
-            return false;
-        }
-        let matched = rules.set().matches(path);
-        !matched.is_empty() && matched.iter().all(|&g| rules.glob_evidence[g])
-    }
-
     /// Every category through which spec `spec` governs `path`, in the
     /// spec's category order (empty when it does not govern it). A spec's own
     /// file has the one category [`SELF_CATEGORY`].
@@ -359,81 +336,6 @@ impl Governance {
             .into_iter()
             .map(|c| rules.categories[c].as_str())
             .collect()
-    }
-
-    /// Whether spec `spec` governs `path` as housekeeping:
-    /// [`Governance::housekeeping`] says why.
-    pub fn is_housekeeping(&self, spec: usize, path: &str) -> bool {
-        self.housekeeping(spec, path).is_some()
-    }
-
-    /// Why spec `spec` governs `path` as housekeeping (listed, but no
-    /// review flag), `None` when it does not: the spec's `tier` is
-    /// `registered` or `derived` and it states no constraints or
-    /// invariants ([`Housekeeping::SpecTier`]), or every artifact of the
-    /// spec matching `path` has `tier: 3` (no review needed: a changelog)
-    /// or `tier: 4` (derived output: a lock file)
-    /// ([`Housekeeping::ArtifactTier`]); in both cases only when the
-    /// spec's constraints and invariants do not name the file
-    /// ([`Governance::is_named`]). A spec's own file is never housekeeping:
-    /// a changed spec is new intent. Meaningful only for a governed path.
-    pub fn housekeeping(&self, spec: usize, path: &str) -> Option<Housekeeping> {
-        let rules = &self.rules[spec];
-        if rules.path == path {
-            return None;
-        }
-        let tier = if rules.housekeeping {
-            Housekeeping::SpecTier
-        } else {
-            if !rules.glob_housekeeping.contains(&true) || !rules.scope.contains(path) {
-                return None;
-            }
-            let matched = rules.set().matches(path);
-            if matched.is_empty() || !matched.iter().all(|&g| rules.glob_housekeeping[g]) {
-                return None;
-            }
-            Housekeeping::ArtifactTier
-        };
-        (!self.is_named(spec, path)).then_some(tier)
-    }
-
-    /// Whether spec `spec`'s constraints or invariants name `path`, so no
-    /// quiet verdict may hide its changes. A text names a file when it
-    /// holds, in any case: the file's path; its file name as a word (not
-    /// inside a longer name: `Cargo.toml` names `Cargo.toml` and
-    /// `crates/x/Cargo.toml`, not `Cargo.toml.orig`); a folder holding it
-    /// written with its trailing slash and not a path through it (`dist/`,
-    /// `dist/**`, not `dist/app.js`); or one of the spec's
-    /// artifact globs (as written, `dist/**`) that matches it.
-    /// Conservative: a file named by chance is reviewed, never hidden.
-    pub fn is_named(&self, spec: usize, path: &str) -> bool {
-        let rules = &self.rules[spec];
-        if rules.rules_text.is_empty() {
-            return false;
-        }
-        let lower = path.to_lowercase();
-        let name = lower.rsplit('/').next().unwrap_or(&lower);
-        let folders: Vec<&str> = lower
-            .match_indices('/')
-            .map(|(at, _)| &lower[..=at])
-            .collect();
-        let globs: Vec<&str> = if rules.glob_written.is_empty() || !rules.scope.contains(path) {
-            Vec::new()
-        } else {
-            rules
-                .set()
-                .matches(path)
-                .into_iter()
-                .map(|g| rules.glob_written[g].as_str())
-                .filter(|g| !g.is_empty())
-                .collect()
-        };
-        rules.rules_text.iter().any(|text| {
-            text.contains(lower.as_str())
-                || names_word(text, name)
-                || folders.iter().any(|f| names_word(text, f))
-                || globs.iter().any(|g| text.contains(g))
-        })
     }
 
     /// The first of [`Governance::categories`], or `None` when spec `spec`
@@ -562,60 +464,6 @@ fn spec_rules(spec: SpecGlobs, errors: &mut Vec<GlobError>) -> SpecRules {
     }
 }
 
-/// The constraints and invariants of the cross-cutting specs `loaded`
-/// pulls in with `applies` (they apply to its files as its own do).
-fn applied_rules<'s>(
-    specs: &'s SpecSet,
-    loaded: &'s crate::spec::LoadedSpec,
-) -> impl Iterator<Item = String> + 's {
-    loaded
-        .spec
-        .applies
-        .iter()
-        .filter_map(|r| crate::spec::resolve_ref(&loaded.path, &r.reference))
-        .filter_map(|path| specs.specs.iter().find(|s| s.path == path))
-        .flat_map(|applied| {
-            applied
-                .spec
-                .constraints
-                .iter()
-                .chain(&applied.spec.invariants)
-        })
-        .cloned()
-}
-
-/// Why a spec governs a file as housekeeping ([`Governance::housekeeping`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Housekeeping {
-    /// The spec's `tier` is `registered` or `derived` and it states no
-    /// constraints or invariants.
-    SpecTier,
-    /// Every artifact of the spec matching the file has `tier: 3` or `4`.
-    ArtifactTier,
-}
-
-/// Whether `text` holds `word` (a file name, or a folder with its
-/// trailing slash) not inside a longer name or path: no name character,
-/// `.` or `/` right before it, and no name character right after it (after
-/// a file name, a `.` ends a sentence unless a name character follows it;
-/// after a folder, a `.` starts a name). A path through a folder
-/// (`tests/test_roles.py`) names its file, not the folder.
-fn names_word(text: &str, word: &str) -> bool {
-    let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-');
-    text.match_indices(word).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let mut after = text[at + word.len()..].chars();
-        let next = after.next();
-        let ok_before = !before.is_some_and(|c| name_char(c) || matches!(c, '.' | '/'));
-        let ok_after = match next {
-            None => true,
-            Some('.') if !word.ends_with('/') => !after.next().is_some_and(name_char),
-            Some(c) => !name_char(c) && c != '.',
-        };
-        ok_before && ok_after
-    })
-}
-
 /// Sort, dedup, and drop prefixes that lie inside another.
 fn minimize(mut prefixes: Vec<String>) -> Vec<String> {
     prefixes.sort();
@@ -630,179 +478,4 @@ fn minimize(mut prefixes: Vec<String>) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn loaded(path: &str, text: &str) -> crate::spec::LoadedSpec {
-        crate::spec::LoadedSpec {
-            path: path.into(),
-            raw: text.into(),
-            spec: crate::spec::parse_spec(path, text).unwrap(),
-        }
-    }
-
-    #[test]
-    fn exclude_never_takes_a_file_from_a_spec_that_names_it() {
-        let system = loaded(
-            ".notarai/system.spec.yaml",
-            "schema_version: '0.8'\nintent: s\ntier: registered\nsubsystems: []\nartifacts:\n  docs:\n    - path: README.md\nexclude:\n  - '.claude/**'\n",
-        );
-        let style = loaded(
-            ".notarai/style.spec.yaml",
-            "schema_version: '0.8'\nintent: s\ntier: registered\nartifacts:\n  docs:\n    - path: .claude/rules/style.md\n",
-        );
-        let set = SpecSet {
-            specs: vec![style, system],
-            system: Some(1),
-            ..SpecSet::default()
-        };
-        let g = Governance::build(&set);
-        assert_eq!(g.governors(".claude/rules/style.md"), vec![0]);
-        assert_eq!(g.categories(0, ".claude/rules/style.md"), vec!["docs"]);
-        assert!(!g.is_excluded(".claude/rules/style.md"));
-        assert!(g.governors(".claude/settings.json").is_empty());
-        assert!(g.is_excluded(".claude/settings.json"));
-        assert!(!g.is_excluded("src/unspecced.rs"));
-        assert!(g.is_excluded(".notarai/.cache/notarai.db"));
-    }
-
-    #[test]
-    fn may_govern_holds_every_governed_path() {
-        let spec = |path: &str, globs: &[&str]| SpecGlobs {
-            path: path.into(),
-            housekeeping: false,
-            artifacts: globs
-                .iter()
-                .map(|g| ArtifactGlob {
-                    category: "code".into(),
-                    path: g.to_string(),
-                    housekeeping: false,
-                })
-                .collect(),
-            tested_by: Vec::new(),
-            rules: Vec::new(),
-        };
-        let specs = vec![
-            spec(".notarai/a.spec.yaml", &["src/a/**", "docs/a.md"]),
-            spec(
-                ".notarai/b.spec.yaml",
-                &["src/b.rs#Session::refresh", "{lib,bin}/*.rs"],
-            ),
-            spec(".notarai/c.spec.yaml", &["**/*.py", "src/c"]),
-            spec(".notarai/d.spec.yaml", &["[broken", "./tools/*.sh"]),
-        ];
-        let g = Governance::from_globs(specs.clone(), None);
-        let paths = [
-            "src/a/x.rs",
-            "docs/a.md",
-            "docs/a.md/x",
-            "src/b.rs",
-            "lib/x.rs",
-            "bin/y.rs",
-            "x/y.py",
-            "src/c/d.rs",
-            "src/cd",
-            "tools/t.sh",
-            ".notarai/a.spec.yaml",
-            ".notarai/.cache/x.py",
-            "README.md",
-        ];
-        let mut governed = 0;
-        for path in paths {
-            for i in g.governors(path) {
-                governed += 1;
-                assert!(specs[i].may_govern(path), "{} {path}", specs[i].path);
-            }
-        }
-        assert!(governed >= 10, "{governed}");
-        assert!(!specs[0].may_govern("README.md"));
-        assert!(!specs[0].may_govern("lib/x.rs"));
-        assert!(
-            specs[1].may_govern("src/a/x.rs"),
-            "no literal prefix: anywhere"
-        );
-    }
-
-    #[test]
-    fn constraints_that_name_a_file_keep_it_reviewed() {
-        let spec = |tier: &str, rules: &str| {
-            loaded(
-                ".notarai/release.spec.yaml",
-                &format!(
-                    "schema_version: '0.8'\nintent: r\n{tier}{rules}artifacts:\n  build:\n    - path: Cargo.toml\n    - path: 'dist/**'\n      tier: 4\n    - path: CHANGELOG.md\n      tier: 3\n    - path: 'scripts/**'\n"
-                ),
-            )
-        };
-        let g = |s| {
-            Governance::build(&SpecSet {
-                specs: vec![s],
-                ..SpecSet::default()
-            })
-        };
-        // Registered, no constraints: every file is housekeeping.
-        let plain = g(spec("tier: registered\n", ""));
-        assert_eq!(
-            plain.housekeeping(0, "Cargo.toml"),
-            Some(Housekeeping::SpecTier)
-        );
-        // Registered with a constraint: reviewed; tier 3/4 artifacts stay
-        // housekeeping unless a constraint or invariant names them.
-        let stated = g(spec(
-            "tier: registered\n",
-            "constraints:\n  - 'The version in cargo.toml matches the tag.'\ninvariants:\n  - 'Files under `dist/**` are built, never edited.'\n",
-        ));
-        assert_eq!(stated.housekeeping(0, "Cargo.toml"), None);
-        assert_eq!(stated.housekeeping(0, "scripts/release.sh"), None);
-        assert!(stated.is_named(0, "Cargo.toml"));
-        assert!(stated.is_named(0, "dist/app.js"), "named by its glob");
-        assert_eq!(stated.housekeeping(0, "dist/app.js"), None);
-        assert!(!stated.is_named(0, "CHANGELOG.md"));
-        assert_eq!(
-            stated.housekeeping(0, "CHANGELOG.md"),
-            Some(Housekeeping::ArtifactTier)
-        );
-        assert!(!stated.is_named(0, "scripts/release.sh"));
-        // A file name names the file, not a longer name; a folder with its
-        // slash names what it holds.
-        assert!(names_word("see changelog.md.", "changelog.md"));
-        assert!(!names_word("see changelog.md.orig", "changelog.md"));
-        assert!(!names_word("see old-changelog.md", "changelog.md"));
-        assert!(!names_word("see web/changelog.md", "changelog.md"));
-        assert!(names_word("output in dist/ is built", "dist/"));
-        assert!(names_word("output in `dist/**` is built", "dist/"));
-        assert!(!names_word("dist/app.js is built", "dist/"));
-        assert!(!names_word("output in webdist/ is built", "dist/"));
-    }
-
-    #[test]
-    fn a_registered_spec_applying_rules_is_reviewed() {
-        let security = loaded(
-            ".notarai/security.spec.yaml",
-            "schema_version: '0.8'\nintent: s\ncross_cutting: true\nbehaviors:\n  - name: b\n    given: g\n    then: t\ninvariants:\n  - 'The Dockerfile never runs as root.'\n",
-        );
-        let deploy = loaded(
-            ".notarai/deploy.spec.yaml",
-            "schema_version: '0.8'\nintent: d\ntier: registered\napplies:\n  - $ref: ./security.spec.yaml\nartifacts:\n  build:\n    - path: Dockerfile\n      tier: 4\n    - path: deploy/x.yaml\n",
-        );
-        let g = Governance::build(&SpecSet {
-            specs: vec![security, deploy],
-            ..SpecSet::default()
-        });
-        assert_eq!(g.housekeeping(1, "deploy/x.yaml"), None);
-        assert!(g.is_named(1, "Dockerfile"));
-        assert_eq!(g.housekeeping(1, "Dockerfile"), None);
-    }
-
-    #[test]
-    fn prefixes() {
-        assert_eq!(
-            minimize(vec![
-                "src/a".into(),
-                "src".into(),
-                "docs/x.md".into(),
-                "src".into()
-            ]),
-            vec!["docs/x.md".to_string(), "src".to_string()]
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,177 @@
+//! The compiled globs, the exclusions, and the rules of what needs no review.
+
+use super::quiet::names_word;
+use super::*;
+
+fn loaded(path: &str, text: &str) -> crate::spec::LoadedSpec {
+    crate::spec::LoadedSpec {
+        path: path.into(),
+        raw: text.into(),
+        spec: crate::spec::parse_spec(path, text).unwrap(),
+    }
+}
+
+#[test]
+fn exclude_never_takes_a_file_from_a_spec_that_names_it() {
+    let system = loaded(
+        ".notarai/system.spec.yaml",
+        "schema_version: '0.8'\nintent: s\ntier: registered\nsubsystems: []\nartifacts:\n  docs:\n    - path: README.md\nexclude:\n  - '.claude/**'\n",
+    );
+    let style = loaded(
+        ".notarai/style.spec.yaml",
+        "schema_version: '0.8'\nintent: s\ntier: registered\nartifacts:\n  docs:\n    - path: .claude/rules/style.md\n",
+    );
+    let set = SpecSet {
+        specs: vec![style, system],
+        system: Some(1),
+        ..SpecSet::default()
+    };
+    let g = Governance::build(&set);
+    assert_eq!(g.governors(".claude/rules/style.md"), vec![0]);
+    assert_eq!(g.categories(0, ".claude/rules/style.md"), vec!["docs"]);
+    assert!(!g.is_excluded(".claude/rules/style.md"));
+    assert!(g.governors(".claude/settings.json").is_empty());
+    assert!(g.is_excluded(".claude/settings.json"));
+    assert!(!g.is_excluded("src/unspecced.rs"));
+    assert!(g.is_excluded(".notarai/.cache/notarai.db"));
+}
+
+#[test]
+fn may_govern_holds_every_governed_path() {
+    let spec = |path: &str, globs: &[&str]| SpecGlobs {
+        path: path.into(),
+        housekeeping: false,
+        artifacts: globs
+            .iter()
+            .map(|g| ArtifactGlob {
+                category: "code".into(),
+                path: g.to_string(),
+                housekeeping: false,
+            })
+            .collect(),
+        tested_by: Vec::new(),
+        rules: Vec::new(),
+    };
+    let specs = vec![
+        spec(".notarai/a.spec.yaml", &["src/a/**", "docs/a.md"]),
+        spec(
+            ".notarai/b.spec.yaml",
+            &["src/b.rs#Session::refresh", "{lib,bin}/*.rs"],
+        ),
+        spec(".notarai/c.spec.yaml", &["**/*.py", "src/c"]),
+        spec(".notarai/d.spec.yaml", &["[broken", "./tools/*.sh"]),
+    ];
+    let g = Governance::from_globs(specs.clone(), None);
+    let paths = [
+        "src/a/x.rs",
+        "docs/a.md",
+        "docs/a.md/x",
+        "src/b.rs",
+        "lib/x.rs",
+        "bin/y.rs",
+        "x/y.py",
+        "src/c/d.rs",
+        "src/cd",
+        "tools/t.sh",
+        ".notarai/a.spec.yaml",
+        ".notarai/.cache/x.py",
+        "README.md",
+    ];
+    let mut governed = 0;
+    for path in paths {
+        for i in g.governors(path) {
+            governed += 1;
+            assert!(specs[i].may_govern(path), "{} {path}", specs[i].path);
+        }
+    }
+    assert!(governed >= 10, "{governed}");
+    assert!(!specs[0].may_govern("README.md"));
+    assert!(!specs[0].may_govern("lib/x.rs"));
+    assert!(
+        specs[1].may_govern("src/a/x.rs"),
+        "no literal prefix: anywhere"
+    );
+}
+
+#[test]
+fn constraints_that_name_a_file_keep_it_reviewed() {
+    let spec = |tier: &str, rules: &str| {
+        loaded(
+            ".notarai/release.spec.yaml",
+            &format!(
+                "schema_version: '0.8'\nintent: r\n{tier}{rules}artifacts:\n  build:\n    - path: Cargo.toml\n    - path: 'dist/**'\n      tier: 4\n    - path: CHANGELOG.md\n      tier: 3\n    - path: 'scripts/**'\n"
+            ),
+        )
+    };
+    let g = |s| {
+        Governance::build(&SpecSet {
+            specs: vec![s],
+            ..SpecSet::default()
+        })
+    };
+    // Registered, no constraints: every file is housekeeping.
+    let plain = g(spec("tier: registered\n", ""));
+    assert_eq!(
+        plain.housekeeping(0, "Cargo.toml"),
+        Some(Housekeeping::SpecTier)
+    );
+    // Registered with a constraint: reviewed; tier 3/4 artifacts stay
+    // housekeeping unless a constraint or invariant names them.
+    let stated = g(spec(
+        "tier: registered\n",
+        "constraints:\n  - 'The version in cargo.toml matches the tag.'\ninvariants:\n  - 'Files under `dist/**` are built, never edited.'\n",
+    ));
+    assert_eq!(stated.housekeeping(0, "Cargo.toml"), None);
+    assert_eq!(stated.housekeeping(0, "scripts/release.sh"), None);
+    assert!(stated.is_named(0, "Cargo.toml"));
+    assert!(stated.is_named(0, "dist/app.js"), "named by its glob");
+    assert_eq!(stated.housekeeping(0, "dist/app.js"), None);
+    assert!(!stated.is_named(0, "CHANGELOG.md"));
+    assert_eq!(
+        stated.housekeeping(0, "CHANGELOG.md"),
+        Some(Housekeeping::ArtifactTier)
+    );
+    assert!(!stated.is_named(0, "scripts/release.sh"));
+    // A file name names the file, not a longer name; a folder with its
+    // slash names what it holds.
+    assert!(names_word("see changelog.md.", "changelog.md"));
+    assert!(!names_word("see changelog.md.orig", "changelog.md"));
+    assert!(!names_word("see old-changelog.md", "changelog.md"));
+    assert!(!names_word("see web/changelog.md", "changelog.md"));
+    assert!(names_word("output in dist/ is built", "dist/"));
+    assert!(names_word("output in `dist/**` is built", "dist/"));
+    assert!(!names_word("dist/app.js is built", "dist/"));
+    assert!(!names_word("output in webdist/ is built", "dist/"));
+}
+
+#[test]
+fn a_registered_spec_applying_rules_is_reviewed() {
+    let security = loaded(
+        ".notarai/security.spec.yaml",
+        "schema_version: '0.8'\nintent: s\ncross_cutting: true\nbehaviors:\n  - name: b\n    given: g\n    then: t\ninvariants:\n  - 'The Dockerfile never runs as root.'\n",
+    );
+    let deploy = loaded(
+        ".notarai/deploy.spec.yaml",
+        "schema_version: '0.8'\nintent: d\ntier: registered\napplies:\n  - $ref: ./security.spec.yaml\nartifacts:\n  build:\n    - path: Dockerfile\n      tier: 4\n    - path: deploy/x.yaml\n",
+    );
+    let g = Governance::build(&SpecSet {
+        specs: vec![security, deploy],
+        ..SpecSet::default()
+    });
+    assert_eq!(g.housekeeping(1, "deploy/x.yaml"), None);
+    assert!(g.is_named(1, "Dockerfile"));
+    assert_eq!(g.housekeeping(1, "Dockerfile"), None);
+}
+
+#[test]
+fn prefixes() {
+    assert_eq!(
+        minimize(vec![
+            "src/a".into(),
+            "src".into(),
+            "docs/x.md".into(),
+            "src".into()
+        ]),
+        vec!["docs/x.md".to_string(), "src".to_string()]
+    );
+}
