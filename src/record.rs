@@ -20,6 +20,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::symbols::SymbolCache;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -71,14 +72,12 @@ impl HashKind {
     /// This kind's hash of the content at `path` now, given its bytes hash
     /// `bytes` (hex BLAKE3, or `deleted`). The one place a kind is computed.
     /// A semantic hash (`tokens3:<hex>`, [`crate::symbols::semantic_hash`])
-    /// is known for content this process outlined; when it is not, the
+    /// is known for content `kept` outlined; when it is not, the
     /// record does not match and the file is shown for review, never hidden.
-    pub fn current(self, path: &str, bytes: &str) -> Option<String> {
+    pub fn current(self, kept: &SymbolCache, path: &str, bytes: &str) -> Option<String> {
         match self {
             HashKind::Bytes => Some(bytes.to_string()),
-            HashKind::Semantic => {
-                crate::symbols::known_semantic_hash(path, bytes).map(|h| h.to_string())
-            }
+            HashKind::Semantic => kept.known_semantic_hash(path, bytes).map(|h| h.to_string()),
         }
     }
 }
@@ -115,9 +114,9 @@ impl ContentHash {
     }
 
     /// Whether this hash is the content at `path` whose bytes hash now is `bytes`.
-    pub fn matches(&self, path: &str, bytes: &str) -> bool {
+    pub fn matches(&self, kept: &SymbolCache, path: &str, bytes: &str) -> bool {
         self.kind
-            .current(path, bytes)
+            .current(kept, path, bytes)
             .is_some_and(|now| now == self.value)
     }
 }
@@ -209,8 +208,9 @@ impl Review {
     }
 
     /// Whether it holds the content whose bytes hash now is `bytes`.
-    pub fn matches(&self, path: &str, bytes: &str) -> bool {
-        self.content_hash().is_some_and(|h| h.matches(path, bytes))
+    pub fn matches(&self, kept: &SymbolCache, path: &str, bytes: &str) -> bool {
+        self.content_hash()
+            .is_some_and(|h| h.matches(kept, path, bytes))
     }
 }
 
@@ -234,26 +234,30 @@ pub fn split_key(key: &str) -> (&str, Option<&str>) {
 mod tests {
     use super::*;
 
+    fn kept() -> SymbolCache {
+        SymbolCache::new()
+    }
+
     #[test]
     fn kinds_round_trip_and_unknown_never_matches() {
         for kind in [HashKind::Bytes, HashKind::Semantic] {
             assert_eq!(HashKind::parse(kind.as_str()), Some(kind));
         }
         let bytes = ContentHash::bytes("aa");
-        assert!(bytes.matches("x", "aa"));
-        assert!(!bytes.matches("x", "bb"));
+        assert!(bytes.matches(&kept(), "x", "aa"));
+        assert!(!bytes.matches(&kept(), "x", "bb"));
         let semantic = ContentHash {
             kind: HashKind::Semantic,
             value: "aa".into(),
         };
         assert!(
-            !semantic.matches("x", "aa"),
+            !semantic.matches(&kept(), "x", "aa"),
             "content never outlined: shown"
         );
         let mut review = Review::new(&bytes, Some("b1".into()));
-        assert!(review.matches("x", "aa"));
+        assert!(review.matches(&kept(), "x", "aa"));
         review.kind = "future".into();
-        assert!(!review.matches("x", "aa"));
+        assert!(!review.matches(&kept(), "x", "aa"));
         assert_eq!(
             split_key(&entry_key("a.rs", Some("S::f"))),
             ("a.rs", Some("S::f"))
@@ -290,11 +294,20 @@ mod tests {
             value: crate::symbols::semantic_hash("r.rs", reviewed).to_string(),
         };
         let bytes_now = blake3::hash(now).to_hex().to_string();
-        crate::symbols::outline_cached("r.rs", now);
-        assert!(recorded.matches("r.rs", &bytes_now));
+        let kept = kept();
+        assert!(
+            !recorded.matches(&kept, "r.rs", &bytes_now),
+            "not outlined by this cache: shown"
+        );
+        kept.outline("r.rs", now);
+        assert!(recorded.matches(&kept, "r.rs", &bytes_now));
+        assert!(
+            !recorded.matches(&SymbolCache::new(), "r.rs", &bytes_now),
+            "another project's cache knows nothing of it"
+        );
         let changed = b"fn a() { 2; }\n";
-        crate::symbols::outline_cached("r.rs", changed);
-        assert!(!recorded.matches("r.rs", &blake3::hash(changed).to_hex()));
+        kept.outline("r.rs", changed);
+        assert!(!recorded.matches(&kept, "r.rs", &blake3::hash(changed).to_hex()));
     }
 
     #[test]
@@ -307,6 +320,6 @@ mod tests {
             kind: crate::record::HashKind::Semantic,
             value: text.replacen("tokens3", "tokens2", 1),
         };
-        assert!(!old.matches("old.rs", &blake3::hash(src).to_hex()));
+        assert!(!old.matches(&kept(), "old.rs", &blake3::hash(src).to_hex()));
     }
 }

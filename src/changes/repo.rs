@@ -74,6 +74,10 @@ pub struct GitRepo {
     pub(super) kept: std::sync::Mutex<Kept>,
     /// The last raw scan of the index: its stamp, the bytes looked for, the result.
     pub(super) index_scan: std::sync::Mutex<Option<IndexScan>>,
+    /// What is known of this repository's contents: outlines and semantic
+    /// hashes by content, owned here (the project opens its repository
+    /// once), never a process global.
+    pub(super) symbols: crate::symbols::SymbolCache,
 }
 
 impl fmt::Debug for GitRepo {
@@ -112,6 +116,7 @@ impl GitRepo {
             root: root.to_path_buf(),
             kept: std::sync::Mutex::new(Kept::default()),
             index_scan: std::sync::Mutex::new(None),
+            symbols: crate::symbols::SymbolCache::new(),
         })
     }
 
@@ -121,6 +126,12 @@ impl GitRepo {
     pub fn unwatched(mut self) -> GitRepo {
         self.kept.get_mut().unwrap_or_else(|e| e.into_inner()).tried = true;
         self
+    }
+
+    /// The outlines and semantic hashes known of this repository's
+    /// contents, kept by content for as long as this handle lives.
+    pub fn symbols(&self) -> &crate::symbols::SymbolCache {
+        &self.symbols
     }
 
     /// The underlying libgit2 repository.

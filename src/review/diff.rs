@@ -252,7 +252,9 @@ impl<'a, 'g> Work<'a, 'g> {
             self.now.get(path).and_then(FileHash::cache_value),
             &self.known,
         ) {
-            (Some(current), Some(known)) => known.matches_for(self.spec_path, path, current),
+            (Some(current), Some(known)) => {
+                known.matches_for(self.git.symbols(), self.spec_path, path, current)
+            }
             _ => false,
         }
     }
@@ -618,7 +620,10 @@ fn since_reconciled(
     )
     .ok()?;
     let patch = crate::changes::patch_between(&file.path, &old, &new).ok()?;
-    Some((symbolic::sides_of(&file.path, &old, &new), patch))
+    Some((
+        symbolic::sides_of(git.symbols(), &file.path, &old, &new),
+        patch,
+    ))
 }
 
 /// A file's content as git sees it: a symbolic link is its target text,

@@ -173,10 +173,15 @@ pub fn governing_specs(
     }
     let specs = project.specs();
     let governance = specs.governance();
-    let mut files: Vec<GovernedFile> = paths
-        .iter()
-        .map(|p| governed_file(&root, governance, p.as_str(), lines))
-        .collect();
+    let mut files: Vec<GovernedFile> = {
+        // Outlines are the repository's to keep; outside git, this call's.
+        let own = crate::symbols::SymbolCache::new();
+        let kept = project.git().map_or(&own, |git| git.symbols());
+        paths
+            .iter()
+            .map(|p| governed_file(&root, kept, governance, p.as_str(), lines))
+            .collect()
+    };
     let status_note = match with_status {
         true => judge(project, &specs, &mut files).err(),
         false => None,
@@ -212,13 +217,14 @@ pub fn governing_specs(
 /// The governors of one path (at `lines`, when given).
 fn governed_file(
     root: &Path,
+    kept: &crate::symbols::SymbolCache,
     governance: &Governance,
     path: &str,
     lines: Option<LineRange>,
 ) -> GovernedFile {
     let outline = || {
         let bytes = crate::safe_fs::read(root, Path::new(path), MAX_HASHED).ok()?;
-        Some(crate::symbols::outline_cached(path, &bytes))
+        Some(kept.outline(path, &bytes))
     };
     let mut outline_at: Option<Option<std::sync::Arc<crate::symbols::Outline>>> = None;
     let mut governed_by = Vec::new();

@@ -73,7 +73,7 @@ pub fn get_changed_artifacts(
     for (path, hash) in governed.iter().zip(hashes) {
         let hash = hash.map_err(|e| ReviewError::internal(format!("cannot read {path}: {e}")))?;
         if let FileHash::Content(current) = hash
-            && !known.matches_for(&loaded.path, path, &current)
+            && !known.matches_for(git.symbols(), &loaded.path, path, &current)
         {
             changed_artifacts.push(path.clone());
         }

@@ -107,7 +107,7 @@ pub fn symbols(
             }
         }
     };
-    let outline = symbols::outline_cached(path.as_str(), &bytes);
+    let outline = symbols::outline(path.as_str(), &bytes);
     let mut answer = SymbolsAnswer {
         path: path.as_str().to_string(),
         rev: rev.map(str::to_string),
@@ -158,7 +158,7 @@ pub fn symbols(
             };
             let attribution = match before {
                 Some(BlobRead::Bytes(old)) => {
-                    let before = symbols::outline_cached(path.as_str(), &old);
+                    let before = symbols::outline(path.as_str(), &old);
                     symbols::attribute_since(&outline, &changed, &before)
                 }
                 _ => symbols::attribute(&outline, &changed),

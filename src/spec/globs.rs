@@ -194,7 +194,7 @@ pub(crate) fn check_anchors(
     trees: &[Node],
     files: &[String],
 ) -> Vec<Finding> {
-    use crate::symbols::{Anchor, outline_cached};
+    use crate::symbols::{Anchor, outline};
     let mut sorted: Vec<&str> = files.iter().map(String::as_str).collect();
     sorted.sort_unstable();
     let mut out = Vec::new();
@@ -233,7 +233,7 @@ pub(crate) fn check_anchors(
                     let bytes =
                         crate::safe_fs::read(root, std::path::Path::new(file), ANCHOR_FILE_BYTES)
                             .ok()?;
-                    Some(outline_cached(file, &bytes))
+                    Some(std::sync::Arc::new(outline(file, &bytes)))
                 });
                 let Some(outline) = outline else {
                     continue;

@@ -149,6 +149,9 @@ fn merge_reviews(
     current: &impl Fn(&str) -> Option<String>,
     ours_newer: bool,
 ) {
+    // The merge driver outlines nothing: a semantic record matches no
+    // content here, and the newer side wins as for an unknown kind.
+    let kept = SymbolCache::new();
     let flat = |s: &State| -> BTreeMap<(String, String), Review> {
         s.spec_reviews
             .iter()
@@ -165,8 +168,8 @@ fn merge_reviews(
         let chosen = choose(o.get(key), a.get(key), b.get(key), |x, y| {
             let now = current(path);
             match now {
-                Some(now) if x.matches(path, &now) => true,
-                Some(now) if y.matches(path, &now) => false,
+                Some(now) if x.matches(&kept, path, &now) => true,
+                Some(now) if y.matches(&kept, path, &now) => false,
                 _ => ours_newer,
             }
         });

@@ -41,6 +41,7 @@ use crate::hashing;
 use crate::progress::{Cancelled, Progress};
 pub use crate::record::{self, ContentHash, HashKind, Record, Review};
 use crate::repo_path::{Guard, RepoPath};
+use crate::symbols::SymbolCache;
 
 mod base;
 mod blobs;

@@ -90,17 +90,19 @@ impl Reconciled {
     /// Whether `path` (fingerprint now `current`) was reviewed in this
     /// content for `spec`: a record for every spec, or one for `spec`
     /// itself. A record for another spec never counts.
-    pub fn matches_for(&self, spec: &str, path: &str, current: &str) -> bool {
+    pub fn matches_for(&self, kept: &SymbolCache, spec: &str, path: &str, current: &str) -> bool {
         self.matches(path, current)
             || self.records.get(path).is_some_and(|rs| {
                 rs.iter().any(|r| {
-                    r.symbol.is_none() && r.scope.key() == spec && r.hash.matches(path, current)
+                    r.symbol.is_none()
+                        && r.scope.key() == spec
+                        && r.hash.matches(kept, path, current)
                 })
             })
             || self
                 .state
                 .review_for(spec, path)
-                .is_some_and(|r| r.matches(path, current))
+                .is_some_and(|r| r.matches(kept, path, current))
     }
 
     /// Where the content of `path` last reviewed for `spec` (or for every
@@ -267,6 +269,8 @@ impl Reconciled {
             .map(|g| g.skip_worktree_hashes(&rels))
             .unwrap_or_default();
         let hashes = hashing::hash_many_tracked(root, &rels, progress);
+        let own = SymbolCache::new();
+        let kept = git.map_or(&own, GitRepo::symbols);
         progress.check().map_err(JudgeError::Cancelled)?;
         rels.iter()
             .zip(hashes)
@@ -278,11 +282,13 @@ impl Reconciled {
                 };
                 let current = hash.cache_value();
                 Ok(if specs.is_empty() {
-                    vec![current.is_some_and(|c| self.matches_for(path, path, c))]
+                    vec![current.is_some_and(|c| self.matches_for(kept, path, path, c))]
                 } else {
                     specs
                         .iter()
-                        .map(|s| current.is_some_and(|c| self.matches_for(s.as_ref(), path, c)))
+                        .map(|s| {
+                            current.is_some_and(|c| self.matches_for(kept, s.as_ref(), path, c))
+                        })
                         .collect()
                 })
             })

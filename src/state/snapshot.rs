@@ -61,11 +61,12 @@ fn carry_spec_reviews(
     existing: &State,
     (path, current): (&str, &str),
     cached_records: &[Record],
+    symbols: &SymbolCache,
     (added, kept): (&mut usize, &mut usize),
 ) {
     for (spec, entries) in &existing.spec_reviews {
         if let Some(review) = entries.get(path)
-            && review.matches(path, current)
+            && review.matches(symbols, path, current)
         {
             state
                 .spec_reviews
@@ -78,7 +79,7 @@ fn carry_spec_reviews(
     for r in cached_records {
         if let record::Scope::Spec(spec) = &r.scope
             && r.symbol.is_none()
-            && r.hash.matches(path, current)
+            && r.hash.matches(symbols, path, current)
         {
             let entries = state.spec_reviews.entry(spec.clone()).or_default();
             let new = Review::new(&r.hash, r.blob.clone());
@@ -149,7 +150,7 @@ pub fn compute_snapshot(
         let cached_every = cached_records.iter().find(|r| {
             r.scope == record::Scope::EverySpec
                 && r.symbol.is_none()
-                && r.hash.matches(path, current)
+                && r.hash.matches(git.symbols(), path, current)
         });
         let in_state = existing.fingerprint(path) == Some(current);
         let every_spec =
@@ -171,6 +172,7 @@ pub fn compute_snapshot(
             existing,
             (path, current),
             cached_records,
+            git.symbols(),
             (&mut added, &mut kept),
         );
     }

@@ -2,27 +2,24 @@
 //! use: the semantic hash of a content and, when it was outlined, its
 //! outline, keyed by language and BLAKE3 of the content.
 //!
-//! A process records every content it parses ([`take_learned`] hands them
-//! over) and can be given the facts an earlier process learned ([`seed`]):
-//! a seeded content is never parsed again. Where they are kept is the
+//! A [`super::SymbolCache`] records every content it parses
+//! (`take_learned` hands them over) and can be given the facts an earlier
+//! process learned (`seed`): a seeded content is never parsed again. Where they are kept is the
 //! caller's business (the hash cache's `content_facts` table); this module
 //! only turns them into text and back, stamped with [`version`] so a build
 //! whose grammars, queries or hashing differ never reads another's.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+use super::kept::Key;
 use super::lang::Lang;
-use super::outline::{self, Key, Outline, SemanticHash, Symbol};
+use super::outline::{Outline, SemanticHash, Symbol};
 
 /// Bump when the outline or the token hash changes in a way the queries'
 /// text does not show (the walk, the extents, what a hash covers).
 const FORMAT: u32 = 2;
-
-/// The most facts kept waiting for [`take_learned`] (the oldest are
-/// dropped beyond it).
-const MAX_LEARNED: usize = 8192;
 
 /// One content's facts.
 #[derive(Debug, Clone)]
@@ -58,48 +55,8 @@ impl ContentKey {
         self.lang.map_or("", Lang::name)
     }
 
-    /// Whether this process already knows the content's semantic hash (it
-    /// parsed it, or was given it).
-    pub fn is_known(&self) -> bool {
-        super::tokens::is_known(&self.as_key())
-    }
-
     pub(super) fn as_key(&self) -> Key {
         (self.lang, self.content)
-    }
-}
-
-/// The facts this process learned and nobody took yet.
-static LEARNED: OnceLock<Mutex<Vec<Fact>>> = OnceLock::new();
-
-/// Record what a parse learned.
-pub(super) fn learned(fact: Fact) {
-    let mut learned = LEARNED
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if learned.len() >= MAX_LEARNED {
-        learned.drain(..MAX_LEARNED / 2);
-    }
-    learned.push(fact);
-}
-
-/// The facts learned by parsing since the last call, to keep for the next
-/// process (facts given by [`seed`] are not among them).
-pub fn take_learned() -> Vec<Fact> {
-    LEARNED.get().map_or_else(Vec::new, |l| {
-        std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner()))
-    })
-}
-
-/// Give this process facts learned before: their contents are not parsed
-/// again (an outline is kept like a parsed one, a hash like a hashed one).
-pub fn seed(facts: Vec<Fact>) {
-    for fact in facts {
-        match fact.outline {
-            Some(outline) => outline::keep(fact.key.as_key(), outline),
-            None => super::tokens::keep(fact.key.as_key(), fact.hash),
-        }
     }
 }
 
@@ -206,7 +163,7 @@ impl Fact {
                     }
                     symbols.push(Symbol {
                         name: s.name,
-                        kind: outline::static_kind(&s.kind),
+                        kind: super::outline::static_kind(&s.kind),
                         start_line: s.start,
                         end_line: s.end,
                         parent: s.parent,

@@ -22,7 +22,8 @@
 //!
 //! The crate `notarai-symbols` (`crates/symbols`), the only one that
 //! parses: it names nothing of notarai but the floor, `notarai-base`. Outlines are kept by content hash
-//! ([`outline_cached`]), so a long-lived server parses each blob once.
+//! in a [`SymbolCache`] the caller owns (one per project), so a
+//! long-lived server parses each blob once.
 
 #![warn(missing_docs)]
 // No function longer than `too-many-lines-threshold` (clippy.toml).
@@ -37,6 +38,7 @@ use notarai_base::error;
 mod anchor;
 mod attribute;
 mod facts;
+mod kept;
 mod lang;
 mod outline;
 #[cfg(any(
@@ -61,14 +63,14 @@ pub use attribute::{
     Attribution, HunkLines, HunkSymbols, Line, PatchSymbols, annotate_patch, attribute,
     attribute_hunk, attribute_since, hunk_lines, patch_symbols,
 };
-pub use facts::{ContentKey, Fact, seed, take_learned, version as facts_version};
+pub use facts::{ContentKey, Fact, version as facts_version};
+pub use kept::SymbolCache;
 pub use lang::Lang;
 pub use outline::{
     MAX_NESTING, MAX_PARSED_BYTES, NESTED_BYTES_FACTOR, Outline, SemanticHash, Symbol, outline,
-    outline_cached,
 };
 pub use rebind::{last_segment, rebinds};
-pub use tokens::{known_semantic_hash, semantic_hash, semantic_hash_pair};
+pub use tokens::{semantic_hash, semantic_hash_pair};
 
 #[cfg(test)]
 mod tests;

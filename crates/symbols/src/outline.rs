@@ -2,7 +2,7 @@
 //! semantic hashes, or the reason it has none.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
@@ -128,64 +128,6 @@ pub(super) fn fallback(lang: Option<Lang>, bytes: &[u8], reason: String) -> Outl
         file_hash: bytes_hash(bytes),
         by_name: OnceLock::new(),
     }
-}
-
-/// A kept outline's key: the language and the BLAKE3 of the content.
-pub(super) type Key = (Option<Lang>, [u8; 32]);
-
-/// The outlines kept, by key. Each slot is filled once: callers asking for
-/// the same content at once wait for one parse, while other contents are
-/// parsed side by side (the map's lock is held only to find the slot).
-type Kept = Mutex<HashMap<Key, Arc<OnceLock<Arc<Outline>>>>>;
-static KEPT: OnceLock<Kept> = OnceLock::new();
-
-/// Outlines (and hashes) kept by (language, content hash): a blob is parsed
-/// once per process. Bounded: cleared when it holds this many.
-pub(super) const KEPT_OUTLINES: usize = 4096;
-
-/// The outline kept for `key`, if one was made.
-pub(super) fn kept_outline(key: &Key) -> Option<Arc<Outline>> {
-    let kept = KEPT.get()?.lock().unwrap_or_else(|e| e.into_inner());
-    kept.get(key)?.get().cloned()
-}
-
-/// [`outline`], kept by content: the same bytes in the same language are
-/// parsed once per process (the long-lived server asks again and again).
-pub fn outline_cached(path: &str, bytes: &[u8]) -> Arc<Outline> {
-    let key = (Lang::of_path(path), *blake3::hash(bytes).as_bytes());
-    slot(key)
-        .get_or_init(|| {
-            let made = Arc::new(outline(path, bytes));
-            super::facts::learned(super::facts::Fact {
-                key: super::facts::ContentKey {
-                    lang: key.0,
-                    content: key.1,
-                },
-                hash: made.file_hash,
-                outline: Some(made.clone()),
-            });
-            made
-        })
-        .clone()
-}
-
-/// Keep an outline learned by an earlier process ([`super::facts::seed`]):
-/// it is found like one parsed here.
-pub(super) fn keep(key: Key, made: Arc<Outline>) {
-    let _ = slot(key).set(made);
-}
-
-/// The slot of `key` among the kept outlines, made empty when there is
-/// none (the map is cleared when full; its lock is held only to find it).
-fn slot(key: Key) -> Arc<OnceLock<Arc<Outline>>> {
-    let mut kept = KEPT
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if kept.len() >= KEPT_OUTLINES {
-        kept.clear();
-    }
-    kept.entry(key).or_default().clone()
 }
 
 /// The symbol kind `kind` names, as the outline spells it (`symbol` for

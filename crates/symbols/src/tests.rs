@@ -349,13 +349,14 @@ fn the_semantic_hash_without_symbols_is_the_outlines_file_hash() {
         ("t6.rs", b"fn a() { \xff }\n"),
         ("t7.txt", b"plain text\n"),
     ];
+    let kept = crate::SymbolCache::new();
     for (path, bytes) in cases {
         let fresh = semantic_hash(path, bytes);
         assert_eq!(fresh, outline(path, bytes).file_hash, "{path}");
         // Kept by content: asked again, and once an outline exists.
-        assert_eq!(semantic_hash(path, bytes), fresh, "{path}");
-        assert_eq!(outline_cached(path, bytes).file_hash, fresh, "{path}");
-        assert_eq!(semantic_hash(path, bytes), fresh, "{path}");
+        assert_eq!(kept.semantic_hash(path, bytes), fresh, "{path}");
+        assert_eq!(kept.outline(path, bytes).file_hash, fresh, "{path}");
+        assert_eq!(kept.semantic_hash(path, bytes), fresh, "{path}");
     }
 }
 

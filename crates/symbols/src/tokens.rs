@@ -1,82 +1,18 @@
 //! The semantic hash of a content without its symbols: its program
 //! ([`super::program`]: the syntax tree with every token the language
-//! treats as code) for a language the outline parses (else the bytes), kept by content beside the outlines. What a changed
-//! file no spec anchors needs (is the change formatting only?), and what
+//! treats as code) for a language the outline parses (else the bytes);
+//! [`super::SymbolCache`] keeps it by content. What a changed file no spec anchors needs (is the change formatting only?), and what
 //! the reconciled state compares.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-
 use super::lang::Lang;
-use super::outline::{KEPT_OUTLINES, Key, SemanticHash, bytes_hash, kept_outline};
-
-/// The semantic hashes found without an outline, by key.
-static HASHES: OnceLock<Mutex<HashMap<Key, SemanticHash>>> = OnceLock::new();
-
-/// The key of `bytes` as the content of a file in `lang`.
-fn key_of(lang: Option<Lang>, bytes: &[u8]) -> Key {
-    (lang, *blake3::hash(bytes).as_bytes())
-}
-
-/// The semantic hash of the content `key` names, when this process has
-/// outlined or hashed it.
-fn known(key: &Key) -> Option<SemanticHash> {
-    if let Some(outline) = kept_outline(key) {
-        return Some(outline.file_hash);
-    }
-    HASHES
-        .get()?
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(key)
-        .copied()
-}
-
-/// Whether this process knows the semantic hash of the content `key` names.
-pub(super) fn is_known(key: &Key) -> bool {
-    known(key).is_some()
-}
-
-/// Keep hashes (bounded: cleared when full).
-fn keep_all(found: &[(Key, SemanticHash)]) {
-    let mut hashes = HASHES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if hashes.len() + found.len() > KEPT_OUTLINES {
-        hashes.clear();
-    }
-    hashes.extend(found.iter().copied());
-}
-
-/// Keep a hash learned by an earlier process ([`super::facts::seed`]).
-pub(super) fn keep(key: Key, hash: SemanticHash) {
-    keep_all(&[(key, hash)]);
-}
-
-/// Keep the hashes this process found, and record them as learned.
-fn remember(found: &[(Key, SemanticHash)]) {
-    keep_all(found);
-    for &((lang, content), hash) in found {
-        super::facts::learned(super::facts::Fact {
-            key: super::facts::ContentKey { lang, content },
-            hash,
-            outline: None,
-        });
-    }
-}
+use super::outline::{SemanticHash, bytes_hash};
 
 /// The semantic hash of a file's content: its program's hash
 /// (`symbols/program.rs`) for a language the outline parses, else its bytes.
-/// Kept by content like [`super::outline_cached`]; when no outline of the
-/// content is kept, only the parse and the token walk are paid, not the
-/// symbols.
+/// Only the parse and the token walk are paid, not the symbols;
+/// [`super::SymbolCache::semantic_hash`] keeps it by content.
 pub fn semantic_hash(path: &str, bytes: &[u8]) -> SemanticHash {
-    let key = key_of(Lang::of_path(path), bytes);
-    if let Some(found) = known(&key) {
-        return found;
-    }
-    let made = match key.0 {
+    match Lang::of_path(path) {
         Some(lang)
             if bytes.len() <= super::outline::MAX_PARSED_BYTES
                 && std::str::from_utf8(bytes).is_ok() =>
@@ -84,14 +20,12 @@ pub fn semantic_hash(path: &str, bytes: &[u8]) -> SemanticHash {
             grammar::tokens(lang, bytes)
         }
         _ => bytes_hash(bytes),
-    };
-    remember(&[(key, made)]);
-    made
+    }
 }
 
 /// [`semantic_hash`] of two contents of one file (the old one at
 /// `old_path`, the new one at `path`), the new one parsed incrementally
-/// from the old one's tree when neither is kept yet: the region between
+/// from the old one's tree: the region between
 /// their common prefix and suffix is parsed again, the rest reused, which
 /// gives the same tree (tree-sitter's incremental parsing) for less work.
 pub fn semantic_hash_pair(
@@ -100,14 +34,9 @@ pub fn semantic_hash_pair(
     path: &str,
     new: &[u8],
 ) -> (SemanticHash, SemanticHash) {
-    let old_key = key_of(Lang::of_path(old_path), old);
-    let new_key = key_of(Lang::of_path(path), new);
-    let (old_known, new_known) = (known(&old_key), known(&new_key));
-    let lang = match new_key.0 {
+    let lang = match Lang::of_path(path) {
         Some(lang)
-            if old_key.0 == new_key.0
-                && old_known.is_none()
-                && new_known.is_none()
+            if Lang::of_path(old_path) == Some(lang)
                 && old.len() <= super::outline::MAX_PARSED_BYTES
                 && new.len() <= super::outline::MAX_PARSED_BYTES
                 && std::str::from_utf8(old).is_ok()
@@ -116,26 +45,10 @@ pub fn semantic_hash_pair(
             lang
         }
         _ => {
-            return (
-                old_known.unwrap_or_else(|| semantic_hash(old_path, old)),
-                new_known.unwrap_or_else(|| semantic_hash(path, new)),
-            );
+            return (semantic_hash(old_path, old), semantic_hash(path, new));
         }
     };
-    let (a, b) = grammar::token_pair(lang, old, new);
-    remember(&[(old_key, a), (new_key, b)]);
-    (a, b)
-}
-
-/// The semantic hash of the content of `path` whose BLAKE3 (hex) is
-/// `bytes_hex`, when this process has outlined or hashed that content
-/// (every changed file a question looked at); `None` otherwise, and for
-/// content that did not parse or is in no language the outline knows (no
-/// token hash).
-pub fn known_semantic_hash(path: &str, bytes_hex: &str) -> Option<SemanticHash> {
-    let digest: [u8; 32] = blake3::Hash::from_hex(bytes_hex).ok()?.into();
-    let hash = known(&(Lang::of_path(path), digest))?;
-    hash.tokens.then_some(hash)
+    grammar::token_pair(lang, old, new)
 }
 
 /// The parsing, with the grammars built in.

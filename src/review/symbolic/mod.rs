@@ -20,7 +20,7 @@ use crate::changes::{
     Base, BlobRead, ChangeKind, ChangeSet, ChangedFile, GitRepo, MAX_DIFF_FILE, Patch,
 };
 use crate::governance::Governance;
-use crate::symbols::{self, Anchor, Lang, Outline, PatchSymbols};
+use crate::symbols::{self, Anchor, Lang, Outline, PatchSymbols, SymbolCache};
 
 mod broken;
 mod narrow;
@@ -279,7 +279,13 @@ mod tests {
 
     /// The verdict for the anchor `check` on `new`, and the unseen hunks.
     fn judge(new: &str) -> (Verdict, Option<OutsideAnchors>) {
-        let sides = sides_of("a.py", OLD.as_bytes(), new.as_bytes()).unwrap();
+        let sides = sides_of(
+            &crate::symbols::SymbolCache::new(),
+            "a.py",
+            OLD.as_bytes(),
+            new.as_bytes(),
+        )
+        .unwrap();
         let patch = crate::changes::patch_between("a.py", OLD.as_bytes(), new.as_bytes()).unwrap();
         let Patch::Text(text) = patch else {
             panic!("a text patch")

@@ -163,14 +163,15 @@ pub(super) fn learn<'a>(
         .map(|(file, need)| (*need, Contents::read(root, git, base, file)))
         .collect();
     let contents = read.iter().filter_map(|(_, c)| c.as_ref());
+    let kept = git.symbols();
     let learned = with_kept_facts(root, git, contents, || {
         crate::parallel::map(
             &read,
             8,
             |(need, contents)| match (need, contents) {
                 (_, None) => Learned::Nothing,
-                (Need::Symbols, Some(c)) => Learned::Sides(c.outline()),
-                (Need::Tokens, Some(c)) if c.formatting_only() => Learned::FormattingOnly,
+                (Need::Symbols, Some(c)) => Learned::Sides(c.outline(kept)),
+                (Need::Tokens, Some(c)) if c.formatting_only(kept) => Learned::FormattingOnly,
                 (Need::Tokens, Some(_)) => Learned::Nothing,
             },
             |_| Learned::Nothing,

@@ -53,10 +53,10 @@ impl Contents {
     }
 
     /// Both sides outlined.
-    pub fn outline(&self) -> Sides {
+    pub fn outline(&self, kept: &SymbolCache) -> Sides {
         Sides {
-            old: symbols::outline_cached(&self.old_path, &self.old),
-            new: symbols::outline_cached(&self.path, &self.new),
+            old: kept.outline(&self.old_path, &self.old),
+            new: kept.outline(&self.path, &self.new),
             modified: self.modified,
             lang: Lang::of_path(&self.path),
         }
@@ -64,12 +64,11 @@ impl Contents {
 
     /// [`Sides::formatting_only`], from the file hashes alone (no
     /// symbols found): what a file no spec anchors needs.
-    pub fn formatting_only(&self) -> bool {
+    pub fn formatting_only(&self, kept: &SymbolCache) -> bool {
         if !self.modified {
             return false;
         }
-        let (old, new) =
-            symbols::semantic_hash_pair(&self.old_path, &self.old, &self.path, &self.new);
+        let (old, new) = kept.semantic_hash_pair(&self.old_path, &self.old, &self.path, &self.new);
         same_program(self.modified, old, new)
     }
 }
@@ -82,8 +81,9 @@ pub fn outline_ahead(root: &Path, git: &GitRepo, base: &Base, files: &[&ChangedF
         .iter()
         .filter_map(|file| Contents::read(root, git, base, file))
         .collect();
+    let kept = git.symbols();
     with_kept_facts(root, git, read.iter(), || {
-        crate::parallel::map(&read, 8, |c| drop(c.outline()), |_| ())
+        crate::parallel::map(&read, 8, |c| drop(c.outline(kept)), |_| ())
     });
 }
 
@@ -106,13 +106,14 @@ pub(super) fn with_kept_facts<'c, R>(
         .flat_map(|c| [(&c.old_path, &c.old), (&c.path, &c.new)])
         .filter(|(_, bytes)| !bytes.is_empty())
         .map(|(path, bytes)| symbols::ContentKey::of(path, bytes))
-        .filter(|key| !key.is_known())
+        .filter(|key| !git.symbols().knows(key))
         .collect();
     if !unknown.is_empty() {
-        symbols::seed(crate::cache::facts::recall(root, &unknown));
+        git.symbols()
+            .seed(crate::cache::facts::recall(root, &unknown));
     }
     let out = parse();
-    crate::cache::facts::keep(root, &symbols::take_learned());
+    crate::cache::facts::keep(root, &git.symbols().take_learned());
     out
 }
 
@@ -120,17 +121,17 @@ pub(super) fn with_kept_facts<'c, R>(
 /// work tree's of its path). `None` for a file in a language the outline
 /// does not know: it is whole-file, with nothing to learn.
 pub fn sides(root: &Path, git: &GitRepo, base: &Base, file: &ChangedFile) -> Option<Sides> {
-    Contents::read(root, git, base, file).map(|c| c.outline())
+    Contents::read(root, git, base, file).map(|c| c.outline(git.symbols()))
 }
 
 /// Outline two contents of `path` modified in place (the content last
 /// reconciled and the work tree's). `None` for a language the outline does
 /// not know.
-pub fn sides_of(path: &str, old: &[u8], new: &[u8]) -> Option<Sides> {
+pub fn sides_of(kept: &SymbolCache, path: &str, old: &[u8], new: &[u8]) -> Option<Sides> {
     let lang = Lang::of_path(path)?;
     Some(Sides {
-        old: symbols::outline_cached(path, old),
-        new: symbols::outline_cached(path, new),
+        old: kept.outline(path, old),
+        new: kept.outline(path, new),
         modified: true,
         lang: Some(lang),
     })
