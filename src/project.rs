@@ -98,6 +98,11 @@ pub struct Project {
     /// Never start the work-tree watch (a project that only writes: the
     /// long-lived questions are the reading project's).
     unwatched: bool,
+    /// What is known of the repository's contents (outlines and semantic
+    /// hashes by content), shared with the sibling opened by
+    /// [`Project::for_writes`]: a content the reading project outlined
+    /// is known to the writing one, whose records compare against it.
+    symbols: Arc<crate::symbols::SymbolCache>,
 }
 
 /// The specs of a project and their governance, compiled on first use.
@@ -202,6 +207,7 @@ impl Project {
             answers: Default::default(),
             writes: Default::default(),
             unwatched: false,
+            symbols: Default::default(),
         }
     }
 
@@ -209,11 +215,12 @@ impl Project {
     /// (the MCP server reads on one project and writes on the other): its
     /// own repository handle and specs, no work-tree watch, and the write
     /// count of this one, so that its writes invalidate the answers this
-    /// one keeps.
+    /// one keeps, and its symbol cache.
     pub fn for_writes(&self) -> Project {
         Project {
             writes: self.writes.clone(),
             unwatched: true,
+            symbols: self.symbols.clone(),
             ..Project::new(self.root.clone())
         }
     }
@@ -380,7 +387,7 @@ impl Project {
     /// until it opens, so `git init` after start is noticed).
     pub fn git(&mut self) -> Result<&crate::changes::GitRepo, crate::changes::ChangeError> {
         if self.git.is_none() {
-            let git = crate::changes::GitRepo::open(&self.root)?;
+            let git = crate::changes::GitRepo::open(&self.root)?.knowing(self.symbols.clone());
             self.git = Some(match self.unwatched {
                 true => git.unwatched(),
                 false => git,

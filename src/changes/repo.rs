@@ -75,9 +75,9 @@ pub struct GitRepo {
     /// The last raw scan of the index: its stamp, the bytes looked for, the result.
     pub(super) index_scan: std::sync::Mutex<Option<IndexScan>>,
     /// What is known of this repository's contents: outlines and semantic
-    /// hashes by content, owned here (the project opens its repository
-    /// once), never a process global.
-    pub(super) symbols: crate::symbols::SymbolCache,
+    /// hashes by content, the project's ([`GitRepo::knowing`]; a handle
+    /// opened alone has its own), never a process global.
+    pub(super) symbols: std::sync::Arc<crate::symbols::SymbolCache>,
 }
 
 impl fmt::Debug for GitRepo {
@@ -116,7 +116,7 @@ impl GitRepo {
             root: root.to_path_buf(),
             kept: std::sync::Mutex::new(Kept::default()),
             index_scan: std::sync::Mutex::new(None),
-            symbols: crate::symbols::SymbolCache::new(),
+            symbols: Default::default(),
         })
     }
 
@@ -132,6 +132,14 @@ impl GitRepo {
     /// contents, kept by content for as long as this handle lives.
     pub fn symbols(&self) -> &crate::symbols::SymbolCache {
         &self.symbols
+    }
+
+    /// This repository, keeping what it learns of its contents' symbols in
+    /// `symbols` (the project's cache, shared by its reading and writing
+    /// handles).
+    pub fn knowing(mut self, symbols: std::sync::Arc<crate::symbols::SymbolCache>) -> GitRepo {
+        self.symbols = symbols;
+        self
     }
 
     /// The underlying libgit2 repository.
