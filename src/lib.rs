@@ -5,13 +5,13 @@
 //! modules here answer it in layers (`ARCHITECTURE.md` is the map; each layer
 //! names only lower ones): the leaves [`layout`], [`glob`] and [`repo_path`]
 //! (the repository boundary), the file system helpers [`walk`] (the one
-//! walker) and [`safe_fs`] (the one safe writer and bounded reader), then
+//! walker) and `safe_fs` (the one safe writer and bounded reader), then
 //! [`spec`] loads the YAML specs it is given, [`governance`] maps files to
-//! specs, [`changes`] asks git what changed, [`cache`] remembers what was
-//! reconciled on this machine and [`state`] what the team committed, [`check`]
+//! specs, [`changes`] asks git what changed, `cache` remembers what was
+//! reconciled on this machine and `state` what the team committed, `check`
 //! is the CI gate over both, [`project`] ties them together, and [`mcp`] and [`cli`] are
 //! the two faces a user sees. [`init`] sets a repository up for an agent,
-//! [`hook`] checks the specs it writes, and [`doctor`] checks that every
+//! `hook` checks the specs it writes, and `doctor` checks that every
 //! configured agent can reach the server.
 #![warn(missing_docs)]
 // No function longer than `too-many-lines-threshold` (clippy.toml).
@@ -29,24 +29,27 @@ pub use notarai_base::{
 // grammars): `crate::symbols` as before.
 pub use notarai_symbols as symbols;
 
-pub mod answers;
-pub mod cache;
+// The API: what the binary (`cli`), the integration tests and the
+// benchmarks use is `pub`; every other room is the crate's own
+// (`pub(crate)`), so a newcomer sees what a room may be asked from outside.
+pub(crate) mod answers;
+pub(crate) mod cache;
 pub mod changes;
-pub mod check;
+pub(crate) mod check;
 pub mod cli;
-pub mod doctor;
+pub(crate) mod doctor;
 pub mod governance;
 pub mod hashing;
-pub mod hook;
+pub(crate) mod hook;
 pub mod init;
 pub mod mcp;
-pub mod page;
+pub(crate) mod page;
 pub mod project;
-pub mod record;
+pub(crate) mod record;
 pub mod repo_path;
 pub mod review;
-pub mod safe_fs;
+pub(crate) mod safe_fs;
 pub mod spec;
-pub mod state;
+pub(crate) mod state;
 pub mod walk;
-pub mod watch;
+pub(crate) mod watch;

@@ -30,14 +30,14 @@ mod findings;
 mod status;
 mod ungoverned;
 
-pub use crate::review::{ReconciliationStatus, SpecStatus, Totals};
-pub use claims::{Claim, ClaimChange, ClaimRecord};
+pub use crate::review::Totals;
+pub use claims::{Claim, ClaimRecord};
 
 use findings::{
     change_findings, order, outside_anchor_findings, spec_findings, stale_tests, symbol_findings,
     test_findings,
 };
-pub use status::{StatusParams, status, status_tool, status_with};
+pub use status::{status, status_tool};
 use status::{assess, by_symbols, per_spec};
 
 /// Why a check or status could not be computed (exit code 2).
@@ -302,6 +302,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
 
 #[cfg(test)]
 mod tests {
+    use super::status::StatusParams;
     use super::*;
     use crate::project::Project;
     use crate::state::STATE_FILE;

@@ -121,7 +121,7 @@ fn merge(
 ) -> crate::error::Result<ExitCode> {
     let root = resolve_root(root).unwrap_or_else(|_| PathBuf::from("."));
     match state::merge_files(&root, base, ours, theirs, path)? {
-        state::MergeOutcome::Merged(_) => Ok(ExitCode::SUCCESS),
+        state::MergeOutcome::Merged => Ok(ExitCode::SUCCESS),
         state::MergeOutcome::Conflict(why) => {
             eprintln!(
                 "notarai state merge: {}",

@@ -45,7 +45,6 @@ pub use handshake::ServerHello;
 pub use report::{
     Check, CheckKind, CheckedAgent, InvalidSpec, Position, Report, Selection, SpecsSummary, Verdict,
 };
-pub use server::own_server;
 use server::{Handshakes, check_command, prefetch_handshakes, spawn_line};
 
 /// How long a server has to answer `initialize` by default.

@@ -26,7 +26,7 @@ pub mod index;
 pub mod memory;
 pub mod patch;
 
-pub use answer::{Answer, answer};
+pub use answer::answer;
 pub use event::HookAgent;
 
 /// Largest event read from stdin; a larger one is ignored.

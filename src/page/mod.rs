@@ -23,7 +23,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 mod diff;
 
-pub use diff::{LineTooLong, line_counts, split_patch, split_text};
+pub use diff::{line_counts, split_patch, split_text};
 
 /// Tokens a page may hold when neither `max_tokens` nor `MAX_MCP_OUTPUT_TOKENS` says otherwise.
 const DEFAULT_MAX_TOKENS: u64 = 20_000;
@@ -379,7 +379,7 @@ impl Layout {
 
 #[cfg(test)]
 mod tests {
-    use super::diff::{HunkRange, parse_patch};
+    use super::diff::{HunkRange, LineTooLong, parse_patch};
     use super::*;
     use proptest::prelude::*;
 

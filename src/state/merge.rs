@@ -39,6 +39,7 @@ fn choose<'v, V: PartialEq>(
 /// wins, else the side with the newer `last_reconciliation`. Keys this
 /// version does not know merge the same way; one both sides changed
 /// differently keeps ours and is named in `conflicts`.
+#[cfg(test)]
 pub fn merge(
     base: &State,
     ours: &State,
@@ -210,7 +211,7 @@ fn merge_drift_notes(base: &State, ours: &State, theirs: &State, out: &mut State
 #[derive(Debug)]
 pub enum MergeOutcome {
     /// The merged state was written to ours.
-    Merged(Box<State>),
+    Merged,
     /// Written to ours, but not merged cleanly: git should report a
     /// conflict (the driver exits 1); the message says what and why.
     Conflict(String),
@@ -310,7 +311,7 @@ pub fn merge_files(
     });
     write_file(root, ours, &merged)?;
     if conflicts.is_empty() {
-        Ok(MergeOutcome::Merged(Box::new(merged)))
+        Ok(MergeOutcome::Merged)
     } else {
         Ok(MergeOutcome::Conflict(format!(
             "both sides changed the key{} {} (unknown to this notarai) differently; kept ours: check it, then `git add {STATE_FILE}`",

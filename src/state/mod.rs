@@ -39,7 +39,7 @@ use crate::changes::{Base, GitRepo};
 use crate::governance::Scope;
 use crate::hashing;
 use crate::progress::{Cancelled, Progress};
-pub use crate::record::{self, ContentHash, HashKind, Record, Review};
+pub(crate) use crate::record::{self, ContentHash, HashKind, Record, Review};
 use crate::repo_path::{Guard, RepoPath};
 use crate::symbols::SymbolCache;
 
@@ -58,12 +58,11 @@ pub use file::{
     MAX_STATE_BYTES, problem, read, read_at, read_file, read_lenient, state_path, write, write_file,
 };
 pub use merge::{
-    DRIVER_COMMAND, DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome,
-    OLD_DRIVER_COMMAND, is_state_path, merge, merge_driver_registered, merge_files,
-    merge_reporting, register_merge_driver, unregister_merge_driver, with_attributes_line,
+    DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome, merge_driver_registered,
+    merge_files, register_merge_driver, unregister_merge_driver, with_attributes_line,
 };
 pub use reconciled::{JudgeError, Reconciled, ReviewedBlob};
-pub use snapshot::{SnapshotSummary, compute_snapshot, head_of, snapshot};
+pub use snapshot::{SnapshotSummary, head_of, snapshot};
 
 /// Location of the state file relative to the project root.
 pub const STATE_FILE: &str = ".notarai/reconciliation_state.json";
@@ -362,6 +361,7 @@ impl State {
 
 #[cfg(test)]
 mod tests {
+    use super::merge::merge;
     use super::*;
 
     const EXISTING: &str = r#"{
