@@ -230,7 +230,8 @@ fn full_disk_fails_writes_clearly_and_keeps_the_database() {
     let (repo, mut server) = changed_repo();
     server.call_ok(1, "mark_reconciled", json!({"files": ["src/a.rs"]}));
     server.finish();
-    let names: Vec<String> = (0..3000)
+    // 800 entries of ~150 bytes outgrow the 48 KiB cap about twice over.
+    let names: Vec<String> = (0..800)
         .map(|i| format!("gen/file-with-a-long-name-{i:05}.txt"))
         .collect();
     for name in &names {
@@ -305,7 +306,9 @@ const MARK_STAGES: [&str; 4] = [
 #[test]
 fn sigkill_during_large_mark_reconciled_keeps_old_or_new() {
     let repo = Repo::with_spec();
-    let count = 1000;
+    // Enough files that each stage lasts several reports; the kills follow
+    // the reports, so more files would only make it slower, not stricter.
+    let count = 400;
     let files = write_generation(&repo, count, 0);
     let mut server = Server::start(&repo.root);
     server.call_ok(1, "mark_reconciled", json!({"files": files}));
@@ -458,7 +461,9 @@ fn concurrent_writers(rounds: usize) {
 
 #[test]
 fn concurrent_writers_quick() {
-    concurrent_writers(100);
+    // Four writers on one database: 40 rounds each overlap their
+    // transactions hundreds of times; the soak below runs 1,000.
+    concurrent_writers(40);
 }
 
 #[test]
