@@ -28,6 +28,7 @@ import time
 import zipfile
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # nothing written into the repository
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import platforms  # noqa: E402  (the shared table, one folder up)
 
