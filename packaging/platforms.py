@@ -97,9 +97,25 @@ def read_binary(path: str, plat: Platform) -> bytes:
         "darwin": (b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe"),
         "win32": (b"MZ",),
     }[plat.npm_os]
-    if not data.startswith(magic):
-        fail(f"{path} is not a {plat.npm_os} executable (target {plat.target})")
+    if not data.startswith(magic) or machine(data) not in (plat.npm_cpu, None):
+        fail(f"{path} is not a {plat.npm_os}-{plat.npm_cpu} executable (target {plat.target})")
     return data
+
+
+def machine(data: bytes) -> str | None:
+    """The CPU an executable is built for, in npm's names (None: a macOS
+    universal binary, or a CPU we do not ship)."""
+    if data.startswith(b"\x7fELF"):
+        code = int.from_bytes(data[18:20], "little")
+        return {0x3E: "x64", 0xB7: "arm64"}.get(code, "other")
+    if data.startswith(b"\xcf\xfa\xed\xfe"):
+        code = int.from_bytes(data[4:8], "little")
+        return {0x01000007: "x64", 0x0100000C: "arm64"}.get(code, "other")
+    if data.startswith(b"MZ"):
+        header = int.from_bytes(data[0x3C:0x40], "little")
+        code = int.from_bytes(data[header + 4 : header + 6], "little")
+        return {0x8664: "x64", 0xAA64: "arm64"}.get(code, "other")
+    return None
 
 
 def wheel_tags(plat: Platform, binary: bytes) -> list[str]:
