@@ -31,6 +31,7 @@ mod init_keep;
 mod kept_answers;
 mod layers;
 mod modern;
+mod packaging;
 mod pages;
 mod progress;
 mod prompts;

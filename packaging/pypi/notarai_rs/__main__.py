@@ -1,0 +1,3 @@
+from notarai_rs import main
+
+main()
