@@ -37,8 +37,8 @@ use findings::{
     change_findings, order, outside_anchor_findings, spec_findings, stale_tests, symbol_findings,
     test_findings,
 };
-pub use status::{status, status_tool};
 use status::{assess, by_symbols, per_spec};
+pub use status::{status, status_tool};
 
 /// Why a check or status could not be computed (exit code 2).
 #[derive(Debug, thiserror::Error)]

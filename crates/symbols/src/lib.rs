@@ -15,7 +15,7 @@
 //! A symbol's extent runs from its first attached doc comment, attribute or
 //! decorator line (a plain comment directly above, with no blank line
 //! between, is attached) to its closing line. Its semantic hash is BLAKE3
-//! over its program (`program.rs`: the syntax tree with every token the
+//! over its program (`program/`: the syntax tree with every token the
 //! language treats as code, the comments that are code above it included)
 //! with its own name left out, so a reformat or a plain comment edit
 //! leaves it equal and a renamed symbol with the same body is recognised.

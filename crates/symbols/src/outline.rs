@@ -98,7 +98,7 @@ pub struct SemanticHash {
 
 impl std::fmt::Display for SemanticHash {
     /// `tokens3:<hex>` or `bytes:<hex>`. `tokens3` is the program's hash
-    /// (`symbols/program.rs`); a record of the `tokens1` hash (the token
+    /// (`symbols/program/`); a record of the `tokens1` hash (the token
     /// stream's, before) never reads as equal to it: the file is shown.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = if self.tokens { HASH_RULES } else { "bytes" };
@@ -106,7 +106,7 @@ impl std::fmt::Display for SemanticHash {
     }
 }
 
-/// The version of the program hashing rules (`program.rs`), the prefix of
+/// The version of the program hashing rules (`program/`), the prefix of
 /// a token hash's text; a change of the rules changes it, and the facts'
 /// stamp ([`super::facts::version`]) covers it.
 pub const HASH_RULES: &str = "tokens3";

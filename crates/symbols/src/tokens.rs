@@ -8,7 +8,7 @@ use super::lang::Lang;
 use super::outline::{SemanticHash, bytes_hash};
 
 /// The semantic hash of a file's content: its program's hash
-/// (`symbols/program.rs`) for a language the outline parses, else its bytes.
+/// (`symbols/program/`) for a language the outline parses, else its bytes.
 /// Only the parse and the token walk are paid, not the symbols;
 /// [`super::SymbolCache::semantic_hash`] keeps it by content.
 pub fn semantic_hash(path: &str, bytes: &[u8]) -> SemanticHash {
