@@ -1030,37 +1030,46 @@ fn remove_names_itself_when_a_file_cannot_be_edited() {
     );
 }
 
-/// One table of per-agent facts: outside `src/init/agents/table.rs` (and
-/// `src/agent.rs`, which names the agents), no code names one particular
-/// agent (`AgentId::Claude`, ...), so no fact about an agent can hide in a
-/// `match` elsewhere, and `init`, `--remove` and `doctor` derive everything
-/// from its row.
+/// One table of per-agent facts: outside `src/init/agents/table.rs` (what
+/// `init` writes where) and `crates/base/src/agent/` (the agents by name,
+/// and what their hooks send and take, `hooks.rs`), no code names one
+/// particular agent (`AgentId::Claude`, `HookAgent::Codex`, ...), so no
+/// fact about an agent can hide in a `match` elsewhere, and `init`,
+/// `--remove`, `doctor` and the hooks derive everything from its rows.
 #[test]
 fn only_the_agents_table_names_a_particular_agent() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let variants: Vec<String> = AgentId::ALL
         .iter()
-        .map(|id| format!("AgentId::{id:?}"))
+        .flat_map(|id| [format!("AgentId::{id:?}"), format!("HookAgent::{id:?}")])
         .collect();
+    let tables = [
+        "src/init/agents/table.rs",
+        "crates/base/src/agent/mod.rs",
+        "crates/base/src/agent/hooks.rs",
+    ];
     let mut found = Vec::new();
-    for entry in notarai::walk::files(&src, "") {
-        if !entry.rel.ends_with(".rs")
-            || entry.rel == "agent.rs"
-            || entry.rel == "init/agents/table.rs"
-        {
-            continue;
-        }
-        let text = std::fs::read_to_string(&entry.path).unwrap();
-        // Unit tests may name any agent.
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        for variant in &variants {
-            if code.contains(variant.as_str()) {
-                found.push(format!("{}: {variant}", entry.rel));
+    let mut scanned = 0;
+    for folder in ["src", "crates/base/src", "crates/symbols/src"] {
+        for entry in notarai::walk::files(&manifest.join(folder), "") {
+            let rel = format!("{folder}/{}", entry.rel);
+            if !rel.ends_with(".rs") || tables.contains(&rel.as_str()) {
+                continue;
+            }
+            scanned += 1;
+            let text = std::fs::read_to_string(&entry.path).unwrap();
+            // Unit tests may name any agent.
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for variant in &variants {
+                if code.contains(variant.as_str()) {
+                    found.push(format!("{rel}: {variant}"));
+                }
             }
         }
     }
+    assert!(scanned > 100, "{scanned} files scanned");
     assert!(
         found.is_empty(),
-        "a fact about one agent outside its row of init::agents::AGENTS: {found:?}"
+        "a fact about one agent outside its row of the agents tables: {found:?}"
     );
 }

@@ -1,6 +1,10 @@
-//! The one table of per-agent facts: a row per agent, in [`AgentId::ALL`]
-//! order. Adding an agent is adding a row (and its [`AgentId`]); `init`,
+//! The one table of per-agent facts `init` and `doctor` read: a row per
+//! agent, in [`AgentId::ALL`] order, beside the facts of its hooks' events
+//! (`crate::agent::hooks`, below the hook and `init` alike), whose event
+//! names the rows take. Adding an agent is adding a row (and its [`AgentId`]); `init`,
 //! `init --remove` and `doctor` read nothing else about it.
+
+use crate::agent::hooks;
 
 use super::{
     Agent, AgentId, EntryShape, Form, Format, HookFile, HookKind, Mcp, McpFile, WorkflowFiles,
@@ -37,7 +41,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".claude/settings.json",
             format: Format::Json,
             kind: HookKind::Grouped {
-                event: "PostToolUse",
+                event: hooks::CLAUDE.post_edit[0].name,
                 matcher: CLAUDE_EDITS,
                 extra: "",
             },
@@ -46,7 +50,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".claude/settings.json",
             format: Format::Json,
             kind: HookKind::Grouped {
-                event: "PreToolUse",
+                event: hooks::CLAUDE.pre_edit[0].name,
                 matcher: CLAUDE_EDITS,
                 extra: "",
             },
@@ -84,7 +88,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".codex/hooks.json",
             format: Format::Json,
             kind: HookKind::Grouped {
-                event: "PostToolUse",
+                event: hooks::CODEX.post_edit[0].name,
                 matcher: "apply_patch",
                 extra: "",
             },
@@ -120,7 +124,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".cursor/hooks.json",
             format: Format::Json,
             kind: HookKind::Flat {
-                event: "afterFileEdit",
+                event: hooks::CURSOR.post_edit[0].name,
                 extra: "",
                 preamble: r#"{"version": 1}"#,
             },
@@ -158,7 +162,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".gemini/settings.json",
             format: Format::Jsonc,
             kind: HookKind::Grouped {
-                event: "AfterTool",
+                event: hooks::GEMINI.post_edit[0].name,
                 matcher: "write_file|replace",
                 extra: r#"{"name": "notarai", "timeout": 60000}"#,
             },
@@ -197,7 +201,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".github/hooks/notarai.json",
             format: Format::Json,
             kind: HookKind::Flat {
-                event: "PostToolUse",
+                event: hooks::VSCODE.post_edit[0].name,
                 extra: r#"{"type": "command", "timeout": 30}"#,
                 preamble: "",
             },
@@ -292,7 +296,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".windsurf/hooks.json",
             format: Format::Json,
             kind: HookKind::Flat {
-                event: "post_write_code",
+                event: hooks::WINDSURF.post_edit[0].name,
                 extra: r#"{"show_output": true}"#,
                 preamble: "",
             },

@@ -1,8 +1,12 @@
-//! The coding agents notarai knows how to wire, by name. A leaf module: the
-//! hook (which reads each agent's event format) and `init` (which writes each
-//! agent's configuration) both name an agent without naming each other.
+//! The coding agents notarai knows how to wire, by name, and what their
+//! hooks send and take ([`hooks`]). A leaf module: the hook (which reads
+//! each agent's event format) and `init` (which writes each agent's
+//! configuration) both name an agent and read its hook facts without naming
+//! each other.
 
 use std::fmt;
+
+pub mod hooks;
 
 /// A coding agent `notarai init --agents` can set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
