@@ -424,8 +424,11 @@ fn dry_run_writes_nothing_and_shows_diffs() {
     );
 }
 
+/// A malformed file is reported with its position and nothing at all is
+/// written (all or nothing), while every other agent's part is still
+/// planned and listed.
 #[test]
-fn malformed_files_are_reported_and_left_while_other_agents_are_set_up() {
+fn malformed_files_are_reported_and_nothing_is_written() {
     for (rel, text, at) in [
         (
             ".codex/config.toml",
@@ -450,11 +453,10 @@ fn malformed_files_are_reported_and_left_while_other_agents_are_set_up() {
         let err = stderr(&out);
         assert!(err.contains(at), "{rel}: {err}");
         assert_eq!(std::fs::read_to_string(repo.root.join(rel)).unwrap(), text);
-        assert!(
-            repo.root.join(".cursor/mcp.json").is_file(),
-            "others set up"
-        );
-        assert!(repo.root.join(".mcp.json").is_file(), "others set up");
+        assert!(stdout(&out).contains("would create  .cursor/mcp.json"));
+        assert!(!repo.root.join(".cursor").exists(), "nothing written");
+        assert!(!repo.root.join(".mcp.json").exists(), "nothing written");
+        assert!(!repo.root.join(".notarai").exists(), "nothing written");
     }
 }
 

@@ -28,6 +28,7 @@ mod hook;
 mod init;
 mod init_agents;
 mod init_keep;
+mod init_links;
 mod kept_answers;
 mod layers;
 mod modern;

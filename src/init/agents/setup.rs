@@ -120,13 +120,24 @@ pub(super) fn plan_instructions(p: &mut Planner, a: &Agent, chosen: &[AgentId]) 
     }
 }
 
-/// Plan notarai's section in an instruction file.
-fn plan_section(p: &mut Planner, file: &'static str) {
+/// Plan notarai's section in an instruction file; in its target when it is
+/// a link to a regular file inside the work tree ([`Planner::link_target`]),
+/// in the target's terms when the target is an agent's instruction file
+/// (`CLAUDE.md -> AGENTS.md` gets the section every agent reads).
+fn plan_section(p: &mut Planner, file: &str) {
+    let target = p.link_target(file);
+    if target.is_none() && p.refuse_link(file) {
+        return;
+    }
+    let section = match target.as_deref() {
+        Some(t) if AGENTS.iter().any(|a| a.instructions.contains(&t)) => section_for(t),
+        _ => section_for(file),
+    };
+    let file = target.as_deref().unwrap_or(file);
     if p.files.iter().any(|f| f.rel == file) {
         return;
     }
     let Ok(existing) = p.read(file) else { return };
-    let section = section_for(file);
     let up = claude_md::upsert_with(existing.as_deref(), &section);
     p.generated(file, existing.as_deref(), up.text, up.replaces);
 }
