@@ -66,7 +66,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     let agents = args
         .agents
         .as_ref()
-        .map(|list| super::agents::selected(list));
+        .map(|list| super::agents::selected(list, &root));
     let options = Options {
         force: args.force,
         agents,

@@ -37,6 +37,7 @@ use crate::init::agents::{self, Inspection, Mcp, ServerEntry};
 
 pub mod command;
 pub mod handshake;
+mod moved;
 mod report;
 mod server;
 mod user_file;
@@ -163,6 +164,8 @@ fn check_agent(
     }
     check_hook(agent, &seen, out);
     check_context_hook(agent, &seen, out);
+    moved::check_moved(agent, &seen, out);
+    moved::check_successor(root, agent, &seen, out);
 }
 
 /// The config and entry checks of an agent; the entry when there is one to run.

@@ -16,6 +16,7 @@
 //! | `CopilotArgs` (the Copilot format) | `toolArgs` (an object or a JSON string): `path`, `filePath`, `file_path`, a patch in `input`/`patch` |
 //! | `ToolInfo` (Windsurf) | `tool_info.file_path` |
 //! | `PluginArgs` (notarai's opencode plugin) | `args.filePath`, `args.patchText` |
+//! | `ToolCallArgs` (Antigravity CLI) | `toolCall.args`: `TargetFile`, `AbsolutePath`, `FilePath`, `Path` (the key is unconfirmed); `workspacePaths[]` |
 //!
 //! Recognising the format when `--agent` is not given
 //! ([`crate::agent::hooks::recognise`]) looks at fields only one agent
@@ -130,17 +131,19 @@ fn text<'a>(event: &'a Value, key: &str) -> Option<&'a str> {
     if key.is_empty() {
         return None;
     }
-    event.get(key).and_then(Value::as_str)
+    hooks::field(event, key).and_then(Value::as_str)
 }
 
 /// The session's folder: `cwd` when absolute, else the workspace root
-/// holding the first file, else the first workspace root (Cursor).
+/// holding the first file, else the first workspace root (Cursor's
+/// `workspace_roots`, Antigravity's `workspacePaths`).
 fn folder(event: &Value, files: &[String]) -> Option<PathBuf> {
     if let Some(cwd) = absolute(text(event, "cwd")) {
         return Some(cwd);
     }
-    let roots: Vec<PathBuf> = event
-        .get("workspace_roots")
+    let roots: Vec<PathBuf> = ["workspace_roots", "workspacePaths"]
+        .iter()
+        .find_map(|k| event.get(*k))
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -183,6 +186,13 @@ fn read_files(reader: Reader, event: &Value) -> Result<Vec<String>, &'static str
             .into_iter()
             .collect(),
         Reader::PluginArgs => input::<OpencodeArgs>(event, &["args", "tool_input"])?.paths(),
+        Reader::ToolCallArgs => {
+            let args = hooks::field(event, "toolCall.args")
+                .ok_or("the event does not have the agent's fields")?;
+            ToolCallArgs::deserialize(args)
+                .map_err(|_| "the event does not have the agent's fields")?
+                .paths()
+        }
     })
 }
 
@@ -353,6 +363,31 @@ fn copilot_args(event: &Value) -> Result<CopilotArgs, &'static str> {
         other => other,
     };
     CopilotArgs::deserialize(value).map_err(|_| "the event does not have the agent's fields")
+}
+
+/// Antigravity's `toolCall.args` (PascalCase): the key naming the file is
+/// unconfirmed, so each a file tool is known to take is read.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ToolCallArgs {
+    target_file: Option<String>,
+    absolute_path: Option<String>,
+    file_path: Option<String>,
+    path: Option<String>,
+}
+
+impl ToolCallArgs {
+    fn paths(self) -> Vec<String> {
+        [
+            self.target_file,
+            self.absolute_path,
+            self.file_path,
+            self.path,
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
 }
 
 /// The `args` of an opencode tool call.

@@ -1,6 +1,6 @@
 //! `notarai init`: set a repository up for notarai and the coding agents
-//! it uses (Claude Code, Codex CLI, Cursor, Gemini CLI, VS Code, opencode,
-//! Zed, Windsurf: see [`agents`]), or take it all out again (`--remove`).
+//! it uses (Claude Code, Codex CLI, Cursor, Gemini CLI, Antigravity CLI,
+//! VS Code, opencode, Zed, Windsurf: see [`agents`]), or take it all out again (`--remove`).
 //!
 //! Two steps so that nothing is half-written: [`plan`] reads every file it
 //! would touch, computes its new content (or, for `--remove`, what is left

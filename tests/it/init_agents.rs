@@ -91,7 +91,11 @@ fn json_value(root: &Path, rel: &str) -> Value {
 #[test]
 fn every_written_file_parses_and_has_the_agents_shape() {
     let repo = Repo::new();
-    let out = notarai(&repo.root, &["init", "--agents", "all"], b"");
+    let out = notarai(
+        &repo.root,
+        &["init", "--agents", &crate::common::every_agent()],
+        b"",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let root = &repo.root;
     for (rel, bytes) in snapshot(root) {
@@ -127,12 +131,20 @@ fn every_written_file_parses_and_has_the_agents_shape() {
         ),
         serde_json::json!({"command": "notarai", "args": ["mcp"]})
     );
+    // VS Code's Copilot harness reads the workspace .mcp.json (Claude
+    // Code's); the Local harness's .vscode/mcp.json is not created.
+    assert!(!root.join(".vscode/mcp.json").exists());
     assert_eq!(
         mcp(
-            &json_value(root, ".vscode/mcp.json"),
-            &["servers", "notarai", "type"]
+            &json_value(root, ".agents/mcp_config.json"),
+            &["mcpServers", "notarai"]
         ),
-        "stdio"
+        serde_json::json!({"command": "notarai", "args": ["mcp"]})
+    );
+    let agy = json_value(root, ".agents/hooks.json");
+    assert_eq!(
+        agy["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "notarai hook validate --agent antigravity"
     );
     assert_eq!(
         mcp(&json_value(root, "opencode.json"), &["mcp", "notarai"]),
@@ -182,8 +194,27 @@ fn every_written_file_parses_and_has_the_agents_shape() {
         windsurf["hooks"]["post_write_code"][0]["command"],
         "notarai hook validate --agent windsurf"
     );
+    // The Copilot format: a version, camelCase events, a matcher on the
+    // editing tools, the pre-edit context hook beside the post-edit one.
     let vscode_hook = json_value(root, ".github/hooks/notarai.json");
-    assert_eq!(vscode_hook["hooks"]["PostToolUse"][0]["type"], "command");
+    assert_eq!(vscode_hook["version"], 1);
+    for (event, command) in [("postToolUse", "validate"), ("preToolUse", "context")] {
+        let hook = &vscode_hook["hooks"][event][0];
+        assert_eq!(hook["type"], "command");
+        assert_eq!(hook["matcher"], "edit|create");
+        assert_eq!(
+            hook["command"],
+            format!("notarai hook {command} --agent vscode")
+        );
+    }
+    assert_eq!(
+        cursor_hooks["hooks"]["preToolUse"][0]["command"],
+        "notarai hook context --agent cursor"
+    );
+    assert_eq!(
+        codex_hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "notarai hook context --agent codex"
+    );
     let plugin = std::fs::read_to_string(root.join(".opencode/plugins/notarai.js")).unwrap();
     assert!(plugin.contains("\"tool.execute.after\"") && plugin.contains("--agent opencode"));
     // One section per file an agent reads: CLAUDE.md is created as an
@@ -227,7 +258,11 @@ fn path_with_notarai() -> (tempfile::TempDir, String) {
 #[test]
 fn the_command_each_config_spawns_completes_an_mcp_handshake() {
     let repo = Repo::new();
-    let out = notarai(&repo.root, &["init", "--agents", "all"], b"");
+    let out = notarai(
+        &repo.root,
+        &["init", "--agents", &crate::common::every_agent()],
+        b"",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let (_bin, path) = path_with_notarai();
     for id in AgentId::ALL {
@@ -332,7 +367,11 @@ fn init_then_remove_restores_every_byte() {
             repo.write(EXISTING[i].0, EXISTING[i].1);
         }
         let before = files(&repo.root);
-        let out = notarai(&repo.root, &["init", "--agents", "all"], b"");
+        let out = notarai(
+            &repo.root,
+            &["init", "--agents", &crate::common::every_agent()],
+            b"",
+        );
         assert!(out.status.success(), "{subset:?}: {}", stderr(&out));
         let after = files(&repo.root);
         for &i in &subset {
@@ -358,7 +397,11 @@ fn init_then_remove_restores_every_byte() {
                 }
             }
         }
-        let again = notarai(&repo.root, &["init", "--agents", "all"], b"");
+        let again = notarai(
+            &repo.root,
+            &["init", "--agents", &crate::common::every_agent()],
+            b"",
+        );
         assert!(again.status.success());
         assert_eq!(
             files(&repo.root),
@@ -580,7 +623,11 @@ fn every_agent_into_pre_existing_configs() {
     for (rel, text) in EXISTING {
         repo.write(rel, text);
     }
-    let out = notarai(&repo.root, &["init", "--agents", "all"], b"");
+    let out = notarai(
+        &repo.root,
+        &["init", "--agents", &crate::common::every_agent()],
+        b"",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let mut text = String::new();
     for (rel, _) in EXISTING {

@@ -12,6 +12,7 @@
 mod common;
 mod corpus;
 
+mod agent_events;
 mod cache_cli;
 mod cli_output;
 mod concurrency;

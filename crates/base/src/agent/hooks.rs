@@ -36,6 +36,10 @@ pub enum Reader {
     ToolInfo,
     /// What notarai's opencode plugin sends: `args.filePath`, `args.patchText`.
     PluginArgs,
+    /// Antigravity's `toolCall.args`, PascalCase; which key names the
+    /// edited file is unconfirmed, so each a file tool is known to take is
+    /// read (`TargetFile`, `AbsolutePath`, `FilePath`, `Path`).
+    ToolCallArgs,
 }
 
 /// How an answer reaches the model.
@@ -128,10 +132,15 @@ impl AgentHooks {
     pub fn shape(shapes: &'static [Event], event: &Value) -> Option<&'static Event> {
         shapes
             .iter()
-            .find(|s| !s.tool_field.is_empty() && event.get(s.tool_field).is_some())
+            .find(|s| !s.tool_field.is_empty() && field(event, s.tool_field).is_some())
             .or_else(|| shapes.iter().find(|s| s.tool_field.is_empty()))
             .or_else(|| shapes.first())
     }
+}
+
+/// The value at `path` (keys joined by `.`: `toolCall.name`).
+pub fn field<'a>(event: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(event, |value, key| value.get(key))
 }
 
 /// Claude Code's tools that write files.
@@ -287,12 +296,12 @@ pub const GEMINI: AgentHooks = AgentHooks {
 pub const VSCODE: AgentHooks = AgentHooks {
     id: AgentId::Vscode,
     post_edit: &[
-        vscode_local("PostToolUse", Channel::ExitTwo),
         copilot("postToolUse"),
+        vscode_local("PostToolUse", Channel::ExitTwo),
     ],
     pre_edit: &[
-        vscode_local("PreToolUse", Channel::HookSpecific),
         copilot("preToolUse"),
+        vscode_local("PreToolUse", Channel::HookSpecific),
     ],
     signs: &[&[Sign::Has("hookEventName")], &[Sign::Has("toolName")]],
     run_by: &[],
@@ -348,9 +357,38 @@ pub const WINDSURF: AgentHooks = AgentHooks {
     run_by: &[],
 };
 
+/// Antigravity CLI: `PostToolUse` with camelCase fields and the tool in
+/// `toolCall` (`name`, `args`); no session field beyond `conversationId`,
+/// no `cwd` (`workspacePaths`). No channel to the model is known for
+/// `PostToolUse` (its result is an empty message) and `PreToolUse` takes
+/// no context: the errors go to the user.
+pub const ANTIGRAVITY: AgentHooks = AgentHooks {
+    id: AgentId::Antigravity,
+    post_edit: &[Event {
+        name: "PostToolUse",
+        name_field: "",
+        tool_field: "toolCall.name",
+        tools: &["edit_file", "write_to_file", "create_file"],
+        reader: Reader::ToolCallArgs,
+        session_field: "conversationId",
+        channel: Channel::UserOnly,
+    }],
+    pre_edit: &[],
+    signs: &[&[Sign::Has("toolCall")], &[Sign::Has("workspacePaths")]],
+    run_by: &[],
+};
+
 /// Every agent's hooks, in [`AgentId::ALL`] order.
 pub const HOOKS: &[AgentHooks] = &[
-    CLAUDE, CODEX, CURSOR, GEMINI, VSCODE, OPENCODE, ZED, WINDSURF,
+    CLAUDE,
+    CODEX,
+    CURSOR,
+    GEMINI,
+    ANTIGRAVITY,
+    VSCODE,
+    OPENCODE,
+    ZED,
+    WINDSURF,
 ];
 
 /// The agent whose hooks are used when no other's signs are found: its
@@ -361,6 +399,7 @@ pub const COMMON: AgentId = AgentId::Claude;
 /// Windsurf event may also carry fields another agent sends).
 const DETECT_ORDER: &[AgentId] = &[
     AgentId::Windsurf,
+    AgentId::Antigravity,
     AgentId::Cursor,
     AgentId::Vscode,
     AgentId::Gemini,

@@ -17,8 +17,11 @@ pub enum AgentId {
     Codex,
     /// Cursor (editor and CLI).
     Cursor,
-    /// Gemini CLI.
+    /// Gemini CLI (retired on 2026-06-18 except for enterprise Code
+    /// Assist licences).
     Gemini,
+    /// Antigravity CLI (`agy`), Gemini CLI's successor.
+    Antigravity,
     /// VS Code with GitHub Copilot's agent mode.
     Vscode,
     /// opencode.
@@ -31,11 +34,12 @@ pub enum AgentId {
 
 impl AgentId {
     /// Every agent, in the order reports list them.
-    pub const ALL: [AgentId; 8] = [
+    pub const ALL: [AgentId; 9] = [
         AgentId::Claude,
         AgentId::Codex,
         AgentId::Cursor,
         AgentId::Gemini,
+        AgentId::Antigravity,
         AgentId::Vscode,
         AgentId::Opencode,
         AgentId::Zed,
@@ -49,6 +53,7 @@ impl AgentId {
             AgentId::Codex => "codex",
             AgentId::Cursor => "cursor",
             AgentId::Gemini => "gemini",
+            AgentId::Antigravity => "antigravity",
             AgentId::Vscode => "vscode",
             AgentId::Opencode => "opencode",
             AgentId::Zed => "zed",
@@ -63,6 +68,7 @@ impl AgentId {
             AgentId::Codex => "Codex CLI",
             AgentId::Cursor => "Cursor",
             AgentId::Gemini => "Gemini CLI",
+            AgentId::Antigravity => "Antigravity CLI",
             AgentId::Vscode => "VS Code (Copilot)",
             AgentId::Opencode => "opencode",
             AgentId::Zed => "Zed",

@@ -1,0 +1,88 @@
+//! A setup in a place the agent no longer reads: the agent's row says where
+//! it read notarai's parts before it moved (`init::agents::Moved`: VS Code's
+//! `.vscode/mcp.json`, which its Copilot harness ignores) or which agent
+//! succeeded it (`init::agents::Agent::successor`: Gemini CLI, retired for
+//! all but enterprise licences, by Antigravity CLI). Each is flagged with
+//! the command that fixes it.
+
+use super::init_fix;
+use super::report::{Check, CheckKind, Position, Verdict};
+use crate::agent::AgentId;
+use crate::init::agents::{self, Inspection};
+
+/// The checks of the old place: a file there that does not parse fails;
+/// notarai's entry there alone, not in the file the agent reads now, warns.
+pub(super) fn check_moved(agent: AgentId, seen: &Inspection, out: &mut Vec<Check>) {
+    let Some(old) = &seen.moved_mcp else {
+        return;
+    };
+    let row = agents::agent(agent);
+    let why = row.moved.map(|m| m.why).unwrap_or_default();
+    let old_file = old.file.clone().unwrap_or_default();
+    if let Some(problem) = &old.problem {
+        let mut check = Check::new(
+            Some(agent),
+            CheckKind::Config,
+            Verdict::Fail,
+            problem.to_string(),
+        )
+        .file(&problem.file)
+        .fix(format!(
+            "fix {} (the agent's older harness still reads it), then run `notarai doctor` again",
+            problem.file
+        ));
+        check.position = problem
+            .position
+            .map(|(line, column)| Position { line, column });
+        out.push(check);
+        return;
+    }
+    if old.server.is_some() && seen.mcp.server.is_none() {
+        let now = seen.mcp.file.clone().unwrap_or_default();
+        out.push(
+            Check::new(
+                Some(agent),
+                CheckKind::Moved,
+                Verdict::Warn,
+                format!("notarai is set up in {old_file} only: {why}"),
+            )
+            .file(&old_file)
+            .fix(format!(
+                "{} (it adds notarai to {now} and keeps {old_file})",
+                init_fix(agent)
+            )),
+        );
+    }
+}
+
+/// A retired agent set up while its successor is not.
+pub(super) fn check_successor(
+    root: &std::path::Path,
+    agent: AgentId,
+    seen: &Inspection,
+    out: &mut Vec<Check>,
+) {
+    let Some((successor, why)) = agents::agent(agent).successor else {
+        return;
+    };
+    if seen.mcp.server.is_none() || agents::inspect(root, successor).mcp.server.is_some() {
+        return;
+    }
+    out.push(
+        Check::new(
+            Some(agent),
+            CheckKind::Moved,
+            Verdict::Warn,
+            format!(
+                "{}: {why}; {} is not set up",
+                agent.title(),
+                successor.title()
+            ),
+        )
+        .file(seen.mcp.file.as_deref().unwrap_or_default())
+        .fix(format!(
+            "{} (keep {agent} only for an enterprise Code Assist licence)",
+            init_fix(successor)
+        )),
+    );
+}
