@@ -169,3 +169,72 @@ fn the_copilot_post_edit_event_gets_additional_context() {
     let out = run(&repo, &["hook", "validate", "--agent", "vscode"], &input);
     assert!(out.stdout.is_empty() && out.stderr.is_empty());
 }
+
+/// Antigravity's `PostToolUse` (camelCase, the tool in `toolCall`, no
+/// `cwd`): a broken spec is reported on stderr with exit 0, since no
+/// channel to its model is known; another tool is silent.
+#[test]
+fn the_antigravity_post_edit_event_is_read() {
+    let repo = repo();
+    repo.write(
+        ".notarai/auth.spec.yaml",
+        "schema_version: '0.7'\nintent: Sessions.\nbogus: 1\n",
+    );
+    let input = fixture(&repo, "antigravity.PostToolUse.json");
+    for args in [
+        &["hook", "validate", "--agent", "antigravity"][..],
+        &["hook", "validate"][..],
+    ] {
+        let out = run(&repo, args, &input);
+        assert!(out.stdout.is_empty());
+        let err = stderr(&out);
+        assert!(err.contains(".notarai/auth.spec.yaml:3:1"), "{err}");
+    }
+    let view = input.replace("\"edit_file\"", "\"view_file\"");
+    let out = run(
+        &repo,
+        &["hook", "validate", "--agent", "antigravity"],
+        &view,
+    );
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+}
+
+/// A VS Code setup an older notarai wrote for the Local harness
+/// (`.vscode/mcp.json`, prompt files, a `PostToolUse` hook entry) moves to
+/// the Copilot harness's places on `init`: the old hook entry is taken out,
+/// the old files the user has are kept up to date, and `--remove` takes
+/// all of it out, giving back the repository as it was before notarai.
+#[test]
+fn an_older_vscode_setup_moves_and_comes_out_whole() {
+    let repo = Repo::new();
+    repo.write("README.md", "# x\n");
+    repo.commit("start");
+    let before = crate::common::snapshot(&repo.root);
+    // What an older notarai wrote, byte for byte.
+    repo.write(
+        ".vscode/mcp.json",
+        "{\n  \"servers\": {\n    \"notarai\": {\n      \"type\": \"stdio\",\n      \"command\": \"notarai\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n",
+    );
+    repo.write(
+        ".github/hooks/notarai.json",
+        "{\n  \"hooks\": {\n    \"PostToolUse\": [\n      {\n        \"type\": \"command\",\n        \"command\": \"notarai hook validate --agent vscode\",\n        \"timeout\": 30\n      }\n    ]\n  }\n}\n",
+    );
+    let out = notarai(&repo.root, &["init", "--agents", "vscode"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let hooks: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.root.join(".github/hooks/notarai.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(hooks["version"], 1, "{hooks}");
+    assert!(hooks["hooks"].get("PostToolUse").is_none(), "{hooks}");
+    assert_eq!(
+        hooks["hooks"]["postToolUse"][0]["command"],
+        "notarai hook validate --agent vscode"
+    );
+    assert!(repo.root.join(".vscode/mcp.json").is_file());
+    assert!(repo.root.join(".mcp.json").is_file());
+    assert!(!repo.root.join(".github/prompts").exists());
+    let out = notarai(&repo.root, &["init", "--remove"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(crate::common::snapshot(&repo.root), before);
+}
