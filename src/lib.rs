@@ -45,6 +45,7 @@ pub mod project;
 pub mod record;
 pub mod repo_path;
 pub mod review;
+pub mod rules;
 pub mod safe_fs;
 pub mod spec;
 pub mod state;

@@ -104,6 +104,8 @@ pub fn run(root: &Path, options: &Options) -> Report {
     for (agent, _) in &selected {
         check_agent(root, *agent, options, &mut handshakes, &mut checks);
     }
+    let ids: Vec<AgentId> = selected.iter().map(|(a, _)| *a).collect();
+    moved::check_rules(root, &ids, &mut checks);
     checks.push(check_specs(root));
     let verdict = checks
         .iter()

@@ -2,7 +2,8 @@
 //! it read notarai's parts before it moved (`init::agents::Moved`: VS Code's
 //! `.vscode/mcp.json`, which its Copilot harness ignores) or which agent
 //! succeeded it (`init::agents::Agent::successor`: Gemini CLI, retired for
-//! all but enterprise licences, by Antigravity CLI). Each is flagged with
+//! all but enterprise licences, by Antigravity CLI), and rule files
+//! generated from specs that no longer match them. Each is flagged with
 //! the command that fixes it.
 
 use super::init_fix;
@@ -85,4 +86,47 @@ pub(super) fn check_successor(
             init_fix(successor)
         )),
     );
+}
+
+/// The rule files generated from the specs (`notarai rules`) of the
+/// checked agents: one warning per file that no longer matches its spec
+/// (stale, orphaned, missing), with the command that refreshes them; one
+/// passing check per agent whose rule files all match.
+pub(super) fn check_rules(root: &std::path::Path, agents: &[AgentId], out: &mut Vec<Check>) {
+    let with_rules: Vec<AgentId> = agents
+        .iter()
+        .copied()
+        .filter(|id| {
+            crate::agent::rules::rules(*id)
+                .is_some_and(|files| !crate::rules::existing(root, files).is_empty())
+        })
+        .collect();
+    if with_rules.is_empty() {
+        return;
+    }
+    let set = crate::project::load_specs(root);
+    let drifted = crate::rules::drift(root, &set);
+    for agent in with_rules {
+        let mine: Vec<_> = drifted.iter().filter(|d| d.agent == agent).collect();
+        if mine.is_empty() {
+            out.push(Check::new(
+                Some(agent),
+                CheckKind::Rules,
+                Verdict::Ok,
+                "the rule files generated from the specs match them".into(),
+            ));
+        }
+        for d in mine {
+            out.push(
+                Check::new(
+                    Some(agent),
+                    CheckKind::Rules,
+                    Verdict::Warn,
+                    format!("rule file {}", d.drift.describe()),
+                )
+                .file(&d.rel)
+                .fix(format!("run `{}`", crate::rules::REFRESH)),
+            );
+        }
+    }
 }

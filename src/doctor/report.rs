@@ -42,6 +42,8 @@ pub enum CheckKind {
     /// A setup in a place the agent no longer reads (it moved, or a
     /// successor replaced it).
     Moved,
+    /// The path-scoped rule files generated from the specs match them.
+    Rules,
     /// The specs load.
     Specs,
 }

@@ -1096,6 +1096,7 @@ fn only_the_agents_table_names_a_particular_agent() {
         "src/init/agents/table.rs",
         "crates/base/src/agent/mod.rs",
         "crates/base/src/agent/hooks.rs",
+        "crates/base/src/agent/rules.rs",
     ];
     let mut found = Vec::new();
     let mut scanned = 0;

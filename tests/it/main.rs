@@ -53,6 +53,7 @@ mod reliability_repo_states;
 mod reliability_specs;
 mod replay_bench;
 mod resources;
+mod rules;
 mod scans;
 mod sdk_clients;
 mod snapshots;

@@ -7,6 +7,7 @@
 use std::fmt;
 
 pub mod hooks;
+pub mod rules;
 
 /// A coding agent `notarai init --agents` can set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
