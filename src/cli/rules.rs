@@ -15,7 +15,7 @@ use crate::rules::write::{self, Outcome};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The agents to write rule files for (comma-separated). Without it:
-    /// those set up in the repository (their MCP entry or hook found) or
+    /// those set up in the repository (notarai's hook of theirs found) or
     /// already holding notarai's rule files, among the agents that load
     /// path-scoped rules (claude, cursor, vscode, windsurf).
     #[arg(long, value_delimiter = ',', value_parser = super::agents::parser())]
@@ -26,15 +26,16 @@ pub struct Args {
     pub dry_run: bool,
 }
 
-/// The agents with path-scoped rules set up at `root`: an MCP entry or a
-/// hook of theirs found, or one of notarai's rule files already there.
+/// The agents with path-scoped rules set up at `root`: notarai's hook of
+/// theirs registered, or one of notarai's rule files already there. (Not
+/// the MCP entry: VS Code's Copilot harness shares `.mcp.json` with Claude
+/// Code, so the entry alone does not say which agent is used.)
 pub fn set_up(root: &Path) -> Vec<AgentId> {
     RULES
         .iter()
         .filter(|files| {
             let seen = agents::inspect(root, files.id);
-            seen.mcp.server.is_some()
-                || seen.hook.is_some_and(|h| h.registered)
+            seen.hook.is_some_and(|h| h.registered)
                 || !crate::rules::existing(root, files).is_empty()
         })
         .map(|files| files.id)

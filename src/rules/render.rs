@@ -21,7 +21,7 @@ pub fn render(files: &RuleFiles, spec: &LoadedSpec, globs: &[String]) -> String 
         "# Spec {path} (notarai)\n\nThese files are governed by the spec `{path}`: keep every edit \
          within its constraints and invariants, and reconcile after the change.\n\n"
     ));
-    let footer = "\nThe whole spec (behaviors, decisions): the notarai MCP tool \
+    let footer = "The whole spec (behaviors, decisions): the notarai MCP tool \
                   `get_governing_specs` with the file's path, or `notarai which <file>`. If the \
                   spec no longer tells the truth, say so rather than diverging silently.\n";
     let mut lines = vec![
@@ -52,7 +52,7 @@ pub fn render(files: &RuleFiles, spec: &LoadedSpec, globs: &[String]) -> String 
         let len = chars(&line) + 1;
         if used + len > budget {
             out.push_str(&format!(
-                "... {} more lines of the spec not shown here\n",
+                "... {} more lines of the spec not shown here\n\n",
                 total - shown
             ));
             break;
