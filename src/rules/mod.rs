@@ -77,13 +77,17 @@ pub fn globs(spec: &LoadedSpec) -> Vec<String> {
 }
 
 /// The rule files the specs give the agent of `files`: one per spec that
-/// governs files (a cross-cutting spec governs none).
+/// governs files (a cross-cutting spec governs none) and states a
+/// constraint or an invariant (without one there is nothing to keep an
+/// edit within: the starter spec `init` writes gets none).
 pub fn expected(set: &SpecSet, files: &RuleFiles) -> Vec<RuleFile> {
     set.specs
         .iter()
         .filter_map(|spec| {
             let globs = globs(spec);
-            if globs.is_empty() {
+            if globs.is_empty()
+                || (spec.spec.constraints.is_empty() && spec.spec.invariants.is_empty())
+            {
                 return None;
             }
             Some(RuleFile {
