@@ -48,6 +48,7 @@ pub mod project;
 pub(crate) mod record;
 pub mod repo_path;
 pub mod review;
+pub(crate) mod rules;
 pub(crate) mod safe_fs;
 pub mod spec;
 pub(crate) mod state;

@@ -73,6 +73,26 @@ pub(super) fn spec_findings(set: &SpecSet, state: &State, git: &GitRepo) -> Vec<
     findings
 }
 
+/// The rule files generated from the specs that no longer match them, a
+/// warning each, with the command that refreshes them.
+pub(super) fn rule_findings(root: &Path, set: &SpecSet, findings: &mut Vec<Finding>) {
+    for drifted in crate::rules::drift(root, set) {
+        findings.push(Finding {
+            severity: Severity::Warning,
+            kind: FindingKind::StaleRule,
+            spec: Some(drifted.spec.clone()),
+            file: Some(drifted.rel.clone()),
+            line: None,
+            message: format!(
+                "{}'s rule file {}; run `{}` to refresh it",
+                drifted.agent.title(),
+                drifted.drift.describe(),
+                crate::rules::REFRESH
+            ),
+        });
+    }
+}
+
 /// The findings about tests: a `tested_by` file that does not exist (an
 /// error), a behavior that names no test (a warning each with `untested`,
 /// else one notice).

@@ -158,6 +158,10 @@ pub enum FindingKind {
     /// Drift an agent reported (`report_drift`) and nobody resolved yet: it
     /// closes when its spec is next reconciled.
     DriftNote,
+    /// A rule file generated from a spec (`notarai rules`) that no longer
+    /// matches it: stale after a spec edit, orphaned after a spec is
+    /// deleted, missing for a new spec.
+    StaleRule,
 }
 
 /// One finding.
@@ -275,6 +279,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     symbol_findings(&narrowed, &mut findings);
     outside_anchor_findings(&set, &narrowed, &mut findings);
     change_findings(root, &set, &governance, &changes, &assessed, &mut findings);
+    findings::rule_findings(root, &set, &mut findings);
     order(&mut findings, options.strict);
 
     let claims = claims::claims(

@@ -36,7 +36,9 @@ pub struct Args {
 /// Run `notarai doctor`: exit 0 when no check fails (warnings pass), 1 otherwise.
 pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let root = crate::project::resolve_root(root.as_deref())?;
-    let agents = args.agents.map(|list| super::agents::selected(&list));
+    let agents = args
+        .agents
+        .map(|list| super::agents::selected(&list, &root));
     let options = Options {
         agents,
         home: std::env::var_os("HOME")

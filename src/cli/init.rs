@@ -45,9 +45,9 @@ fn unified(rel: &str, before: &str, after: &str) -> String {
 }
 
 /// Run `notarai init`: plan every file first, write what changes (nothing
-/// with --dry-run) and list each file; a file that cannot be read or
-/// merged is reported with its position and left untouched while the rest
-/// is written, and the exit status is 1.
+/// with --dry-run) and list each file; a file that cannot be read, merged
+/// or written is reported with its position, nothing at all is written
+/// (the files are listed as a dry run lists them), and the exit status is 1.
 pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let root = project::resolve_root(root.as_deref())?;
     if !root.is_dir() {
@@ -66,17 +66,20 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     let agents = args
         .agents
         .as_ref()
-        .map(|list| super::agents::selected(list));
+        .map(|list| super::agents::selected(list, &root));
     let options = Options {
         force: args.force,
         agents,
         remove: args.remove,
     };
     let plan = init::plan(&root, options);
+    // All or nothing: a plan with a problem writes nothing, and reports
+    // what it would have done as a dry run does, word for word.
+    let blocked = !plan.problems.is_empty();
     if !args.dry_run {
         init::apply(&plan)?;
     }
-    let dry = args.dry_run;
+    let dry = args.dry_run || blocked;
     // Written with `?`, not `println!`: a reader that stops early
     // (`notarai init --dry-run | head`) ends the report, it does not panic.
     let mut out = crate::quote::Terminal::new(std::io::stdout().lock());
@@ -84,7 +87,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
         out,
         "notarai init{}{} in {}",
         if args.remove { " --remove" } else { "" },
-        if dry { " (dry run)" } else { "" },
+        if args.dry_run { " (dry run)" } else { "" },
         root.display()
     )?;
     let names: Vec<String> = plan
@@ -121,21 +124,21 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
         }
     }
     let changed = driver_changes + plan.files.iter().filter(|f| f.changes()).count();
+    if blocked {
+        eprintln!(
+            "error: {} file(s) above cannot be edited, so nothing {} written; \
+             fix them (or leave their agents out of --agents) and run notarai init{} again",
+            plan.problems.len(),
+            if args.dry_run { "would be" } else { "was" },
+            if args.remove { " --remove" } else { "" },
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     writeln!(
         out,
         "{}",
         summary(&plan, args.remove, dry, changed, configures)
     )?;
-    if !plan.problems.is_empty() {
-        eprintln!(
-            "error: {} file(s) above could not be edited and were left untouched; \
-             fix them and run notarai init{} again (everything else was {})",
-            plan.problems.len(),
-            if args.remove { " --remove" } else { "" },
-            if dry { "planned" } else { "done" }
-        );
-        return Ok(ExitCode::FAILURE);
-    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -21,6 +21,7 @@ pub mod init;
 pub mod mcp;
 pub mod output;
 pub mod reconcile;
+pub mod rules;
 pub mod schema;
 pub mod state;
 pub mod symbols;
@@ -67,7 +68,7 @@ pub enum Command {
     Validate(validate::Args),
     /// Print the JSON Schema of the spec format.
     Schema(schema::Args),
-    /// Hooks called by coding agents after an edit (Claude Code, Codex, Cursor, Gemini CLI, VS Code, opencode, Windsurf) and before one (Claude Code).
+    /// Hooks called by coding agents after an edit (Claude Code, Codex, Cursor, Gemini CLI, VS Code, opencode, Windsurf) and before one (Claude Code, Codex, Cursor, VS Code).
     #[command(subcommand)]
     Hook(hook::Command),
     /// The committed reconciliation state (.notarai/reconciliation_state.json).
@@ -85,6 +86,10 @@ pub enum Command {
     Which(which::Args),
     /// Every file no spec governs, per folder, and how many files each spec governs.
     Coverage(coverage::Args),
+    /// Write the path-scoped rule files generated from the specs (Claude
+    /// Code, Cursor, VS Code/Copilot, Windsurf), and remove those whose spec
+    /// is gone.
+    Rules(rules::Args),
     /// A file's symbols (Rust, TypeScript, JavaScript, Python, Go), or the symbol of a line range as a diff hunk is attributed.
     Symbols(symbols::Args),
 }
@@ -110,6 +115,7 @@ pub fn main() -> ExitCode {
         Command::Symbols(args) => symbols::run(root, args),
         Command::Which(args) => which::run(root, args),
         Command::Coverage(args) => coverage::run(root, args),
+        Command::Rules(args) => rules::run(root, args),
     };
     match result {
         Ok(code) => code,

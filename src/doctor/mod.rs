@@ -37,6 +37,7 @@ use crate::init::agents::{self, Inspection, Mcp, ServerEntry};
 
 pub mod command;
 pub mod handshake;
+mod moved;
 mod report;
 mod server;
 mod user_file;
@@ -102,6 +103,8 @@ pub fn run(root: &Path, options: &Options) -> Report {
     for (agent, _) in &selected {
         check_agent(root, *agent, options, &mut handshakes, &mut checks);
     }
+    let ids: Vec<AgentId> = selected.iter().map(|(a, _)| *a).collect();
+    moved::check_rules(root, &ids, &mut checks);
     checks.push(check_specs(root));
     let verdict = checks
         .iter()
@@ -162,6 +165,8 @@ fn check_agent(
     }
     check_hook(agent, &seen, out);
     check_context_hook(agent, &seen, out);
+    moved::check_moved(agent, &seen, out);
+    moved::check_successor(root, agent, &seen, out);
 }
 
 /// The config and entry checks of an agent; the entry when there is one to run.

@@ -39,6 +39,11 @@ pub enum CheckKind {
     /// The pre-edit hook (`notarai hook context`) is registered, for an
     /// agent whose hooks can put text before the model ahead of an edit.
     ContextHook,
+    /// A setup in a place the agent no longer reads (it moved, or a
+    /// successor replaced it).
+    Moved,
+    /// The path-scoped rule files generated from the specs match them.
+    Rules,
     /// The specs load.
     Specs,
 }

@@ -1,4 +1,6 @@
-//! How the hook answers each agent so that the errors reach the model.
+//! How the hook answers each agent so that the errors reach the model: the
+//! channel is the event shape's, in the agents table
+//! (`crate::agent::hooks`).
 //!
 //! | agent | broken spec | why |
 //! | --- | --- | --- |
@@ -6,6 +8,7 @@
 //! | Codex CLI | exit 2, errors on stderr | exit 2 with a non-empty stderr is feedback to the model (empty stderr would count as a failed hook) |
 //! | opencode | exit 2, errors on stderr | the notarai plugin appends stderr to the tool's output on exit 2 |
 //! | Cursor | exit 0, `{"additional_context": "<errors>"}` on stdout, errors on stderr | `afterFileEdit` cannot block; `additional_context` is the channel newer builds read (unconfirmed), an older build ignores it and shows stderr in its hook log |
+//! | the Copilot format (VS Code's Copilot harness, Copilot CLI) | exit 0, `{"additionalContext": "<errors>"}` on stdout, errors on stderr | exit 2 only warns the user there; `additionalContext` is appended to the tool's result for the model |
 //! | Windsurf | exit 0, errors on stderr | `post_write_code` cannot block and has no documented channel to the model; `show_output` shows the output to the user |
 //!
 //! Everything else (a valid spec, another file, an event or tool the hook
@@ -13,7 +16,8 @@
 
 use serde::Serialize;
 
-use super::{HookAgent, Report, render_errors};
+use super::event::Channel;
+use super::{Report, render_errors};
 
 /// Exit code whose stderr Claude Code, Codex, Gemini CLI and VS Code feed
 /// back to the model.
@@ -36,6 +40,14 @@ struct CursorOutput<'a> {
     additional_context: &'a str,
 }
 
+/// The Copilot format's `postToolUse` output: appended to the tool's result
+/// for the model (exit 2 reaches only the user there).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CopilotOutput<'a> {
+    additional_context: &'a str,
+}
+
 /// The answer to `report` in the channel its agent passes to the model.
 pub fn answer(report: &Report) -> Answer {
     let message: String = report
@@ -45,34 +57,42 @@ pub fn answer(report: &Report) -> Answer {
     if message.is_empty() {
         return Answer::default();
     }
-    match report.agent {
-        HookAgent::Claude
-        | HookAgent::Zed
-        | HookAgent::Codex
-        | HookAgent::Gemini
-        | HookAgent::Vscode
-        | HookAgent::Opencode => Answer {
+    match report.channel {
+        Channel::ExitTwo => Answer {
             exit_code: EXIT_TO_MODEL,
             stdout: String::new(),
             stderr: message,
         },
-        HookAgent::Cursor => {
-            let json = serde_json::to_string(&CursorOutput {
+        Channel::FlatSnake => Answer {
+            exit_code: 0,
+            stdout: json_line(&CursorOutput {
                 additional_context: &message,
-            })
-            .unwrap_or_default();
-            Answer {
-                exit_code: 0,
-                stdout: format!("{json}\n"),
-                stderr: message,
-            }
-        }
-        HookAgent::Windsurf => Answer {
+            }),
+            stderr: message,
+        },
+        Channel::Flat => Answer {
+            exit_code: 0,
+            stdout: json_line(&CopilotOutput {
+                additional_context: &message,
+            }),
+            stderr: message,
+        },
+        Channel::HookSpecific => Answer {
+            exit_code: 0,
+            stdout: json_line(&super::context::Output::new("PostToolUse", &message)),
+            stderr: message,
+        },
+        Channel::UserOnly => Answer {
             exit_code: 0,
             stdout: String::new(),
             stderr: message,
         },
     }
+}
+
+/// `value` as one line of JSON.
+fn json_line(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default() + "\n"
 }
 
 #[cfg(test)]
@@ -81,7 +101,7 @@ mod tests {
     use crate::hook::Outcome;
     use crate::spec::Finding;
 
-    fn report(agent: HookAgent, broken: bool) -> Report {
+    fn report(channel: Channel, broken: bool) -> Report {
         let outcome = if broken {
             Outcome::Invalid {
                 path: ".notarai/a.spec.yaml".into(),
@@ -93,30 +113,42 @@ mod tests {
             }
         };
         Report {
-            agent,
+            channel,
             outcomes: vec![outcome, Outcome::Ignored("not a spec file")],
         }
     }
 
     #[test]
-    fn each_agent_gets_its_channel() {
-        for agent in HookAgent::ALL {
-            assert_eq!(answer(&report(agent, false)), Answer::default(), "{agent}");
-            let got = answer(&report(agent, true));
-            assert!(
-                got.stderr.contains(".notarai/a.spec.yaml:3:1: bad"),
-                "{agent}"
-            );
-            match agent {
-                HookAgent::Cursor => {
+    fn each_channel_has_its_shape() {
+        for channel in [
+            Channel::ExitTwo,
+            Channel::HookSpecific,
+            Channel::Flat,
+            Channel::FlatSnake,
+            Channel::UserOnly,
+        ] {
+            assert_eq!(answer(&report(channel, false)), Answer::default());
+            let got = answer(&report(channel, true));
+            assert!(got.stderr.contains(".notarai/a.spec.yaml:3:1: bad"));
+            let json = || serde_json::from_str::<serde_json::Value>(&got.stdout).unwrap();
+            match channel {
+                Channel::ExitTwo => {
+                    assert_eq!((got.exit_code, got.stdout.as_str()), (EXIT_TO_MODEL, ""))
+                }
+                Channel::FlatSnake => {
                     assert_eq!(got.exit_code, 0);
-                    let json: serde_json::Value = serde_json::from_str(&got.stdout).unwrap();
-                    assert_eq!(json["additional_context"], got.stderr.as_str());
+                    assert_eq!(json()["additional_context"], got.stderr.as_str());
                 }
-                HookAgent::Windsurf => {
-                    assert_eq!((got.exit_code, got.stdout.as_str()), (0, ""));
+                Channel::Flat => {
+                    assert_eq!(got.exit_code, 0);
+                    assert_eq!(json()["additionalContext"], got.stderr.as_str());
                 }
-                _ => assert_eq!((got.exit_code, got.stdout.as_str()), (EXIT_TO_MODEL, "")),
+                Channel::HookSpecific => {
+                    assert_eq!(got.exit_code, 0);
+                    let out = &json()["hookSpecificOutput"];
+                    assert_eq!(out["additionalContext"], got.stderr.as_str());
+                }
+                Channel::UserOnly => assert_eq!((got.exit_code, got.stdout.as_str()), (0, "")),
             }
         }
     }

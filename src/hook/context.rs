@@ -2,10 +2,16 @@
 //! governed file, the governing specs' constraints and invariants, put in
 //! front of the model in at most [`MAX_CONTEXT`] characters.
 //!
-//! | agent | pre-edit event | channel to the model |
+//! Which agents have one, their events' shapes and the channel of the
+//! answer are the agents table's (`crate::agent::hooks`, `pre_edit`):
+//!
+//! | agent | pre-edit event | channel to the model (exit 0) |
 //! | --- | --- | --- |
-//! | Claude Code | `PreToolUse` (`Write`, `Edit`, `MultiEdit`) | stdout `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": ...}}`, exit 0 |
-//! | VS Code | `PreToolUse` from `.claude/settings.json` (it runs Claude's hooks) | the same JSON (VS Code reads Claude's hook output; unconfirmed for `additionalContext`) |
+//! | Claude Code | `PreToolUse` (`Write`, `Edit`, `MultiEdit`) | `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": ...}}` |
+//! | Codex CLI | `PreToolUse` (`apply_patch`: every file the patch's headers name) | the same |
+//! | VS Code, Local harness | `PreToolUse` (camelCase, its editing tools) | the same |
+//! | the Copilot format (VS Code's Copilot harness, Copilot CLI) | `preToolUse` (`toolName` `edit`/`create`, `toolArgs`) | `{"additionalContext": ...}` |
+//! | Cursor | `preToolUse` (`Write`, `tool_input.file_path`) | `{"additional_context": ...}` |
 //! | others | none that can add text before the model without blocking | not registered |
 //!
 //! The hook never blocks: it always exits 0 and never answers a
@@ -19,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::event::{self, HookAgent, PreEdit};
+use super::event::{self, Channel, Event, HookAgent, Moment};
 use super::memory::Memory;
 use super::{HookEnv, bounded, project_root, relative};
 
@@ -31,6 +37,8 @@ pub const MAX_CONTEXT: usize = 1500;
 pub struct Target {
     /// The agent whose event it was.
     pub agent: HookAgent,
+    /// The shape it was read as (the channel of the answer).
+    pub event: &'static Event,
     /// The project root, canonical.
     pub root: PathBuf,
     /// The files about to be edited, repository-relative (inside the root).
@@ -48,7 +56,12 @@ fn read_event(
 ) -> Result<Target, &'static str> {
     let value = bounded::parse(input).ok_or("stdin is not JSON, or not an event")?;
     let agent = event::agent_for(agent, &value);
-    let PreEdit { edit, session } = event::parse_pre_edit(agent, &value)?;
+    let event::Read {
+        event,
+        edit,
+        session,
+        ..
+    } = event::read(agent, Moment::PreEdit, &value)?;
     let root = project_root(env, edit.cwd.as_deref()).ok_or("no project folder")?;
     let base = edit
         .cwd
@@ -66,6 +79,7 @@ fn read_event(
     }
     Ok(Target {
         agent,
+        event,
         root,
         files,
         session: session.filter(|s| !s.is_empty()),
@@ -134,7 +148,7 @@ pub fn respond(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Option<
         1 => texts.remove(0),
         _ => texts.join("\n").chars().take(MAX_CONTEXT).collect(),
     };
-    Some(answer(&text))
+    Some(answer(&text, target.event))
 }
 
 /// `file` relative to `root`, through the canonical form of its folder (the
@@ -275,29 +289,63 @@ fn clip(text: &str, max: usize) -> String {
     out
 }
 
-/// Claude Code's `PreToolUse` output.
+/// The nested answer of Claude Code, Codex and VS Code Local:
+/// `{"hookSpecificOutput": {"hookEventName": <event>, "additionalContext": <text>}}`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct PreToolUseOutput<'a> {
+pub(super) struct Output<'a> {
     hook_specific_output: HookSpecific<'a>,
+}
+
+impl<'a> Output<'a> {
+    /// The answer to the event `event` carrying `context`.
+    pub(super) fn new(event: &'a str, context: &'a str) -> Output<'a> {
+        Output {
+            hook_specific_output: HookSpecific {
+                hook_event_name: event,
+                additional_context: context,
+            },
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct HookSpecific<'a> {
-    hook_event_name: &'static str,
+    hook_event_name: &'a str,
     additional_context: &'a str,
 }
 
-/// What the hook prints on stdout for `context` (exit 0 always).
-pub fn answer(context: &str) -> String {
-    let out = PreToolUseOutput {
-        hook_specific_output: HookSpecific {
-            hook_event_name: "PreToolUse",
+/// The flat answer of the Copilot format: `{"additionalContext": <text>}`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FlatOutput<'a> {
+    additional_context: &'a str,
+}
+
+/// Cursor's flat answer: `{"additional_context": <text>}`. No `permission`:
+/// the hook never decides for the user.
+#[derive(Debug, Serialize)]
+struct SnakeOutput<'a> {
+    additional_context: &'a str,
+}
+
+/// What the hook prints on stdout for `context` (exit 0 always), in the
+/// channel of the event's shape.
+pub fn answer(context: &str, event: &Event) -> String {
+    let json = match event.channel {
+        Channel::Flat => serde_json::to_string(&FlatOutput {
             additional_context: context,
-        },
+        }),
+        Channel::FlatSnake => serde_json::to_string(&SnakeOutput {
+            additional_context: context,
+        }),
+        // Pre-edit shapes take one of the three; the nested one otherwise.
+        Channel::HookSpecific | Channel::ExitTwo | Channel::UserOnly => {
+            serde_json::to_string(&Output::new(event.name, context))
+        }
     };
-    serde_json::to_string(&out).unwrap_or_default() + "\n"
+    json.unwrap_or_default() + "\n"
 }
 
 #[cfg(test)]
@@ -423,7 +471,8 @@ mod tests {
 
     #[test]
     fn the_answer_is_claudes_pre_tool_use_output() {
-        let v: serde_json::Value = serde_json::from_str(&answer("ctx")).unwrap();
+        let claude = crate::agent::hooks::hooks(HookAgent::Claude).pre_edit[0];
+        let v: serde_json::Value = serde_json::from_str(&answer("ctx", &claude)).unwrap();
         assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
         assert_eq!(v["hookSpecificOutput"]["additionalContext"], "ctx");
         assert!(v["hookSpecificOutput"].get("permissionDecision").is_none());

@@ -1,143 +1,199 @@
-//! Each agent's post-edit hook event, typed, and what the hook needs from it:
-//! the files the edit wrote and the folders that say where the project is.
+//! Each agent's hook events, read as the agents table says
+//! ([`crate::agent::hooks::HOOKS`]: per agent, the shapes of its post-edit
+//! and pre-edit events, the field names, the editing tools, how the files
+//! are read and the channel of the answer): what the hook needs from an
+//! event, the files the edit writes and the folders that say where the
+//! project is.
 //!
-//! | agent | event | files |
-//! | --- | --- | --- |
-//! | Claude Code | `PostToolUse`, tools `Write`/`Edit`/`MultiEdit` | `tool_input.file_path` |
-//! | Codex CLI | `PostToolUse`, tool `apply_patch` | the patch headers in `tool_input.command` (a string or an argv array), `.patch` or `.input` |
-//! | Cursor | `afterFileEdit` | top-level `file_path`; `workspace_roots[]` |
-//! | Gemini CLI | `AfterTool`, tools `write_file`/`replace` | `tool_input.file_path` |
-//! | VS Code | `PostToolUse` (camelCase `hookEventName`), the editing tools | `tool_input.filePath`, `files[]`, `replacements[].filePath`, an `apply_patch` `input` |
-//! | Windsurf | `post_write_code` | `tool_info.file_path` |
-//! | opencode | the notarai plugin's `{"tool", "args", "cwd"}` | `args.filePath`, `args.patchText` |
+//! The readers ([`Reader`]) are typed here, one per shape of tool input:
 //!
-//! Recognising the format when `--agent` is not given ([`detect`]) looks at
-//! fields only one agent sends; anything else is read as Claude Code's.
+//! | reader | files |
+//! | --- | --- |
+//! | `ToolInputFilePath` (Claude Code, Gemini CLI, Cursor `preToolUse`) | `tool_input.file_path` |
+//! | `Patch` (Codex `apply_patch`) | the patch headers in `tool_input.command` (a string or an argv array), `.patch` or `.input` |
+//! | `TopLevelFilePath` (Cursor `afterFileEdit`) | top-level `file_path`; `workspace_roots[]` |
+//! | `VscodeInput` (VS Code Local) | `tool_input.filePath`, `files[]`, `replacements[].filePath`, an `apply_patch` `input` |
+//! | `CopilotArgs` (the Copilot format) | `toolArgs` (an object or a JSON string): `path`, `filePath`, `file_path`, a patch in `input`/`patch` |
+//! | `ToolInfo` (Windsurf) | `tool_info.file_path` |
+//! | `PluginArgs` (notarai's opencode plugin) | `args.filePath`, `args.patchText` |
+//! | `ToolCallArgs` (Antigravity CLI) | `toolCall.args`: `TargetFile`, `AbsolutePath`, `FilePath`, `Path` (the key is unconfirmed); `workspacePaths[]` |
+//!
+//! Recognising the format when `--agent` is not given
+//! ([`crate::agent::hooks::recognise`]) looks at fields only one agent
+//! sends; anything else is read in the common format (Claude Code's).
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::patch;
+use crate::agent::hooks::{self, AgentHooks};
+pub use crate::agent::hooks::{Channel, Event, Reader};
+
+use super::{bounded, patch};
 
 /// The agent whose event is read: notarai's one list of agents (`--agent`
-/// takes the same names as `init --agents`). Zed has no hooks; an event
-/// given as Zed's is recognised from its fields.
+/// takes the same names as `init --agents`). An event given as that of an
+/// agent without hooks (Zed) is recognised from its fields.
 pub use crate::agent::AgentId as HookAgent;
 
 /// What an edit event says: the files written and where they are relative to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Edit {
-    /// The session's folder, absolute (`cwd`), when the event gives one.
+    /// The session's folder, absolute (`cwd`, else the workspace root
+    /// holding the file), when the event gives one.
     pub cwd: Option<PathBuf>,
     /// The written files as the event names them (absolute or relative).
     pub files: Vec<String>,
 }
 
 /// An event the hook reads, or why it does not.
+#[cfg(test)]
 pub type Parsed = Result<Edit, &'static str>;
 
-/// Recognise the agent from fields only it sends; Claude Code's format
-/// otherwise. Windsurf: `agent_action_name` or `tool_info`. Cursor:
-/// `hook_event_name` `afterFileEdit`, or `workspace_roots` with a top-level
-/// `file_path`. VS Code: the camelCase `hookEventName`. Gemini:
-/// `hook_event_name` `AfterTool`. opencode: `hook_event_name`
-/// `tool.execute.after`, or `tool` and `args` without `tool_name`. Codex:
-/// `tool_name` `apply_patch` or a `turn_id`.
-pub fn detect(event: &Value) -> HookAgent {
-    let has = |key: &str| event.get(key).is_some();
-    let event_name = event.get("hook_event_name").and_then(Value::as_str);
-    if has("agent_action_name") || has("tool_info") {
-        HookAgent::Windsurf
-    } else if event_name == Some("afterFileEdit") || (has("workspace_roots") && has("file_path")) {
-        HookAgent::Cursor
-    } else if has("hookEventName") {
-        HookAgent::Vscode
-    } else if event_name == Some("AfterTool") {
-        HookAgent::Gemini
-    } else if event_name == Some("tool.execute.after") {
-        HookAgent::Opencode
-    } else if event.get("tool_name").and_then(Value::as_str) == Some("apply_patch")
-        || has("turn_id")
-    {
-        HookAgent::Codex
-    } else if has("tool") && has("args") && !has("tool_name") {
-        HookAgent::Opencode
-    } else {
-        HookAgent::Claude
-    }
+/// Which of an agent's events: after an edit or before one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
+    /// After the edit (`notarai hook validate`).
+    PostEdit,
+    /// Before the edit (`notarai hook context`).
+    PreEdit,
 }
 
-/// The agent whose format the event is read in: `--agent` when given, except
-/// that VS Code runs the hooks of `.claude/settings.json` with its own event
-/// (camelCase `hookEventName`), so a `--agent claude` hook seeing one reads it
-/// as VS Code's; without `--agent`, [`detect`].
-pub fn agent_for(requested: Option<HookAgent>, event: &Value) -> HookAgent {
-    match requested {
-        Some(HookAgent::Claude) if event.get("hookEventName").is_some() => HookAgent::Vscode,
-        Some(HookAgent::Zed) | None => detect(event),
-        Some(agent) => agent,
-    }
-}
-
-/// Read `event` in `agent`'s format.
-pub fn parse(agent: HookAgent, event: &Value) -> Parsed {
-    match agent {
-        // Zed has no hook events: read as Claude Code's, the common format.
-        HookAgent::Claude | HookAgent::Zed => {
-            read::<FilePathEvent>(event)?.edit("PostToolUse", &["Write", "Edit", "MultiEdit"])
-        }
-        HookAgent::Codex => read::<CodexEvent>(event)?.edit(),
-        HookAgent::Cursor => read::<CursorEvent>(event)?.edit(),
-        HookAgent::Gemini => {
-            read::<FilePathEvent>(event)?.edit("AfterTool", &["write_file", "replace"])
-        }
-        HookAgent::Vscode => read::<VscodeEvent>(event)?.edit(),
-        HookAgent::Opencode => read::<OpencodeEvent>(event)?.edit(),
-        HookAgent::Windsurf => read::<WindsurfEvent>(event)?.edit(),
-    }
-}
-
-/// What a pre-edit event says: the files about to be written, where they
-/// are relative to, and the session, when the agent names it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PreEdit {
+/// An event read: its shape (the channel its answer takes), the edit, the
+/// session when the event names one.
+#[derive(Debug, Clone)]
+pub struct Read {
+    /// The shape it was read as.
+    pub event: &'static Event,
     /// The files and the session's folder.
     pub edit: Edit,
     /// The agent's session id, when the event carries one.
     pub session: Option<String>,
 }
 
-/// Read a pre-edit event in `agent`'s format: Claude Code's `PreToolUse`
-/// for `Write`/`Edit`/`MultiEdit` (`session_id`), and VS Code's
-/// `PreToolUse` (it runs the hooks of `.claude/settings.json` with its own
-/// event; `sessionId`). No other agent's hooks can put text before the
-/// model ahead of an edit, so their events are refused.
-pub fn parse_pre_edit(agent: HookAgent, event: &Value) -> Result<PreEdit, &'static str> {
-    match agent {
-        HookAgent::Claude | HookAgent::Zed => {
-            let e = read::<FilePathEvent>(event)?;
-            let session = e.session_id.clone();
-            Ok(PreEdit {
-                edit: e.edit("PreToolUse", &["Write", "Edit", "MultiEdit"])?,
-                session,
-            })
-        }
-        HookAgent::Vscode => {
-            let e = read::<VscodeEvent>(event)?;
-            let session = e.session_id.clone();
-            Ok(PreEdit {
-                edit: e.edit_at("PreToolUse")?,
-                session,
-            })
-        }
-        _ => Err("this agent's hooks cannot put text before the model ahead of an edit"),
-    }
+/// The agent whose event this is, from fields only it sends
+/// ([`hooks::recognise`]).
+#[cfg(test)]
+pub fn detect(event: &Value) -> HookAgent {
+    hooks::recognise(event)
 }
 
-fn read<'a, T: Deserialize<'a>>(event: &'a Value) -> Result<T, &'static str> {
-    T::deserialize(event).map_err(|_| "the event does not have the agent's fields")
+/// The agent whose format the event is read in ([`hooks::reader_for`]):
+/// `--agent` when given, except for an event of an agent that runs the
+/// requested agent's hooks (VS Code runs `.claude/settings.json`'s) or a
+/// requested agent without hooks; without `--agent`, [`hooks::recognise`].
+pub fn agent_for(requested: Option<HookAgent>, event: &Value) -> HookAgent {
+    hooks::reader_for(requested, event)
+}
+
+/// Read `event` as `agent`'s post-edit event.
+#[cfg(test)]
+pub fn parse(agent: HookAgent, event: &Value) -> Parsed {
+    read(agent, Moment::PostEdit, event).map(|r| r.edit)
+}
+
+/// Read `event` as `agent`'s event of `moment`, in the shape it has among
+/// the agent's shapes ([`AgentHooks::shape`]): its name and tool checked
+/// against the table, its files read by the shape's [`Reader`].
+pub fn read(agent: HookAgent, moment: Moment, event: &Value) -> Result<Read, &'static str> {
+    let row = hooks::hooks(agent);
+    let shapes = match moment {
+        Moment::PostEdit => row.post_edit,
+        Moment::PreEdit => row.pre_edit,
+    };
+    let shape = AgentHooks::shape(shapes, event).ok_or(match moment {
+        Moment::PostEdit => "this agent has no post-edit hook",
+        Moment::PreEdit => "this agent's hooks cannot put text before the model ahead of an edit",
+    })?;
+    event_is(text(event, shape.name_field), shape.name)?;
+    if !shape.tools.is_empty() {
+        let tool = text(event, shape.tool_field).or_else(|| text(event, "tool_name"));
+        tool_is(tool, shape.tools)?;
+    }
+    let paths = read_files(shape.reader, event)?;
+    let files = files(paths)?;
+    Ok(Read {
+        event: shape,
+        edit: Edit {
+            cwd: folder(event, &files),
+            files,
+        },
+        session: text(event, shape.session_field)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string),
+    })
+}
+
+/// The string at `key`, `None` when `key` is empty or the value is not one.
+fn text<'a>(event: &'a Value, key: &str) -> Option<&'a str> {
+    if key.is_empty() {
+        return None;
+    }
+    hooks::field(event, key).and_then(Value::as_str)
+}
+
+/// The session's folder: `cwd` when absolute, else the workspace root
+/// holding the first file, else the first workspace root (Cursor's
+/// `workspace_roots`, Antigravity's `workspacePaths`).
+fn folder(event: &Value, files: &[String]) -> Option<PathBuf> {
+    if let Some(cwd) = absolute(text(event, "cwd")) {
+        return Some(cwd);
+    }
+    let roots: Vec<PathBuf> = ["workspace_roots", "workspacePaths"]
+        .iter()
+        .find_map(|k| event.get(*k))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| absolute(r.as_str()))
+        .collect();
+    let file = files.first().map(Path::new);
+    roots
+        .iter()
+        .find(|r| file.is_some_and(|f| f.starts_with(r)))
+        .or(roots.first())
+        .cloned()
+}
+
+/// The value of the first of `keys` the event has, typed.
+fn input<T: DeserializeOwned>(event: &Value, keys: &[&str]) -> Result<T, &'static str> {
+    let value = keys
+        .iter()
+        .find_map(|k| event.get(*k))
+        .ok_or("the event does not have the agent's fields")?;
+    T::deserialize(value).map_err(|_| "the event does not have the agent's fields")
+}
+
+/// The paths an event names, read by `reader` (possibly with duplicates).
+fn read_files(reader: Reader, event: &Value) -> Result<Vec<String>, &'static str> {
+    Ok(match reader {
+        Reader::ToolInputFilePath => input::<FilePathInput>(event, &["tool_input"])?
+            .file_path
+            .into_iter()
+            .collect(),
+        Reader::Patch => input::<CodexInput>(event, &["tool_input"])?.paths(),
+        Reader::TopLevelFilePath => vec![
+            text(event, "file_path")
+                .ok_or("the event names no file")?
+                .to_string(),
+        ],
+        Reader::VscodeInput => input::<VscodeInput>(event, &["tool_input"])?.paths(),
+        Reader::CopilotArgs => copilot_args(event)?.paths(),
+        Reader::ToolInfo => input::<FilePathInput>(event, &["tool_info"])?
+            .file_path
+            .into_iter()
+            .collect(),
+        Reader::PluginArgs => input::<OpencodeArgs>(event, &["args", "tool_input"])?.paths(),
+        Reader::ToolCallArgs => {
+            let args = hooks::field(event, "toolCall.args")
+                .ok_or("the event does not have the agent's fields")?;
+            ToolCallArgs::deserialize(args)
+                .map_err(|_| "the event does not have the agent's fields")?
+                .paths()
+        }
+    })
 }
 
 /// An absolute folder from an optional string, `None` when empty or relative.
@@ -176,33 +232,10 @@ fn files(paths: impl IntoIterator<Item = String>) -> Result<Vec<String>, &'stati
     }
 }
 
-/// A `tool_input`/`args` field holding one path.
+/// A `tool_input`/`tool_info` holding one path.
 #[derive(Debug, Deserialize)]
 struct FilePathInput {
     file_path: Option<String>,
-}
-
-/// The event of Claude Code (`PostToolUse`) and of Gemini CLI (`AfterTool`):
-/// the same fields, the edited file at `tool_input.file_path`; they differ
-/// only in the event's name and the editing tools' names.
-#[derive(Debug, Deserialize)]
-struct FilePathEvent {
-    hook_event_name: Option<String>,
-    session_id: Option<String>,
-    tool_name: Option<String>,
-    cwd: Option<String>,
-    tool_input: FilePathInput,
-}
-
-impl FilePathEvent {
-    fn edit(self, event: &str, tools: &[&str]) -> Parsed {
-        event_is(self.hook_event_name.as_deref(), event)?;
-        tool_is(self.tool_name.as_deref(), tools)?;
-        Ok(Edit {
-            cwd: absolute(self.cwd.as_deref()),
-            files: files(self.tool_input.file_path)?,
-        })
-    }
 }
 
 /// Codex's `apply_patch` input: the patch is in `command` (a string, or an
@@ -214,39 +247,25 @@ struct CodexInput {
     input: Option<String>,
 }
 
+impl CodexInput {
+    fn paths(self) -> Vec<String> {
+        let mut texts: Vec<String> = match self.command {
+            Some(StringOrList::One(text)) => vec![text],
+            Some(StringOrList::Many(argv)) => argv,
+            None => Vec::new(),
+        };
+        texts.extend(self.patch);
+        texts.extend(self.input);
+        patched(&texts)
+    }
+}
+
 /// A string or a list of strings.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 enum StringOrList {
     One(String),
     Many(Vec<String>),
-}
-
-/// Codex's `PostToolUse` event.
-#[derive(Debug, Deserialize)]
-struct CodexEvent {
-    hook_event_name: Option<String>,
-    tool_name: String,
-    cwd: Option<String>,
-    tool_input: CodexInput,
-}
-
-impl CodexEvent {
-    fn edit(self) -> Parsed {
-        event_is(self.hook_event_name.as_deref(), "PostToolUse")?;
-        tool_is(Some(&self.tool_name), &["apply_patch"])?;
-        let mut texts: Vec<String> = match self.tool_input.command {
-            Some(StringOrList::One(text)) => vec![text],
-            Some(StringOrList::Many(argv)) => argv,
-            None => Vec::new(),
-        };
-        texts.extend(self.tool_input.patch);
-        texts.extend(self.tool_input.input);
-        Ok(Edit {
-            cwd: absolute(self.cwd.as_deref()),
-            files: files(patched(&texts))?,
-        })
-    }
 }
 
 /// The written paths of every patch among `texts`, without duplicates.
@@ -259,49 +278,6 @@ fn patched(texts: &[String]) -> Vec<String> {
     }
     out
 }
-
-/// Cursor's `afterFileEdit` event.
-#[derive(Debug, Deserialize)]
-struct CursorEvent {
-    hook_event_name: Option<String>,
-    file_path: String,
-    #[serde(default)]
-    workspace_roots: Vec<String>,
-}
-
-impl CursorEvent {
-    fn edit(self) -> Parsed {
-        event_is(self.hook_event_name.as_deref(), "afterFileEdit")?;
-        let roots: Vec<PathBuf> = self
-            .workspace_roots
-            .iter()
-            .filter_map(|r| absolute(Some(r)))
-            .collect();
-        // The session's folder is the workspace root holding the file, else
-        // the first one.
-        let file = Path::new(&self.file_path);
-        let cwd = roots
-            .iter()
-            .find(|r| file.starts_with(r))
-            .or(roots.first())
-            .cloned();
-        Ok(Edit {
-            cwd,
-            files: files(Some(self.file_path))?,
-        })
-    }
-}
-
-/// VS Code's editing tools (it runs a hook for every tool, matchers or not).
-const VSCODE_EDIT_TOOLS: &[&str] = &[
-    "editFiles",
-    "create_file",
-    "replace_string_in_file",
-    "multi_replace_string_in_file",
-    "insert_edit_into_file",
-    "apply_patch",
-    "edit_file",
-];
 
 /// One entry of VS Code's `files[]`: a path, or an object holding one.
 #[derive(Debug, Deserialize)]
@@ -334,45 +310,85 @@ struct VscodeInput {
     input: Option<String>,
 }
 
-/// VS Code's `PostToolUse` event.
-#[derive(Debug, Deserialize)]
-struct VscodeEvent {
-    #[serde(rename = "hookEventName")]
-    hook_event_name: Option<String>,
-    #[serde(rename = "sessionId", alias = "session_id")]
-    session_id: Option<String>,
-    tool_name: Option<String>,
-    cwd: Option<String>,
-    tool_input: VscodeInput,
-}
-
-impl VscodeEvent {
-    fn edit(self) -> Parsed {
-        self.edit_at("PostToolUse")
-    }
-
-    fn edit_at(self, event: &str) -> Parsed {
-        event_is(self.hook_event_name.as_deref(), event)?;
-        let Some(tool) = self.tool_name.as_deref() else {
-            return Err("no tool_name");
-        };
-        tool_is(Some(tool), VSCODE_EDIT_TOOLS)?;
-        let input = self.tool_input;
-        let mut paths: Vec<String> = input.file_path.into_iter().collect();
-        paths.extend(input.files.into_iter().map(|f| match f {
+impl VscodeInput {
+    fn paths(self) -> Vec<String> {
+        let mut paths: Vec<String> = self.file_path.into_iter().collect();
+        paths.extend(self.files.into_iter().map(|f| match f {
             VscodeFile::Path(p) | VscodeFile::Object { file_path: p } => p,
         }));
-        paths.extend(input.replacements.into_iter().filter_map(|r| r.file_path));
-        paths.extend(patched(&input.input.into_iter().collect::<Vec<_>>()));
-        Ok(Edit {
-            cwd: absolute(self.cwd.as_deref()),
-            files: files(paths)?,
-        })
+        paths.extend(self.replacements.into_iter().filter_map(|r| r.file_path));
+        paths.extend(patched(&self.input.into_iter().collect::<Vec<_>>()));
+        paths
     }
 }
 
-/// opencode's tools that write files.
-const OPENCODE_EDIT_TOOLS: &[&str] = &["write", "edit", "multiedit", "patch", "apply_patch"];
+/// The Copilot format's `toolArgs`: which key names the file is
+/// unconfirmed, so each seen in the field is read.
+#[derive(Debug, Deserialize)]
+struct CopilotArgs {
+    path: Option<String>,
+    #[serde(rename = "filePath")]
+    file_path_camel: Option<String>,
+    file_path: Option<String>,
+    /// `apply_patch`'s patch text.
+    input: Option<String>,
+    patch: Option<String>,
+}
+
+impl CopilotArgs {
+    fn paths(self) -> Vec<String> {
+        let mut paths: Vec<String> = [self.path, self.file_path_camel, self.file_path]
+            .into_iter()
+            .flatten()
+            .collect();
+        let texts: Vec<String> = self.input.into_iter().chain(self.patch).collect();
+        paths.extend(patched(&texts));
+        paths
+    }
+}
+
+/// `toolArgs` as an object or a JSON string (parsed within the same bound
+/// as the event), or `tool_input`/`toolInput`, which some hosts send.
+fn copilot_args(event: &Value) -> Result<CopilotArgs, &'static str> {
+    let value = ["toolArgs", "tool_input", "toolInput"]
+        .iter()
+        .find_map(|k| event.get(*k))
+        .ok_or("the event does not have the agent's fields")?;
+    let parsed;
+    let value = match value {
+        Value::String(json) => {
+            parsed = bounded::parse(json.as_bytes()).ok_or("toolArgs is not JSON")?;
+            &parsed
+        }
+        other => other,
+    };
+    CopilotArgs::deserialize(value).map_err(|_| "the event does not have the agent's fields")
+}
+
+/// Antigravity's `toolCall.args` (PascalCase): the key naming the file is
+/// unconfirmed, so each a file tool is known to take is read.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ToolCallArgs {
+    target_file: Option<String>,
+    absolute_path: Option<String>,
+    file_path: Option<String>,
+    path: Option<String>,
+}
+
+impl ToolCallArgs {
+    fn paths(self) -> Vec<String> {
+        [
+            self.target_file,
+            self.absolute_path,
+            self.file_path,
+            self.path,
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
 
 /// The `args` of an opencode tool call.
 #[derive(Debug, Deserialize)]
@@ -383,53 +399,12 @@ struct OpencodeArgs {
     patch_text: Option<String>,
 }
 
-/// What the notarai opencode plugin sends: `{"tool", "args", "cwd"}`, or
-/// the same in Claude-like names, `{"hook_event_name": "tool.execute.after",
-/// "tool_name", "tool_input", "cwd"}` (docs/hooks.md).
-#[derive(Debug, Deserialize)]
-struct OpencodeEvent {
-    hook_event_name: Option<String>,
-    #[serde(alias = "tool_name")]
-    tool: String,
-    #[serde(alias = "tool_input")]
-    args: OpencodeArgs,
-    cwd: Option<String>,
-}
-
-impl OpencodeEvent {
-    fn edit(self) -> Parsed {
-        event_is(self.hook_event_name.as_deref(), "tool.execute.after")?;
-        tool_is(Some(&self.tool), OPENCODE_EDIT_TOOLS)?;
-        let paths = self.args.file_path.into_iter().chain(patched(
-            &self.args.patch_text.into_iter().collect::<Vec<_>>(),
-        ));
-        Ok(Edit {
-            cwd: absolute(self.cwd.as_deref()),
-            files: files(paths)?,
-        })
-    }
-}
-
-/// Windsurf's `tool_info`.
-#[derive(Debug, Deserialize)]
-struct WindsurfToolInfo {
-    file_path: Option<String>,
-}
-
-/// Windsurf's `post_write_code` event.
-#[derive(Debug, Deserialize)]
-struct WindsurfEvent {
-    agent_action_name: Option<String>,
-    tool_info: WindsurfToolInfo,
-}
-
-impl WindsurfEvent {
-    fn edit(self) -> Parsed {
-        event_is(self.agent_action_name.as_deref(), "post_write_code")?;
-        Ok(Edit {
-            cwd: None,
-            files: files(self.tool_info.file_path)?,
-        })
+impl OpencodeArgs {
+    fn paths(self) -> Vec<String> {
+        self.file_path
+            .into_iter()
+            .chain(patched(&self.patch_text.into_iter().collect::<Vec<_>>()))
+            .collect()
     }
 }
 

@@ -1,6 +1,5 @@
-//! The post-edit hook's domain: from an agent's event JSON (Claude Code,
-//! Codex, Cursor, Gemini CLI, VS Code, opencode, Windsurf; typed in
-//! [`event`]) to the errors of the spec files that were just written, and the
+//! The post-edit hook's domain: from an agent's event JSON (each agent's
+//! shapes in the agents table, `crate::agent::hooks`; read in [`event`]) to the errors of the spec files that were just written, and the
 //! answer in the channel that agent shows the model ([`answer`]).
 //!
 //! Only a spec inside the project can fail the hook; anything else (another
@@ -63,13 +62,15 @@ pub enum Outcome {
     },
 }
 
-/// What the hook concluded about one event: the agent whose format it was
-/// read in, and one outcome per file the edit wrote (one `Ignored` when the
+/// What the hook concluded about one event: the channel of its answer, and
+/// one outcome per file the edit wrote (one `Ignored` when the
 /// event itself was not read).
 #[derive(Debug, Clone)]
 pub struct Report {
-    /// The agent whose event this was.
-    pub agent: HookAgent,
+    /// The channel its answer takes to the model (the shape's, from the
+    /// agents table; the agent's first post-edit shape's when the event
+    /// was not read).
+    pub channel: event::Channel,
     /// One outcome per written file, in the event's order.
     pub outcomes: Vec<Outcome>,
 }
@@ -91,19 +92,20 @@ pub fn check_event(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Rep
     // Within a small constant of the input's size: at most
     // `bounded::MAX_NODES` values are built.
     let Some(value) = bounded::parse(input) else {
+        let agent = agent.unwrap_or(crate::agent::hooks::COMMON);
         return Report {
-            agent: agent.unwrap_or(HookAgent::Claude),
+            channel: default_channel(agent),
             outcomes: vec![Outcome::Ignored(
                 "stdin is not JSON, or not an event (too many values)",
             )],
         };
     };
     let agent = event::agent_for(agent, &value);
-    let edit = match event::parse(agent, &value) {
-        Ok(edit) => edit,
+    let (edit, channel) = match event::read(agent, event::Moment::PostEdit, &value) {
+        Ok(read) => (read.edit, read.event.channel),
         Err(reason) => {
             return Report {
-                agent,
+                channel: default_channel(agent),
                 outcomes: vec![Outcome::Ignored(reason)],
             };
         }
@@ -129,7 +131,16 @@ pub fn check_event(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Rep
             Err(reason) => Outcome::Ignored(reason),
         })
         .collect();
-    Report { agent, outcomes }
+    Report { channel, outcomes }
+}
+
+/// The channel of `agent`'s first post-edit shape; exit 2 for an agent
+/// without one.
+fn default_channel(agent: HookAgent) -> event::Channel {
+    crate::agent::hooks::hooks(agent)
+        .post_edit
+        .first()
+        .map_or(event::Channel::ExitTwo, |e| e.channel)
 }
 
 /// The project root and the repository-relative path of a written spec, or

@@ -1,13 +1,16 @@
 //! `notarai init`: set a repository up for notarai and the coding agents
-//! it uses (Claude Code, Codex CLI, Cursor, Gemini CLI, VS Code, opencode,
-//! Zed, Windsurf: see [`agents`]), or take it all out again (`--remove`).
+//! it uses (Claude Code, Codex CLI, Cursor, Gemini CLI, Antigravity CLI,
+//! VS Code, opencode, Zed, Windsurf: see [`agents`]), or take it all out again (`--remove`).
 //!
 //! Two steps so that nothing is half-written: [`plan`] reads every file it
-//! would touch and computes its new content (or, for `--remove`, what is
-//! left without notarai's part); an agent one of whose files cannot be read
-//! or parsed is left out as a whole, with the file's problem (line and
-//! column), while the other agents are planned. [`apply`] then writes (or
-//! deletes) the files that change, each atomically.
+//! would touch, computes its new content (or, for `--remove`, what is left
+//! without notarai's part) and checks that each write would be accepted; a
+//! file that cannot be read, parsed or written is a problem (with its line
+//! and column), and every problem is found in one pass. [`apply`] then
+//! writes (or deletes) the files that change, each atomically, or nothing
+//! at all when the plan has a problem. An instruction file that is a link
+//! to a regular file inside the work tree (`CLAUDE.md -> AGENTS.md`) gets
+//! notarai's section in its target.
 //!
 //! In a git work tree, init also registers `notarai state merge` as the
 //! merge driver of the committed reconciliation state (a `.gitattributes`
@@ -120,6 +123,56 @@ impl Planner<'_> {
                 message: format!("{e:#}"),
             });
         })
+    }
+
+    /// The file an instruction file `rel` that is a symbolic link leads to,
+    /// relative to the root (`CLAUDE.md -> AGENTS.md`: `AGENTS.md`), when it
+    /// is a regular file inside the work tree and outside `.git/`: notarai's
+    /// section goes there, since it never writes through a link. `None` when
+    /// `rel` is no link, or one that leads elsewhere (refused when the plan
+    /// is checked: [`check_writes`]).
+    pub(crate) fn link_target(&self, rel: &str) -> Option<String> {
+        let path = self.root.join(rel);
+        if !path
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return None;
+        }
+        let root = self.root.canonicalize().ok()?;
+        let target = path.canonicalize().ok().filter(|t| t.is_file())?;
+        let inside = target.strip_prefix(&root).ok()?;
+        let parts: Vec<&str> = inside
+            .components()
+            .map(|c| c.as_os_str().to_str())
+            .collect::<Option<_>>()?;
+        if parts
+            .first()
+            .is_none_or(|first| *first == crate::layout::GIT_DIR)
+        {
+            return None;
+        }
+        Some(parts.join("/"))
+    }
+
+    /// When `rel` is a symbolic link [`Planner::link_target`] does not
+    /// follow (out of the work tree, into `.git/`, to no regular file): a
+    /// problem naming it, and `true`.
+    pub(crate) fn refuse_link(&mut self, rel: &str) -> bool {
+        let Ok(to) = std::fs::read_link(self.root.join(rel)) else {
+            return false;
+        };
+        self.problems.push(InitError {
+            path: rel.to_string(),
+            position: None,
+            message: format!(
+                "a symbolic link to {}, which is not a regular file inside the work tree \
+                 (outside it, in .git/, or missing); notarai writes its section only into \
+                 such a file: replace the link with a regular file, or with a link to one",
+                crate::quote::for_model(&to.to_string_lossy())
+            ),
+        });
+        true
     }
 
     /// Plan `rel` to hold `new` (`None`: keep it as it is).
@@ -305,9 +358,10 @@ impl Planner<'_> {
 }
 
 /// Work out what `notarai init` would write (or, with `--remove`, take
-/// out) at `root`, reading but never writing. A file that cannot be read or
-/// merged is a problem of the plan and is left alone; everything else is
-/// still planned.
+/// out) at `root`, reading but never writing. A file that cannot be read,
+/// merged or written is a problem of the plan; everything else is still
+/// planned, so that every problem is reported at once, but a plan with a
+/// problem is not applied ([`Plan::problems`]).
 pub fn plan(root: &Path, options: Options) -> Plan {
     let chosen: Vec<(agents::AgentId, agents::Reason)> = match (&options.agents, options.remove) {
         (Some(list), _) => {
@@ -339,6 +393,7 @@ pub fn plan(root: &Path, options: Options) -> Plan {
         agents::setup::plan_agents(&mut p, &ids);
         plan_merge_driver(root)
     };
+    check_writes(&mut p);
     // A file several agents share (AGENTS.md) fails for each of them (none
     // is set up); it is reported once.
     let mut problems: Vec<InitError> = Vec::new();
@@ -354,6 +409,25 @@ pub fn plan(root: &Path, options: Options) -> Plan {
         agents: chosen,
         notes: p.notes,
         problems,
+    }
+}
+
+/// Every file the plan writes checked as the writer will check it (the
+/// folder chain, no link written through, no git directory), so that a run
+/// whose write would be refused writes nothing, and a dry run reports the
+/// refusal the real run would meet.
+fn check_writes(p: &mut Planner) {
+    for file in &p.files {
+        if file.contents.is_none() {
+            continue;
+        }
+        if let Err(e) = crate::safe_fs::check_write(p.root, Path::new(&file.rel)) {
+            p.problems.push(InitError {
+                path: file.rel.clone(),
+                position: None,
+                message: format!("cannot write it: {e}"),
+            });
+        }
     }
 }
 
@@ -379,8 +453,13 @@ fn plan_common(p: &mut Planner) {
     }
 }
 
-/// Write every file of the plan that changes, each one atomically.
+/// Write every file of the plan that changes, each one atomically; nothing
+/// at all when the plan has a problem (the run is all or nothing: a file
+/// that cannot be read, merged or written stops every write).
 pub fn apply(plan: &Plan) -> anyhow::Result<()> {
+    if !plan.problems.is_empty() {
+        return Ok(());
+    }
     for file in &plan.files {
         if let Some(contents) = &file.contents {
             tracing::debug!(path = %file.rel, status = ?file.status, "writing");

@@ -61,7 +61,7 @@ pub use read::{
     read_unfollowed,
 };
 pub use write::{
-    create_dir_all, edit_git_config, remove_empty_folders, remove_file, rename_aside,
+    check_write, create_dir_all, edit_git_config, remove_empty_folders, remove_file, rename_aside,
     write_cache_file, write_file,
 };
 

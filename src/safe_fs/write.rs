@@ -19,6 +19,32 @@ pub fn write_file(root: &Path, path: &Path, contents: &[u8]) -> Result<(), FsErr
     write_checked(root, path, contents, true)
 }
 
+/// Whether [`write_file`] would write `path` now: every check it makes
+/// (writes allowed, inside the root, the folder chain, never in a git
+/// directory, never through a link, a regular file or nothing there),
+/// with nothing created. A folder still missing passes: the write creates
+/// it. `notarai init` checks its whole plan so before it writes anything.
+pub fn check_write(root: &Path, path: &Path) -> Result<(), FsError> {
+    if writes_forbidden() {
+        return Err(read_only_error(path));
+    }
+    let root_canonical = canonical_root(root)?;
+    let rel = relative_to(root, &root_canonical, path)?;
+    let git = git_dirs(&root_canonical);
+    let name = rel.file_name().expect("a relative path with a component");
+    let folders = rel.parent().unwrap_or(Path::new(""));
+    let Some(dir) = checked_folder(&root_canonical, &git, folders, false)? else {
+        return Ok(());
+    };
+    match checked_target(&root_canonical, &git, &dir, name)? {
+        (target, Some(meta)) if !meta.is_file() => Err(FsError::NotRegular {
+            path: target,
+            kind: kind_name(meta.file_type()),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// [`write_file`] without syncing the temporary file before the rename: for
 /// a cache file whose loss or truncation after a crash only costs work done
 /// again (the kept load status, the pre-edit hook's session memory), where

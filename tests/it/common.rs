@@ -648,3 +648,13 @@ pub async fn rmcp_client(
     .unwrap();
     ().serve(transport).await.unwrap()
 }
+
+/// Every agent by name, comma-separated, for `--agents`: `all` leaves a
+/// retired agent (Gemini CLI) out where its folder is missing.
+pub fn every_agent() -> String {
+    notarai::agent::AgentId::ALL
+        .iter()
+        .map(|id| id.name())
+        .collect::<Vec<_>>()
+        .join(",")
+}

@@ -124,7 +124,7 @@ fn configure_every_agent(repo: &Repo) {
     repo.write(
         ".codex/hooks.json",
         format!(
-            r#"{{"hooks": {{"PostToolUse": [{{"matcher": "apply_patch", "hooks": [{{"type": "command", "command": "{}"}}]}}]}}}}"#,
+            r#"{{"hooks": {{"PostToolUse": [{{"matcher": "apply_patch", "hooks": [{{"type": "command", "command": "{}"}}]}}], "PreToolUse": [{{"matcher": "apply_patch", "hooks": [{{"type": "command", "command": "notarai hook context --agent codex"}}]}}]}}}}"#,
             hook("codex")
         ),
     );
@@ -135,7 +135,7 @@ fn configure_every_agent(repo: &Repo) {
     repo.write(
         ".cursor/hooks.json",
         format!(
-            r#"{{"version": 1, "hooks": {{"afterFileEdit": [{{"command": "{}"}}]}}}}"#,
+            r#"{{"version": 1, "hooks": {{"afterFileEdit": [{{"command": "{}"}}], "preToolUse": [{{"command": "notarai hook context --agent cursor", "matcher": "Write"}}]}}}}"#,
             hook("cursor")
         ),
     );
@@ -153,8 +153,19 @@ fn configure_every_agent(repo: &Repo) {
     repo.write(
         ".github/hooks/notarai.json",
         format!(
-            r#"{{"hooks": {{"PostToolUse": [{{"type": "command", "command": "{}", "timeout": 30}}]}}}}"#,
+            r#"{{"version": 1, "hooks": {{"postToolUse": [{{"type": "command", "command": "{}", "matcher": "edit|create", "timeoutSec": 30}}], "preToolUse": [{{"type": "command", "command": "notarai hook context --agent vscode", "matcher": "edit|create", "timeoutSec": 30}}]}}}}"#,
             hook("vscode")
+        ),
+    );
+    repo.write(
+        ".agents/mcp_config.json",
+        r#"{"mcpServers": {"notarai": {"command": "notarai", "args": ["mcp"]}}}"#,
+    );
+    repo.write(
+        ".agents/hooks.json",
+        format!(
+            r#"{{"hooks": {{"PostToolUse": [{{"matcher": "edit_file|write_to_file|create_file", "hooks": [{{"type": "command", "command": "{}", "timeout": 30}}]}}]}}}}"#,
+            hook("antigravity")
         ),
     );
     repo.write(
@@ -178,8 +189,16 @@ fn configure_every_agent(repo: &Repo) {
     );
 }
 
-const AGENTS: [&str; 8] = [
-    "claude", "codex", "cursor", "gemini", "vscode", "opencode", "zed", "windsurf",
+const AGENTS: [&str; 9] = [
+    "claude",
+    "codex",
+    "cursor",
+    "gemini",
+    "antigravity",
+    "vscode",
+    "opencode",
+    "zed",
+    "windsurf",
 ];
 
 #[test]
@@ -257,7 +276,10 @@ fn a_healthy_setup_of_every_agent_passes_with_a_real_handshake_each() {
 fn after_notarai_init_agents_all_every_check_passes() {
     let repo = repo();
     let home = tempfile::tempdir().unwrap();
-    let mut init = notarai_cmd(&repo.root, &["init", "--agents", "all"]);
+    let mut init = notarai_cmd(
+        &repo.root,
+        &["init", "--agents", &crate::common::every_agent()],
+    );
     init.env("PATH", path_with_notarai())
         .env("HOME", home.path());
     let out = run(init, b"");
@@ -282,7 +304,15 @@ fn after_notarai_init_agents_all_every_check_passes() {
         assert_eq!(check(&report, Some(agent), "handshake")["verdict"], "ok");
     }
     // And `--remove` takes it all out again: nothing left to check.
-    let mut remove = notarai_cmd(&repo.root, &["init", "--remove", "--agents", "all"]);
+    let mut remove = notarai_cmd(
+        &repo.root,
+        &[
+            "init",
+            "--remove",
+            "--agents",
+            &crate::common::every_agent(),
+        ],
+    );
     remove.env("PATH", path_with_notarai());
     let out = run(remove, b"");
     assert!(out.status.success(), "{}", common::stderr(&out));
@@ -344,12 +374,14 @@ fn json_that_does_not_parse_is_reported_with_line_and_column() {
     assert!(text.contains(".cursor/mcp.json:3:"), "{text}");
 }
 
+/// VS Code's Copilot harness reads `.mcp.json` under `mcpServers`: an entry
+/// copied there under VS Code's Local key `servers` is named as misplaced.
 #[test]
-fn vscode_with_the_mcp_servers_key_names_the_right_key() {
+fn vscode_with_the_local_servers_key_names_the_right_key() {
     let repo = repo();
     repo.write(
-        ".vscode/mcp.json",
-        "// copied from .mcp.json\n{\"mcpServers\": {\"notarai\": {\"type\": \"stdio\", \"command\": \"notarai\", \"args\": [\"mcp\"]}}}\n",
+        ".mcp.json",
+        "{\"servers\": {\"notarai\": {\"type\": \"stdio\", \"command\": \"notarai\", \"args\": [\"mcp\"]}}}\n",
     );
     let (code, report) = doctor_json(&repo.root, &["--agents", "vscode"], None);
     assert_eq!(code, Some(1));
@@ -367,6 +399,68 @@ fn vscode_with_the_mcp_servers_key_names_the_right_key() {
             .unwrap()
             .contains("notarai init --agents vscode")
     );
+}
+
+/// A setup a current agent no longer reads is flagged with its fix: VS
+/// Code's `.vscode/mcp.json` alone (its Copilot harness reads `.mcp.json`),
+/// Gemini CLI's `.gemini/` alone (retired; Antigravity CLI reads
+/// `.agents/`). The fix makes doctor green and keeps the old files.
+#[test]
+fn a_setup_in_a_place_the_agent_moved_from_is_flagged_with_its_fix() {
+    let repo = repo();
+    let local = "{\n  // mine\n  \"servers\": {\"notarai\": {\"type\": \"stdio\", \"command\": \"notarai\", \"args\": [\"mcp\"]}}\n}\n";
+    repo.write(".vscode/mcp.json", local);
+    repo.write(
+        ".gemini/settings.json",
+        r#"{"mcpServers": {"notarai": {"command": "notarai", "args": ["mcp"]}}}"#,
+    );
+    let args = ["--agents", "vscode,gemini", "--no-handshake"];
+    let (code, report) = doctor_json(&repo.root, &args, None);
+    assert_eq!(code, Some(1), "{report:#}");
+    let moved = check(&report, Some("vscode"), "moved");
+    assert_eq!(moved["verdict"], "warn");
+    assert_eq!(moved["file"], ".vscode/mcp.json");
+    assert!(
+        moved["message"]
+            .as_str()
+            .unwrap()
+            .contains("Copilot harness"),
+        "{moved}"
+    );
+    assert!(
+        moved["fix"]
+            .as_str()
+            .unwrap()
+            .contains("notarai init --agents vscode"),
+        "{moved}"
+    );
+    let retired = check(&report, Some("gemini"), "moved");
+    assert_eq!(retired["verdict"], "warn");
+    assert!(
+        retired["message"]
+            .as_str()
+            .unwrap()
+            .contains("Antigravity CLI"),
+        "{retired}"
+    );
+    assert!(
+        retired["fix"]
+            .as_str()
+            .unwrap()
+            .contains("notarai init --agents antigravity"),
+        "{retired}"
+    );
+    let out = common::notarai(&repo.root, &["init", "--agents", "vscode,antigravity"], b"");
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    // The Local harness's file is kept as it was.
+    assert_eq!(
+        std::fs::read_to_string(repo.root.join(".vscode/mcp.json")).unwrap(),
+        local
+    );
+    let (code, report) = doctor_json(&repo.root, &args, None);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert!(!has_check(&report, Some("vscode"), "moved"), "{report:#}");
+    assert!(!has_check(&report, Some("gemini"), "moved"), "{report:#}");
 }
 
 #[test]
@@ -552,12 +646,20 @@ fn unknown_agents_are_refused_and_all_expands() {
         err.contains("claude, codex, cursor"),
         "the known names: {err}"
     );
+    // `all`: every agent but Gemini CLI, retired, without a .gemini/ folder.
     let (_, report) = doctor_json(
         &repo.root,
         &["--agents", "all,claude", "--no-handshake"],
         None,
     );
-    assert_eq!(report["agents"].as_array().unwrap().len(), AGENTS.len());
+    let named: Vec<&str> = report["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["agent"].as_str().unwrap())
+        .collect();
+    let expected: Vec<&str> = AGENTS.into_iter().filter(|a| *a != "gemini").collect();
+    assert_eq!(named, expected);
 }
 
 #[test]

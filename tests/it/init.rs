@@ -337,12 +337,16 @@ fn claude_part(root: &std::path::Path) -> Vec<std::path::PathBuf> {
         .collect()
 }
 
+/// All or nothing: a malformed `.mcp.json` is reported with its position,
+/// Claude Code is named as not set up, and nothing at all is written (not
+/// Cursor's files either); the dry run says the same.
 #[test]
-fn malformed_mcp_json_stops_claude_code_only() {
+fn malformed_mcp_json_stops_every_write() {
     let dir = repo();
     let broken = "{\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\",}\n  }\n}\n";
     std::fs::write(dir.path().join(".mcp.json"), broken).unwrap();
     std::fs::create_dir(dir.path().join(".cursor")).unwrap();
+    let before = snapshot(dir.path());
     let out = notarai(dir.path(), &["init"], b"");
     assert!(!out.status.success());
     assert_eq!(read(dir.path(), ".mcp.json"), broken, "left untouched");
@@ -351,11 +355,12 @@ fn malformed_mcp_json_stops_claude_code_only() {
         vec![std::path::PathBuf::from(".mcp.json")]
     );
     assert!(
-        dir.path().join(".cursor/mcp.json").is_file(),
-        "Cursor still set up"
+        !dir.path().join(".cursor/mcp.json").exists(),
+        "nothing written"
     );
+    assert!(stdout(&out).contains("would create  .cursor/mcp.json"));
     assert!(stdout(&out).contains("Claude Code: not set up"));
-    let before = snapshot(dir.path());
+    assert_eq!(snapshot(dir.path()), before);
     let err = stderr(&out);
     assert!(err.contains(".mcp.json:3:"), "{err}");
     assert!(err.contains("not valid JSON"), "{err}");

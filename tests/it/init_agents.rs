@@ -91,7 +91,11 @@ fn json_value(root: &Path, rel: &str) -> Value {
 #[test]
 fn every_written_file_parses_and_has_the_agents_shape() {
     let repo = Repo::new();
-    let out = notarai(&repo.root, &["init", "--agents", "all"], b"");
+    let out = notarai(
+        &repo.root,
+        &["init", "--agents", &crate::common::every_agent()],
+        b"",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let root = &repo.root;
     for (rel, bytes) in snapshot(root) {
@@ -127,12 +131,20 @@ fn every_written_file_parses_and_has_the_agents_shape() {
         ),
         serde_json::json!({"command": "notarai", "args": ["mcp"]})
     );
+    // VS Code's Copilot harness reads the workspace .mcp.json (Claude
+    // Code's); the Local harness's .vscode/mcp.json is not created.
+    assert!(!root.join(".vscode/mcp.json").exists());
     assert_eq!(
         mcp(
-            &json_value(root, ".vscode/mcp.json"),
-            &["servers", "notarai", "type"]
+            &json_value(root, ".agents/mcp_config.json"),
+            &["mcpServers", "notarai"]
         ),
-        "stdio"
+        serde_json::json!({"command": "notarai", "args": ["mcp"]})
+    );
+    let agy = json_value(root, ".agents/hooks.json");
+    assert_eq!(
+        agy["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "notarai hook validate --agent antigravity"
     );
     assert_eq!(
         mcp(&json_value(root, "opencode.json"), &["mcp", "notarai"]),
@@ -182,8 +194,27 @@ fn every_written_file_parses_and_has_the_agents_shape() {
         windsurf["hooks"]["post_write_code"][0]["command"],
         "notarai hook validate --agent windsurf"
     );
+    // The Copilot format: a version, camelCase events, a matcher on the
+    // editing tools, the pre-edit context hook beside the post-edit one.
     let vscode_hook = json_value(root, ".github/hooks/notarai.json");
-    assert_eq!(vscode_hook["hooks"]["PostToolUse"][0]["type"], "command");
+    assert_eq!(vscode_hook["version"], 1);
+    for (event, command) in [("postToolUse", "validate"), ("preToolUse", "context")] {
+        let hook = &vscode_hook["hooks"][event][0];
+        assert_eq!(hook["type"], "command");
+        assert_eq!(hook["matcher"], "edit|create");
+        assert_eq!(
+            hook["command"],
+            format!("notarai hook {command} --agent vscode")
+        );
+    }
+    assert_eq!(
+        cursor_hooks["hooks"]["preToolUse"][0]["command"],
+        "notarai hook context --agent cursor"
+    );
+    assert_eq!(
+        codex_hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "notarai hook context --agent codex"
+    );
     let plugin = std::fs::read_to_string(root.join(".opencode/plugins/notarai.js")).unwrap();
     assert!(plugin.contains("\"tool.execute.after\"") && plugin.contains("--agent opencode"));
     // One section per file an agent reads: CLAUDE.md is created as an
@@ -227,7 +258,11 @@ fn path_with_notarai() -> (tempfile::TempDir, String) {
 #[test]
 fn the_command_each_config_spawns_completes_an_mcp_handshake() {
     let repo = Repo::new();
-    let out = notarai(&repo.root, &["init", "--agents", "all"], b"");
+    let out = notarai(
+        &repo.root,
+        &["init", "--agents", &crate::common::every_agent()],
+        b"",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let (_bin, path) = path_with_notarai();
     for id in AgentId::ALL {
@@ -332,7 +367,11 @@ fn init_then_remove_restores_every_byte() {
             repo.write(EXISTING[i].0, EXISTING[i].1);
         }
         let before = files(&repo.root);
-        let out = notarai(&repo.root, &["init", "--agents", "all"], b"");
+        let out = notarai(
+            &repo.root,
+            &["init", "--agents", &crate::common::every_agent()],
+            b"",
+        );
         assert!(out.status.success(), "{subset:?}: {}", stderr(&out));
         let after = files(&repo.root);
         for &i in &subset {
@@ -358,7 +397,11 @@ fn init_then_remove_restores_every_byte() {
                 }
             }
         }
-        let again = notarai(&repo.root, &["init", "--agents", "all"], b"");
+        let again = notarai(
+            &repo.root,
+            &["init", "--agents", &crate::common::every_agent()],
+            b"",
+        );
         assert!(again.status.success());
         assert_eq!(
             files(&repo.root),
@@ -424,8 +467,11 @@ fn dry_run_writes_nothing_and_shows_diffs() {
     );
 }
 
+/// A malformed file is reported with its position and nothing at all is
+/// written (all or nothing), while every other agent's part is still
+/// planned and listed.
 #[test]
-fn malformed_files_are_reported_and_left_while_other_agents_are_set_up() {
+fn malformed_files_are_reported_and_nothing_is_written() {
     for (rel, text, at) in [
         (
             ".codex/config.toml",
@@ -450,11 +496,10 @@ fn malformed_files_are_reported_and_left_while_other_agents_are_set_up() {
         let err = stderr(&out);
         assert!(err.contains(at), "{rel}: {err}");
         assert_eq!(std::fs::read_to_string(repo.root.join(rel)).unwrap(), text);
-        assert!(
-            repo.root.join(".cursor/mcp.json").is_file(),
-            "others set up"
-        );
-        assert!(repo.root.join(".mcp.json").is_file(), "others set up");
+        assert!(stdout(&out).contains("would create  .cursor/mcp.json"));
+        assert!(!repo.root.join(".cursor").exists(), "nothing written");
+        assert!(!repo.root.join(".mcp.json").exists(), "nothing written");
+        assert!(!repo.root.join(".notarai").exists(), "nothing written");
     }
 }
 
@@ -578,7 +623,11 @@ fn every_agent_into_pre_existing_configs() {
     for (rel, text) in EXISTING {
         repo.write(rel, text);
     }
-    let out = notarai(&repo.root, &["init", "--agents", "all"], b"");
+    let out = notarai(
+        &repo.root,
+        &["init", "--agents", &crate::common::every_agent()],
+        b"",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let mut text = String::new();
     for (rel, _) in EXISTING {
@@ -1030,37 +1079,47 @@ fn remove_names_itself_when_a_file_cannot_be_edited() {
     );
 }
 
-/// One table of per-agent facts: outside `src/init/agents/table.rs` (and
-/// `src/agent.rs`, which names the agents), no code names one particular
-/// agent (`AgentId::Claude`, ...), so no fact about an agent can hide in a
-/// `match` elsewhere, and `init`, `--remove` and `doctor` derive everything
-/// from its row.
+/// One table of per-agent facts: outside `src/init/agents/table.rs` (what
+/// `init` writes where) and `crates/base/src/agent/` (the agents by name,
+/// and what their hooks send and take, `hooks.rs`), no code names one
+/// particular agent (`AgentId::Claude`, `HookAgent::Codex`, ...), so no
+/// fact about an agent can hide in a `match` elsewhere, and `init`,
+/// `--remove`, `doctor` and the hooks derive everything from its rows.
 #[test]
 fn only_the_agents_table_names_a_particular_agent() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let variants: Vec<String> = AgentId::ALL
         .iter()
-        .map(|id| format!("AgentId::{id:?}"))
+        .flat_map(|id| [format!("AgentId::{id:?}"), format!("HookAgent::{id:?}")])
         .collect();
+    let tables = [
+        "src/init/agents/table.rs",
+        "crates/base/src/agent/mod.rs",
+        "crates/base/src/agent/hooks.rs",
+        "crates/base/src/agent/rules.rs",
+    ];
     let mut found = Vec::new();
-    for entry in notarai::walk::files(&src, "") {
-        if !entry.rel.ends_with(".rs")
-            || entry.rel == "agent.rs"
-            || entry.rel == "init/agents/table.rs"
-        {
-            continue;
-        }
-        let text = std::fs::read_to_string(&entry.path).unwrap();
-        // Unit tests may name any agent.
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        for variant in &variants {
-            if code.contains(variant.as_str()) {
-                found.push(format!("{}: {variant}", entry.rel));
+    let mut scanned = 0;
+    for folder in ["src", "crates/base/src", "crates/symbols/src"] {
+        for entry in notarai::walk::files(&manifest.join(folder), "") {
+            let rel = format!("{folder}/{}", entry.rel);
+            if !rel.ends_with(".rs") || tables.contains(&rel.as_str()) {
+                continue;
+            }
+            scanned += 1;
+            let text = std::fs::read_to_string(&entry.path).unwrap();
+            // Unit tests may name any agent.
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for variant in &variants {
+                if code.contains(variant.as_str()) {
+                    found.push(format!("{rel}: {variant}"));
+                }
             }
         }
     }
+    assert!(scanned > 100, "{scanned} files scanned");
     assert!(
         found.is_empty(),
-        "a fact about one agent outside its row of init::agents::AGENTS: {found:?}"
+        "a fact about one agent outside its row of the agents tables: {found:?}"
     );
 }

@@ -31,6 +31,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("spec", 2),
     ("watch", 2),
     ("governance", 3),
+    ("rules", 3),
     ("changes", 4),
     ("cache", 4),
     ("project", 5),

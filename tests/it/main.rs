@@ -12,6 +12,7 @@
 mod common;
 mod corpus;
 
+mod agent_events;
 mod cache_cli;
 mod cli_output;
 mod concurrency;
@@ -28,6 +29,7 @@ mod hook;
 mod init;
 mod init_agents;
 mod init_keep;
+mod init_links;
 mod kept_answers;
 mod layers;
 mod modern;
@@ -52,6 +54,7 @@ mod reliability_repo_states;
 mod reliability_specs;
 mod replay_bench;
 mod resources;
+mod rules;
 mod scans;
 mod sdk_clients;
 mod snapshots;

@@ -72,9 +72,10 @@ fn hostile_configs(repo: &Repo) {
         ".gemini/settings.json",
         serde_json::json!({"mcpServers": {"notarai": json_entry("gemini")}}).to_string(),
     );
+    // VS Code reads Claude Code's `.mcp.json`.
     repo.write(
-        ".vscode/mcp.json",
-        serde_json::json!({"servers": {"notarai": json_entry("vscode")}}).to_string(),
+        ".agents/mcp_config.json",
+        serde_json::json!({"mcpServers": {"notarai": json_entry("antigravity")}}).to_string(),
     );
     repo.write(
         "opencode.json",
@@ -88,7 +89,13 @@ fn hostile_configs(repo: &Repo) {
 }
 
 const FORMATS: [&str; 7] = [
-    "claude", "codex", "cursor", "gemini", "vscode", "opencode", "zed",
+    "claude",
+    "codex",
+    "cursor",
+    "gemini",
+    "antigravity",
+    "opencode",
+    "zed",
 ];
 
 fn markers(repo: &Repo) -> Vec<String> {

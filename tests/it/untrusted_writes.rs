@@ -104,24 +104,26 @@ fn a_target_linked_outside_the_repository_is_refused() {
     assert_eq!(repo.outside_snapshot(), before);
 }
 
+/// An instruction file linked to a regular file inside the work tree
+/// (`CLAUDE.md -> AGENTS.md`, issue 40) is never written through: notarai's
+/// section goes into the target itself, and the link stays a link.
 #[test]
-fn a_link_inside_the_repository_is_refused_and_kept() {
+fn a_link_inside_the_repository_is_kept_and_its_target_edited() {
     let repo = Repo::new();
     repo.commit("init");
     repo.write("AGENTS.md", "# Agents\n\nKeep this.\n");
     std::os::unix::fs::symlink("AGENTS.md", repo.root.join("CLAUDE.md")).unwrap();
     let out = notarai(&repo.root, &["init", "--agents", "claude"], b"");
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let err = stderr(&out);
-    assert!(
-        err.contains("CLAUDE.md") && err.contains("never writes through a link"),
-        "{err}"
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let meta = std::fs::symlink_metadata(repo.root.join("CLAUDE.md")).unwrap();
     assert!(meta.file_type().is_symlink());
+    assert_eq!(
+        std::fs::read_link(repo.root.join("CLAUDE.md")).unwrap(),
+        std::path::Path::new("AGENTS.md")
+    );
     let text = std::fs::read_to_string(repo.root.join("AGENTS.md")).unwrap();
-    assert_eq!(text, "# Agents\n\nKeep this.\n");
-    // The rest of the setup is done.
+    assert!(text.starts_with("# Agents\n\nKeep this.\n"), "{text}");
+    assert_eq!(text.matches("<!-- notarai:begin").count(), 1, "{text}");
     assert!(repo.root.join(".mcp.json").is_file());
 }
 

@@ -98,6 +98,9 @@ pub struct Inspection {
     /// Its pre-edit hook (`notarai hook context`); `None` when the agent's
     /// hooks cannot put text before the model ahead of an edit.
     pub context_hook: Option<HookInspection>,
+    /// The MCP file the agent read before it moved ([`super::Moved`]),
+    /// when it is there.
+    pub moved_mcp: Option<McpInspection>,
     /// The instruction files it reads that exist and hold notarai's
     /// section (between `<!-- notarai:begin` and `<!-- notarai:end -->`).
     pub instructions_with_section: Vec<&'static str>,
@@ -325,18 +328,28 @@ pub(crate) fn at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
 
 /// Read back an agent's MCP entry.
 fn inspect_mcp(agent: &Agent, root: &Path) -> McpInspection {
-    let file = match agent.mcp {
-        Mcp::UserOnly { path, .. } => {
-            return McpInspection {
-                file: None,
-                user_file: Some(path),
-                exists: false,
-                problem: None,
-                server: None,
-            };
-        }
-        Mcp::Project(file) => file,
-    };
+    match agent.mcp {
+        Mcp::UserOnly { path, .. } => McpInspection {
+            file: None,
+            user_file: Some(path),
+            exists: false,
+            problem: None,
+            server: None,
+        },
+        Mcp::Project(file) => inspect_mcp_file(&file, root),
+    }
+}
+
+/// The MCP file the agent read before it moved, when it is there.
+fn inspect_moved_mcp(agent: &Agent, root: &Path) -> Option<McpInspection> {
+    let file = agent.moved?.mcp?;
+    let seen = inspect_mcp_file(&file, root);
+    (seen.exists || seen.problem.is_some()).then_some(seen)
+}
+
+/// What a project MCP file holds for notarai.
+fn inspect_mcp_file(file: &McpFile, root: &Path) -> McpInspection {
+    let file = *file;
     let rel = choose_file(root, &file);
     let mut out = McpInspection {
         file: Some(rel.to_string()),
@@ -515,6 +528,7 @@ pub fn inspect(agent: &Agent, root: &Path) -> Inspection {
         mcp: inspect_mcp(agent, root),
         hook: inspect_hook(agent, root),
         context_hook: inspect_context_hook(agent, root),
+        moved_mcp: inspect_moved_mcp(agent, root),
         instructions_with_section: sections(agent, root),
     }
 }

@@ -159,6 +159,23 @@ impl WorkflowFiles {
     }
 }
 
+/// Where an agent read notarai's parts before it moved (VS Code's Copilot
+/// harness reads neither `.vscode/mcp.json` nor prompt files): `init`
+/// keeps what a user still has there up to date but creates none, takes a
+/// retired hook registration out, and `--remove` takes all of it out;
+/// `doctor` flags a setup found only there.
+#[derive(Debug, Clone, Copy)]
+pub struct Moved {
+    /// The MCP file it read, edited only where it exists.
+    pub mcp: Option<McpFile>,
+    /// Its workflow files, kept up to date only where they exist.
+    pub workflows: Option<WorkflowFiles>,
+    /// A hook registration notarai wrote before, now retired: taken out.
+    pub hook: Option<HookFile>,
+    /// Why the old place is not enough, for `doctor`.
+    pub why: &'static str,
+}
+
 /// One coding agent: everything notarai knows of what it reads at project
 /// level. [`AGENTS`] has one per agent.
 #[derive(Debug)]
@@ -198,6 +215,12 @@ pub struct Agent {
     pub legacy_hooks: &'static [&'static str],
     /// What the user still does by hand after `init`, one line.
     pub by_hand: Option<&'static str>,
+    /// Where the agent read notarai's parts before it moved, if it did.
+    pub moved: Option<Moved>,
+    /// The agent that succeeded this one, and why (Gemini CLI, retired for
+    /// all but enterprise licences): `doctor` warns when this one is set up
+    /// and its successor is not.
+    pub successor: Option<(AgentId, &'static str)>,
 }
 
 impl Agent {
@@ -224,6 +247,17 @@ pub fn config_files() -> Vec<&'static str> {
     files.sort_unstable();
     files.dedup();
     files
+}
+
+/// Whether `--agents all` takes the agent `id` at `root`: every agent but a
+/// retired one ([`Agent::successor`]), which only where its own folder (its
+/// first sign) exists.
+pub fn in_all(id: AgentId, root: &Path) -> bool {
+    let a = agent(id);
+    a.successor.is_none()
+        || a.signs
+            .first()
+            .is_some_and(|sign| root.join(sign).symlink_metadata().is_ok())
 }
 
 /// The agent `id`.
@@ -380,7 +414,10 @@ mod inspect_tests {
         assert_eq!(server.env, vec![("A".to_string(), "1".to_string())]);
         assert!(!codex.hook.unwrap().exists);
         let vscode = inspect(root, AgentId::Vscode);
-        assert_eq!(vscode.mcp.problem.unwrap().position, Some((2, 15)));
+        // VS Code's Local-harness file, read as the place it moved from.
+        assert!(!vscode.mcp.exists);
+        let moved = vscode.moved_mcp.unwrap();
+        assert_eq!(moved.problem.unwrap().position, Some((2, 15)));
         let cursor = inspect(root, AgentId::Cursor);
         assert!(cursor.hook.unwrap().registered);
         assert!(!cursor.mcp.exists && cursor.mcp.server.is_none());

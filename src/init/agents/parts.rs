@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::merge;
 use super::{
-    Agent, AgentId, EntryShape, Form, Format, HookFile, HookKind, Mcp, McpFile, SERVER_NAME,
+    Agent, AgentId, EntryShape, Form, Format, HookFile, HookKind, Mcp, McpFile, Moved, SERVER_NAME,
     context_hook_command, hook_command, merge_toml, server_entry,
 };
 use crate::init::{Planner, generated};
@@ -45,6 +45,9 @@ pub(super) enum Part {
         /// The text with its marker.
         stamped: String,
     },
+    /// A part notarai added before and no longer adds: taken out by `init`
+    /// and by `--remove` alike.
+    Retired(Box<Part>),
     /// A hook registered in a JSON file.
     Hook {
         /// The agent.
@@ -92,22 +95,29 @@ fn workflow_parts(a: &Agent, root: &Path, chosen: Option<&[AgentId]>) -> Vec<Par
     let shared = files
         .reads_those_of
         .is_some_and(|other| chosen.is_some_and(|c| c.contains(&other)));
-    workflow::ALL
-        .iter()
-        .map(|w| (files.file(w.name), w.render(files.form)))
-        .filter(|(rel, _)| !shared || root.join(rel).symlink_metadata().is_ok())
-        .map(|(rel, body)| {
-            let stamped = match files.form {
-                Form::GeminiCommand => generated::stamp_line(&body, "#"),
-                _ => generated::stamp_markdown(&body),
-            };
-            Part::Generated { rel, body, stamped }
+    workflow_files(files)
+        .filter(|part| {
+            !shared || matches!(part, Part::Generated { rel, .. } if root.join(rel).symlink_metadata().is_ok())
         })
         .collect()
 }
 
+/// Every workflow file in the form and place of `files`.
+fn workflow_files(files: super::WorkflowFiles) -> impl Iterator<Item = Part> {
+    workflow::ALL.iter().map(move |w| {
+        let rel = files.file(w.name);
+        let body = w.render(files.form);
+        let stamped = match files.form {
+            Form::GeminiCommand => generated::stamp_line(&body, "#"),
+            _ => generated::stamp_markdown(&body),
+        };
+        Part::Generated { rel, body, stamped }
+    })
+}
+
 /// Every part of agent `a`, in the order `init` plans them: the MCP entry,
-/// the instructions, the workflows, the post-edit hook, the pre-edit hook.
+/// the instructions, the workflows, the places it moved from, the
+/// post-edit hook, the pre-edit hook.
 /// `chosen`: the agents being set up (adding), `None` (removing).
 pub(super) fn parts(a: &'static Agent, root: &Path, chosen: Option<&[AgentId]>) -> Vec<Part> {
     let mut out = vec![match a.mcp {
@@ -130,6 +140,11 @@ pub(super) fn parts(a: &'static Agent, root: &Path, chosen: Option<&[AgentId]>) 
     }];
     out.push(Part::Instructions(a));
     out.extend(workflow_parts(a, root, chosen));
+    // Before the hooks: a retired registration is out of a hook file
+    // before the new one goes in (a file left empty starts anew).
+    if let Some(moved) = a.moved {
+        out.extend(moved_parts(a, &moved, root, chosen));
+    }
     if let Some(file) = a.hook {
         let mut commands = vec![hook_command(a.id)];
         commands.extend(a.legacy_hooks.iter().map(|c| c.to_string()));
@@ -158,6 +173,40 @@ pub(super) fn parts(a: &'static Agent, root: &Path, chosen: Option<&[AgentId]>) 
     out
 }
 
+/// The parts of the places `a` read before it moved: adding, its MCP entry
+/// and workflow files where the file is already there (a user of the old
+/// place keeps it working), a retired hook taken out; removing, all of it.
+fn moved_parts(
+    a: &'static Agent,
+    moved: &Moved,
+    root: &Path,
+    chosen: Option<&[AgentId]>,
+) -> Vec<Part> {
+    let there = |rel: &str| chosen.is_none() || root.join(rel).symlink_metadata().is_ok();
+    let mut out = Vec::new();
+    if let Some(file) = moved.mcp {
+        let rel = super::inspect::choose_file(root, &file);
+        if there(rel) {
+            out.push(Part::Server { rel, file });
+        }
+    }
+    if let Some(files) = moved.workflows {
+        out.extend(
+            workflow_files(files)
+                .filter(|part| matches!(part, Part::Generated { rel, .. } if there(rel))),
+        );
+    }
+    if let Some(file) = moved.hook {
+        out.push(Part::Retired(Box::new(Part::Hook {
+            agent: a,
+            file,
+            commands: vec![hook_command(a.id)],
+            post_edit: true,
+        })));
+    }
+    out
+}
+
 impl Part {
     /// Plan adding this part; `chosen` are the agents being set up.
     pub(super) fn add(&self, p: &mut Planner, chosen: &[AgentId]) {
@@ -182,6 +231,7 @@ impl Part {
                 id.title()
             )),
             Part::Instructions(a) => super::setup::plan_instructions(p, a, chosen),
+            Part::Retired(part) => part.remove(p, false),
             Part::Generated { rel, body, stamped } => p.generated_text(rel, body, stamped.clone()),
             Part::Hook {
                 agent,
@@ -189,9 +239,21 @@ impl Part {
                 commands,
                 post_edit,
             } => {
-                if *post_edit && super::inspect::hook_also_in(agent, p.root).is_some() {
+                if let Some((inline, _)) = agent.hook_also_in
+                    && super::inspect::hook_also_in(agent, p.root).is_some()
+                {
                     // Registered by the user in the agent's other hook
-                    // file: a second one would run the hook twice.
+                    // file: a second one would run the hook twice, and a
+                    // hook file beside it might not be read at all.
+                    if !*post_edit {
+                        p.notes.push(format!(
+                            "{}: notarai's hooks are in {inline}, which notarai does not \
+                             write: add `{}` there too, like the post-edit hook, for the \
+                             governing specs before an edit",
+                            agent.id.title(),
+                            commands[0]
+                        ));
+                    }
                     return;
                 }
                 p.edit(file.file, |old| {
@@ -226,6 +288,7 @@ impl Part {
                 }
             }
             Part::Instructions(_) => {}
+            Part::Retired(part) => part.remove(p, everything),
             Part::Generated { rel, .. } => p.remove_generated(rel),
             Part::Hook { file, commands, .. } => p.change(file.file, |t| {
                 merge::remove_hook(t, file.format, file.kind, commands)

@@ -164,6 +164,14 @@ impl Planner<'_> {
 
     /// Plan taking notarai's unedited section out of an instruction file.
     pub(crate) fn remove_section(&mut self, rel: &str) {
+        // Through a link inside the work tree, the section is in the
+        // target, which is someone's file: emptied, it is kept.
+        let target = self.link_target(rel);
+        let linked = target.is_some();
+        let rel = target.as_deref().unwrap_or(rel);
+        if self.files.iter().any(|f| f.rel == rel) {
+            return;
+        }
         let beside = format!("{rel}{}", generated::NEW_SUFFIX);
         if let Ok(Some(text)) = self.read(&beside)
             && matches!(claude_md::remove(&text), claude_md::Removal::Text(_))
@@ -181,7 +189,7 @@ impl Planner<'_> {
                 None,
                 Some("notarai's section was edited, so it is kept".into()),
             ),
-            claude_md::Removal::Text(new) if new.is_empty() => self.delete(rel, &text),
+            claude_md::Removal::Text(new) if new.is_empty() && !linked => self.delete(rel, &text),
             claude_md::Removal::Text(new) => self.record(rel, Some(&text), Some(new)),
         }
     }

@@ -79,6 +79,34 @@ pub fn plan_agents(p: &mut Planner, chosen: &[AgentId]) {
             ));
         }
     }
+    plan_rules(p, chosen);
+}
+
+/// Plan the path-scoped rule files the specs give the `chosen` agents that
+/// load them (`notarai rules`), and the removal of notarai's rule files
+/// whose spec is gone; a user's own rule files are never touched.
+fn plan_rules(p: &mut Planner, chosen: &[AgentId]) {
+    use crate::rules::write::{self, Outcome};
+    let set = crate::project::load_specs(p.root);
+    for (file, text) in write::plan(p.root, &set, chosen) {
+        let Ok(old) = p.read(&file.rel) else { continue };
+        match (file.outcome, text, old) {
+            (Outcome::Removed, _, Some(old)) => p.delete(&file.rel, &old),
+            (Outcome::Created | Outcome::Updated, Some(text), old) => {
+                p.record(&file.rel, old.as_deref(), Some(text))
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Plan taking out notarai's rule files of the agents `ids`.
+fn remove_rules(p: &mut Planner, ids: &[AgentId]) {
+    for files in ids.iter().filter_map(|id| crate::agent::rules::rules(*id)) {
+        for file in crate::rules::existing(p.root, files) {
+            p.delete(&file.rel, &file.text);
+        }
+    }
 }
 
 /// The own instruction file notarai creates when the repository's
@@ -120,13 +148,24 @@ pub(super) fn plan_instructions(p: &mut Planner, a: &Agent, chosen: &[AgentId]) 
     }
 }
 
-/// Plan notarai's section in an instruction file.
-fn plan_section(p: &mut Planner, file: &'static str) {
+/// Plan notarai's section in an instruction file; in its target when it is
+/// a link to a regular file inside the work tree ([`Planner::link_target`]),
+/// in the target's terms when the target is an agent's instruction file
+/// (`CLAUDE.md -> AGENTS.md` gets the section every agent reads).
+fn plan_section(p: &mut Planner, file: &str) {
+    let target = p.link_target(file);
+    if target.is_none() && p.refuse_link(file) {
+        return;
+    }
+    let section = match target.as_deref() {
+        Some(t) if AGENTS.iter().any(|a| a.instructions.contains(&t)) => section_for(t),
+        _ => section_for(file),
+    };
+    let file = target.as_deref().unwrap_or(file);
     if p.files.iter().any(|f| f.rel == file) {
         return;
     }
     let Ok(existing) = p.read(file) else { return };
-    let section = section_for(file);
     let up = claude_md::upsert_with(existing.as_deref(), &section);
     p.generated(file, existing.as_deref(), up.text, up.replaces);
 }
@@ -150,6 +189,7 @@ pub fn plan_remove(p: &mut Planner, ids: &[AgentId], everything: bool) -> MergeD
             p.delete(a.instructions[0], &text);
         }
     }
+    remove_rules(p, ids);
     let mut files: Vec<&'static str> = Vec::new();
     for &file in AGENTS.iter().flat_map(|a| a.instructions) {
         if !files.contains(&file) {

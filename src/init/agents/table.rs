@@ -1,10 +1,19 @@
-//! The one table of per-agent facts: a row per agent, in [`AgentId::ALL`]
-//! order. Adding an agent is adding a row (and its [`AgentId`]); `init`,
+//! The one table of per-agent facts `init` and `doctor` read: a row per
+//! agent, in [`AgentId::ALL`] order, beside the facts of its hooks' events
+//! (`crate::agent::hooks`, below the hook and `init` alike), whose event
+//! names the rows take. Adding an agent is adding a row (and its [`AgentId`]); `init`,
 //! `init --remove` and `doctor` read nothing else about it.
 
+use crate::agent::hooks;
+
 use super::{
-    Agent, AgentId, EntryShape, Form, Format, HookFile, HookKind, Mcp, McpFile, WorkflowFiles,
+    Agent, AgentId, EntryShape, Form, Format, HookFile, HookKind, Mcp, McpFile, Moved,
+    WorkflowFiles,
 };
+
+/// The keys of a Copilot-format hook beside `command`: the editing tools
+/// (a regex on `toolName`, anchored) and a timeout in seconds.
+const COPILOT_HOOK: &str = r#"{"type": "command", "matcher": "edit|create", "timeoutSec": 30}"#;
 
 /// The matcher of Claude Code's hooks: the tools that write files.
 const CLAUDE_EDITS: &str = "Write|Edit|MultiEdit";
@@ -37,7 +46,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".claude/settings.json",
             format: Format::Json,
             kind: HookKind::Grouped {
-                event: "PostToolUse",
+                event: hooks::CLAUDE.post_edit[0].name,
                 matcher: CLAUDE_EDITS,
                 extra: "",
             },
@@ -46,7 +55,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".claude/settings.json",
             format: Format::Json,
             kind: HookKind::Grouped {
-                event: "PreToolUse",
+                event: hooks::CLAUDE.pre_edit[0].name,
                 matcher: CLAUDE_EDITS,
                 extra: "",
             },
@@ -57,6 +66,8 @@ pub const AGENTS: &[Agent] = &[
             "Claude Code: open the project and approve the `notarai` MCP server (it shows as \
              pending approval)",
         ),
+        moved: None,
+        successor: None,
     },
     // Codex CLI: `[mcp_servers.notarai]` in `.codex/config.toml` (read only
     // in trusted projects), `AGENTS.md`, skills in `.agents/skills/`, the
@@ -84,18 +95,28 @@ pub const AGENTS: &[Agent] = &[
             file: ".codex/hooks.json",
             format: Format::Json,
             kind: HookKind::Grouped {
-                event: "PostToolUse",
+                event: hooks::CODEX.post_edit[0].name,
                 matcher: "apply_patch",
                 extra: "",
             },
         }),
-        context_hook: None,
+        context_hook: Some(HookFile {
+            file: ".codex/hooks.json",
+            format: Format::Json,
+            kind: HookKind::Grouped {
+                event: hooks::CODEX.pre_edit[0].name,
+                matcher: "apply_patch",
+                extra: "",
+            },
+        }),
         hook_also_in: Some((".codex/config.toml", Format::Toml)),
         legacy_hooks: &[],
         by_hand: Some(
             "Codex CLI: trust the project (its .codex/ folder is read only in trusted projects) \
              and review the hook in /hooks",
         ),
+        moved: None,
+        successor: None,
     },
     // Cursor: `.cursor/mcp.json`, rules in `.cursor/rules/*.mdc` and
     // `AGENTS.md`, the `afterFileEdit` hook in `.cursor/hooks.json`.
@@ -120,12 +141,22 @@ pub const AGENTS: &[Agent] = &[
             file: ".cursor/hooks.json",
             format: Format::Json,
             kind: HookKind::Flat {
-                event: "afterFileEdit",
+                event: hooks::CURSOR.post_edit[0].name,
                 extra: "",
                 preamble: r#"{"version": 1}"#,
             },
         }),
-        context_hook: None,
+        // Unconfirmed: `preToolUse` taking `additional_context` (the
+        // client's event map says so, the docs name it for other events).
+        context_hook: Some(HookFile {
+            file: ".cursor/hooks.json",
+            format: Format::Json,
+            kind: HookKind::Flat {
+                event: hooks::CURSOR.pre_edit[0].name,
+                extra: r#"{"matcher": "Write"}"#,
+                preamble: r#"{"version": 1}"#,
+            },
+        }),
         hook_also_in: None,
         legacy_hooks: &[],
         by_hand: Some(
@@ -133,13 +164,18 @@ pub const AGENTS: &[Agent] = &[
              disabled); if the editor does not find `notarai` on its PATH, write its absolute \
              path in .cursor/mcp.json",
         ),
+        moved: None,
+        successor: None,
     },
-    // Gemini CLI: `.gemini/settings.json` (JSON with comments: `mcpServers`
+    // Gemini CLI (retired on 2026-06-18 except for enterprise Code Assist
+    // licences; in `--agents all` only where `.gemini/` exists):
+    // `.gemini/settings.json` (JSON with comments: `mcpServers`
     // and the `AfterTool` hook), `GEMINI.md`, commands in
     // `.gemini/commands/*.toml`.
     Agent {
         id: AgentId::Gemini,
-        signs: &[".gemini", "GEMINI.md"],
+        // Not GEMINI.md, which Antigravity CLI reads too.
+        signs: &[".gemini"],
         by_default: false,
         mcp: Mcp::Project(McpFile {
             files: &[".gemini/settings.json"],
@@ -158,7 +194,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".gemini/settings.json",
             format: Format::Jsonc,
             kind: HookKind::Grouped {
-                event: "AfterTool",
+                event: hooks::GEMINI.post_edit[0].name,
                 matcher: "write_file|replace",
                 extra: r#"{"name": "notarai", "timeout": 60000}"#,
             },
@@ -170,18 +206,82 @@ pub const AGENTS: &[Agent] = &[
             "Gemini CLI: trust the folder (`gemini trust`); project settings are ignored in \
              untrusted folders",
         ),
+        moved: None,
+        successor: Some((
+            AgentId::Antigravity,
+            "Gemini CLI was retired on 2026-06-18 except for enterprise Code Assist licences, \
+             and its successor Antigravity CLI reads .agents/, not .gemini/",
+        )),
     },
-    // VS Code (GitHub Copilot agent mode): `.vscode/mcp.json` (`servers`, a
-    // `type` required), `AGENTS.md`, prompt files in `.github/prompts/`,
-    // the PostToolUse hook (Preview) in `.github/hooks/notarai.json`.
+    // Antigravity CLI (`agy`), Gemini CLI's successor: workspace files in
+    // `.agents/`: `mcp_config.json` (`mcpServers`), skills in
+    // `.agents/skills/`, hooks in `.agents/hooks.json`. The hook file's
+    // place and shape are disputed between versions: `{"hooks":
+    // {"PostToolUse": [...]}}` is the Claude-style reading and, with
+    // `hooks` taken as the hook's name, the grouped one too; notarai's hook
+    // in `.antigravitycli/hooks.json` (the other place a source names)
+    // counts.
     Agent {
-        id: AgentId::Vscode,
-        signs: &[".vscode", ".github/copilot-instructions.md"],
+        id: AgentId::Antigravity,
+        signs: &[
+            ".agents/mcp_config.json",
+            ".agents/hooks.json",
+            ".antigravitycli",
+        ],
         by_default: false,
         mcp: Mcp::Project(McpFile {
-            files: &[".vscode/mcp.json"],
-            format: Format::Jsonc,
-            servers: &["servers"],
+            files: &[".agents/mcp_config.json"],
+            format: Format::Json,
+            servers: &["mcpServers"],
+            shape: EntryShape::CommandArgs { typed: None },
+        }),
+        instructions: &["AGENTS.md"],
+        imports_agents_md: false,
+        workflows: Some(WorkflowFiles {
+            form: Form::Skill,
+            path: ".agents/skills/{name}/SKILL.md",
+            reads_those_of: None,
+        }),
+        hook: Some(HookFile {
+            file: ".agents/hooks.json",
+            format: Format::Json,
+            kind: HookKind::Grouped {
+                event: hooks::ANTIGRAVITY.post_edit[0].name,
+                matcher: "edit_file|write_to_file|create_file",
+                extra: r#"{"timeout": 30}"#,
+            },
+        }),
+        context_hook: None,
+        hook_also_in: Some((".antigravitycli/hooks.json", Format::Json)),
+        legacy_hooks: &[],
+        by_hand: Some(
+            "Antigravity CLI: check that /hooks lists notarai's hook and /mcp its server (a \
+             hook file of another shape is dropped silently; ~/.gemini/antigravity-cli/cli.log \
+             says why)",
+        ),
+        moved: None,
+        successor: None,
+    },
+    // VS Code: its Copilot harness (the same runtime as Copilot CLI), which
+    // reads MCP servers from the workspace `.mcp.json` (shared with Claude
+    // Code; VS Code's own migration moves `.vscode/mcp.json` there), skills
+    // (not prompt files) from `.agents/skills/`, and Copilot-format hooks
+    // (`{"version": 1}`, camelCase events, `command` the cross-platform
+    // form of `bash`) from `.github/hooks/*.json`; the Local harness parses
+    // that format too and reads `.agents/skills/`. Its Local-harness files
+    // (`.vscode/mcp.json`, prompt files) are kept where a user has them.
+    Agent {
+        id: AgentId::Vscode,
+        signs: &[
+            ".vscode",
+            ".github/copilot-instructions.md",
+            ".github/hooks",
+        ],
+        by_default: false,
+        mcp: Mcp::Project(McpFile {
+            files: &[".mcp.json"],
+            format: Format::Json,
+            servers: &["mcpServers"],
             shape: EntryShape::CommandArgs {
                 typed: Some("stdio"),
             },
@@ -189,26 +289,62 @@ pub const AGENTS: &[Agent] = &[
         instructions: &["AGENTS.md"],
         imports_agents_md: false,
         workflows: Some(WorkflowFiles {
-            form: Form::VscodePrompt,
-            path: ".github/prompts/{name}.prompt.md",
+            form: Form::Skill,
+            path: ".agents/skills/{name}/SKILL.md",
             reads_those_of: None,
         }),
         hook: Some(HookFile {
             file: ".github/hooks/notarai.json",
             format: Format::Json,
             kind: HookKind::Flat {
-                event: "PostToolUse",
-                extra: r#"{"type": "command", "timeout": 30}"#,
-                preamble: "",
+                event: hooks::VSCODE.post_edit[0].name,
+                extra: COPILOT_HOOK,
+                preamble: r#"{"version": 1}"#,
             },
         }),
-        context_hook: None,
+        context_hook: Some(HookFile {
+            file: ".github/hooks/notarai.json",
+            format: Format::Json,
+            kind: HookKind::Flat {
+                event: hooks::VSCODE.pre_edit[0].name,
+                extra: COPILOT_HOOK,
+                preamble: r#"{"version": 1}"#,
+            },
+        }),
         hook_also_in: None,
         legacy_hooks: &[],
         by_hand: Some(
-            "VS Code: start and trust the `notarai` server (MCP: List Servers); agent hooks are \
-             a Preview feature and may need enabling",
+            "VS Code: in the Copilot harness, open Chat: Open Customizations and start and \
+             trust the `notarai` server; agent hooks may need enabling",
         ),
+        moved: Some(Moved {
+            mcp: Some(McpFile {
+                files: &[".vscode/mcp.json"],
+                format: Format::Jsonc,
+                servers: &["servers"],
+                shape: EntryShape::CommandArgs {
+                    typed: Some("stdio"),
+                },
+            }),
+            workflows: Some(WorkflowFiles {
+                form: Form::VscodePrompt,
+                path: ".github/prompts/{name}.prompt.md",
+                reads_those_of: None,
+            }),
+            hook: Some(HookFile {
+                file: ".github/hooks/notarai.json",
+                format: Format::Json,
+                kind: HookKind::Flat {
+                    event: hooks::VSCODE.post_edit[1].name,
+                    extra: r#"{"type": "command", "timeout": 30}"#,
+                    preamble: "",
+                },
+            }),
+            why: "VS Code's Copilot harness reads MCP servers only from the workspace .mcp.json \
+                  (and no prompt files): with notarai in .vscode/mcp.json alone, its agent \
+                  never sees notarai",
+        }),
+        successor: None,
     },
     // opencode: `opencode.json` or `opencode.jsonc` (`mcp`, a command
     // array), `AGENTS.md`, skills in `.opencode/skills/` (or Claude Code's,
@@ -242,6 +378,8 @@ pub const AGENTS: &[Agent] = &[
         hook_also_in: None,
         legacy_hooks: &[],
         by_hand: None,
+        moved: None,
+        successor: None,
     },
     // Zed: `.zed/settings.json` (JSON with comments, `context_servers`),
     // `AGENTS.md` (the first of its rule files found), skills in
@@ -271,6 +409,8 @@ pub const AGENTS: &[Agent] = &[
             "Zed: trust the worktree; Zed has no hooks, so run `notarai validate` after editing \
              specs",
         ),
+        moved: None,
+        successor: None,
     },
     // Windsurf: MCP servers only in the user's file (never written by
     // `init`, which prints what to add), `AGENTS.md`, the `post_write_code`
@@ -292,7 +432,7 @@ pub const AGENTS: &[Agent] = &[
             file: ".windsurf/hooks.json",
             format: Format::Json,
             kind: HookKind::Flat {
-                event: "post_write_code",
+                event: hooks::WINDSURF.post_edit[0].name,
                 extra: r#"{"show_output": true}"#,
                 preamble: "",
             },
@@ -301,5 +441,7 @@ pub const AGENTS: &[Agent] = &[
         hook_also_in: None,
         legacy_hooks: &[],
         by_hand: None,
+        moved: None,
+        successor: None,
     },
 ];

@@ -1,8 +1,13 @@
-//! The coding agents notarai knows how to wire, by name. A leaf module: the
-//! hook (which reads each agent's event format) and `init` (which writes each
-//! agent's configuration) both name an agent without naming each other.
+//! The coding agents notarai knows how to wire, by name, and what their
+//! hooks send and take ([`hooks`]). A leaf module: the hook (which reads
+//! each agent's event format) and `init` (which writes each agent's
+//! configuration) both name an agent and read its hook facts without naming
+//! each other.
 
 use std::fmt;
+
+pub mod hooks;
+pub mod rules;
 
 /// A coding agent `notarai init --agents` can set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
@@ -13,8 +18,11 @@ pub enum AgentId {
     Codex,
     /// Cursor (editor and CLI).
     Cursor,
-    /// Gemini CLI.
+    /// Gemini CLI (retired on 2026-06-18 except for enterprise Code
+    /// Assist licences).
     Gemini,
+    /// Antigravity CLI (`agy`), Gemini CLI's successor.
+    Antigravity,
     /// VS Code with GitHub Copilot's agent mode.
     Vscode,
     /// opencode.
@@ -27,11 +35,12 @@ pub enum AgentId {
 
 impl AgentId {
     /// Every agent, in the order reports list them.
-    pub const ALL: [AgentId; 8] = [
+    pub const ALL: [AgentId; 9] = [
         AgentId::Claude,
         AgentId::Codex,
         AgentId::Cursor,
         AgentId::Gemini,
+        AgentId::Antigravity,
         AgentId::Vscode,
         AgentId::Opencode,
         AgentId::Zed,
@@ -45,6 +54,7 @@ impl AgentId {
             AgentId::Codex => "codex",
             AgentId::Cursor => "cursor",
             AgentId::Gemini => "gemini",
+            AgentId::Antigravity => "antigravity",
             AgentId::Vscode => "vscode",
             AgentId::Opencode => "opencode",
             AgentId::Zed => "zed",
@@ -59,6 +69,7 @@ impl AgentId {
             AgentId::Codex => "Codex CLI",
             AgentId::Cursor => "Cursor",
             AgentId::Gemini => "Gemini CLI",
+            AgentId::Antigravity => "Antigravity CLI",
             AgentId::Vscode => "VS Code (Copilot)",
             AgentId::Opencode => "opencode",
             AgentId::Zed => "Zed",
