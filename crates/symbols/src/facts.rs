@@ -18,7 +18,7 @@ use super::outline::{self, Key, Outline, SemanticHash, Symbol};
 
 /// Bump when the outline or the token hash changes in a way the queries'
 /// text does not show (the walk, the extents, what a hash covers).
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// The most facts kept waiting for [`take_learned`] (the oldest are
 /// dropped beyond it).
@@ -134,6 +134,8 @@ pub fn version() -> &'static str {
 struct KeptOutline {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fallback: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    damage: Option<outline::Damage>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     symbols: Vec<KeptSymbol>,
 }
@@ -148,6 +150,8 @@ struct KeptSymbol {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     parent: Option<usize>,
     hash: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    damaged: bool,
 }
 
 impl Fact {
@@ -161,6 +165,7 @@ impl Fact {
         let outline = self.outline.as_ref()?;
         let kept = KeptOutline {
             fallback: outline.fallback.clone(),
+            damage: outline.damage.clone(),
             symbols: outline
                 .symbols
                 .iter()
@@ -171,6 +176,7 @@ impl Fact {
                     end: s.end_line,
                     parent: s.parent,
                     hash: blake3::Hash::from(s.hash).to_hex().to_string(),
+                    damaged: s.damaged,
                 })
                 .collect(),
         };
@@ -211,11 +217,13 @@ impl Fact {
                         end_line: s.end,
                         parent: s.parent,
                         hash: blake3::Hash::from_hex(&s.hash).ok()?.into(),
+                        damaged: s.damaged,
                     });
                 }
                 Some(Arc::new(Outline {
                     language: lang.map(Lang::name),
                     fallback: kept.fallback,
+                    damage: kept.damage,
                     symbols,
                     separator: lang.map_or(".", Lang::separator),
                     file_hash: hash,

@@ -11,7 +11,9 @@ use super::outline::{Outline, SemanticHash, Symbol, bytes_hash, fallback};
 use super::program::Program;
 
 /// The outline of `bytes` in `lang` (UTF-8): its symbols, or why it has
-/// none (no grammar built in, the parser gave up, a syntax error).
+/// none (no grammar built in, the parser gave up). A file whose parse has
+/// errors is outlined around them: its [`Outline::damage`] says where, each
+/// symbol meeting it is `damaged`, and its file hash is its bytes'.
 pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     let Some(config) = super::lang::config(lang) else {
         return fallback(
@@ -20,22 +22,17 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
             format!("notarai was built without the `{}` feature", lang.feature()),
         );
     };
-    let Some(tree) = parse_tree(config, bytes) else {
+    let Some(parsed) = parse_prepared(config, bytes) else {
         return fallback(Some(lang), bytes, "the parser gave up".into());
     };
-    let root = tree.root_node();
-    if root.has_error() {
-        let line = first_error_line(root);
-        return fallback(
-            Some(lang),
-            bytes,
-            format!("the file does not parse as {} (line {line})", lang.name()),
-        );
-    }
+    let original = bytes;
+    let bytes: &[u8] = &parsed.bytes;
+    let root = parsed.tree.root_node();
+    let damage = root.has_error().then(|| damage_of(root));
     if let Some(why) = super::program::layout_is_code(lang, bytes) {
         return fallback(
             Some(lang),
-            bytes,
+            original,
             format!("{why}: not outlined, compared by its bytes"),
         );
     }
@@ -43,7 +40,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     if let Some(line) = too_deep(&defs) {
         return fallback(
             Some(lang),
-            bytes,
+            original,
             format!(
                 "symbols nested deeper than {} levels (line {line}): not outlined, hashed by its bytes",
                 super::outline::MAX_NESTING
@@ -53,7 +50,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     if too_nested_for_size(&defs, bytes.len()) {
         return fallback(
             Some(lang),
-            bytes,
+            original,
             format!(
                 "symbols nested over {}x the file's size in all (extents or names): not outlined, hashed by its bytes",
                 super::outline::NESTED_BYTES_FACTOR
@@ -68,15 +65,120 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         family: Family::of(root),
         defs: &defs,
         program: &program,
+        marks: &parsed.marks,
+        damage: damage.as_ref(),
     }
     .all();
     Outline {
         language: Some(lang.name()),
         fallback: None,
+        file_hash: match damage {
+            Some(_) => bytes_hash(original),
+            None => program_hash(&program, root, &parsed.marks, bytes),
+        },
+        damage,
         symbols,
         separator: lang.separator(),
-        file_hash: program_hash(&program, root),
         by_name: Default::default(),
+    }
+}
+
+/// A file parsed for the outline: its tree, the bytes the tree was parsed
+/// from (the file's own, or with syntax newer than the grammar blanked by
+/// `modern.rs`: same length, same lines), and what was blanked.
+pub(super) struct Parsed<'b> {
+    /// The syntax tree.
+    pub tree: tree_sitter::Tree,
+    /// The bytes it was parsed from.
+    pub bytes: std::borrow::Cow<'b, [u8]>,
+    /// The modifiers blanked, which the hashes take in.
+    pub marks: Vec<super::modern::Blanked>,
+}
+
+/// `bytes` parsed by this thread's parser for `config`'s language; a
+/// TypeScript file whose parse has errors is parsed again with its
+/// variance modifiers blanked (`modern.rs`), and that parse is kept when
+/// it has fewer errors.
+pub(super) fn parse_prepared<'b>(
+    config: &super::lang::Config,
+    bytes: &'b [u8],
+) -> Option<Parsed<'b>> {
+    let tree = parse_tree(config, bytes)?;
+    let plain = |tree| Parsed {
+        tree,
+        bytes: std::borrow::Cow::Borrowed(bytes),
+        marks: Vec::new(),
+    };
+    if !tree.root_node().has_error() || !matches!(config.lang, Lang::TypeScript | Lang::Tsx) {
+        return Some(plain(tree));
+    }
+    let Some((blanked, marks)) = super::modern::variance(bytes, tree.root_node()) else {
+        return Some(plain(tree));
+    };
+    match parse_tree(config, &blanked) {
+        Some(again) if errors(again.root_node()) < errors(tree.root_node()) => Some(Parsed {
+            tree: again,
+            bytes: std::borrow::Cow::Owned(blanked),
+            marks,
+        }),
+        _ => Some(plain(tree)),
+    }
+}
+
+/// How many `ERROR` and `MISSING` nodes the tree under `root` holds (only
+/// the subtrees with errors are walked).
+fn errors(root: tree_sitter::Node) -> usize {
+    let mut count = 0;
+    let mut todo = vec![root];
+    let mut cursor = root.walk();
+    while let Some(node) = todo.pop() {
+        if node.is_error() || node.is_missing() {
+            count += 1;
+            continue;
+        }
+        todo.extend(node.children(&mut cursor).filter(|c| c.has_error()));
+    }
+    count
+}
+
+/// Where the tree under `root` has errors: each `ERROR` node's lines and
+/// each `MISSING` token's line, merged and in order (at most
+/// [`super::outline::MAX_DAMAGE_RANGES`], the last running to the end).
+fn damage_of(root: tree_sitter::Node) -> super::outline::Damage {
+    let mut ranges: Vec<[u32; 2]> = Vec::new();
+    let mut todo = vec![root];
+    let mut cursor = root.walk();
+    while let Some(node) = todo.pop() {
+        if node.is_error() || node.is_missing() {
+            let (a, b) = (node.start_position().row, node.end_position().row);
+            ranges.push([a as u32 + 1, b.max(a) as u32 + 1]);
+            continue;
+        }
+        todo.extend(node.children(&mut cursor).filter(|c| c.has_error()));
+    }
+    if ranges.is_empty() {
+        // `has_error` without an error node below: the root itself.
+        let last = root.end_position().row as u32 + 1;
+        ranges.push([1, last]);
+    }
+    ranges.sort_unstable();
+    let mut merged: Vec<[u32; 2]> = Vec::new();
+    for r in ranges {
+        match merged.last_mut() {
+            Some(m) if r[0] <= m[1] + 1 => m[1] = m[1].max(r[1]),
+            _ => merged.push(r),
+        }
+    }
+    if merged.len() > super::outline::MAX_DAMAGE_RANGES {
+        let end = root.end_position().row as u32 + 1;
+        merged.truncate(super::outline::MAX_DAMAGE_RANGES);
+        if let Some(last) = merged.last_mut() {
+            last[1] = end.max(last[1]);
+        }
+    }
+    super::outline::Damage {
+        first_line: merged[0][0],
+        ranges: merged,
     }
 }
 
@@ -192,6 +294,10 @@ struct Symbols<'a, 't> {
     family: Family<'t>,
     defs: &'a [Def<'t>],
     program: &'a Program<'a>,
+    /// The modifiers the pre-pass blanked (`modern.rs`).
+    marks: &'a [super::modern::Blanked],
+    /// Where the file does not parse, if anywhere.
+    damage: Option<&'a super::outline::Damage>,
 }
 
 impl Symbols<'_, '_> {
@@ -324,6 +430,10 @@ impl Symbols<'_, '_> {
         }
         self.program
             .hash(extent, def.name.map(|n| n.id()), &mut hasher);
+        let from = first
+            .first()
+            .map_or(extent.start_byte(), |n| n.start_byte());
+        super::modern::hash_marks(self.marks, bytes, from, extent.end_byte(), &mut hasher);
         let start = first
             .first()
             .map_or(extent.start_position().row, |n| n.start_position().row);
@@ -334,13 +444,17 @@ impl Symbols<'_, '_> {
             bytes,
         )
         .unwrap_or(start);
+        let (start_line, end_line) = (start as u32 + 1, end as u32);
         Symbol {
             name,
             kind,
-            start_line: start as u32 + 1,
-            end_line: end as u32,
+            start_line,
+            end_line,
             parent,
             hash: *hasher.finalize().as_bytes(),
+            damaged: self
+                .damage
+                .is_some_and(|d| d.meets(start_line, end_line + 1)),
         }
     }
 }
@@ -368,29 +482,43 @@ pub(super) fn parse_tree_from(
     })
 }
 
-/// The semantic hash of `bytes` parsed as `tree`: its program's hash
-/// ([`Program`]) when the tree has no error (a `MISSING` node is one) and
-/// its symbols nest no deeper than the outline keeps, else the bytes' (as
-/// the outline's file hash).
+/// The semantic hash of a file parsed as `parsed` (`original`: its own
+/// bytes): its program's hash ([`Program`], with what the pre-pass blanked)
+/// when the tree has no error (a `MISSING` node is one) and its symbols
+/// nest no deeper than the outline keeps, else the bytes' (as the
+/// outline's file hash).
 pub(super) fn tree_hash(
     config: &super::lang::Config,
-    tree: &tree_sitter::Tree,
-    bytes: &[u8],
+    parsed: &Parsed,
+    original: &[u8],
 ) -> SemanticHash {
-    let root = tree.root_node();
+    let root = parsed.tree.root_node();
+    let bytes: &[u8] = &parsed.bytes;
     if root.has_error() || super::program::layout_is_code(config.lang, bytes).is_some() || {
         let defs = definitions(config, root, bytes);
         too_deep(&defs).is_some() || too_nested_for_size(&defs, bytes.len())
     } {
-        return bytes_hash(bytes);
+        return bytes_hash(original);
     }
-    program_hash(&Program::of(config, root, bytes), root)
+    program_hash(
+        &Program::of(config, root, bytes),
+        root,
+        &parsed.marks,
+        bytes,
+    )
 }
 
-/// The semantic hash of a whole tree without errors: its program's.
-fn program_hash(program: &Program, root: tree_sitter::Node) -> SemanticHash {
+/// The semantic hash of a whole tree without errors: its program's, and
+/// the modifiers the pre-pass blanked.
+fn program_hash(
+    program: &Program,
+    root: tree_sitter::Node,
+    marks: &[super::modern::Blanked],
+    bytes: &[u8],
+) -> SemanticHash {
     let mut hasher = blake3::Hasher::new();
     program.hash(root, None, &mut hasher);
+    super::modern::hash_marks(marks, bytes, 0, bytes.len(), &mut hasher);
     SemanticHash {
         tokens: true,
         digest: *hasher.finalize().as_bytes(),
@@ -458,23 +586,6 @@ impl<'t> Family<'t> {
 
     fn prev(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
         self.prev.get(&node.id()).copied()
-    }
-}
-
-fn first_error_line(root: tree_sitter::Node) -> usize {
-    let mut cursor = root.walk();
-    let mut node = root;
-    'down: loop {
-        if node.is_error() || node.is_missing() {
-            return node.start_position().row + 1;
-        }
-        for child in node.children(&mut cursor) {
-            if child.has_error() {
-                node = child;
-                continue 'down;
-            }
-        }
-        return node.start_position().row + 1;
     }
 }
 
