@@ -190,6 +190,7 @@ fn empty_answer(base: crate::state::UsedBase, excluded_files: Vec<String>) -> Sp
         unreviewable: Vec::new(),
         formatting_only: Vec::new(),
         outside_anchors: Vec::new(),
+        whole_file_because: BTreeMap::new(),
     }
 }
 
@@ -332,6 +333,11 @@ impl<'a, 'g> Work<'a, 'g> {
         // verdict is the status's and `check`'s (`symbolic::decide`, from
         // the base); a diff since the reviewed content only shows it.
         let anchors = symbolic::spec_anchors(self.specs.governance(), self.index, &other);
+        if let (Some(sides), Some(anchors)) = (&sides, &anchors)
+            && let Some(why) = sides.whole_file_because(anchors)
+        {
+            out.whole_file_because.insert(file.path.clone(), why);
+        }
         let patch = match symbolic::view(
             sides.as_ref(),
             patch,

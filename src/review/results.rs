@@ -222,6 +222,12 @@ pub struct SpecDiff {
     /// those hunks in its `outside_anchors`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_anchors: Vec<String>,
+    /// Files of `files` the spec anchors symbols of but governs whole, with
+    /// why (no outline; the anchored symbol lies where the file does not
+    /// parse, or cannot be found there: the reason names the line): every
+    /// hunk of their diff is shown.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub whole_file_because: BTreeMap<String, String>,
     /// What each quiet verdict of this page proves (`formatting_only`,
     /// `outside_anchors`, `since_reconciled`, `skipped`, `already_read`, and
     /// each reason of `housekeeping_reasons`), keyed by verdict: a file is
@@ -444,6 +450,13 @@ pub struct ReconciliationStatus {
     /// they change, or govern the file whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_anchors: Vec<crate::review::OutsideAnchors>,
+    /// Changed files a spec anchors symbols of (`path#Symbol`) that it
+    /// governs whole instead, each with its spec and why: the file has no
+    /// outline, or the anchored symbol lies where the file does not parse
+    /// (or cannot be found there; the reason names the line the parser
+    /// stopped understanding). Every hunk of them is that spec's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whole_file_because: Vec<crate::review::WholeFile>,
     /// Drift reported with `report_drift` and not closed yet (a note closes
     /// when its spec is next reconciled with `mark_reconciled`): each spec
     /// named here needs a look even when none of its files changed.

@@ -227,6 +227,9 @@ pub(crate) fn check_anchors(
             }
             let mut names: Vec<String> = Vec::new();
             let mut no_outline: Vec<String> = Vec::new();
+            // Files with a partial outline where the anchor's symbol may
+            // lie in the damage: (file, why it is governed whole).
+            let mut damaged: Vec<(&str, String)> = Vec::new();
             let mut found = false;
             for file in matched {
                 let outline = outlines.entry(file).or_insert_with(|| {
@@ -240,6 +243,16 @@ pub(crate) fn check_anchors(
                 };
                 if let Some(reason) = &outline.fallback {
                     no_outline.push(format!("{file}: {reason}"));
+                    continue;
+                }
+                if outline.damage.is_some() {
+                    let named = anchor.named(outline);
+                    if named.iter().any(|&i| !outline.symbols[i].damaged) {
+                        found = true;
+                        break;
+                    }
+                    let why = crate::symbols::whole_file_because(&[&anchor], outline);
+                    damaged.push((file, why.unwrap_or_default()));
                     continue;
                 }
                 if anchor.names_any(outline) {
@@ -258,8 +271,15 @@ pub(crate) fn check_anchors(
                 continue;
             }
             let pos = pos_of(&trees[s], &g.pointer);
+            if let Some((file, why)) = damaged.first() {
+                out.push(damaged_anchor(&specs[s].path, pos, written, file, why));
+                continue;
+            }
             let hint = if names.is_empty() {
                 match no_outline.first() {
+                    Some(why) if outline_languages(matched, &outlines) => format!(
+                        "no symbol outline for the matched files ({why}): the anchor governs the whole file; drop the `#`, or anchor a file notarai outlines"
+                    ),
                     Some(why) => format!(
                         "no symbol outline for the matched files ({why}); anchor a Rust, TypeScript, JavaScript, Python or Go file, or drop the `#`"
                     ),
@@ -291,6 +311,40 @@ pub(crate) fn check_anchors(
         }
     }
     out
+}
+
+/// The warning for an anchor whose symbol may lie where `file` does not
+/// parse: governed whole, naming the line the parser stopped understanding.
+fn damaged_anchor(
+    spec: &str,
+    pos: Pos,
+    written: &str,
+    file: &str,
+    why: &str,
+) -> Finding {
+    Finding::warning(
+        spec,
+        pos.line,
+        pos.column,
+        format!(
+            "anchor `#{written}`: `{file}` does not parse where its symbol may lie, so the anchor governs the whole file"
+        ),
+    )
+    .with_hint(format!(
+        "{why}; `notarai symbols {file}` shows what was outlined. Once the file parses the anchor governs its symbol again"
+    ))
+}
+
+/// Whether every matched file outlined so far is in a language notarai
+/// outlines (its fallback is about the file, not its kind).
+fn outline_languages(
+    matched: &[&str],
+    outlines: &HashMap<&str, Option<std::sync::Arc<crate::symbols::Outline>>>,
+) -> bool {
+    matched
+        .iter()
+        .filter_map(|f| outlines.get(f).and_then(Option::as_ref))
+        .all(|o| o.language.is_some())
 }
 
 /// The (up to three) names of `names` closest to `wanted`.
