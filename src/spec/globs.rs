@@ -315,13 +315,7 @@ pub(crate) fn check_anchors(
 
 /// The warning for an anchor whose symbol may lie where `file` does not
 /// parse: governed whole, naming the line the parser stopped understanding.
-fn damaged_anchor(
-    spec: &str,
-    pos: Pos,
-    written: &str,
-    file: &str,
-    why: &str,
-) -> Finding {
+fn damaged_anchor(spec: &str, pos: Pos, written: &str, file: &str, why: &str) -> Finding {
     Finding::warning(
         spec,
         pos.line,

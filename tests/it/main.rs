@@ -32,6 +32,7 @@ mod kept_answers;
 mod layers;
 mod modern;
 mod pages;
+mod partial_outlines;
 mod progress;
 mod prompts;
 mod protocol;

@@ -168,9 +168,8 @@ impl Sides {
     /// then the base's): a side has no outline, or is a partial outline
     /// where an anchor names a damaged symbol or none.
     pub fn whole_file_because(&self, anchors: &[&Anchor]) -> Option<String> {
-        symbols::whole_file_because(anchors, &self.new)
-            .or_else(|| {
-                symbols::whole_file_because(anchors, &self.old).map(|r| format!("at the base: {r}"))
-            })
+        symbols::whole_file_because(anchors, &self.new).or_else(|| {
+            symbols::whole_file_because(anchors, &self.old).map(|r| format!("at the base: {r}"))
+        })
     }
 }
