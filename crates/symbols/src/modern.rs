@@ -24,13 +24,54 @@ pub(super) struct Blanked {
     pub word: &'static str,
 }
 
-/// The variance modifiers of type parameter lists in `bytes` (TypeScript):
-/// each `in` or `out` that follows `<` or `,` (blanks and comments
-/// between) and precedes another modifier or a type parameter's name. A
-/// candidate whose node in `tree` is a string, comment, template or
-/// regular expression is text, not syntax, and is left alone. `None` when
-/// there is none.
-pub(super) fn variance(bytes: &[u8], root: tree_sitter::Node) -> Option<(Vec<u8>, Vec<Blanked>)> {
+/// `bytes` (TypeScript) with what the grammar lacks made parseable, same
+/// length and lines, and the words blanked; `None` when nothing applies.
+/// Three constructs, each only where `root` (the file's own parse) shows
+/// code, not text:
+/// - variance modifiers ([`variance`]), blanked and hashed;
+/// - `export type * from` (TypeScript 5.0): `type` blanked and hashed;
+/// - a call or construct signature on its own line after another member
+///   with no `;` (`<K extends keyof V>(key: K): V[K]` twice in an
+///   interface, which the grammar reads as one type's arguments): the
+///   blank before its `<` becomes the `;` TypeScript's parser implies,
+///   only where `root` has an error, and not in TSX (where a line may
+///   start a JSX element);
+/// - in TSX, a bare `&` in a JSX attribute's string
+///   (`href="?a=1&b=2"`, which the grammar takes for the start of an
+///   entity), where `root` has an error: blanked and hashed.
+pub(super) fn prepass(
+    bytes: &[u8],
+    root: tree_sitter::Node,
+    jsx: bool,
+) -> Option<(Vec<u8>, Vec<Blanked>)> {
+    let mut marks = variance(bytes, root);
+    marks.extend(export_type_star(bytes, root));
+    let separators = if jsx {
+        marks.extend(attribute_ampersands(bytes, root));
+        Vec::new()
+    } else {
+        signature_separators(bytes, root)
+    };
+    if marks.is_empty() && separators.is_empty() {
+        return None;
+    }
+    let mut out = bytes.to_vec();
+    for m in &marks {
+        out[m.at..m.at + m.word.len()].fill(b' ');
+    }
+    for at in separators {
+        out[at] = b';';
+    }
+    marks.sort_by_key(|m| m.at);
+    Some((out, marks))
+}
+
+/// The variance modifiers of type parameter lists in `bytes`: each `in`
+/// or `out` that follows `<` or `,` (blanks and comments between) and
+/// precedes another modifier or a type parameter's name. A candidate whose
+/// node in `root` is a string, comment, template or regular expression is
+/// text, not syntax, and is left alone.
+fn variance(bytes: &[u8], root: tree_sitter::Node) -> Vec<Blanked> {
     let mut marks = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
@@ -51,14 +92,142 @@ pub(super) fn variance(bytes: &[u8], root: tree_sitter::Node) -> Option<(Vec<u8>
         }
         i += 1;
     }
-    if marks.is_empty() {
-        return None;
+    marks
+}
+
+/// `type` of each `export type *` (a re-export of types only).
+fn export_type_star(bytes: &[u8], root: tree_sitter::Node) -> Vec<Blanked> {
+    let mut marks = Vec::new();
+    let mut from = 0;
+    while let Some(n) = find(&bytes[from..], b"export") {
+        let at = from + n;
+        from = at + 6;
+        let before_ok = at == 0 || !is_word_byte(bytes[at - 1]);
+        let ty = skip_blank(bytes, at + 6);
+        if !before_ok || ty == at + 6 || !bytes[ty..].starts_with(b"type") {
+            continue;
+        }
+        let star = skip_blank(bytes, ty + 4);
+        if star > ty + 4 && bytes.get(star) == Some(&b'*') && !is_text(root, at) {
+            marks.push(Blanked {
+                at: ty,
+                word: "type",
+            });
+        }
     }
-    let mut out = bytes.to_vec();
-    for m in &marks {
-        out[m.at..m.at + m.word.len()].fill(b' ');
+    marks
+}
+
+/// The blanks that become `;` before call signatures the grammar joined to
+/// the member above: a line whose first byte that is not a blank is `<`,
+/// indented, after a line that does not end in `;`, `,`, `{` or an
+/// operator, where `root` has an error.
+fn signature_separators(bytes: &[u8], root: tree_sitter::Node) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut line_start = 0;
+    while line_start < bytes.len() {
+        let end = bytes[line_start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |n| line_start + n);
+        let first = line_start
+            + bytes[line_start..end]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count();
+        if first > line_start
+            && bytes.get(first) == Some(&b'<')
+            && starts_name(bytes, skip_blank(bytes, first + 1))
+            && ends_member(bytes, line_start)
+            && in_error(root, first)
+        {
+            out.push(first - 1);
+        }
+        line_start = end + 1;
     }
-    Some((out, marks))
+    out
+}
+
+/// Whether the code before `line_start` ends a type member that has no
+/// `;`: its last byte that is not a blank (comments skipped line by line
+/// only when whole) is a name, `]`, `)`, `>` or a quote.
+fn ends_member(bytes: &[u8], line_start: usize) -> bool {
+    let mut at = line_start;
+    loop {
+        let before = &bytes[..at];
+        let Some(last) = before.iter().rposition(|b| !b.is_ascii_whitespace()) else {
+            return false;
+        };
+        let start = before[..=last]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |n| n + 1);
+        let line = before[start..=last].trim_ascii_start();
+        if line.starts_with(b"//") || line.starts_with(b"*") || line.starts_with(b"/*") {
+            at = start;
+            continue;
+        }
+        let b = bytes[last];
+        return is_word_byte(b) || matches!(b, b']' | b')' | b'>' | b'\'' | b'"');
+    }
+}
+
+/// Each `&` of a JSX attribute's string (after `="` or `='` on its line,
+/// the quote not closed before it) that starts no entity (`&amp;`,
+/// `&#38;`), where `root` has an error.
+fn attribute_ampersands(bytes: &[u8], root: tree_sitter::Node) -> Vec<Blanked> {
+    let mut marks = Vec::new();
+    for (at, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'&') {
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |n| n + 1);
+        let line = &bytes[line_start..at];
+        let open = line
+            .windows(2)
+            .rposition(|w| w[0] == b'=' && matches!(w[1], b'"' | b'\''));
+        let Some(open) = open else {
+            continue;
+        };
+        let quote = line[open + 1];
+        if line[open + 2..].contains(&quote) {
+            continue;
+        }
+        let entity = bytes[at + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'#')
+            .count();
+        if entity > 0 && bytes.get(at + 1 + entity) == Some(&b';') {
+            continue;
+        }
+        if in_error(root, at) {
+            marks.push(Blanked { at, word: "&" });
+        }
+    }
+    marks
+}
+
+/// Whether the node of `root` at byte `at`, or one of its ancestors, is an
+/// error.
+fn in_error(root: tree_sitter::Node, at: usize) -> bool {
+    let mut node = root.descendant_for_byte_range(at, at + 1);
+    while let Some(n) = node {
+        if n.is_error() || n.is_missing() {
+            return true;
+        }
+        node = n.parent();
+    }
+    false
+}
+
+/// Where `needle` first occurs in `hay`.
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// A byte of a name.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$') || b >= 0x80
 }
 
 /// The modifier word starting at `at`, when one starts there.

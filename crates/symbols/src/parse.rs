@@ -112,7 +112,9 @@ pub(super) fn parse_prepared<'b>(
     if !tree.root_node().has_error() || !matches!(config.lang, Lang::TypeScript | Lang::Tsx) {
         return Some(plain(tree));
     }
-    let Some((blanked, marks)) = super::modern::variance(bytes, tree.root_node()) else {
+    let Some((blanked, marks)) =
+        super::modern::prepass(bytes, tree.root_node(), config.lang == Lang::Tsx)
+    else {
         return Some(plain(tree));
     };
     match parse_tree(config, &blanked) {

@@ -195,3 +195,83 @@ fn a_rust_file_with_errors_keeps_its_whole_functions() {
     assert_eq!(whole_file_because(&[&anchor("first")], &o), None);
     assert!(whole_file_because(&[&anchor("second")], &o).is_some());
 }
+
+/// hono's `context.ts` and `helper/factory/index.ts` shapes: overloaded
+/// call signatures on their own lines, no `;` between; and
+/// `export type *` (trpc's `tanstack-react-query/src/index.ts`).
+const HONO_SHAPED: &str = r#"export type * from './types'
+
+interface Get<E extends Env> {
+  <Key extends keyof E['Variables']>(key: Key): E['Variables'][Key]
+  <Key extends keyof ContextVariableMap>(key: Key): ContextVariableMap[Key]
+}
+
+export interface CreateHandlers<E extends Env> {
+  <I extends Input = {}>(handler1: H<E, I>): [H<E, I>]
+
+  // handler x2
+  <
+    I extends Input = {},
+    I2 extends Input = I,
+  >(
+    handler1: H<E, I>,
+    handler2: H<E, I2>
+  ): [H<E, I>, H<E, I2>]
+}
+
+export function after(a: number): number {
+  return a < 2 ? a : 2
+}
+"#;
+
+#[test]
+fn call_signatures_without_semicolons_and_type_star_exports_parse() {
+    let o = outline("context.ts", HONO_SHAPED.as_bytes());
+    assert!(o.fallback.is_none() && o.damage.is_none(), "{:?}", o.damage);
+    let found: Vec<(&str, u32, u32)> = o
+        .symbols
+        .iter()
+        .map(|s| (s.name.as_str(), s.start_line, s.end_line))
+        .collect();
+    assert_eq!(
+        found,
+        [("Get", 3, 6), ("CreateHandlers", 8, 19), ("after", 21, 23)]
+    );
+    assert_eq!(
+        semantic_hash("context.ts", HONO_SHAPED.as_bytes()),
+        o.file_hash
+    );
+    // `export type *` and `export *` are different programs; a `;` written
+    // where the pre-pass implies one is the same program.
+    let star = HONO_SHAPED.replace("export type *", "export *");
+    assert_ne!(outline("c.ts", star.as_bytes()).file_hash, o.file_hash);
+    let with_semicolon = HONO_SHAPED.replace("[Key]\n  <Key", "[Key];\n  <Key");
+    let w = outline("c.ts", with_semicolon.as_bytes());
+    assert!(w.damage.is_none());
+    let hash = |o: &Outline| o.symbols[o.named("Get").next().unwrap()].hash;
+    assert_eq!(hash(&w), hash(&o));
+}
+
+#[test]
+fn a_comparison_at_the_start_of_a_line_is_left_alone() {
+    // A line starting with `<` in clean code is never touched: the
+    // pre-pass runs only where the parse has errors.
+    let src = "export function f(a: number, b: number) {\n  return a\n    < b\n}\n";
+    let o = outline("f.ts", src.as_bytes());
+    assert!(o.damage.is_none());
+    let moved = "export function f(a: number, b: number) {\n  return a < b\n}\n";
+    assert_eq!(outline("f.ts", moved.as_bytes()).file_hash, o.file_hash);
+}
+
+#[test]
+fn a_bare_ampersand_in_a_jsx_attribute_parses_and_counts() {
+    let src = "export function Footer() {\n  return <a href=\"https://x.dev/?utm_source=trpc&utm_campaign=oss\">x</a>;\n}\n";
+    let o = outline("footer.tsx", src.as_bytes());
+    assert!(o.damage.is_none(), "{:?}", o.damage);
+    assert_eq!(o.symbols.len(), 1);
+    let spaced = src.replace("trpc&utm", "trpc utm");
+    let s = outline("footer.tsx", spaced.as_bytes());
+    assert!(s.damage.is_none());
+    assert_ne!(s.file_hash, o.file_hash, "the `&` is part of the string");
+    assert_ne!(s.symbols[0].hash, o.symbols[0].hash);
+}
