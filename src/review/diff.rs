@@ -35,6 +35,8 @@ pub fn get_spec_diff(
         params.include_formatting,
         params.since,
         &params.already_read,
+        &params.specs_read,
+        params.full_lists,
         params.max_tokens,
     ])
     .to_string();
@@ -47,6 +49,7 @@ pub fn get_spec_diff(
             params.bypass_cache,
             params.max_tokens,
             (params.since, &params.already_read),
+            (&params.specs_read, params.full_lists),
         );
         Ok(pages::spec_diff_pages(
             full,
@@ -170,6 +173,8 @@ fn empty_answer(base: crate::state::UsedBase, excluded_files: Vec<String>) -> Sp
         files: Vec::new(),
         plan: Some(Vec::new()),
         spec: None,
+        spec_held: false,
+        skipped_count: 0,
         page: 1,
         pages: 1,
         next_cursor: None,
@@ -559,13 +564,19 @@ impl<'a, 'g> Work<'a, 'g> {
     fn finish(&self, out: &mut SpecDiff) {
         let own_changed = out.spec_changes.iter().any(|s| s.path == self.spec_path);
         if (!out.files.is_empty() || !out.already_read.is_empty()) && !own_changed {
-            let spec = &self.specs.set.specs[self.index].spec;
-            out.spec = Some(super::SpecSays {
-                intent: spec.intent.clone(),
-                behaviors: spec.behaviors.clone(),
-                constraints: spec.constraints.clone(),
-                invariants: spec.invariants.clone(),
-            });
+            let loaded = &self.specs.set.specs[self.index];
+            if self.holds(&loaded.path, &loaded.raw) {
+                out.spec_held = true;
+            } else {
+                let spec = &loaded.spec;
+                out.spec = Some(super::SpecSays {
+                    intent: spec.intent.clone(),
+                    behaviors: spec.behaviors.clone(),
+                    constraints: spec.constraints.clone(),
+                    invariants: spec.invariants.clone(),
+                    text_id: text_id(&loaded.raw),
+                });
+            }
         }
         for list in [
             &mut out.files,
@@ -588,12 +599,36 @@ impl<'a, 'g> Work<'a, 'g> {
             && let Some(system) = self.specs.set.system_spec()
         {
             let included = out.spec_changes.iter().any(|s| s.path == system.path);
+            let held = self.holds(&system.path, &system.raw);
             out.system_spec = Some(SystemSpec {
                 path: system.path.clone(),
-                content: (!included).then(|| system.raw.clone()),
+                content: (!included && !held).then(|| system.raw.clone()),
+                text_id: (!included).then(|| text_id(&system.raw)),
             });
         }
+        out.skipped_count = out.skipped.len();
+        if !self.params.full_lists {
+            out.skipped.clear();
+        }
     }
+
+    /// Whether `specs_read` says the agent holds the text `raw` of the spec
+    /// at `path`: `path` alone, or `path@id` with the id of `raw`.
+    fn holds(&self, path: &str, raw: &str) -> bool {
+        let id = std::cell::OnceCell::new();
+        self.params
+            .specs_read
+            .iter()
+            .any(|held| match held.split_once('@') {
+                Some((p, given)) => p == path && given == id.get_or_init(|| text_id(raw)),
+                None => held == path,
+            })
+    }
+}
+
+/// The id of a spec file's text: 12 hex digits of its BLAKE3.
+fn text_id(raw: &str) -> String {
+    blake3::hash(raw.as_bytes()).to_hex()[..12].to_string()
 }
 
 /// The diff of `file` from the content last reconciled for `spec` to the

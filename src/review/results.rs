@@ -149,9 +149,20 @@ pub struct SpecDiff {
     /// the diff against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<SpecSays>,
+    /// `true` when `spec` was left out because `specs_read` says you hold
+    /// its text (its `text_id` still matches): judge the diff against the
+    /// text you have.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spec_held: bool,
     /// Changed governed files whose content matches the hash cache or the
     /// committed `.notarai/reconciliation_state.json` (already reconciled).
+    /// Listed only with `full_lists: true`; by default empty and counted in
+    /// `skipped_count`.
     pub skipped: Vec<String>,
+    /// How many changed governed files are already reconciled (`skipped`,
+    /// listed or not).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped_count: usize,
     /// The patterns passed in `exclude_patterns`, as given (the contract's
     /// `excluded`); every page.
     pub excluded: Vec<String>,
@@ -259,6 +270,9 @@ pub struct SpecSays {
     /// Its invariants.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invariants: Vec<String>,
+    /// An id of the spec file's text (BLAKE3, 12 hex digits): pass
+    /// `path@text_id` in `specs_read` while you hold this text.
+    pub text_id: String,
 }
 
 /// Why a changed file needs no review for a spec: the proof that its
@@ -338,10 +352,14 @@ pub struct SpecFile {
 pub struct SystemSpec {
     /// Path of the system spec.
     pub path: String,
-    /// Full text; absent when the same content is already in `spec_changes`.
+    /// Full text; absent when the same content is already in `spec_changes`,
+    /// or when `specs_read` says you hold it.
     /// A system spec longer than a page comes on consecutive pages: join them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// An id of its text (as `SpecSays::text_id`), for `specs_read`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_id: Option<String>,
 }
 
 /// Result of `get_changed_artifacts`.
@@ -545,7 +563,10 @@ impl SpecDiff {
                 !self.since_reconciled.is_empty(),
                 QuietVerdict::SinceReconciled,
             ),
-            (!self.skipped.is_empty(), QuietVerdict::Skipped),
+            (
+                !self.skipped.is_empty() || self.skipped_count > 0,
+                QuietVerdict::Skipped,
+            ),
             (!self.already_read.is_empty(), QuietVerdict::AlreadyRead),
         ]
         .into_iter()

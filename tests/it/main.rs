@@ -58,6 +58,7 @@ mod snapshots;
 mod spec08;
 mod spec_loader;
 mod spec_set;
+mod spec_text_once;
 mod state;
 mod state_mcp;
 mod stdio_rules;

@@ -278,6 +278,7 @@ fn place_system(layout: &mut Layout, system: Option<SystemSpec>) -> Vec<(usize, 
     let shell = SystemSpec {
         path: system.path.clone(),
         content: Some(String::new()),
+        text_id: system.text_id.clone(),
     };
     text_parts(layout, json_len(&shell), content)
         .into_iter()
@@ -285,6 +286,7 @@ fn place_system(layout: &mut Layout, system: Option<SystemSpec>) -> Vec<(usize, 
             let part = SystemSpec {
                 path: system.path.clone(),
                 content: Some(part),
+                text_id: system.text_id.clone(),
             };
             (page, part)
         })
