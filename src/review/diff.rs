@@ -1,11 +1,11 @@
 //! One spec's changed files and their diff (`get_spec_diff`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use super::exclude::ExcludeMatcher;
 use super::{
-    GetSpecDiffParams, Result, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now, pages, quiet,
-    spec_index, symbolic, unreviewable,
+    GetSpecDiffParams, Result, SpecDiff, choose_base, hash_now, pages, quiet, spec_index,
+    spec_text, symbolic, unreviewable,
 };
 use std::path::Path;
 
@@ -113,7 +113,7 @@ fn spec_diff_parts(
         now: HashMap::new(),
     };
     work.hash(&candidates, progress)?;
-    let mut out = empty_answer(used, excluded);
+    let mut out = SpecDiff::empty(used, excluded);
     out.excluded = params.exclude_patterns.clone();
     out.unreviewable = unreviewable(&changes, |p| {
         specs.governance().category(index, p).is_some() && !exclude.is_match(p)
@@ -162,41 +162,6 @@ fn candidates<'c>(
         })
         .collect();
     (candidates, excluded)
-}
-
-/// The answer with nothing in it yet but its base and the excluded files.
-fn empty_answer(base: crate::state::UsedBase, excluded_files: Vec<String>) -> SpecDiff {
-    SpecDiff {
-        quiet_proofs: Default::default(),
-        base,
-        diff: String::new(),
-        files: Vec::new(),
-        plan: Some(Vec::new()),
-        spec: None,
-        spec_held: false,
-        skipped_count: 0,
-        page: 1,
-        pages: 1,
-        next_cursor: None,
-        skipped: Vec::new(),
-        excluded: Vec::new(),
-        excluded_files,
-        housekeeping: Vec::new(),
-        housekeeping_reasons: BTreeMap::new(),
-        since_reconciled: Vec::new(),
-        already_read: Vec::new(),
-        shared: BTreeMap::new(),
-        moved_out: BTreeMap::new(),
-        spec_changes: Vec::new(),
-        system_spec: None,
-        binary_changes: Vec::new(),
-        large_changes: Vec::new(),
-        file_categories: BTreeMap::new(),
-        unreviewable: Vec::new(),
-        formatting_only: Vec::new(),
-        outside_anchors: Vec::new(),
-        whole_file_because: BTreeMap::new(),
-    }
 }
 
 /// Both sides of a changed file (when its language is outlined) and a
@@ -392,19 +357,8 @@ impl<'a, 'g> Work<'a, 'g> {
     /// ones as such).
     fn spec_files(&self, out: &mut SpecDiff, spec_paths: &[&str]) {
         for path in spec_paths {
-            let bytes = self
-                .git
-                .skip_worktree_content(path)
-                .or_else(|| read_unfollowed(self.root, path));
-            let (content, deleted) = match bytes {
-                Some(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), false),
-                None => (String::new(), true),
-            };
-            out.spec_changes.push(SpecFile {
-                path: path.to_string(),
-                content,
-                deleted,
-            });
+            out.spec_changes
+                .push(spec_text::changed(self.git, self.root, path));
         }
     }
 
@@ -558,26 +512,9 @@ impl<'a, 'g> Work<'a, 'g> {
         out.large_changes.clear();
     }
 
-    /// The spec's own text to judge the diff against (once, when it did
-    /// not change itself), every list sorted, and the system spec when a
-    /// spec file changed.
+    /// Every list sorted, the spec's own text to judge the diff against
+    /// and the system spec's ([`spec_text::add`]), `skipped` counted.
     fn finish(&self, out: &mut SpecDiff) {
-        let own_changed = out.spec_changes.iter().any(|s| s.path == self.spec_path);
-        if (!out.files.is_empty() || !out.already_read.is_empty()) && !own_changed {
-            let loaded = &self.specs.set.specs[self.index];
-            if self.holds(&loaded.path, &loaded.raw) {
-                out.spec_held = true;
-            } else {
-                let spec = &loaded.spec;
-                out.spec = Some(super::SpecSays {
-                    intent: spec.intent.clone(),
-                    behaviors: spec.behaviors.clone(),
-                    constraints: spec.constraints.clone(),
-                    invariants: spec.invariants.clone(),
-                    text_id: text_id(&loaded.raw),
-                });
-            }
-        }
         for list in [
             &mut out.files,
             &mut out.skipped,
@@ -595,40 +532,12 @@ impl<'a, 'g> Work<'a, 'g> {
         }
         out.spec_changes.sort_by(|a, b| a.path.cmp(&b.path));
         out.spec_changes.dedup_by(|a, b| a.path == b.path);
-        if !out.spec_changes.is_empty()
-            && let Some(system) = self.specs.set.system_spec()
-        {
-            let included = out.spec_changes.iter().any(|s| s.path == system.path);
-            let held = self.holds(&system.path, &system.raw);
-            out.system_spec = Some(SystemSpec {
-                path: system.path.clone(),
-                content: (!included && !held).then(|| system.raw.clone()),
-                text_id: (!included).then(|| text_id(&system.raw)),
-            });
-        }
+        spec_text::add(out, self.specs, self.index, &self.params.specs_read);
         out.skipped_count = out.skipped.len();
         if !self.params.full_lists {
             out.skipped.clear();
         }
     }
-
-    /// Whether `specs_read` says the agent holds the text `raw` of the spec
-    /// at `path`: `path` alone, or `path@id` with the id of `raw`.
-    fn holds(&self, path: &str, raw: &str) -> bool {
-        let id = std::cell::OnceCell::new();
-        self.params
-            .specs_read
-            .iter()
-            .any(|held| match held.split_once('@') {
-                Some((p, given)) => p == path && given == id.get_or_init(|| text_id(raw)),
-                None => held == path,
-            })
-    }
-}
-
-/// The id of a spec file's text: 12 hex digits of its BLAKE3.
-fn text_id(raw: &str) -> String {
-    blake3::hash(raw.as_bytes()).to_hex()[..12].to_string()
 }
 
 /// The diff of `file` from the content last reconciled for `spec` to the
@@ -660,17 +569,4 @@ fn since_reconciled(
     .ok()?;
     let patch = crate::changes::patch_between(&file.path, &old, &new).ok()?;
     Some((symbolic::sides_of(&file.path, &old, &new), patch))
-}
-
-/// A file's content as git sees it: a symbolic link is its target text,
-/// never what it points to (which may lie outside the repository), and a
-/// path through a linked folder is not there. `None` when nothing is there.
-fn read_unfollowed(root: &std::path::Path, rel: &str) -> Option<Vec<u8>> {
-    // The one bounded, non-blocking reader: a spec swapped for a FIFO, a
-    // device or a huge file is described, never opened or read whole.
-    match crate::safe_fs::read_unfollowed(root, rel, spec::MAX_BYTES as u64) {
-        Ok(bytes) => Some(bytes),
-        Err(crate::safe_fs::FsError::NotFound { .. }) => None,
-        Err(e) => Some(format!("(notarai did not read this file: {e})").into_bytes()),
-    }
 }

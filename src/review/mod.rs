@@ -21,6 +21,7 @@ pub mod proofs;
 pub mod quiet;
 mod record;
 mod results;
+mod spec_text;
 mod symbolic;
 mod symbols;
 

@@ -548,65 +548,38 @@ pub struct Totals {
 }
 
 impl SpecDiff {
-    /// The quiet verdicts this answer (or page) gives.
-    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
-        let mut out: Vec<QuietVerdict> = [
-            (
-                !self.formatting_only.is_empty(),
-                QuietVerdict::FormattingOnly,
-            ),
-            (
-                !self.outside_anchors.is_empty(),
-                QuietVerdict::OutsideAnchors,
-            ),
-            (
-                !self.since_reconciled.is_empty(),
-                QuietVerdict::SinceReconciled,
-            ),
-            (
-                !self.skipped.is_empty() || self.skipped_count > 0,
-                QuietVerdict::Skipped,
-            ),
-            (!self.already_read.is_empty(), QuietVerdict::AlreadyRead),
-        ]
-        .into_iter()
-        .filter_map(|(given, v)| given.then_some(v))
-        .collect();
-        out.extend(
-            self.housekeeping_reasons
-                .values()
-                .map(|&q| QuietVerdict::from(q)),
-        );
-        out.sort();
-        out.dedup();
-        out
-    }
-}
-
-impl AffectedSpecs {
-    /// The quiet verdicts this answer (or page) gives.
-    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
-        match self.formatting_only.is_empty() {
-            true => Vec::new(),
-            false => vec![QuietVerdict::FormattingOnly],
+    /// The answer with nothing in it yet but its base and the excluded files.
+    pub(super) fn empty(base: crate::state::UsedBase, excluded_files: Vec<String>) -> SpecDiff {
+        SpecDiff {
+            quiet_proofs: Default::default(),
+            base,
+            diff: String::new(),
+            files: Vec::new(),
+            plan: Some(Vec::new()),
+            spec: None,
+            spec_held: false,
+            skipped_count: 0,
+            page: 1,
+            pages: 1,
+            next_cursor: None,
+            skipped: Vec::new(),
+            excluded: Vec::new(),
+            excluded_files,
+            housekeeping: Vec::new(),
+            housekeeping_reasons: BTreeMap::new(),
+            since_reconciled: Vec::new(),
+            already_read: Vec::new(),
+            shared: BTreeMap::new(),
+            moved_out: BTreeMap::new(),
+            spec_changes: Vec::new(),
+            system_spec: None,
+            binary_changes: Vec::new(),
+            large_changes: Vec::new(),
+            file_categories: BTreeMap::new(),
+            unreviewable: Vec::new(),
+            formatting_only: Vec::new(),
+            outside_anchors: Vec::new(),
+            whole_file_because: BTreeMap::new(),
         }
-    }
-}
-
-impl ReconciliationStatus {
-    /// The quiet verdicts this answer (or page) gives.
-    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
-        let mut out: Vec<QuietVerdict> = self
-            .specs
-            .iter()
-            .flat_map(|s| s.housekeeping_reasons.values())
-            .map(|&q| QuietVerdict::from(q))
-            .collect();
-        if !self.formatting_only.is_empty() {
-            out.push(QuietVerdict::FormattingOnly);
-        }
-        out.sort();
-        out.dedup();
-        out
     }
 }

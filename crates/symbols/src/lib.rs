@@ -43,6 +43,13 @@ use notarai_base::error;
 mod anchor;
 mod attribute;
 mod facts;
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+mod family;
 mod lang;
 #[cfg(any(
     feature = "lang-rust",
@@ -59,6 +66,13 @@ mod outline;
     feature = "lang-go"
 ))]
 mod parse;
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+mod prepared;
 #[cfg(any(
     feature = "lang-rust",
     feature = "lang-typescript",

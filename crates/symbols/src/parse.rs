@@ -6,8 +6,11 @@
 
 use std::collections::HashMap;
 
+use super::family::Family;
+pub(super) use super::family::IdHash;
 use super::lang::Lang;
 use super::outline::{Outline, SemanticHash, Symbol, bytes_hash, fallback};
+use super::prepared::{Parsed, damage_of, parse_prepared};
 use super::program::Program;
 
 /// The outline of `bytes` in `lang` (UTF-8): its symbols, or why it has
@@ -80,107 +83,6 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         symbols,
         separator: lang.separator(),
         by_name: Default::default(),
-    }
-}
-
-/// A file parsed for the outline: its tree, the bytes the tree was parsed
-/// from (the file's own, or with syntax newer than the grammar blanked by
-/// `modern.rs`: same length, same lines), and what was blanked.
-pub(super) struct Parsed<'b> {
-    /// The syntax tree.
-    pub tree: tree_sitter::Tree,
-    /// The bytes it was parsed from.
-    pub bytes: std::borrow::Cow<'b, [u8]>,
-    /// The modifiers blanked, which the hashes take in.
-    pub marks: Vec<super::modern::Blanked>,
-}
-
-/// `bytes` parsed by this thread's parser for `config`'s language; a
-/// TypeScript file whose parse has errors is parsed again with its
-/// variance modifiers blanked (`modern.rs`), and that parse is kept when
-/// it has fewer errors.
-pub(super) fn parse_prepared<'b>(
-    config: &super::lang::Config,
-    bytes: &'b [u8],
-) -> Option<Parsed<'b>> {
-    let tree = parse_tree(config, bytes)?;
-    let plain = |tree| Parsed {
-        tree,
-        bytes: std::borrow::Cow::Borrowed(bytes),
-        marks: Vec::new(),
-    };
-    if !tree.root_node().has_error() || !matches!(config.lang, Lang::TypeScript | Lang::Tsx) {
-        return Some(plain(tree));
-    }
-    let Some((blanked, marks)) =
-        super::modern::prepass(bytes, tree.root_node(), config.lang == Lang::Tsx)
-    else {
-        return Some(plain(tree));
-    };
-    match parse_tree(config, &blanked) {
-        Some(again) if errors(again.root_node()) < errors(tree.root_node()) => Some(Parsed {
-            tree: again,
-            bytes: std::borrow::Cow::Owned(blanked),
-            marks,
-        }),
-        _ => Some(plain(tree)),
-    }
-}
-
-/// How many `ERROR` and `MISSING` nodes the tree under `root` holds (only
-/// the subtrees with errors are walked).
-fn errors(root: tree_sitter::Node) -> usize {
-    let mut count = 0;
-    let mut todo = vec![root];
-    let mut cursor = root.walk();
-    while let Some(node) = todo.pop() {
-        if node.is_error() || node.is_missing() {
-            count += 1;
-            continue;
-        }
-        todo.extend(node.children(&mut cursor).filter(|c| c.has_error()));
-    }
-    count
-}
-
-/// Where the tree under `root` has errors: each `ERROR` node's lines and
-/// each `MISSING` token's line, merged and in order (at most
-/// [`super::outline::MAX_DAMAGE_RANGES`], the last running to the end).
-fn damage_of(root: tree_sitter::Node) -> super::outline::Damage {
-    let mut ranges: Vec<[u32; 2]> = Vec::new();
-    let mut todo = vec![root];
-    let mut cursor = root.walk();
-    while let Some(node) = todo.pop() {
-        if node.is_error() || node.is_missing() {
-            let (a, b) = (node.start_position().row, node.end_position().row);
-            ranges.push([a as u32 + 1, b.max(a) as u32 + 1]);
-            continue;
-        }
-        todo.extend(node.children(&mut cursor).filter(|c| c.has_error()));
-    }
-    if ranges.is_empty() {
-        // `has_error` without an error node below: the root itself.
-        let last = root.end_position().row as u32 + 1;
-        ranges.push([1, last]);
-    }
-    ranges.sort_unstable();
-    let mut merged: Vec<[u32; 2]> = Vec::new();
-    for r in ranges {
-        match merged.last_mut() {
-            Some(m) if r[0] <= m[1] + 1 => m[1] = m[1].max(r[1]),
-            _ => merged.push(r),
-        }
-    }
-    if merged.len() > super::outline::MAX_DAMAGE_RANGES {
-        let end = root.end_position().row as u32 + 1;
-        merged.truncate(super::outline::MAX_DAMAGE_RANGES);
-        if let Some(last) = merged.last_mut() {
-            last[1] = end.max(last[1]);
-        }
-    }
-    super::outline::Damage {
-        first_line: merged[0][0],
-        ranges: merged,
     }
 }
 
@@ -524,70 +426,6 @@ fn program_hash(
     SemanticHash {
         tokens: true,
         digest: *hasher.finalize().as_bytes(),
-    }
-}
-
-/// Every node's parent and previous sibling, found in one walk of the tree:
-/// tree-sitter's own `parent()` and `prev_sibling()` search from the root
-/// or the parent each time, quadratic on a file of many items.
-struct Family<'t> {
-    parent: HashMap<usize, tree_sitter::Node<'t>, IdHash>,
-    prev: HashMap<usize, tree_sitter::Node<'t>, IdHash>,
-}
-
-/// Hashing for node ids (addresses): one multiplication, no SipHash.
-pub(super) type IdHash = std::hash::BuildHasherDefault<IdHasher>;
-
-/// See [`IdHash`].
-#[derive(Default)]
-pub(super) struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-impl<'t> Family<'t> {
-    fn of(root: tree_sitter::Node<'t>) -> Family<'t> {
-        let mut family = Family {
-            parent: HashMap::default(),
-            prev: HashMap::default(),
-        };
-        let mut cursor = root.walk();
-        let mut todo = vec![root];
-        while let Some(node) = todo.pop() {
-            let mut last: Option<tree_sitter::Node<'t>> = None;
-            for child in node.children(&mut cursor) {
-                family.parent.insert(child.id(), node);
-                if let Some(prev) = last {
-                    family.prev.insert(child.id(), prev);
-                }
-                last = Some(child);
-                if child.child_count() > 0 {
-                    todo.push(child);
-                }
-            }
-        }
-        family
-    }
-
-    fn parent(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
-        self.parent.get(&node.id()).copied()
-    }
-
-    fn prev(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
-        self.prev.get(&node.id()).copied()
     }
 }
 

@@ -148,7 +148,8 @@ pub fn known_semantic_hash(path: &str, bytes_hex: &str) -> Option<SemanticHash> 
 mod grammar {
     use super::super::lang::{self, Lang};
     use super::super::outline::{SemanticHash, bytes_hash};
-    use super::super::parse::{parse_prepared, parse_tree_from, tree_hash};
+    use super::super::parse::{parse_tree_from, tree_hash};
+    use super::super::prepared::{Parsed, parse_prepared};
 
     /// The file hash the outline gives `bytes`, without finding the symbols.
     pub(super) fn tokens(lang: Lang, bytes: &[u8]) -> SemanticHash {
@@ -181,7 +182,7 @@ mod grammar {
         let new_hash = match parse_tree_from(config, new, Some(&tree)) {
             Some(new_tree) if !new_tree.root_node().has_error() => tree_hash(
                 config,
-                &super::super::parse::Parsed {
+                &Parsed {
                     tree: new_tree,
                     bytes: std::borrow::Cow::Borrowed(new),
                     marks: Vec::new(),
