@@ -236,3 +236,30 @@ fn symbols_shows_the_damage_and_the_damaged_symbols() {
     assert_eq!(answer["damage"]["first_line"], 5, "{answer}");
     assert!(answer.get("fallback").is_none(), "{answer}");
 }
+
+#[test]
+fn before_an_edit_in_the_damage_the_spec_anchored_there_governs() {
+    let repo = project();
+    let mut server = repo.server();
+    let specs_at = |server: &mut crate::common::Server, id: u64, lines: &str| {
+        let answer = server.call_ok(
+            id,
+            "get_governing_specs",
+            json!({"paths": ["src/broken.ts"], "lines": lines}),
+        );
+        answer["files"][0]["governed_by"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["spec_path"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    // Line 6 is in the damage: `bad` (anchored to the damaged function)
+    // governs it whole; `good`'s function is elsewhere.
+    assert_eq!(specs_at(&mut server, 1, "6"), [".notarai/bad.spec.yaml"]);
+    // Line 2 is `good`'s; `bad` still governs the whole file.
+    assert_eq!(
+        specs_at(&mut server, 2, "2"),
+        [".notarai/bad.spec.yaml", ".notarai/good.spec.yaml"]
+    );
+}
