@@ -46,13 +46,16 @@ pub(super) fn prepass(
 ) -> Option<(Vec<u8>, Vec<Blanked>)> {
     let mut marks = variance(bytes, root);
     marks.extend(export_type_star(bytes, root));
+    if marks.len() > MAX_MARKS {
+        return None;
+    }
     let separators = if jsx {
         marks.extend(attribute_ampersands(bytes, root));
         Vec::new()
     } else {
         signature_separators(bytes, root)
     };
-    if marks.is_empty() && separators.is_empty() {
+    if marks.is_empty() && separators.is_empty() || marks.len() + separators.len() > MAX_MARKS {
         return None;
     }
     let mut out = bytes.to_vec();
@@ -88,6 +91,9 @@ fn variance(bytes: &[u8], root: tree_sitter::Node) -> Vec<Blanked> {
             }
             if !found.is_empty() && starts_name(bytes, at) && !is_text(root, found[0].at) {
                 marks.extend(found);
+                if marks.len() > MAX_MARKS {
+                    break;
+                }
             }
         }
         i += 1;
@@ -178,10 +184,13 @@ fn ends_member(bytes: &[u8], line_start: usize) -> bool {
 fn attribute_ampersands(bytes: &[u8], root: tree_sitter::Node) -> Vec<Blanked> {
     let mut marks = Vec::new();
     for (at, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'&') {
-        let line_start = bytes[..at]
+        // The line's start within a bounded window (a long line costs
+        // its window per `&`, not its length).
+        let floor = at.saturating_sub(ATTRIBUTE_WINDOW);
+        let line_start = bytes[floor..at]
             .iter()
             .rposition(|&b| b == b'\n')
-            .map_or(0, |n| n + 1);
+            .map_or(floor, |n| floor + n + 1);
         let line = &bytes[line_start..at];
         let open = line
             .windows(2)
@@ -202,6 +211,9 @@ fn attribute_ampersands(bytes: &[u8], root: tree_sitter::Node) -> Vec<Blanked> {
         }
         if in_error(root, at) {
             marks.push(Blanked { at, word: "&" });
+            if marks.len() > MAX_MARKS {
+                break;
+            }
         }
     }
     marks
@@ -264,6 +276,9 @@ fn starts_name(bytes: &[u8], at: usize) -> bool {
 /// The first byte from `at` that is neither whitespace nor inside a
 /// comment (`//` to the end of the line, `/* ... */`).
 fn skip_blank(bytes: &[u8], mut at: usize) -> usize {
+    // Looked at within a bounded window: a blank run longer than it ends
+    // the search there (each caller's work stays linear in the file).
+    let bytes = &bytes[..(at + LOOKAHEAD).min(bytes.len())];
     loop {
         while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
             at += 1;
@@ -283,6 +298,16 @@ fn skip_blank(bytes: &[u8], mut at: usize) -> usize {
         }
     }
 }
+
+/// How far [`skip_blank`] looks for the next code byte.
+const LOOKAHEAD: usize = 1024;
+
+/// How far back a `&` looks for the `="` that opens its attribute.
+const ATTRIBUTE_WINDOW: usize = 256;
+
+/// The most words a pre-pass blanks in one file; past it the file is left
+/// as it is (outlined around its errors).
+const MAX_MARKS: usize = 4096;
 
 /// Whether the smallest node of `root` at byte `at` is text: a string, a
 /// comment, a template or a regular expression (or inside one).
@@ -315,7 +340,8 @@ pub(super) fn hash_marks(
     to: usize,
     hasher: &mut blake3::Hasher,
 ) {
-    for m in marks.iter().filter(|m| from <= m.at && m.at < to) {
+    let first = marks.partition_point(|m| m.at < from);
+    for m in marks[first..].iter().take_while(|m| m.at < to) {
         let at = skip_blank(bytes, m.at + m.word.len());
         let end = bytes[at..]
             .iter()

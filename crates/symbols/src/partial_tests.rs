@@ -275,3 +275,28 @@ fn a_bare_ampersand_in_a_jsx_attribute_parses_and_counts() {
     assert_ne!(s.file_hash, o.file_hash, "the `&` is part of the string");
     assert_ne!(s.symbols[0].hash, o.symbols[0].hash);
 }
+
+#[test]
+fn the_pre_pass_stays_linear_on_hostile_input() {
+    let start = std::time::Instant::now();
+    // 40,000 variance modifiers in a file with an error elsewhere: past
+    // the pre-pass's bound the file is outlined around its errors as is.
+    let mut src = String::from("function broken( {\n");
+    src.push_str(&"type A<in T> = T;\n".repeat(40_000));
+    let o = outline("a.ts", src.as_bytes());
+    assert!(o.damage.is_some());
+    // A 400 KB JSX attribute of `&` on one line, and 400 KB of blanks
+    // after `<` signs.
+    let tsx = format!(
+        "export function F() {{\n  return <a href=\"{}\">x</a>;\n}}\n",
+        "&".repeat(400_000)
+    );
+    let _ = outline("f.tsx", tsx.as_bytes());
+    let blanks = format!("let x = (\n{}", "< /*\n*/ ".repeat(50_000));
+    let _ = outline("b.ts", blanks.as_bytes());
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
+}
