@@ -263,3 +263,24 @@ fn before_an_edit_in_the_damage_the_spec_anchored_there_governs() {
         [".notarai/bad.spec.yaml", ".notarai/good.spec.yaml"]
     );
 }
+
+#[test]
+fn a_fresh_setup_anchored_into_variance_annotations_passes_check_strict() {
+    let repo = Repo::new();
+    repo.write("src/schemas.ts", VARIANCE);
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    spec(
+        &repo,
+        "zod",
+        &["src/schemas.ts#ZodType.parse", "src/schemas.ts#$ZodCheck"],
+    );
+    repo.commit("init");
+    let out = notarai(&repo.root, &["check", "--base", "HEAD", "--strict"], b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        crate::common::stderr(&out)
+    );
+}
