@@ -19,9 +19,10 @@ pub(crate) struct Parsed<'b> {
 }
 
 /// `bytes` parsed by this thread's parser for `config`'s language; a
-/// TypeScript file whose parse has errors is parsed again with its
-/// variance modifiers blanked (`modern.rs`), and that parse is kept when
-/// it has fewer errors.
+/// TypeScript file whose parse has errors is parsed again with what the
+/// grammar lacks prepared (`modern.rs`: variance modifiers, `export type
+/// *`, call signatures without `;`, a bare `&` in a JSX attribute), and
+/// that parse is kept when it has fewer errors.
 pub(super) fn parse_prepared<'b>(
     config: &super::lang::Config,
     bytes: &'b [u8],
