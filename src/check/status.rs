@@ -350,6 +350,7 @@ pub fn status_with(
             .collect(),
         broken_anchors: narrowed.broken,
         outside_anchors: narrowed.outside_anchors,
+        whole_file_because: narrowed.whole_file,
         drift_notes: crate::review::open_notes(&state::read_lenient(&root)),
         page: 1,
         pages: 1,

@@ -63,6 +63,13 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
                     answer.path
                 )?;
             }
+            if let Some(why) = &answer.whole_file_because {
+                writeln!(
+                    out,
+                    "{}{at}: partial outline: {why}; an anchor naming a symbol marked `damaged` (or one not listed) governs the whole file",
+                    answer.path
+                )?;
+            }
             if let (Some(range), Some(attribution)) = (&answer.lines, &answer.attribution) {
                 writeln!(
                     out,
@@ -74,12 +81,13 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
                 let s = &entry.symbol;
                 writeln!(
                     out,
-                    "{:>5}-{:<5} {:<9} {}{}",
+                    "{:>5}-{:<5} {:<9} {}{}{}",
                     s.start_line,
                     s.end_line,
                     s.kind,
                     "  ".repeat(entry.depth),
-                    s.name
+                    s.name,
+                    if s.damaged { "  (damaged)" } else { "" }
                 )?;
             }
         }

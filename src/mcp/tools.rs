@@ -216,10 +216,13 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
             "get_spec_diff",
             "Diff of one spec's changed files",
             "The changes one spec must be checked against: the unified diff of the changed files it \
-             governs, leaving out files whose content was already reconciled (`skipped`). A file \
+             governs, leaving out files whose content was already reconciled (counted in \
+             `skipped_count`; `full_lists: true` lists them in `skipped`). A file \
              reconciled before and changed since is shown from its reconciled content \
              (`since_reconciled`; `since: \"base\"` for the whole branch diff). `spec` is the \
-             spec's intent, behaviors, constraints and invariants to judge it against. Files that \
+             spec's intent, behaviors, constraints and invariants to judge it against, once: \
+             name the specs whose text you hold in `specs_read` (`path@text_id`) and it is left \
+             out (`spec_held`). Files that \
              need no review are named in `housekeeping` (with `housekeeping_reasons` when no tier \
              says so: pinned versions moved, or only the spec's tests changed), files named in \
              `already_read` are not diffed \

@@ -1,11 +1,11 @@
 //! One spec's changed files and their diff (`get_spec_diff`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use super::exclude::ExcludeMatcher;
 use super::{
-    GetSpecDiffParams, Result, SpecDiff, SpecFile, SystemSpec, choose_base, hash_now, pages, quiet,
-    spec_index, symbolic, unreviewable,
+    GetSpecDiffParams, Result, SpecDiff, choose_base, hash_now, pages, quiet, spec_index,
+    spec_text, symbolic, unreviewable,
 };
 use std::path::Path;
 
@@ -35,6 +35,8 @@ pub fn get_spec_diff(
         params.include_formatting,
         params.since,
         &params.already_read,
+        &params.specs_read,
+        params.full_lists,
         params.max_tokens,
     ])
     .to_string();
@@ -47,6 +49,7 @@ pub fn get_spec_diff(
             params.bypass_cache,
             params.max_tokens,
             (params.since, &params.already_read),
+            (&params.specs_read, params.full_lists),
         );
         Ok(pages::spec_diff_pages(
             full,
@@ -110,7 +113,7 @@ fn spec_diff_parts(
         now: HashMap::new(),
     };
     work.hash(&candidates, progress)?;
-    let mut out = empty_answer(used, excluded);
+    let mut out = SpecDiff::empty(used, excluded);
     out.excluded = params.exclude_patterns.clone();
     out.unreviewable = unreviewable(&changes, |p| {
         specs.governance().category(index, p).is_some() && !exclude.is_match(p)
@@ -159,38 +162,6 @@ fn candidates<'c>(
         })
         .collect();
     (candidates, excluded)
-}
-
-/// The answer with nothing in it yet but its base and the excluded files.
-fn empty_answer(base: crate::state::UsedBase, excluded_files: Vec<String>) -> SpecDiff {
-    SpecDiff {
-        quiet_proofs: Default::default(),
-        base,
-        diff: String::new(),
-        files: Vec::new(),
-        plan: Some(Vec::new()),
-        spec: None,
-        page: 1,
-        pages: 1,
-        next_cursor: None,
-        skipped: Vec::new(),
-        excluded: Vec::new(),
-        excluded_files,
-        housekeeping: Vec::new(),
-        housekeeping_reasons: BTreeMap::new(),
-        since_reconciled: Vec::new(),
-        already_read: Vec::new(),
-        shared: BTreeMap::new(),
-        moved_out: BTreeMap::new(),
-        spec_changes: Vec::new(),
-        system_spec: None,
-        binary_changes: Vec::new(),
-        large_changes: Vec::new(),
-        file_categories: BTreeMap::new(),
-        unreviewable: Vec::new(),
-        formatting_only: Vec::new(),
-        outside_anchors: Vec::new(),
-    }
 }
 
 /// Both sides of a changed file (when its language is outlined) and a
@@ -334,6 +305,11 @@ impl<'a, 'g> Work<'a, 'g> {
         // verdict is the status's and `check`'s (`symbolic::decide`, from
         // the base); a diff since the reviewed content only shows it.
         let anchors = symbolic::spec_anchors(self.specs.governance(), self.index, &other);
+        if let (Some(sides), Some(anchors)) = (&sides, &anchors)
+            && let Some(why) = sides.whole_file_because(anchors)
+        {
+            out.whole_file_because.insert(file.path.clone(), why);
+        }
         let patch = match symbolic::view(
             sides.as_ref(),
             patch,
@@ -383,19 +359,8 @@ impl<'a, 'g> Work<'a, 'g> {
     /// ones as such).
     fn spec_files(&self, out: &mut SpecDiff, spec_paths: &[&str]) {
         for path in spec_paths {
-            let bytes = self
-                .git
-                .skip_worktree_content(path)
-                .or_else(|| read_unfollowed(self.root, path));
-            let (content, deleted) = match bytes {
-                Some(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), false),
-                None => (String::new(), true),
-            };
-            out.spec_changes.push(SpecFile {
-                path: path.to_string(),
-                content,
-                deleted,
-            });
+            out.spec_changes
+                .push(spec_text::changed(self.git, self.root, path));
         }
     }
 
@@ -549,20 +514,9 @@ impl<'a, 'g> Work<'a, 'g> {
         out.large_changes.clear();
     }
 
-    /// The spec's own text to judge the diff against (once, when it did
-    /// not change itself), every list sorted, and the system spec when a
-    /// spec file changed.
+    /// Every list sorted, the spec's own text to judge the diff against
+    /// and the system spec's ([`spec_text::add`]), `skipped` counted.
     fn finish(&self, out: &mut SpecDiff) {
-        let own_changed = out.spec_changes.iter().any(|s| s.path == self.spec_path);
-        if (!out.files.is_empty() || !out.already_read.is_empty()) && !own_changed {
-            let spec = &self.specs.set.specs[self.index].spec;
-            out.spec = Some(super::SpecSays {
-                intent: spec.intent.clone(),
-                behaviors: spec.behaviors.clone(),
-                constraints: spec.constraints.clone(),
-                invariants: spec.invariants.clone(),
-            });
-        }
         for list in [
             &mut out.files,
             &mut out.skipped,
@@ -580,14 +534,10 @@ impl<'a, 'g> Work<'a, 'g> {
         }
         out.spec_changes.sort_by(|a, b| a.path.cmp(&b.path));
         out.spec_changes.dedup_by(|a, b| a.path == b.path);
-        if !out.spec_changes.is_empty()
-            && let Some(system) = self.specs.set.system_spec()
-        {
-            let included = out.spec_changes.iter().any(|s| s.path == system.path);
-            out.system_spec = Some(SystemSpec {
-                path: system.path.clone(),
-                content: (!included).then(|| system.raw.clone()),
-            });
+        spec_text::add(out, self.specs, self.index, &self.params.specs_read);
+        out.skipped_count = out.skipped.len();
+        if !self.params.full_lists {
+            out.skipped.clear();
         }
     }
 }
@@ -624,17 +574,4 @@ fn since_reconciled(
         symbolic::sides_of(git.symbols(), &file.path, &old, &new),
         patch,
     ))
-}
-
-/// A file's content as git sees it: a symbolic link is its target text,
-/// never what it points to (which may lie outside the repository), and a
-/// path through a linked folder is not there. `None` when nothing is there.
-fn read_unfollowed(root: &std::path::Path, rel: &str) -> Option<Vec<u8>> {
-    // The one bounded, non-blocking reader: a spec swapped for a FIFO, a
-    // device or a huge file is described, never opened or read whole.
-    match crate::safe_fs::read_unfollowed(root, rel, spec::MAX_BYTES as u64) {
-        Ok(bytes) => Some(bytes),
-        Err(crate::safe_fs::FsError::NotFound { .. }) => None,
-        Err(e) => Some(format!("(notarai did not read this file: {e})").into_bytes()),
-    }
 }

@@ -93,6 +93,8 @@ pub fn export_context(
             include_formatting: false,
             since: Default::default(),
             already_read: Vec::new(),
+            specs_read: Vec::new(),
+            full_lists: true,
             max_tokens: None,
             cursor: None,
         };

@@ -231,15 +231,18 @@ fn governed_file(
     for spec in governance.governors(path) {
         let anchors = governance.anchors(spec, path);
         if let (Some(anchors), Some(range)) = (&anchors, lines) {
-            // A file that cannot be read or outlined is one whole-file
-            // unit: the anchored spec applies to any of its lines.
+            // A file that cannot be read or outlined, or whose anchored
+            // symbol lies where it does not parse, is one whole-file unit:
+            // the anchored spec applies to any of its lines.
             let touched = match outline_at.get_or_insert_with(outline).as_ref() {
-                Some(o) if o.fallback.is_none() => crate::symbols::governed_by(anchors, o)
-                    .iter()
-                    .zip(&o.symbols)
-                    .any(|(&governed, s)| {
-                        governed && s.start_line <= range.last && range.first <= s.end_line
-                    }),
+                Some(o) if crate::symbols::whole_file_because(anchors, o).is_none() => {
+                    crate::symbols::governed_by(anchors, o)
+                        .iter()
+                        .zip(&o.symbols)
+                        .any(|(&governed, s)| {
+                            governed && s.start_line <= range.last && range.first <= s.end_line
+                        })
+                }
                 _ => true,
             };
             if !touched {

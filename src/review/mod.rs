@@ -21,6 +21,7 @@ pub mod proofs;
 pub mod quiet;
 mod record;
 mod results;
+mod spec_text;
 mod symbolic;
 mod symbols;
 
@@ -55,7 +56,7 @@ pub use results::{
     PlanEntry, Quiet, ReconciliationStatus, SpecDiff, SpecFile, SpecSays, SpecStatus, SystemSpec,
     Totals, Unreviewable,
 };
-pub use symbolic::{BrokenAnchor, Narrowed, OutsideAnchors, narrow};
+pub use symbolic::{BrokenAnchor, Narrowed, OutsideAnchors, WholeFile, narrow};
 pub use symbols::{LineRange, OutlineEntry, SymbolsAnswer, symbols};
 
 /// Why a question could not be answered: the one error type

@@ -65,6 +65,19 @@ pub struct GetSpecDiffParams {
     /// spec from what you read.
     #[serde(default)]
     pub already_read: Vec<String>,
+    /// Specs whose text you hold (read earlier in this pass or session), as
+    /// `path@text_id` with the `text_id` an answer gave (or a bare `path`):
+    /// this spec's `spec` and the system spec's `content` are then left out
+    /// (`spec_held` says so). A `text_id` that no longer matches the file
+    /// brings the text back; leave out any spec whose text you no longer
+    /// have (after your context was compacted) and it comes again.
+    #[serde(default)]
+    pub specs_read: Vec<String>,
+    /// `true` to list `skipped` in full; by default it is empty and
+    /// `skipped_count` counts it (files reconciled earlier grow with the
+    /// branch, not with the change to review).
+    #[serde(default)]
+    pub full_lists: bool,
     /// Budget of one page in tokens (3 bytes each); see `next_cursor`.
     #[serde(default)]
     pub max_tokens: Option<MaxTokens>,

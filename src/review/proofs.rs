@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::Quiet;
+use super::{AffectedSpecs, Quiet, ReconciliationStatus, SpecDiff};
 
 /// A quiet verdict, named as the answers' lists and reasons name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
@@ -127,6 +127,72 @@ pub fn proofs_of(
     verdicts: impl IntoIterator<Item = QuietVerdict>,
 ) -> BTreeMap<QuietVerdict, &'static str> {
     verdicts.into_iter().map(|v| (v, v.proof())).collect()
+}
+
+// What verdicts each answer (or page) gives, from its lists.
+
+impl SpecDiff {
+    /// The quiet verdicts this answer (or page) gives.
+    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
+        let mut out: Vec<QuietVerdict> = [
+            (
+                !self.formatting_only.is_empty(),
+                QuietVerdict::FormattingOnly,
+            ),
+            (
+                !self.outside_anchors.is_empty(),
+                QuietVerdict::OutsideAnchors,
+            ),
+            (
+                !self.since_reconciled.is_empty(),
+                QuietVerdict::SinceReconciled,
+            ),
+            (
+                !self.skipped.is_empty() || self.skipped_count > 0,
+                QuietVerdict::Skipped,
+            ),
+            (!self.already_read.is_empty(), QuietVerdict::AlreadyRead),
+        ]
+        .into_iter()
+        .filter_map(|(given, v)| given.then_some(v))
+        .collect();
+        out.extend(
+            self.housekeeping_reasons
+                .values()
+                .map(|&q| QuietVerdict::from(q)),
+        );
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+impl AffectedSpecs {
+    /// The quiet verdicts this answer (or page) gives.
+    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
+        match self.formatting_only.is_empty() {
+            true => Vec::new(),
+            false => vec![QuietVerdict::FormattingOnly],
+        }
+    }
+}
+
+impl ReconciliationStatus {
+    /// The quiet verdicts this answer (or page) gives.
+    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
+        let mut out: Vec<QuietVerdict> = self
+            .specs
+            .iter()
+            .flat_map(|s| s.housekeeping_reasons.values())
+            .map(|&q| QuietVerdict::from(q))
+            .collect();
+        if !self.formatting_only.is_empty() {
+            out.push(QuietVerdict::FormattingOnly);
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
 }
 
 #[cfg(test)]

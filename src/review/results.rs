@@ -149,9 +149,20 @@ pub struct SpecDiff {
     /// the diff against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<SpecSays>,
+    /// `true` when `spec` was left out because `specs_read` says you hold
+    /// its text (its `text_id` still matches): judge the diff against the
+    /// text you have.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spec_held: bool,
     /// Changed governed files whose content matches the hash cache or the
     /// committed `.notarai/reconciliation_state.json` (already reconciled).
+    /// Listed only with `full_lists: true`; by default empty and counted in
+    /// `skipped_count`.
     pub skipped: Vec<String>,
+    /// How many changed governed files are already reconciled (`skipped`,
+    /// listed or not).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped_count: usize,
     /// The patterns passed in `exclude_patterns`, as given (the contract's
     /// `excluded`); every page.
     pub excluded: Vec<String>,
@@ -222,6 +233,12 @@ pub struct SpecDiff {
     /// those hunks in its `outside_anchors`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_anchors: Vec<String>,
+    /// Files of `files` the spec anchors symbols of but governs whole, with
+    /// why (no outline; the anchored symbol lies where the file does not
+    /// parse, or cannot be found there: the reason names the line): every
+    /// hunk of their diff is shown.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub whole_file_because: BTreeMap<String, String>,
     /// What each quiet verdict of this page proves (`formatting_only`,
     /// `outside_anchors`, `since_reconciled`, `skipped`, `already_read`, and
     /// each reason of `housekeeping_reasons`), keyed by verdict: a file is
@@ -253,6 +270,9 @@ pub struct SpecSays {
     /// Its invariants.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invariants: Vec<String>,
+    /// An id of the spec file's text (BLAKE3, 12 hex digits): pass
+    /// `path@text_id` in `specs_read` while you hold this text.
+    pub text_id: String,
 }
 
 /// Why a changed file needs no review for a spec: the proof that its
@@ -332,10 +352,14 @@ pub struct SpecFile {
 pub struct SystemSpec {
     /// Path of the system spec.
     pub path: String,
-    /// Full text; absent when the same content is already in `spec_changes`.
+    /// Full text; absent when the same content is already in `spec_changes`,
+    /// or when `specs_read` says you hold it.
     /// A system spec longer than a page comes on consecutive pages: join them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// An id of its text (as `SpecSays::text_id`), for `specs_read`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_id: Option<String>,
 }
 
 /// Result of `get_changed_artifacts`.
@@ -444,6 +468,13 @@ pub struct ReconciliationStatus {
     /// they change, or govern the file whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_anchors: Vec<crate::review::OutsideAnchors>,
+    /// Changed files a spec anchors symbols of (`path#Symbol`) that it
+    /// governs whole instead, each with its spec and why: the file has no
+    /// outline, or the anchored symbol lies where the file does not parse
+    /// (or cannot be found there; the reason names the line the parser
+    /// stopped understanding). Every hunk of them is that spec's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whole_file_because: Vec<crate::review::WholeFile>,
     /// Drift reported with `report_drift` and not closed yet (a note closes
     /// when its spec is next reconciled with `mark_reconciled`): each spec
     /// named here needs a look even when none of its files changed.
@@ -517,62 +548,38 @@ pub struct Totals {
 }
 
 impl SpecDiff {
-    /// The quiet verdicts this answer (or page) gives.
-    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
-        let mut out: Vec<QuietVerdict> = [
-            (
-                !self.formatting_only.is_empty(),
-                QuietVerdict::FormattingOnly,
-            ),
-            (
-                !self.outside_anchors.is_empty(),
-                QuietVerdict::OutsideAnchors,
-            ),
-            (
-                !self.since_reconciled.is_empty(),
-                QuietVerdict::SinceReconciled,
-            ),
-            (!self.skipped.is_empty(), QuietVerdict::Skipped),
-            (!self.already_read.is_empty(), QuietVerdict::AlreadyRead),
-        ]
-        .into_iter()
-        .filter_map(|(given, v)| given.then_some(v))
-        .collect();
-        out.extend(
-            self.housekeeping_reasons
-                .values()
-                .map(|&q| QuietVerdict::from(q)),
-        );
-        out.sort();
-        out.dedup();
-        out
-    }
-}
-
-impl AffectedSpecs {
-    /// The quiet verdicts this answer (or page) gives.
-    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
-        match self.formatting_only.is_empty() {
-            true => Vec::new(),
-            false => vec![QuietVerdict::FormattingOnly],
+    /// The answer with nothing in it yet but its base and the excluded files.
+    pub(super) fn empty(base: crate::state::UsedBase, excluded_files: Vec<String>) -> SpecDiff {
+        SpecDiff {
+            quiet_proofs: Default::default(),
+            base,
+            diff: String::new(),
+            files: Vec::new(),
+            plan: Some(Vec::new()),
+            spec: None,
+            spec_held: false,
+            skipped_count: 0,
+            page: 1,
+            pages: 1,
+            next_cursor: None,
+            skipped: Vec::new(),
+            excluded: Vec::new(),
+            excluded_files,
+            housekeeping: Vec::new(),
+            housekeeping_reasons: BTreeMap::new(),
+            since_reconciled: Vec::new(),
+            already_read: Vec::new(),
+            shared: BTreeMap::new(),
+            moved_out: BTreeMap::new(),
+            spec_changes: Vec::new(),
+            system_spec: None,
+            binary_changes: Vec::new(),
+            large_changes: Vec::new(),
+            file_categories: BTreeMap::new(),
+            unreviewable: Vec::new(),
+            formatting_only: Vec::new(),
+            outside_anchors: Vec::new(),
+            whole_file_because: BTreeMap::new(),
         }
-    }
-}
-
-impl ReconciliationStatus {
-    /// The quiet verdicts this answer (or page) gives.
-    pub fn quiet_verdicts(&self) -> Vec<QuietVerdict> {
-        let mut out: Vec<QuietVerdict> = self
-            .specs
-            .iter()
-            .flat_map(|s| s.housekeeping_reasons.values())
-            .map(|&q| QuietVerdict::from(q))
-            .collect();
-        if !self.formatting_only.is_empty() {
-            out.push(QuietVerdict::FormattingOnly);
-        }
-        out.sort();
-        out.dedup();
-        out
     }
 }

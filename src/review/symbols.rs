@@ -54,6 +54,15 @@ pub struct SymbolsAnswer {
     /// Why the file has no outline: it is one whole-file unit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// Where the file does not parse, when it was outlined around its
+    /// errors (a partial outline): symbols meeting it are `damaged`, and an
+    /// anchor naming one (or a symbol not found) governs the whole file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub damage: Option<symbols::Damage>,
+    /// `damage` in one sentence, naming the line the parser stopped
+    /// understanding.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub whole_file_because: Option<String>,
     /// The outline (without `--lines`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbols: Option<Vec<OutlineEntry>>,
@@ -113,6 +122,11 @@ pub fn symbols(
         rev: rev.map(str::to_string),
         language: outline.language,
         fallback: outline.fallback.clone(),
+        damage: outline.damage.clone(),
+        whole_file_because: outline
+            .damage
+            .as_ref()
+            .map(|d| d.says(outline.language.unwrap_or("its language"))),
         symbols: None,
         lines,
         attribution: None,

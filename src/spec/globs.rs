@@ -213,20 +213,16 @@ pub(crate) fn check_anchors(
             // The files of a glob and the outline of a file are found once
             // however many anchors name them (20,000 anchors on one file
             // read and hash it once).
-            let matched: &Vec<&str> = matched_by.entry(g.pattern).or_insert_with(|| {
-                let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
-                below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref())
-                    .iter()
-                    .filter(|f| matchers.iter().any(|m| m.is_match(f)))
-                    .take(ANCHOR_FILES)
-                    .copied()
-                    .collect()
-            });
+            let matched: &Vec<&str> = matched_by
+                .entry(g.pattern)
+                .or_insert_with(|| anchored_files(&sorted, g.pattern, &parts));
             if matched.is_empty() {
                 continue;
             }
             let mut names: Vec<String> = Vec::new();
             let mut no_outline: Vec<String> = Vec::new();
+            // Partial outlines where the symbol may lie in the damage, why.
+            let mut damaged: Vec<(&str, String)> = Vec::new();
             let mut found = false;
             for file in matched {
                 let outline = outlines.entry(file).or_insert_with(|| {
@@ -240,6 +236,16 @@ pub(crate) fn check_anchors(
                 };
                 if let Some(reason) = &outline.fallback {
                     no_outline.push(format!("{file}: {reason}"));
+                    continue;
+                }
+                if outline.damage.is_some() {
+                    match partial_miss(&anchor, outline) {
+                        None => found = true,
+                        Some(why) => damaged.push((file, why)),
+                    }
+                    if found {
+                        break;
+                    }
                     continue;
                 }
                 if anchor.names_any(outline) {
@@ -258,13 +264,12 @@ pub(crate) fn check_anchors(
                 continue;
             }
             let pos = pos_of(&trees[s], &g.pointer);
+            if let Some((file, why)) = damaged.first() {
+                out.push(damaged_anchor(&specs[s].path, pos, written, file, why));
+                continue;
+            }
             let hint = if names.is_empty() {
-                match no_outline.first() {
-                    Some(why) => format!(
-                        "no symbol outline for the matched files ({why}); anchor a Rust, TypeScript, JavaScript, Python or Go file, or drop the `#`"
-                    ),
-                    None => "the matched files could not be read".to_string(),
-                }
+                no_outline_hint(no_outline.first(), outline_languages(matched, &outlines))
             } else if names_scored {
                 let closest = closest_names(written, &names);
                 format!("closest existing names: {}", closest.join(", "))
@@ -291,6 +296,74 @@ pub(crate) fn check_anchors(
         }
     }
     out
+}
+
+/// The warning for an anchor whose symbol may lie where `file` does not
+/// parse: governed whole, naming the line the parser stopped understanding.
+fn damaged_anchor(spec: &str, pos: Pos, written: &str, file: &str, why: &str) -> Finding {
+    Finding::warning(
+        spec,
+        pos.line,
+        pos.column,
+        format!(
+            "anchor `#{written}`: `{file}` does not parse where its symbol may lie, so the anchor governs the whole file"
+        ),
+    )
+    .with_hint(format!(
+        "{why}; `notarai symbols {file}` shows what was outlined. Once the file parses the anchor governs its symbol again"
+    ))
+}
+
+/// The files of `sorted` the glob `pattern` (its `parts`) matches, at most
+/// [`ANCHOR_FILES`].
+fn anchored_files<'a>(sorted: &'a [&'a str], pattern: &str, parts: &[Glob]) -> Vec<&'a str> {
+    let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
+    below(sorted, crate::glob::literal_prefix(pattern).as_deref())
+        .iter()
+        .filter(|f| matchers.iter().any(|m| m.is_match(f)))
+        .take(ANCHOR_FILES)
+        .copied()
+        .collect()
+}
+
+/// On a partial outline, why `anchor` governs the whole file: it names no
+/// symbol outside the damage (`None` when it does).
+fn partial_miss(
+    anchor: &crate::symbols::Anchor,
+    outline: &crate::symbols::Outline,
+) -> Option<String> {
+    let named = anchor.named(outline);
+    if named.iter().any(|&i| !outline.symbols[i].damaged) {
+        return None;
+    }
+    Some(crate::symbols::whole_file_because(&[anchor], outline).unwrap_or_default())
+}
+
+/// The hint for an anchor whose files have no outline (`why`: the first
+/// one's reason); `outlined_kind`: they are of a kind notarai outlines (too
+/// large, say), so the advice is not to anchor another kind of file.
+fn no_outline_hint(why: Option<&String>, outlined_kind: bool) -> String {
+    match why {
+        Some(why) if outlined_kind => format!(
+            "no symbol outline for the matched files ({why}): the anchor governs the whole file; drop the `#`, or anchor a file notarai outlines"
+        ),
+        Some(why) => format!(
+            "no symbol outline for the matched files ({why}); anchor a Rust, TypeScript, JavaScript, Python or Go file, or drop the `#`"
+        ),
+        None => "the matched files could not be read".to_string(),
+    }
+}
+
+/// Whether every matched file outlined so far is in a language notarai
+/// outlines (its fallback is about the file, not its kind).
+fn outline_languages(
+    matched: &[&str],
+    outlines: &HashMap<&str, Option<std::sync::Arc<crate::symbols::Outline>>>,
+) -> bool {
+    matched
+        .iter()
+        .filter_map(|f| outlines.get(f).and_then(Option::as_ref))
+        .all(|o| o.language.is_some())
 }
 
 /// The (up to three) names of `names` closest to `wanted`.

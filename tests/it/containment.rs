@@ -139,7 +139,7 @@ fn a_listed_link_to_outside_can_be_marked_reconciled_without_being_followed() {
     let again = server.call_ok(
         3,
         "get_spec_diff",
-        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"}),
+        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main", "full_lists": true}),
     );
     assert_eq!(strings(&again["skipped"]), ["src/a.rs", "src/host"]);
     // A folder link to outside is still refused.

@@ -130,8 +130,15 @@ fn get_spec_diff_has_every_contract_field_and_its_meaning() {
         diff.contains("+fn logout() {}") && diff.contains("+fn more() {}"),
         "{diff}"
     );
-    // A file whose hash matches the cache is skipped, not diffed.
+    // A file whose hash matches the cache is skipped, not diffed: counted
+    // (`skipped_count`), listed in `skipped` with `full_lists` (issue 42:
+    // the list grows with the branch, not with the change).
     server.call_ok(2, "mark_reconciled", json!({"files": ["src/utils.rs"]}));
+    let counted = server.call_ok(3, "get_spec_diff", args.clone());
+    assert_eq!(counted["skipped"], json!([]), "{counted}");
+    assert_eq!(counted["skipped_count"], 1, "{counted}");
+    let mut args = args;
+    args["full_lists"] = json!(true);
     let warm = server.call_ok(3, "get_spec_diff", args.clone());
     assert_eq!(strings(&warm["files"]), ["src/auth.rs"]);
     assert_eq!(strings(&warm["skipped"]), ["src/utils.rs"]);
@@ -237,7 +244,7 @@ fn mark_reconciled_records_what_exists_and_skips_what_does_not() {
     let diff = server.call_ok(
         2,
         "get_spec_diff",
-        json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main"}),
+        json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main", "full_lists": true}),
     );
     assert_eq!(strings(&diff["skipped"]), ["src/auth.rs"], "{diff}");
     // Only missing paths: nothing updated, not an error.

@@ -234,7 +234,8 @@ fn following_the_skill_to_the_letter_ends_with_check_green() {
     let flat = skill.split_whitespace().collect::<Vec<_>>().join(" ");
     for words in [
         "nothing_to_review",
-        "`get_spec_diff` with `{spec_path, already_read}`",
+        "`get_spec_diff` with `{spec_path, already_read, specs_read}`",
+        "`path@text_id` with the `text_id` of the `spec` or `system_spec` you read",
         "For each spec the status lists with `unreconciled` files",
         "`housekeeping` files of the status",
         "the `files`, `housekeeping`, `already_read`, `formatting_only` and `outside_anchors` of each diff",
@@ -258,6 +259,7 @@ fn following_the_skill_to_the_letter_ends_with_check_green() {
     assert!(status[0].get("invalid_specs").is_none(), "{}", status[0]);
     let mut to_record: Vec<String> = Vec::new();
     let mut already_read: Vec<String> = Vec::new();
+    let mut specs_read: Vec<String> = Vec::new();
     for page in &status {
         for spec in page["specs"].as_array().unwrap() {
             if spec["all_reconciled"] == true || spec["continued"] == true {
@@ -267,8 +269,20 @@ fn following_the_skill_to_the_letter_ends_with_check_green() {
                 &mut server,
                 &mut id,
                 "get_spec_diff",
-                json!({"spec_path": spec["spec_path"], "already_read": already_read}),
+                json!({"spec_path": spec["spec_path"], "already_read": already_read,
+                    "specs_read": specs_read}),
             );
+            for page in &pages {
+                if let Some(id) = page["spec"]["text_id"].as_str() {
+                    specs_read.push(format!("{}@{id}", spec["spec_path"].as_str().unwrap()));
+                }
+                if let (Some(path), Some(id)) = (
+                    page["system_spec"]["path"].as_str(),
+                    page["system_spec"]["text_id"].as_str(),
+                ) {
+                    specs_read.push(format!("{path}@{id}"));
+                }
+            }
             let files = collect(&pages, "files");
             already_read.extend(files.iter().cloned());
             to_record.extend(files);

@@ -64,7 +64,8 @@ async fn rmcp_client_runs_a_reconciliation_pass() {
     };
     let affected = structured("list_affected_specs", json!({"base_branch": "main"})).await;
     assert_eq!(strings(&affected["changed_files"]), ["src/a.rs"]);
-    let diff_args = json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main"});
+    let diff_args =
+        json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main", "full_lists": true});
     let diff = structured("get_spec_diff", diff_args.clone()).await;
     assert_eq!(strings(&diff["files"]), ["src/a.rs"]);
     let marked = structured("mark_reconciled", json!({"files": diff["files"]})).await;

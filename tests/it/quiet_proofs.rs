@@ -59,7 +59,7 @@ fn each_page_names_the_proof_of_each_quiet_verdict_it_gives() {
     let diff = server.call_ok(
         2,
         "get_spec_diff",
-        json!({"spec_path": ".notarai/a.spec.yaml", "already_read": ["src/code.rs"]}),
+        json!({"spec_path": ".notarai/a.spec.yaml", "already_read": ["src/code.rs"], "full_lists": true}),
     );
     let proofs = &diff["quiet_proofs"];
     let mut expected: Vec<String> = Vec::new();

@@ -114,7 +114,7 @@ fn a_read_only_session_writes_nothing_under_notarai() {
     let diff = server.call_ok(
         4,
         "get_spec_diff",
-        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"}),
+        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main", "full_lists": true}),
     );
     assert_eq!(strings(&diff["skipped"]), ["src/a.rs"], "{diff}");
     assert_eq!(strings(&diff["files"]), ["docs/a.md"]);
@@ -169,7 +169,7 @@ fn a_read_only_session_writes_nothing_under_notarai() {
     let again = server.call_ok(
         24,
         "get_spec_diff",
-        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"}),
+        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main", "full_lists": true}),
     );
     assert_eq!(strings(&again["skipped"]), ["src/a.rs"]);
     server.finish();

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 const SPEC: &str = ".notarai/a.spec.yaml";
 
 fn diff_args() -> Value {
-    json!({"spec_path": SPEC, "base_branch": "main"})
+    json!({"spec_path": SPEC, "base_branch": "main", "full_lists": true})
 }
 
 /// The hex hash notarai stores for the file at `path`.

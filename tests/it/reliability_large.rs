@@ -41,7 +41,8 @@ fn fifty_mb_text_and_two_hundred_mb_binary_in_bounded_memory() {
     repo.write("src/small.bin", [0u8, 1, 0, 2, 0, 3, 255, 254]);
 
     let mut server = Server::start(&repo.root);
-    let args = json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"});
+    let args =
+        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main", "full_lists": true});
     let diff = server.call_ok(1, "get_spec_diff", args.clone());
     assert_eq!(
         diff["files"],

@@ -89,7 +89,7 @@ fn a_pass_in_one_clone_is_seen_by_a_fresh_clone() {
     let diff = server.call_ok(
         1,
         "get_spec_diff",
-        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "origin/main"}),
+        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "origin/main", "full_lists": true}),
     );
     assert_eq!(common::strings(&diff["skipped"]), ["docs/a.md", "src/a.rs"]);
     assert_eq!(diff["files"], json!([]));

@@ -73,7 +73,11 @@ fn a_fresh_clone_sees_the_state_snapshotted_over_mcp() {
     std::fs::write(clone.join("src/a.rs"), "fn changed() {}\n").unwrap();
     let status = server.call_ok(3, "get_reconciliation_status", json!({}));
     assert_eq!(strings(&status["specs"][0]["unreconciled"]), ["src/a.rs"]);
-    let diff = server.call_ok(4, "get_spec_diff", json!({"spec_path": SPEC}));
+    let diff = server.call_ok(
+        4,
+        "get_spec_diff",
+        json!({"spec_path": SPEC, "full_lists": true}),
+    );
     assert_eq!(strings(&diff["files"]), ["src/a.rs"], "{diff}");
     assert_eq!(strings(&diff["skipped"]), ["docs/a.md"], "{diff}");
     assert_eq!(diff["base"]["source"], "default_branch");

@@ -128,7 +128,8 @@ fn a_diff_asked_before_mark_reconciled_still_shows_the_file() {
     let repo = Repo::with_spec();
     repo.append("src/a.rs", "fn b() {}\n");
     let mut server = Server::start(&repo.root);
-    let diff = json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"});
+    let diff =
+        json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main", "full_lists": true});
     let mark = json!({"files": ["src/a.rs"]});
     for round in 0..5 {
         let base = round * 10;

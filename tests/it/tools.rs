@@ -330,7 +330,7 @@ fn reconciliation_pass_skips_what_was_reviewed_until_it_changes() {
     let second = server.call_ok(
         4,
         "get_spec_diff",
-        json!({"spec_path": AUTH, "base_branch": "main"}),
+        json!({"spec_path": AUTH, "base_branch": "main", "full_lists": true}),
     );
     assert_eq!(strings(&second["files"]), Vec::<String>::new());
     assert_eq!(second["diff"], "");
@@ -350,7 +350,7 @@ fn reconciliation_pass_skips_what_was_reviewed_until_it_changes() {
     let third = server.call_ok(
         6,
         "get_spec_diff",
-        json!({"spec_path": AUTH, "base_branch": "main"}),
+        json!({"spec_path": AUTH, "base_branch": "main", "full_lists": true}),
     );
     assert_eq!(strings(&third["files"]), ["src/auth/a.rs"]);
     assert_eq!(
@@ -687,7 +687,7 @@ fn nested_repositories_and_gitlinks_can_be_reconciled() {
     common::git(&nested, &["add", "-A"]);
     common::git(&nested, &["commit", "-q", "-m", "inner"]);
     let mut server = repo.server();
-    let args = json!({"spec_path": AUTH, "base_branch": "main"});
+    let args = json!({"spec_path": AUTH, "base_branch": "main", "full_lists": true});
     let first = server.call_ok(1, "get_spec_diff", args.clone());
     assert_eq!(
         strings(&first["files"]),

@@ -15,7 +15,7 @@ use common::{Repo, Server, notarai_cmd, run, strings};
 use serde_json::{Value, json};
 
 fn diff_args() -> Value {
-    json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main"})
+    json!({"spec_path": ".notarai/a.spec.yaml", "base_branch": "main", "full_lists": true})
 }
 
 /// A file outside the sparse checkout, changed on the branch, is diffed from

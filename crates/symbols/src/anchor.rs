@@ -151,6 +151,41 @@ pub fn governed_by(anchors: &[&Anchor], outline: &Outline) -> Vec<bool> {
     governed
 }
 
+/// Why `anchors` on `outline` govern the whole file, not symbols: the file
+/// has no outline ([`Outline::fallback`]), or it is a partial outline
+/// ([`Outline::damage`]) and an anchor names a damaged symbol, or names
+/// none (its symbol may lie where the parser stopped understanding the
+/// file), or holds a `*` (a symbol it would name may lie there). `None`:
+/// the anchors' symbols are all outlined and whole.
+pub fn whole_file_because(anchors: &[&Anchor], outline: &Outline) -> Option<String> {
+    if let Some(reason) = &outline.fallback {
+        return Some(reason.clone());
+    }
+    let damage = outline.damage.as_ref()?;
+    let says = damage.says(outline.language.unwrap_or("its language"));
+    for anchor in anchors {
+        let named = anchor.named(outline);
+        if let Some(&i) = named.iter().find(|&&i| outline.symbols[i].damaged) {
+            let s = &outline.symbols[i];
+            return Some(format!(
+                "`{}` (lines {}-{}) meets a range the parser did not understand: {says}",
+                s.name, s.start_line, s.end_line
+            ));
+        }
+        if named.is_empty() {
+            return Some(format!(
+                "anchor `#{anchor}` names no symbol outlined around the damage, and its symbol may lie there: {says}"
+            ));
+        }
+        if !anchor.is_literal() {
+            return Some(format!(
+                "anchor `#{anchor}` may name a symbol that lies in the damage: {says}"
+            ));
+        }
+    }
+    None
+}
+
 /// The indices whose flag is set.
 pub fn indices(flags: &[bool]) -> Vec<usize> {
     (0..flags.len()).filter(|&i| flags[i]).collect()

@@ -37,7 +37,8 @@ pub enum Attribution {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         removed: Vec<String>,
     },
-    /// The file has no outline: the whole file is the unit.
+    /// The file has no outline, or the lines lie where it does not parse:
+    /// the whole file is the unit.
     WholeFile {
         /// Why.
         reason: String,
@@ -193,6 +194,11 @@ fn attribute_with(
         return Attribution::WholeFile {
             reason: reason.clone(),
         };
+    }
+    // A partial outline: lines where (or in a symbol where) the parser
+    // stopped understanding the file are the whole file's.
+    if let Some(reason) = outline.damaged_at(lines.iter().map(|l| l.0)) {
+        return Attribution::WholeFile { reason };
     }
     let (added, touched, within) = attribute_parts(outline, lines, existed);
     let name = |i: &usize| outline.symbols[*i].name.clone();

@@ -19,7 +19,7 @@ use super::outline::{Outline, SemanticHash, Symbol};
 
 /// Bump when the outline or the token hash changes in a way the queries'
 /// text does not show (the walk, the extents, what a hash covers).
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// One content's facts.
 #[derive(Debug, Clone)]
@@ -91,6 +91,8 @@ pub fn version() -> &'static str {
 struct KeptOutline {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fallback: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    damage: Option<super::outline::Damage>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     symbols: Vec<KeptSymbol>,
 }
@@ -105,6 +107,8 @@ struct KeptSymbol {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     parent: Option<usize>,
     hash: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    damaged: bool,
 }
 
 impl Fact {
@@ -118,6 +122,7 @@ impl Fact {
         let outline = self.outline.as_ref()?;
         let kept = KeptOutline {
             fallback: outline.fallback.clone(),
+            damage: outline.damage.clone(),
             symbols: outline
                 .symbols
                 .iter()
@@ -128,6 +133,7 @@ impl Fact {
                     end: s.end_line,
                     parent: s.parent,
                     hash: blake3::Hash::from(s.hash).to_hex().to_string(),
+                    damaged: s.damaged,
                 })
                 .collect(),
         };
@@ -168,11 +174,13 @@ impl Fact {
                         end_line: s.end,
                         parent: s.parent,
                         hash: blake3::Hash::from_hex(&s.hash).ok()?.into(),
+                        damaged: s.damaged,
                     });
                 }
                 Some(Arc::new(Outline {
                     language: lang.map(Lang::name),
                     fallback: kept.fallback,
+                    damage: kept.damage,
                     symbols,
                     separator: lang.map_or(".", Lang::separator),
                     file_hash: hash,

@@ -8,9 +8,15 @@
 //! what counts. Each language is a cargo feature (`lang-rust`,
 //! `lang-typescript`, `lang-python`, `lang-go`), all on by default.
 //!
-//! A file in another language, or one whose parse has errors, has no
-//! outline: [`Outline::fallback`] says why, and every caller treats it as
-//! one whole-file unit (its semantic hash is then its bytes' hash).
+//! A file in another language has no outline: [`Outline::fallback`] says
+//! why, and every caller treats it as one whole-file unit (its semantic
+//! hash is then its bytes' hash). A file whose parse has errors is
+//! outlined around them ([`Outline::damage`], a partial outline): the
+//! symbols outside the damaged ranges are kept, an anchor naming a damaged
+//! symbol (or none, when the outline is partial) governs the whole file
+//! ([`whole_file_because`]), and the file hash is its bytes'. Syntax newer
+//! than a grammar (TypeScript's variance annotations) is blanked by an
+//! offset-preserving pre-pass first (`modern.rs`).
 //!
 //! A symbol's extent runs from its first attached doc comment, attribute or
 //! decorator line (a plain comment directly above, with no blank line
@@ -39,7 +45,21 @@ mod anchor;
 mod attribute;
 mod facts;
 mod kept;
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+mod family;
 mod lang;
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
+mod modern;
 mod outline;
 #[cfg(any(
     feature = "lang-rust",
@@ -54,11 +74,20 @@ mod parse;
     feature = "lang-python",
     feature = "lang-go"
 ))]
+mod prepared;
+#[cfg(any(
+    feature = "lang-rust",
+    feature = "lang-typescript",
+    feature = "lang-python",
+    feature = "lang-go"
+))]
 mod program;
 mod rebind;
 mod tokens;
 
-pub use anchor::{Anchor, AnchorError, governed_by, indices, named_by, split_anchor};
+pub use anchor::{
+    Anchor, AnchorError, governed_by, indices, named_by, split_anchor, whole_file_because,
+};
 pub use attribute::{
     Attribution, HunkLines, HunkSymbols, Line, PatchSymbols, annotate_patch, attribute,
     attribute_hunk, attribute_since, hunk_lines, patch_symbols,
@@ -67,10 +96,13 @@ pub use facts::{ContentKey, Fact, version as facts_version};
 pub use kept::SymbolCache;
 pub use lang::Lang;
 pub use outline::{
-    MAX_NESTING, MAX_PARSED_BYTES, NESTED_BYTES_FACTOR, Outline, SemanticHash, Symbol, outline,
+    Damage, MAX_DAMAGE_RANGES, MAX_NESTING, MAX_PARSED_BYTES, NESTED_BYTES_FACTOR, Outline,
+    SemanticHash, Symbol, outline,
 };
 pub use rebind::{last_segment, rebinds};
 pub use tokens::{semantic_hash, semantic_hash_pair};
 
+#[cfg(test)]
+mod partial_tests;
 #[cfg(test)]
 mod tests;

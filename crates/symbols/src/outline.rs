@@ -25,6 +25,12 @@ pub struct Symbol {
     /// Semantic hash of its extent (comments, whitespace and its own name dropped).
     #[serde(skip)]
     pub hash: [u8; 32],
+    /// Whether its extent (or the line after it) meets a range of the file
+    /// the parser did not understand ([`Outline::damage`]): its extent and
+    /// hash cannot be trusted, and an anchor naming it governs the whole
+    /// file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub damaged: bool,
 }
 
 impl Symbol {
@@ -42,6 +48,11 @@ pub struct Outline {
     /// Why the file has no outline and counts as one whole-file unit
     /// (`None` when it was parsed).
     pub fallback: Option<String>,
+    /// Where the file does not parse, when it has errors but was outlined
+    /// all the same (a partial outline: tree-sitter's error recovery keeps
+    /// the symbols around the damage). The file hash is then its bytes'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damage: Option<Damage>,
     /// The symbols, in order of their start (a parent before its children).
     pub symbols: Vec<Symbol>,
     /// Separator of qualified names' segments.
@@ -74,6 +85,24 @@ impl Outline {
             .copied()
     }
 
+    /// The reason lines `lines` (1-based) are no symbol's but the whole
+    /// file's: some of them lie in a damaged range, or in a damaged symbol.
+    pub fn damaged_at(&self, lines: impl IntoIterator<Item = u32>) -> Option<String> {
+        let damage = self.damage.as_ref()?;
+        let mut lines: Vec<u32> = lines.into_iter().collect();
+        lines.sort_unstable();
+        let hit = damage.ranges.iter().any(|r| {
+            let at = lines.partition_point(|l| *l < r[0]);
+            lines.get(at).is_some_and(|l| *l <= r[1])
+        }) || self.symbols.iter().any(|s| {
+            s.damaged && {
+                let at = lines.partition_point(|l| *l < s.start_line);
+                lines.get(at).is_some_and(|l| *l <= s.end_line)
+            }
+        });
+        hit.then(|| damage.says(self.language.unwrap_or("its language")))
+    }
+
     /// Nesting depth of symbol `index` (0 at top level).
     pub fn depth(&self, index: usize) -> usize {
         let mut depth = 0;
@@ -85,6 +114,53 @@ impl Outline {
         depth
     }
 }
+
+/// Where a file that was outlined does not parse: the line ranges
+/// tree-sitter's error recovery marked (an `ERROR` node's lines, a
+/// `MISSING` token's line), merged, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Damage {
+    /// The first line (1-based) the parser stopped understanding.
+    pub first_line: u32,
+    /// The damaged ranges, `[first, last]` lines (1-based, inclusive); at
+    /// most [`MAX_DAMAGE_RANGES`], the last one running to the end of the
+    /// file past that.
+    pub ranges: Vec<[u32; 2]>,
+}
+
+impl Damage {
+    /// One sentence: where the file stops parsing.
+    pub fn says(&self, language: &str) -> String {
+        let lines = |r: &[u32; 2]| {
+            if r[0] == r[1] {
+                r[0].to_string()
+            } else {
+                format!("{}-{}", r[0], r[1])
+            }
+        };
+        let listed: Vec<String> = self.ranges.iter().take(4).map(lines).collect();
+        let more = self.ranges.len().saturating_sub(4);
+        format!(
+            "the file does not parse as {language} from line {} (the parser stopped understanding it there; damaged lines {}{})",
+            self.first_line,
+            listed.join(", "),
+            if more > 0 {
+                format!(" and {more} more ranges")
+            } else {
+                String::new()
+            }
+        )
+    }
+
+    /// Whether the lines `first..=last` meet a damaged range.
+    pub fn meets(&self, first: u32, last: u32) -> bool {
+        self.ranges.iter().any(|r| r[0] <= last && first <= r[1])
+    }
+}
+
+/// The most damaged ranges an outline keeps; past it the last one runs to
+/// the end of the file.
+pub const MAX_DAMAGE_RANGES: usize = 64;
 
 /// A semantic hash: of the program for a file the outline parses, of
 /// the bytes otherwise. The kind keeps the two from ever comparing equal.
@@ -123,6 +199,7 @@ pub(super) fn fallback(lang: Option<Lang>, bytes: &[u8], reason: String) -> Outl
     Outline {
         language: lang.map(Lang::name),
         fallback: Some(reason),
+        damage: None,
         symbols: Vec::new(),
         separator: lang.map_or(".", Lang::separator),
         file_hash: bytes_hash(bytes),

@@ -6,12 +6,17 @@
 
 use std::collections::HashMap;
 
+use super::family::Family;
+pub(super) use super::family::IdHash;
 use super::lang::Lang;
 use super::outline::{Outline, SemanticHash, Symbol, bytes_hash, fallback};
+use super::prepared::{Parsed, damage_of, parse_prepared};
 use super::program::Program;
 
 /// The outline of `bytes` in `lang` (UTF-8): its symbols, or why it has
-/// none (no grammar built in, the parser gave up, a syntax error).
+/// none (no grammar built in, the parser gave up). A file whose parse has
+/// errors is outlined around them: its [`Outline::damage`] says where, each
+/// symbol meeting it is `damaged`, and its file hash is its bytes'.
 pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     let Some(config) = super::lang::config(lang) else {
         return fallback(
@@ -20,22 +25,17 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
             format!("notarai was built without the `{}` feature", lang.feature()),
         );
     };
-    let Some(tree) = parse_tree(config, bytes) else {
+    let Some(parsed) = parse_prepared(config, bytes) else {
         return fallback(Some(lang), bytes, "the parser gave up".into());
     };
-    let root = tree.root_node();
-    if root.has_error() {
-        let line = first_error_line(root);
-        return fallback(
-            Some(lang),
-            bytes,
-            format!("the file does not parse as {} (line {line})", lang.name()),
-        );
-    }
+    let original = bytes;
+    let bytes: &[u8] = &parsed.bytes;
+    let root = parsed.tree.root_node();
+    let damage = root.has_error().then(|| damage_of(root));
     if let Some(why) = super::program::layout_is_code(lang, bytes) {
         return fallback(
             Some(lang),
-            bytes,
+            original,
             format!("{why}: not outlined, compared by its bytes"),
         );
     }
@@ -43,7 +43,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     if let Some(line) = too_deep(&defs) {
         return fallback(
             Some(lang),
-            bytes,
+            original,
             format!(
                 "symbols nested deeper than {} levels (line {line}): not outlined, hashed by its bytes",
                 super::outline::MAX_NESTING
@@ -53,7 +53,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     if too_nested_for_size(&defs, bytes.len()) {
         return fallback(
             Some(lang),
-            bytes,
+            original,
             format!(
                 "symbols nested over {}x the file's size in all (extents or names): not outlined, hashed by its bytes",
                 super::outline::NESTED_BYTES_FACTOR
@@ -68,14 +68,20 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         family: Family::of(root),
         defs: &defs,
         program: &program,
+        marks: &parsed.marks,
+        damage: damage.as_ref(),
     }
     .all();
     Outline {
         language: Some(lang.name()),
         fallback: None,
+        file_hash: match damage {
+            Some(_) => bytes_hash(original),
+            None => program_hash(&program, root, &parsed.marks, bytes),
+        },
+        damage,
         symbols,
         separator: lang.separator(),
-        file_hash: program_hash(&program, root),
         by_name: Default::default(),
     }
 }
@@ -192,6 +198,10 @@ struct Symbols<'a, 't> {
     family: Family<'t>,
     defs: &'a [Def<'t>],
     program: &'a Program<'a>,
+    /// The modifiers the pre-pass blanked (`modern.rs`).
+    marks: &'a [super::modern::Blanked],
+    /// Where the file does not parse, if anywhere.
+    damage: Option<&'a super::outline::Damage>,
 }
 
 impl Symbols<'_, '_> {
@@ -324,6 +334,10 @@ impl Symbols<'_, '_> {
         }
         self.program
             .hash(extent, def.name.map(|n| n.id()), &mut hasher);
+        let from = first
+            .first()
+            .map_or(extent.start_byte(), |n| n.start_byte());
+        super::modern::hash_marks(self.marks, bytes, from, extent.end_byte(), &mut hasher);
         let start = first
             .first()
             .map_or(extent.start_position().row, |n| n.start_position().row);
@@ -334,13 +348,17 @@ impl Symbols<'_, '_> {
             bytes,
         )
         .unwrap_or(start);
+        let (start_line, end_line) = (start as u32 + 1, end as u32);
         Symbol {
             name,
             kind,
-            start_line: start as u32 + 1,
-            end_line: end as u32,
+            start_line,
+            end_line,
             parent,
             hash: *hasher.finalize().as_bytes(),
+            damaged: self
+                .damage
+                .is_some_and(|d| d.meets(start_line, end_line + 1)),
         }
     }
 }
@@ -368,113 +386,46 @@ pub(super) fn parse_tree_from(
     })
 }
 
-/// The semantic hash of `bytes` parsed as `tree`: its program's hash
-/// ([`Program`]) when the tree has no error (a `MISSING` node is one) and
-/// its symbols nest no deeper than the outline keeps, else the bytes' (as
-/// the outline's file hash).
+/// The semantic hash of a file parsed as `parsed` (`original`: its own
+/// bytes): its program's hash ([`Program`], with what the pre-pass blanked)
+/// when the tree has no error (a `MISSING` node is one) and its symbols
+/// nest no deeper than the outline keeps, else the bytes' (as the
+/// outline's file hash).
 pub(super) fn tree_hash(
     config: &super::lang::Config,
-    tree: &tree_sitter::Tree,
-    bytes: &[u8],
+    parsed: &Parsed,
+    original: &[u8],
 ) -> SemanticHash {
-    let root = tree.root_node();
+    let root = parsed.tree.root_node();
+    let bytes: &[u8] = &parsed.bytes;
     if root.has_error() || super::program::layout_is_code(config.lang, bytes).is_some() || {
         let defs = definitions(config, root, bytes);
         too_deep(&defs).is_some() || too_nested_for_size(&defs, bytes.len())
     } {
-        return bytes_hash(bytes);
+        return bytes_hash(original);
     }
-    program_hash(&Program::of(config, root, bytes), root)
+    program_hash(
+        &Program::of(config, root, bytes),
+        root,
+        &parsed.marks,
+        bytes,
+    )
 }
 
-/// The semantic hash of a whole tree without errors: its program's.
-fn program_hash(program: &Program, root: tree_sitter::Node) -> SemanticHash {
+/// The semantic hash of a whole tree without errors: its program's, and
+/// the modifiers the pre-pass blanked.
+fn program_hash(
+    program: &Program,
+    root: tree_sitter::Node,
+    marks: &[super::modern::Blanked],
+    bytes: &[u8],
+) -> SemanticHash {
     let mut hasher = blake3::Hasher::new();
     program.hash(root, None, &mut hasher);
+    super::modern::hash_marks(marks, bytes, 0, bytes.len(), &mut hasher);
     SemanticHash {
         tokens: true,
         digest: *hasher.finalize().as_bytes(),
-    }
-}
-
-/// Every node's parent and previous sibling, found in one walk of the tree:
-/// tree-sitter's own `parent()` and `prev_sibling()` search from the root
-/// or the parent each time, quadratic on a file of many items.
-struct Family<'t> {
-    parent: HashMap<usize, tree_sitter::Node<'t>, IdHash>,
-    prev: HashMap<usize, tree_sitter::Node<'t>, IdHash>,
-}
-
-/// Hashing for node ids (addresses): one multiplication, no SipHash.
-pub(super) type IdHash = std::hash::BuildHasherDefault<IdHasher>;
-
-/// See [`IdHash`].
-#[derive(Default)]
-pub(super) struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-impl<'t> Family<'t> {
-    fn of(root: tree_sitter::Node<'t>) -> Family<'t> {
-        let mut family = Family {
-            parent: HashMap::default(),
-            prev: HashMap::default(),
-        };
-        let mut cursor = root.walk();
-        let mut todo = vec![root];
-        while let Some(node) = todo.pop() {
-            let mut last: Option<tree_sitter::Node<'t>> = None;
-            for child in node.children(&mut cursor) {
-                family.parent.insert(child.id(), node);
-                if let Some(prev) = last {
-                    family.prev.insert(child.id(), prev);
-                }
-                last = Some(child);
-                if child.child_count() > 0 {
-                    todo.push(child);
-                }
-            }
-        }
-        family
-    }
-
-    fn parent(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
-        self.parent.get(&node.id()).copied()
-    }
-
-    fn prev(&self, node: tree_sitter::Node<'t>) -> Option<tree_sitter::Node<'t>> {
-        self.prev.get(&node.id()).copied()
-    }
-}
-
-fn first_error_line(root: tree_sitter::Node) -> usize {
-    let mut cursor = root.walk();
-    let mut node = root;
-    'down: loop {
-        if node.is_error() || node.is_missing() {
-            return node.start_position().row + 1;
-        }
-        for child in node.children(&mut cursor) {
-            if child.has_error() {
-                node = child;
-                continue 'down;
-            }
-        }
-        return node.start_position().row + 1;
     }
 }
 

@@ -322,15 +322,17 @@ fn go_symbols_follow_the_rules() {
 }
 
 #[test]
-fn a_file_that_does_not_parse_falls_back_and_says_why() {
+fn a_file_that_does_not_parse_is_partial_and_says_why() {
     let o = outline("a.rs", b"fn a() {\n  let x = ;\n}\n");
+    assert!(o.fallback.is_none());
+    let damage = o.damage.as_ref().unwrap();
     assert!(
-        o.fallback
-            .as_deref()
-            .unwrap()
-            .contains("does not parse as rust (line 2)")
+        damage
+            .says("rust")
+            .contains("does not parse as rust from line 2"),
+        "{damage:?}"
     );
-    assert!(o.symbols.is_empty());
+    assert!(o.symbols.iter().all(|s| s.damaged), "{:?}", o.symbols);
     assert!(!o.file_hash.tokens);
     let text = at("a.rs", "fn a() {\n  let x = ;\n}\n", 2, 2);
     assert!(text.starts_with("<whole-file>"), "{text}");

@@ -61,32 +61,48 @@ pub fn semantic_hash_pair(
 mod grammar {
     use super::super::lang::{self, Lang};
     use super::super::outline::{SemanticHash, bytes_hash};
-    use super::super::parse::{parse_tree, parse_tree_from, tree_hash};
+    use super::super::parse::{parse_tree_from, tree_hash};
+    use super::super::prepared::{Parsed, parse_prepared};
 
     /// The file hash the outline gives `bytes`, without finding the symbols.
     pub(super) fn tokens(lang: Lang, bytes: &[u8]) -> SemanticHash {
         let Some(config) = lang::config(lang) else {
             return bytes_hash(bytes);
         };
-        match parse_tree(config, bytes) {
-            Some(tree) => tree_hash(config, &tree, bytes),
+        match parse_prepared(config, bytes) {
+            Some(parsed) => tree_hash(config, &parsed, bytes),
             None => bytes_hash(bytes),
         }
     }
 
     /// [`tokens`] of `old` and of `new`, `new` parsed from `old`'s tree
-    /// edited by the one region where they differ.
+    /// edited by the one region where they differ (when neither side has
+    /// errors or needed the pre-pass of `modern.rs`: each is then parsed
+    /// on its own, as the outline parses it).
     pub(super) fn token_pair(lang: Lang, old: &[u8], new: &[u8]) -> (SemanticHash, SemanticHash) {
         let Some(config) = lang::config(lang) else {
             return (bytes_hash(old), bytes_hash(new));
         };
-        let Some(mut tree) = parse_tree(config, old) else {
+        let Some(parsed) = parse_prepared(config, old) else {
             return (bytes_hash(old), tokens(lang, new));
         };
-        let old_hash = tree_hash(config, &tree, old);
+        let old_hash = tree_hash(config, &parsed, old);
+        if parsed.tree.root_node().has_error() || !parsed.marks.is_empty() {
+            return (old_hash, tokens(lang, new));
+        }
+        let mut tree = parsed.tree;
         tree.edit(&edit_between(old, new));
         let new_hash = match parse_tree_from(config, new, Some(&tree)) {
-            Some(new_tree) => tree_hash(config, &new_tree, new),
+            Some(new_tree) if !new_tree.root_node().has_error() => tree_hash(
+                config,
+                &Parsed {
+                    tree: new_tree,
+                    bytes: std::borrow::Cow::Borrowed(new),
+                    marks: Vec::new(),
+                },
+                new,
+            ),
+            Some(_) => tokens(lang, new),
             None => bytes_hash(new),
         };
         (old_hash, new_hash)

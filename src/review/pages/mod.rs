@@ -148,6 +148,7 @@ pub fn status(
     let specs = std::mem::take(&mut full.specs);
     let drift = std::mem::take(&mut full.drift_notes);
     let outside = std::mem::take(&mut full.outside_anchors);
+    let whole = std::mem::take(&mut full.whole_file_because);
     full.page = MAX_PAGE;
     full.pages = MAX_PAGE;
     let mut layout = Layout::new(capacity(budget, json_len(&full) + proofs_room));
@@ -198,10 +199,12 @@ pub fn status(
     }
     let drift_at = place_all(&mut layout, &drift);
     let outside_at = place_all(&mut layout, &outside);
+    let whole_at = place_all(&mut layout, &whole);
     let pages = layout.pages();
     let page = requested_page(cursor, GET_RECONCILIATION_STATUS, fp, pages)?;
     full.drift_notes = on_page(drift, &drift_at, page);
     full.outside_anchors = on_page(outside, &outside_at, page);
+    full.whole_file_because = on_page(whole, &whole_at, page);
     full.specs = spec_at
         .into_iter()
         .filter(|(p, _)| *p == page)

@@ -66,6 +66,7 @@ struct Items {
     categories: BTreeMap<String, String>,
     shared: BTreeMap<String, Vec<String>>,
     moved_out: BTreeMap<String, String>,
+    whole: BTreeMap<String, String>,
     since: BTreeSet<String>,
     housekeeping: Vec<String>,
     reasons: BTreeMap<String, Quiet>,
@@ -90,6 +91,7 @@ impl Items {
             categories: take(&mut full.file_categories),
             shared: take(&mut full.shared),
             moved_out: take(&mut full.moved_out),
+            whole: take(&mut full.whole_file_because),
             since: take(&mut full.since_reconciled).into_iter().collect(),
             housekeeping: take(&mut full.housekeeping),
             reasons: take(&mut full.housekeeping_reasons),
@@ -116,6 +118,9 @@ impl Items {
         }
         if let Some(to) = self.moved_out.get(path) {
             cost += json_len(path) + json_len(to) + 2;
+        }
+        if let Some(why) = self.whole.get(path) {
+            cost += json_len(path) + json_len(why) + 2;
         }
         if self.since.contains(path) {
             cost += json_len(path) + 1;
@@ -273,6 +278,7 @@ fn place_system(layout: &mut Layout, system: Option<SystemSpec>) -> Vec<(usize, 
     let shell = SystemSpec {
         path: system.path.clone(),
         content: Some(String::new()),
+        text_id: system.text_id.clone(),
     };
     text_parts(layout, json_len(&shell), content)
         .into_iter()
@@ -280,6 +286,7 @@ fn place_system(layout: &mut Layout, system: Option<SystemSpec>) -> Vec<(usize, 
             let part = SystemSpec {
                 path: system.path.clone(),
                 content: Some(part),
+                text_id: system.text_id.clone(),
             };
             (page, part)
         })
@@ -405,6 +412,11 @@ fn fill_plans(
     for (path, to) in std::mem::take(&mut items.moved_out) {
         if let Some(&page) = page_of.get(&path) {
             out[page].moved_out.insert(path, to);
+        }
+    }
+    for (path, why) in std::mem::take(&mut items.whole) {
+        if let Some(&page) = page_of.get(&path) {
+            out[page].whole_file_because.insert(path, why);
         }
     }
     for path in std::mem::take(&mut items.since) {

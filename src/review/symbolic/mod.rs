@@ -173,7 +173,7 @@ pub fn decide(
     if !include_formatting && sides.formatting_only() {
         return (Verdict::FormattingOnly, all());
     }
-    let Some(anchors) = anchors.filter(|_| !sides.whole_file()) else {
+    let Some(anchors) = anchors.filter(|a| sides.whole_file_because(a).is_none()) else {
         return (Verdict::Affected, all());
     };
     let touched = touching(sides, symbols, patch, anchors);
@@ -220,6 +220,20 @@ pub fn view(
             symbols.render(text, |i, _| touched[i] != Touch::No),
         )),
     }
+}
+
+/// A changed file a spec anchors symbols of, governed whole instead, and
+/// why: a side of it has no outline, or its symbol lies where the file
+/// does not parse (or cannot be found there).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct WholeFile {
+    /// The file.
+    pub path: String,
+    /// The spec whose anchors fell back to the whole file.
+    pub spec_path: String,
+    /// Why, naming the line the parser stopped understanding when that is
+    /// the reason.
+    pub whole_file_because: String,
 }
 
 /// Hunks of a file governed only through anchors that no anchor of any

@@ -15,6 +15,8 @@ pub struct Narrowed {
     pub broken: Vec<BrokenAnchor>,
     /// Files governed only through anchors with hunks no anchor saw.
     pub outside_anchors: Vec<OutsideAnchors>,
+    /// Anchored files governed whole, per spec, and why.
+    pub whole_file: Vec<WholeFile>,
 }
 
 /// Narrow `governed` (each changed path with its governing specs) to the
@@ -101,6 +103,13 @@ pub fn narrow(
         for &g in governors {
             let anchors = governance.anchors(g, path);
             whole |= anchors.is_none();
+            if let Some(why) = anchors.as_deref().and_then(|a| sides.whole_file_because(a)) {
+                out.whole_file.push(WholeFile {
+                    path: path.clone(),
+                    spec_path: governance.spec_path(g).to_string(),
+                    whole_file_because: why,
+                });
+            }
             let (verdict, touched) = match (&text, &symbols) {
                 (Some(t), Some(symbols)) => {
                     decide(sides, symbols, t, anchors.as_deref(), include_formatting)

@@ -163,4 +163,14 @@ impl Sides {
     pub(super) fn whole_file(&self) -> bool {
         self.old.fallback.is_some() || self.new.fallback.is_some()
     }
+
+    /// Why `anchors` govern this file whole rather than their symbols, when
+    /// they do (`symbols::whole_file_because`, the work tree's side first,
+    /// then the base's): a side has no outline, or is a partial outline
+    /// where an anchor names a damaged symbol or none.
+    pub fn whole_file_because(&self, anchors: &[&Anchor]) -> Option<String> {
+        symbols::whole_file_because(anchors, &self.new).or_else(|| {
+            symbols::whole_file_because(anchors, &self.old).map(|r| format!("at the base: {r}"))
+        })
+    }
 }

@@ -118,12 +118,17 @@ file whose name notarai cannot show (not UTF-8): tell the user its lossy
             }),
             brief: Some("for each spec with unreconciled files: its changes since last reconciled"),
             text: r#"For each spec the status lists with `unreconciled` files,
-call `get_spec_diff` with `{spec_path, already_read}` (and `base_branch` if you
-passed one), where `already_read` lists the `files` of the diffs you already
-read in this pass. Read the answer:
+call `get_spec_diff` with `{spec_path, already_read, specs_read}` (and
+`base_branch` if you passed one), where `already_read` lists the `files` of
+the diffs you already read in this pass and `specs_read` the specs whose text
+you hold, each as `path@text_id` with the `text_id` of the `spec` or
+`system_spec` you read (in this pass or an earlier one of this session); leave
+out any whose text is no longer in your context, and it comes again. Read the
+answer:
 - `spec` (first page): the spec's intent, behaviors, constraints and
   invariants, to judge the diff against (absent when the spec file itself
-  is in `spec_changes`, whose text is whole).
+  is in `spec_changes`, whose text is whole, or when `spec_held` is `true`:
+  you hold it, judge against the text you have).
 - `plan` (first page, when the answer has several pages): every changed
   file with its status, lines added and removed, and the pages that hold
   its diff; follow `next_cursor` as in
@@ -131,7 +136,8 @@ read in this pass. Read the answer:
 - `diff`: unified diff of the governed non-spec files that changed. A file
   in `since_reconciled` is shown from the content last reconciled for this
   spec (only what is new); `since: "base"` shows the whole branch diff.
-- `files`: those files. `skipped`: already reconciled and unchanged since.
+- `files`: those files. `skipped_count`: files already reconciled and
+  unchanged since (`full_lists: true` lists them in `skipped`).
 - `housekeeping`: files that need no review (lock files, changelogs,
   generated output the spec marks with `tier: 3` or `4`; pinned versions
   or tests alone, as `housekeeping_reasons` says): record them.

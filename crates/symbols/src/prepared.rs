@@ -1,0 +1,109 @@
+//! A file parsed for the outline: the tree of its bytes, or, for
+//! TypeScript whose parse has errors, of its bytes with the syntax the
+//! grammar lacks prepared (`modern.rs`); and where a tree that still has
+//! errors is damaged (the ranges a partial outline is drawn around).
+
+use super::lang::Lang;
+use super::parse::parse_tree;
+
+/// A file parsed for the outline: its tree, the bytes the tree was parsed
+/// from (the file's own, or with syntax newer than the grammar blanked by
+/// `modern.rs`: same length, same lines), and what was blanked.
+pub(crate) struct Parsed<'b> {
+    /// The syntax tree.
+    pub tree: tree_sitter::Tree,
+    /// The bytes it was parsed from.
+    pub bytes: std::borrow::Cow<'b, [u8]>,
+    /// The modifiers blanked, which the hashes take in.
+    pub marks: Vec<super::modern::Blanked>,
+}
+
+/// `bytes` parsed by this thread's parser for `config`'s language; a
+/// TypeScript file whose parse has errors is parsed again with what the
+/// grammar lacks prepared (`modern.rs`: variance modifiers, `export type
+/// *`, call signatures without `;`, a bare `&` in a JSX attribute), and
+/// that parse is kept when it has fewer errors.
+pub(super) fn parse_prepared<'b>(
+    config: &super::lang::Config,
+    bytes: &'b [u8],
+) -> Option<Parsed<'b>> {
+    let tree = parse_tree(config, bytes)?;
+    let plain = |tree| Parsed {
+        tree,
+        bytes: std::borrow::Cow::Borrowed(bytes),
+        marks: Vec::new(),
+    };
+    if !tree.root_node().has_error() || !matches!(config.lang, Lang::TypeScript | Lang::Tsx) {
+        return Some(plain(tree));
+    }
+    let Some((blanked, marks)) =
+        super::modern::prepass(bytes, tree.root_node(), config.lang == Lang::Tsx)
+    else {
+        return Some(plain(tree));
+    };
+    match parse_tree(config, &blanked) {
+        Some(again) if errors(again.root_node()) < errors(tree.root_node()) => Some(Parsed {
+            tree: again,
+            bytes: std::borrow::Cow::Owned(blanked),
+            marks,
+        }),
+        _ => Some(plain(tree)),
+    }
+}
+
+/// How many `ERROR` and `MISSING` nodes the tree under `root` holds (only
+/// the subtrees with errors are walked).
+fn errors(root: tree_sitter::Node) -> usize {
+    let mut count = 0;
+    let mut todo = vec![root];
+    let mut cursor = root.walk();
+    while let Some(node) = todo.pop() {
+        if node.is_error() || node.is_missing() {
+            count += 1;
+            continue;
+        }
+        todo.extend(node.children(&mut cursor).filter(|c| c.has_error()));
+    }
+    count
+}
+
+/// Where the tree under `root` has errors: each `ERROR` node's lines and
+/// each `MISSING` token's line, merged and in order (at most
+/// [`super::outline::MAX_DAMAGE_RANGES`], the last running to the end).
+pub(super) fn damage_of(root: tree_sitter::Node) -> super::outline::Damage {
+    let mut ranges: Vec<[u32; 2]> = Vec::new();
+    let mut todo = vec![root];
+    let mut cursor = root.walk();
+    while let Some(node) = todo.pop() {
+        if node.is_error() || node.is_missing() {
+            let (a, b) = (node.start_position().row, node.end_position().row);
+            ranges.push([a as u32 + 1, b.max(a) as u32 + 1]);
+            continue;
+        }
+        todo.extend(node.children(&mut cursor).filter(|c| c.has_error()));
+    }
+    if ranges.is_empty() {
+        // `has_error` without an error node below: the root itself.
+        let last = root.end_position().row as u32 + 1;
+        ranges.push([1, last]);
+    }
+    ranges.sort_unstable();
+    let mut merged: Vec<[u32; 2]> = Vec::new();
+    for r in ranges {
+        match merged.last_mut() {
+            Some(m) if r[0] <= m[1] + 1 => m[1] = m[1].max(r[1]),
+            _ => merged.push(r),
+        }
+    }
+    if merged.len() > super::outline::MAX_DAMAGE_RANGES {
+        let end = root.end_position().row as u32 + 1;
+        merged.truncate(super::outline::MAX_DAMAGE_RANGES);
+        if let Some(last) = merged.last_mut() {
+            last[1] = end.max(last[1]);
+        }
+    }
+    super::outline::Damage {
+        first_line: merged[0][0],
+        ranges: merged,
+    }
+}
