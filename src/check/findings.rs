@@ -10,6 +10,7 @@ use super::ungoverned::{coverage_policy, is_notarais_own, only_notarais_lines};
 use super::{Finding, FindingKind, Severity};
 use crate::changes::{ChangeSet, GitRepo};
 use crate::governance::Governance;
+use crate::rules::Code;
 use crate::spec::{self, SpecSet};
 use crate::state::State;
 
@@ -21,6 +22,7 @@ pub(super) fn spec_findings(set: &SpecSet, state: &State, git: &GitRepo) -> Vec<
         findings.push(Finding {
             severity: Severity::Error,
             kind: FindingKind::InvalidSpec,
+            code: f.code,
             spec: Some(f.path.clone()),
             file: Some(f.path.clone()),
             line: Some(f.line),
@@ -32,6 +34,7 @@ pub(super) fn spec_findings(set: &SpecSet, state: &State, git: &GitRepo) -> Vec<
             findings.push(Finding {
                 severity: Severity::Warning,
                 kind: FindingKind::DriftNote,
+                code: Code::OpenDriftNote,
                 spec: Some(spec.clone()),
                 file: note.paths.first().cloned(),
                 line: None,
@@ -47,6 +50,7 @@ pub(super) fn spec_findings(set: &SpecSet, state: &State, git: &GitRepo) -> Vec<
         findings.push(Finding {
             severity: Severity::Warning,
             kind: FindingKind::TrackedCache,
+            code: Code::TrackedCache,
             spec: None,
             file: tracked.first().cloned(),
             line: None,
@@ -64,6 +68,7 @@ pub(super) fn spec_findings(set: &SpecSet, state: &State, git: &GitRepo) -> Vec<
         findings.push(Finding {
             severity: Severity::Warning,
             kind: FindingKind::SpecWarning,
+            code: f.code,
             spec: Some(f.path.clone()),
             file: Some(f.path.clone()),
             line: Some(f.line),
@@ -96,6 +101,7 @@ pub(super) fn test_findings(
                     findings.push(Finding {
                         severity: Severity::Error,
                         kind: FindingKind::MissingTest,
+            code: Code::TestedByMissing,
                         spec: Some(loaded.path.clone()),
                         file: Some(loaded.path.clone()),
                         line: None,
@@ -111,6 +117,7 @@ pub(super) fn test_findings(
             untested.push(Finding {
                 severity: Severity::Warning,
                 kind: FindingKind::Untested,
+            code: Code::UntestedBehavior,
                 spec: Some(loaded.path.clone()),
                 file: Some(loaded.path.clone()),
                 line: None,
@@ -130,6 +137,7 @@ pub(super) fn test_findings(
         findings.push(Finding {
             severity: Severity::Notice,
             kind: FindingKind::Untested,
+            code: Code::UntestedBehavior,
             spec: None,
             file: None,
             line: None,
@@ -163,6 +171,7 @@ pub(super) fn change_findings(
                 findings.push(Finding {
                     severity: Severity::Error,
                     kind: FindingKind::SpecUnreconciled,
+                    code: Code::UnreconciledSpec,
                     spec: Some(path.clone()),
                     file: Some(path.clone()),
                     line: None,
@@ -183,6 +192,7 @@ pub(super) fn change_findings(
                 findings.push(Finding {
                     severity,
                     kind: FindingKind::Ungoverned,
+            code: Code::UngovernedChange,
                     spec: None,
                     file: Some(path.clone()),
                     line: None,
@@ -198,6 +208,7 @@ pub(super) fn change_findings(
             findings.push(Finding {
                 severity: Severity::Notice,
                 kind: FindingKind::MultipleSpecs,
+                code: Code::SeveralSpecs,
                 spec: None,
                 file: Some(path.clone()),
                 line: None,
@@ -232,10 +243,11 @@ fn not_reconciled(
     let why = reason
         .map(|r| format!("{}, ", r.says()))
         .unwrap_or_default();
-    let (severity, kind, message) = if housekeeping {
+    let (severity, kind, code, message) = if housekeeping {
         (
             Severity::Warning,
             FindingKind::Housekeeping,
+            Code::UnrecordedHousekeeping,
             format!(
                 "{path} changed and is not reconciled with {spec} (housekeeping: {why}no review needed; record it with `notarai reconcile`)"
             ),
@@ -244,12 +256,14 @@ fn not_reconciled(
         (
             Severity::Error,
             FindingKind::Unreconciled,
+            Code::UnreconciledChange,
             format!("{path} changed and is not reconciled with {spec}"),
         )
     };
     Finding {
         severity,
         kind,
+        code,
         spec: Some(spec),
         file: Some(path.to_string()),
         line: None,
@@ -292,6 +306,7 @@ pub(super) fn symbol_findings(narrowed: &crate::review::Narrowed, findings: &mut
         findings.push(Finding {
             severity: Severity::Notice,
             kind: FindingKind::FormattingOnly,
+            code: Code::FormattingOnly,
             spec: None,
             file: Some(path.clone()),
             line: None,
@@ -304,6 +319,7 @@ pub(super) fn symbol_findings(narrowed: &crate::review::Narrowed, findings: &mut
         findings.push(Finding {
             severity: Severity::Warning,
             kind: FindingKind::BrokenAnchor,
+            code: Code::BrokenAnchor,
             spec: Some(broken.spec_path.clone()),
             file: Some(broken.file.clone()),
             line: None,
@@ -335,6 +351,7 @@ pub(super) fn outside_anchor_findings(
         findings.push(Finding {
             severity,
             kind: FindingKind::OutsideAnchors,
+            code: Code::OutsideAnchors,
             spec: None,
             file: Some(path.clone()),
             line: unseen.first_line.map(|l| l as usize),
@@ -390,6 +407,7 @@ pub(super) fn stale_tests(
             findings.push(Finding {
                 severity: Severity::Warning,
                 kind: FindingKind::StaleTest,
+            code: Code::StaleTest,
                 spec: Some(loaded.path.clone()),
                 file: Some(test.to_string()),
                 line: None,

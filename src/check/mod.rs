@@ -167,6 +167,9 @@ pub struct Finding {
     pub severity: Severity,
     /// What it is about.
     pub kind: FindingKind,
+    /// The rule it breaks: its code (`N101`; `notarai explain CODE`).
+    #[schemars(with = "String")]
+    pub code: crate::rules::Code,
     /// The spec it belongs to, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<String>,

@@ -138,7 +138,13 @@ fn text(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
                 (Some(file), Some(line)) => format!("{file}:{line}: "),
                 _ => String::new(),
             };
-            writeln!(out, "  {:<8} {place}{}", label(f.severity), f.message)?;
+            writeln!(
+                out,
+                "  {:<8} {place}{} [{}]",
+                label(f.severity),
+                f.message,
+                f.code.label()
+            )?;
         }
     }
     if !report.claims.is_empty() {
@@ -217,11 +223,8 @@ fn github(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
         if let Some(line) = f.line {
             props.push(format!("line={line}"));
         }
-        let props = if props.is_empty() {
-            String::new()
-        } else {
-            format!(" {}", props.join(","))
-        };
+        props.push(format!("title={}", escape_property(&f.code.label())));
+        let props = format!(" {}", props.join(","));
         writeln!(
             out,
             "::{}{props}::{}",

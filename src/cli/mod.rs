@@ -15,6 +15,7 @@ pub mod cache;
 pub mod check;
 pub mod coverage;
 pub mod doctor;
+pub mod explain;
 pub mod export_context;
 pub mod hook;
 pub mod init;
@@ -87,6 +88,8 @@ pub enum Command {
     Coverage(coverage::Args),
     /// A file's symbols (Rust, TypeScript, JavaScript, Python, Go), or the symbol of a line range as a diff hunk is attributed.
     Symbols(symbols::Args),
+    /// What a rule code (N101, ...) finds and what to do about it; without a code, every rule.
+    Explain(explain::Args),
 }
 
 /// Parse the command line, set up logging on stderr, run the subcommand and
@@ -110,6 +113,7 @@ pub fn main() -> ExitCode {
         Command::Symbols(args) => symbols::run(root, args),
         Command::Which(args) => which::run(root, args),
         Command::Coverage(args) => coverage::run(root, args),
+        Command::Explain(args) => explain::run(args),
     };
     match result {
         Ok(code) => code,

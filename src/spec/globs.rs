@@ -165,6 +165,7 @@ pub(crate) fn check_orphans(
         };
         out.push(
             Finding::warning(
+                crate::rules::Code::GlobMatchesNothing,
                 &specs[s].path,
                 pos.line,
                 pos.column,
@@ -276,6 +277,7 @@ pub(crate) fn check_anchors(
             };
             out.push(
                 Finding::warning(
+                    crate::rules::Code::AnchorMatchesNothing,
                     &specs[s].path,
                     pos.line,
                     pos.column,

@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("parallel", 0),
     ("progress", 0),
     ("quote", 0),
+    ("rules", 0),
     ("repo_path", 0),
     ("rpc_client", 0),
     ("record", 1),

@@ -23,6 +23,7 @@ mod doctor;
 mod errors;
 mod export_context;
 mod facts;
+mod gate;
 mod governing;
 mod hook;
 mod init;
