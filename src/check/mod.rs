@@ -26,6 +26,7 @@ use crate::spec::SpecSet;
 use crate::state::{self, BaseError, State, StateError, UsedBase, choose_base};
 
 mod claims;
+pub mod config;
 mod findings;
 mod status;
 mod ungoverned;
@@ -58,6 +59,25 @@ pub enum CheckError {
     /// The caller cancelled the work.
     #[error("{0}")]
     Cancelled(Cancelled),
+    /// `.notarai/check.yaml` is not a valid configuration: each problem
+    /// with its position.
+    #[error("{}", config_message(.0))]
+    Config(Vec<crate::spec::Finding>),
+}
+
+/// Every problem of a bad `check.yaml`, a line each with its hint.
+fn config_message(findings: &[crate::spec::Finding]) -> String {
+    let mut lines = vec![format!(
+        "{} is not a valid gate configuration:",
+        config::CHECK_CONFIG
+    )];
+    for f in findings {
+        lines.push(format!("{f}"));
+        if let Some(hint) = &f.hint {
+            lines.push(format!("  hint: {hint}"));
+        }
+    }
+    lines.join("\n")
 }
 
 impl Diagnose for CheckError {
@@ -65,7 +85,7 @@ impl Diagnose for CheckError {
         match self {
             CheckError::Git(e) => e.kind(),
             CheckError::State(e) => e.kind(),
-            CheckError::NoBase => ErrorKind::InvalidInput,
+            CheckError::NoBase | CheckError::Config(_) => ErrorKind::InvalidInput,
             CheckError::Io(_) | CheckError::Cancelled(_) => ErrorKind::Internal,
         }
     }
@@ -158,6 +178,9 @@ pub enum FindingKind {
     /// Drift an agent reported (`report_drift`) and nobody resolved yet: it
     /// closes when its spec is next reconciled.
     DriftNote,
+    /// About the gate's own configuration (`.notarai/check.yaml`): an
+    /// `ignore` entry past its `until` date.
+    Config,
 }
 
 /// One finding.
@@ -192,8 +215,15 @@ pub struct Summary {
     pub warnings: usize,
     /// Findings of severity notice.
     pub notices: usize,
+    /// Findings an `ignore` entry of `.notarai/check.yaml` left out.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ignored: usize,
     /// The reconciliation counts.
     pub totals: Totals,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The result of `notarai check` (its `--format json` output).
@@ -203,6 +233,10 @@ pub struct CheckReport {
     pub base: UsedBase,
     /// Whether warnings were made errors.
     pub strict: bool,
+    /// The lowest severity that fails, when `.notarai/check.yaml` sets it
+    /// below error (absent: error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail_on: Option<Severity>,
     /// Every finding: spec errors first, then per file, sorted.
     pub findings: Vec<Finding>,
     /// The records this branch added or changed in the state file and the
@@ -216,7 +250,12 @@ pub struct CheckReport {
 impl CheckReport {
     /// Whether the check fails (exit 1).
     pub fn failed(&self) -> bool {
-        self.summary.errors > 0
+        let s = &self.summary;
+        match self.fail_on {
+            None | Some(Severity::Error) => s.errors > 0,
+            Some(Severity::Warning) => s.errors + s.warnings > 0,
+            Some(Severity::Notice) => s.errors + s.warnings + s.notices > 0,
+        }
     }
 }
 
@@ -237,6 +276,7 @@ pub struct CheckOptions {
 /// Run the CI gate over the project at `root`.
 pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckError> {
     let git = GitRepo::open(root)?;
+    let gate = config::Gate::read(root).map_err(CheckError::Config)?;
     let state = match state::read(root)? {
         Some(loaded) => {
             for w in &loaded.warnings {
@@ -278,6 +318,9 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     symbol_findings(&narrowed, &mut findings);
     outside_anchor_findings(&set, &narrowed, &mut findings);
     change_findings(root, &set, &governance, &changes, &assessed, &mut findings);
+    let ignored = gate
+        .as_ref()
+        .map_or(0, |g| g.apply(&mut findings, config::today()));
     order(&mut findings, options.strict);
 
     let claims = claims::claims(
@@ -292,11 +335,18 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         errors: count(Severity::Error),
         warnings: count(Severity::Warning),
         notices: count(Severity::Notice),
+        ignored,
         totals,
     };
     Ok(CheckReport {
         base: used,
         strict: options.strict,
+        // `fail_on: error` is the default, and shown as none.
+        fail_on: gate.and_then(|g| g.fail_on).and_then(|l| match l {
+            config::Level::Error => None,
+            config::Level::Warning => Some(Severity::Warning),
+            config::Level::Notice => Some(Severity::Notice),
+        }),
         findings,
         claims,
         summary,

@@ -120,6 +120,23 @@ fn label(s: Severity) -> &'static str {
     }
 }
 
+/// `, 3 ignored by .notarai/check.yaml` when entries ignored findings,
+/// and what fails when `fail_on` is below error; empty otherwise.
+fn ignored_note(report: &CheckReport) -> String {
+    let mut note = String::new();
+    if report.summary.ignored > 0 {
+        note.push_str(&format!(
+            ", {} ignored by {}",
+            report.summary.ignored,
+            check::config::CHECK_CONFIG
+        ));
+    }
+    if let Some(level @ (Severity::Warning | Severity::Notice)) = report.fail_on {
+        note.push_str(&format!(" (fail_on: {})", label(level)));
+    }
+    note
+}
+
 fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
@@ -175,11 +192,12 @@ fn text(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "{}: {}, {}, {}; {} of {} changed governed files reconciled",
+        "{}: {}, {}, {}{}; {} of {} changed governed files reconciled",
         if report.failed() { "FAIL" } else { "PASS" },
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),
         plural(s.notices, "notice"),
+        ignored_note(report),
         t.reconciled,
         t.governed_files
     )?;
@@ -253,11 +271,12 @@ fn github(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
     // Not a command, but one line all the same: a branch name cannot start one.
     writeln!(
         out,
-        "notarai check: {}; {}, {}, {}",
+        "notarai check: {}; {}, {}, {}{}",
         escape_data(&base_line(report)),
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),
-        plural(s.notices, "notice")
+        plural(s.notices, "notice"),
+        escape_data(&ignored_note(report))
     )?;
     Ok(())
 }

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
+mod document;
 mod globs;
 mod load;
 pub mod model;
@@ -22,6 +23,7 @@ mod refs;
 mod schema_check;
 mod yaml;
 
+pub use document::{Document, parse_document};
 pub use globs::compile_artifact_glob;
 pub use load::{discover, read_text};
 /// The spec model's top-level types; the rest of the model is named through
