@@ -52,6 +52,18 @@ pub enum Level {
     Notice,
 }
 
+impl Level {
+    /// The severity, when below error (`fail_on: error` is the default,
+    /// and shown as none).
+    pub fn below_error(self) -> Option<Severity> {
+        match self {
+            Level::Error => None,
+            Level::Warning => Some(Severity::Warning),
+            Level::Notice => Some(Severity::Notice),
+        }
+    }
+}
+
 /// What a rule's findings become.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

@@ -28,6 +28,7 @@ use crate::state::{self, BaseError, State, StateError, UsedBase, choose_base};
 mod claims;
 pub mod config;
 mod findings;
+pub mod lint;
 mod status;
 mod ungoverned;
 
@@ -181,6 +182,9 @@ pub enum FindingKind {
     /// About the gate's own configuration (`.notarai/check.yaml`): an
     /// `ignore` entry past its `until` date.
     Config,
+    /// A spec-quality rule of `notarai lint` (`N4xx`) that
+    /// `.notarai/check.yaml` makes an error.
+    Lint,
 }
 
 /// One finding.
@@ -318,6 +322,14 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     symbol_findings(&narrowed, &mut findings);
     outside_anchor_findings(&set, &narrowed, &mut findings);
     change_findings(root, &set, &governance, &changes, &assessed, &mut findings);
+    // Lint's own rules, those `check.yaml` makes errors (none by default).
+    if let Some(gate) = &gate {
+        findings.extend(
+            lint::quality(&set, &governance, &files)
+                .into_iter()
+                .filter(|f| gate.severity(f.code, f.severity) == Some(Severity::Error)),
+        );
+    }
     let ignored = gate
         .as_ref()
         .map_or(0, |g| g.apply(&mut findings, config::today()));
@@ -342,11 +354,9 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         base: used,
         strict: options.strict,
         // `fail_on: error` is the default, and shown as none.
-        fail_on: gate.and_then(|g| g.fail_on).and_then(|l| match l {
-            config::Level::Error => None,
-            config::Level::Warning => Some(Severity::Warning),
-            config::Level::Notice => Some(Severity::Notice),
-        }),
+        fail_on: gate
+            .and_then(|g| g.fail_on)
+            .and_then(config::Level::below_error),
         findings,
         claims,
         summary,

@@ -19,6 +19,7 @@ pub mod explain;
 pub mod export_context;
 pub mod hook;
 pub mod init;
+pub mod lint;
 pub mod mcp;
 pub mod output;
 pub mod reconcile;
@@ -88,6 +89,8 @@ pub enum Command {
     Coverage(coverage::Args),
     /// A file's symbols (Rust, TypeScript, JavaScript, Python, Go), or the symbol of a line range as a diff hunk is attributed.
     Symbols(symbols::Args),
+    /// Spec quality without a model: validate's findings and the lint rules (N4xx), tuned by .notarai/check.yaml.
+    Lint(lint::Args),
     /// What a rule code (N101, ...) finds and what to do about it; without a code, every rule.
     Explain(explain::Args),
 }
@@ -113,6 +116,7 @@ pub fn main() -> ExitCode {
         Command::Symbols(args) => symbols::run(root, args),
         Command::Which(args) => which::run(root, args),
         Command::Coverage(args) => coverage::run(root, args),
+        Command::Lint(args) => lint::run(root, args),
         Command::Explain(args) => explain::run(args),
     };
     match result {

@@ -68,3 +68,11 @@ pub fn parse_document<T: DeserializeOwned + JsonSchema + Default>(
         Err(e) => Err(vec![Finding::error(path, 1, 1, e.to_string())]),
     }
 }
+
+/// The positions of a YAML text's values, without a type: what a check of
+/// an already loaded spec needs to point at a line. `None` when the text
+/// is not YAML.
+pub fn yaml_positions(text: &str) -> Option<Document<()>> {
+    let tree = yaml::parse(text).ok().flatten()?;
+    Some(Document { value: (), tree })
+}

@@ -275,9 +275,16 @@ pub(crate) fn check_anchors(
                     matched.first().copied().unwrap_or_default()
                 )
             };
+            // No file it matches has an outline: notarai cannot tell a
+            // symbol there (`N405`), which is not a misspelt name (`N004`).
+            let code = if names.is_empty() && !no_outline.is_empty() {
+                crate::rules::Code::UnoutlinableAnchor
+            } else {
+                crate::rules::Code::AnchorMatchesNothing
+            };
             out.push(
                 Finding::warning(
-                    crate::rules::Code::AnchorMatchesNothing,
+                    code,
                     &specs[s].path,
                     pos.line,
                     pos.column,

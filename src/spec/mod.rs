@@ -23,7 +23,7 @@ mod refs;
 mod schema_check;
 mod yaml;
 
-pub use document::{Document, parse_document};
+pub use document::{Document, parse_document, yaml_positions};
 pub use globs::compile_artifact_glob;
 pub use load::{discover, read_text};
 /// The spec model's top-level types; the rest of the model is named through

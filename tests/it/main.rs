@@ -31,6 +31,7 @@ mod init_agents;
 mod init_keep;
 mod kept_answers;
 mod layers;
+mod lint;
 mod modern;
 mod pages;
 mod progress;

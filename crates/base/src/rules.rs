@@ -346,7 +346,7 @@ pub const RULES: &[Rule] = &[
         UnoutlinableAnchor,
         "N405",
         "unoutlinable-anchor",
-        "lint",
+        "validate, check, lint",
         Is("warning"),
         "An anchor (`path#Symbol`) into a file notarai cannot outline (a language without a grammar, a file it cannot parse or too large): the anchor governs the whole file or nothing.",
         "Govern the file whole (drop `#Symbol`), or fix the file so it parses."
