@@ -249,6 +249,10 @@ pub struct CheckReport {
     pub claims: Vec<Claim>,
     /// Counts.
     pub summary: Summary,
+    /// Per affected spec, its changed files reconciled or not (for the pull
+    /// request's comment; not in the JSON, whose shape is fixed).
+    #[serde(skip)]
+    pub specs: Vec<SpecStatus>,
 }
 
 impl CheckReport {
@@ -341,7 +345,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         &governance,
         &set,
     );
-    let (_, totals) = per_spec(&set, &assessed);
+    let (specs, totals) = per_spec(&set, &assessed);
     let count = |s| findings.iter().filter(|f| f.severity == s).count();
     let summary = Summary {
         errors: count(Severity::Error),
@@ -360,6 +364,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         findings,
         claims,
         summary,
+        specs,
     })
 }
 

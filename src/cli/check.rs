@@ -24,6 +24,11 @@ pub enum Format {
     Json,
     /// GitHub Actions workflow commands (`::error file=PATH::message`).
     Github,
+    /// The body of one pull request comment (Markdown, a hidden marker first,
+    /// at most 65,536 characters).
+    Markdown,
+    /// SARIF 2.1.0 for code scanning.
+    Sarif,
 }
 
 /// Arguments of `notarai check`.
@@ -90,6 +95,12 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
         Format::Text => text(&mut crate::quote::Terminal::new(stdout), &report)?,
         Format::Json => super::output::json(&report)?,
         Format::Github => github(&mut crate::quote::Terminal::new(stdout), &report)?,
+        Format::Markdown => super::check_formats::markdown(
+            &mut crate::quote::Terminal::new(stdout),
+            &report,
+            &base_line(&report),
+        )?,
+        Format::Sarif => super::output::json(&super::check_formats::sarif(&report))?,
     }
     Ok(if report.failed() {
         ExitCode::from(1)

@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 pub mod agents;
 pub mod cache;
 pub mod check;
+pub mod check_formats;
 pub mod coverage;
 pub mod doctor;
 pub mod explain;

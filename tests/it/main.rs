@@ -34,6 +34,7 @@ mod layers;
 mod lint;
 mod modern;
 mod pages;
+mod pr_comment;
 mod progress;
 mod prompts;
 mod protocol;
