@@ -12,6 +12,7 @@
 mod common;
 mod corpus;
 
+mod action;
 mod cache_cli;
 mod cli_output;
 mod concurrency;
