@@ -352,6 +352,11 @@ pub fn today() -> (u32, u32, u32) {
     civil_from_days((secs / 86_400) as i64)
 }
 
+/// The civil date (year, month, day) of a day count since 1970-01-01.
+pub fn date_of_days(days: i64) -> (u32, u32, u32) {
+    civil_from_days(days)
+}
+
 /// The civil date of a day count since 1970-01-01 (Howard Hinnant's
 /// algorithm).
 fn civil_from_days(days: i64) -> (u32, u32, u32) {

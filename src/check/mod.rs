@@ -253,6 +253,9 @@ pub struct CheckReport {
     /// request's comment; not in the JSON, whose shape is fixed).
     #[serde(skip)]
     pub specs: Vec<SpecStatus>,
+    /// The decisions this branch recorded (for the pull request's comment).
+    #[serde(skip)]
+    pub decisions: Vec<crate::review::decisions::SpecDecision>,
 }
 
 impl CheckReport {
@@ -339,12 +342,9 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         .map_or(0, |g| g.apply(&mut findings, config::today()));
     order(&mut findings, options.strict);
 
-    let claims = claims::claims(
-        &state,
-        &claims::state_at_base(&git, &base),
-        &governance,
-        &set,
-    );
+    let at_base = claims::state_at_base(&git, &base);
+    let claims = claims::claims(&state, &at_base, &governance, &set);
+    let decisions = crate::review::decisions::added_since(&state, &at_base);
     let (specs, totals) = per_spec(&set, &assessed);
     let count = |s| findings.iter().filter(|f| f.severity == s).count();
     let summary = Summary {
@@ -365,6 +365,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         claims,
         summary,
         specs,
+        decisions,
     })
 }
 

@@ -78,8 +78,6 @@ pub fn markdown(
     report: &CheckReport,
     base_line: &str,
 ) -> std::io::Result<()> {
-    let s = &report.summary;
-    let t = &s.totals;
     let mut body = Body {
         text: String::new(),
         left_out: Vec::new(),
@@ -94,23 +92,7 @@ pub fn markdown(
         }
     ));
     body.line("");
-    body.line(&format!(
-        "Against {}. **{} error{}**, {} warning{}, {} notice{}{}; {} of {} changed governed files reconciled.",
-        md(base_line),
-        s.errors,
-        if s.errors == 1 { "" } else { "s" },
-        s.warnings,
-        if s.warnings == 1 { "" } else { "s" },
-        s.notices,
-        if s.notices == 1 { "" } else { "s" },
-        if s.ignored > 0 {
-            format!(", {} ignored by `.notarai/check.yaml`", s.ignored)
-        } else {
-            String::new()
-        },
-        t.reconciled,
-        t.governed_files
-    ));
+    body.line(&summary_line(report, base_line));
     let specs = spec_rows(report);
     body.section(
         &[
@@ -122,6 +104,18 @@ pub fn markdown(
         ],
         specs,
         "specs",
+    );
+    let decisions = decision_rows(report);
+    body.section(
+        &[
+            "",
+            "#### Decisions on this branch",
+            "",
+            "| spec | decision | files |",
+            "| --- | --- | --- |",
+        ],
+        decisions,
+        "decisions",
     );
     let findings = finding_rows(report);
     body.section(
@@ -233,6 +227,54 @@ fn claim_rows(report: &CheckReport) -> Vec<String> {
                     c.specs
                         .iter()
                         .map(|s| code(s))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            )
+        })
+        .collect()
+}
+
+/// The verdict's counts in one sentence.
+fn summary_line(report: &CheckReport, base_line: &str) -> String {
+    let s = &report.summary;
+    let t = &s.totals;
+    format!(
+        "Against {}. **{} error{}**, {} warning{}, {} notice{}{}; {} of {} changed governed files reconciled.",
+        md(base_line),
+        s.errors,
+        if s.errors == 1 { "" } else { "s" },
+        s.warnings,
+        if s.warnings == 1 { "" } else { "s" },
+        s.notices,
+        if s.notices == 1 { "" } else { "s" },
+        if s.ignored > 0 {
+            format!(", {} ignored by `.notarai/check.yaml`", s.ignored)
+        } else {
+            String::new()
+        },
+        t.reconciled,
+        t.governed_files
+    )
+}
+
+/// The decisions section's rows.
+fn decision_rows(report: &CheckReport) -> Vec<String> {
+    report
+        .decisions
+        .iter()
+        .map(|d| {
+            format!(
+                "| {} | {} | {} |",
+                code(&d.spec_path),
+                md(&d.decision.decision),
+                if d.decision.paths.is_empty() {
+                    "-".to_string()
+                } else {
+                    d.decision
+                        .paths
+                        .iter()
+                        .map(|p| code(p))
                         .collect::<Vec<_>>()
                         .join(", ")
                 }

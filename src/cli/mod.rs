@@ -15,6 +15,7 @@ pub mod cache;
 pub mod check;
 pub mod check_formats;
 pub mod coverage;
+pub mod decisions;
 pub mod doctor;
 pub mod explain;
 pub mod export_context;
@@ -90,6 +91,8 @@ pub enum Command {
     Coverage(coverage::Args),
     /// A file's symbols (Rust, TypeScript, JavaScript, Python, Go), or the symbol of a line range as a diff hunk is attributed.
     Symbols(symbols::Args),
+    /// The decision log: why divergences were accepted or which side changed, recorded with reviews.
+    Decisions(decisions::Args),
     /// Spec quality without a model: validate's findings and the lint rules (N4xx), tuned by .notarai/check.yaml.
     Lint(lint::Args),
     /// What a rule code (N101, ...) finds and what to do about it; without a code, every rule.
@@ -118,6 +121,7 @@ pub fn main() -> ExitCode {
         Command::Which(args) => which::run(root, args),
         Command::Coverage(args) => coverage::run(root, args),
         Command::Lint(args) => lint::run(root, args),
+        Command::Decisions(args) => decisions::run(root, args),
         Command::Explain(args) => explain::run(args),
     };
     match result {

@@ -61,6 +61,7 @@ pub fn merge_reporting(
     out.spec_fingerprints.clear();
     out.spec_reviews.clear();
     out.drift_notes.clear();
+    out.decisions.clear();
     out.other.clear();
     let conflicts = merge_unknown_keys(base, ours, theirs, &mut out);
     if !ours_newer {
@@ -69,6 +70,7 @@ pub fn merge_reporting(
     merge_fingerprints(base, ours, theirs, &mut out, &current, ours_newer);
     merge_reviews(base, ours, theirs, &mut out, &current, ours_newer);
     merge_drift_notes(base, ours, theirs, &mut out);
+    merge_decisions(base, ours, theirs, &mut out);
     (out, conflicts)
 }
 
@@ -200,6 +202,33 @@ fn merge_drift_notes(base: &State, ours: &State, theirs: &State, out: &mut State
                 .or_default()
                 .push(note.clone());
         }
+    }
+}
+
+/// Decisions: union by (spec, id), in the order recorded; one a side
+/// removed while the other kept it as the base had it stays removed.
+fn merge_decisions(base: &State, ours: &State, theirs: &State, out: &mut State) {
+    let all = |s: &State| -> BTreeMap<(String, String), crate::state::Decision> {
+        s.decisions
+            .iter()
+            .flat_map(|(spec, d)| {
+                d.iter()
+                    .map(move |d| ((spec.clone(), d.id.clone()), d.clone()))
+            })
+            .collect()
+    };
+    let (o, a, b) = (all(base), all(ours), all(theirs));
+    let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
+    for key in keys {
+        if let Some(d) = choose(o.get(key), a.get(key), b.get(key), |_, _| true) {
+            out.decisions
+                .entry(key.0.clone())
+                .or_default()
+                .push(d.clone());
+        }
+    }
+    for list in out.decisions.values_mut() {
+        list.sort_by(|x, y| (&x.recorded_at, &x.id).cmp(&(&y.recorded_at, &y.id)));
     }
 }
 

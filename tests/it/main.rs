@@ -19,6 +19,7 @@ mod concurrency;
 mod containment;
 mod contract;
 mod daily_loop;
+mod decisions;
 mod docs;
 mod doctor;
 mod errors;
