@@ -29,6 +29,7 @@ mod claims;
 pub mod config;
 mod findings;
 pub mod lint;
+pub mod score;
 mod status;
 mod ungoverned;
 

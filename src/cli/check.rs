@@ -67,7 +67,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     let report = resolve_root(root.as_deref())
         .map_err(crate::error::Error::from)
         .and_then(|root| {
-            check::check(
+            let report = check::check(
                 &root,
                 &CheckOptions {
                     base: args.base.clone(),
@@ -76,10 +76,16 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
                     untested: args.untested,
                 },
             )
-            .map_err(crate::error::Error::from)
+            .map_err(crate::error::Error::from)?;
+            // The comment shows the top of the drift score.
+            let scores = match args.format {
+                Format::Markdown => check::score::scores(&root, &report),
+                _ => Vec::new(),
+            };
+            Ok((report, scores))
         });
-    let report = match report {
-        Ok(report) => report,
+    let (report, scores) = match report {
+        Ok(both) => both,
         Err(e) => {
             if args.format == Format::Github {
                 println!("::error::{}", escape_data(&e.message));
@@ -99,6 +105,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
             &mut crate::quote::Terminal::new(stdout),
             &report,
             &base_line(&report),
+            &scores,
         )?,
         Format::Sarif => super::output::json(&super::check_formats::sarif(&report))?,
     }

@@ -21,6 +21,9 @@ pub const COMMENT_LIMIT: usize = 65_536;
 /// Room kept for the truncation note and the closing lines.
 const RESERVE: usize = 1_024;
 
+/// Most specs of the drift score shown (`notarai score` lists them all).
+const TOP_SCORES: usize = 5;
+
 /// Most files of a spec named in its row.
 const FILES_PER_ROW: usize = 5;
 
@@ -77,6 +80,7 @@ pub fn markdown(
     out: &mut impl Write,
     report: &CheckReport,
     base_line: &str,
+    scores: &[crate::check::score::SpecScore],
 ) -> std::io::Result<()> {
     let mut body = Body {
         text: String::new(),
@@ -104,6 +108,28 @@ pub fn markdown(
         ],
         specs,
         "specs",
+    );
+    body.section(
+        &[
+            "",
+            "#### Most likely to have drifted",
+            "",
+            "| spec | score | parts |",
+            "| --- | ---: | --- |",
+        ],
+        scores
+            .iter()
+            .take(TOP_SCORES)
+            .map(|s| {
+                format!(
+                    "| {} | {} | {} |",
+                    code(&s.spec_path),
+                    s.score,
+                    md(&super::score::parts(s))
+                )
+            })
+            .collect(),
+        "scores",
     );
     let decisions = decision_rows(report);
     body.section(

@@ -26,6 +26,7 @@ pub mod mcp;
 pub mod output;
 pub mod reconcile;
 pub mod schema;
+pub mod score;
 pub mod state;
 pub mod symbols;
 pub mod validate;
@@ -91,6 +92,8 @@ pub enum Command {
     Coverage(coverage::Args),
     /// A file's symbols (Rust, TypeScript, JavaScript, Python, Go), or the symbol of a line range as a diff hunk is attributed.
     Symbols(symbols::Args),
+    /// The specs ranked by how likely they no longer tell the truth, each score with its parts.
+    Score(score::Args),
     /// The decision log: why divergences were accepted or which side changed, recorded with reviews.
     Decisions(decisions::Args),
     /// Spec quality without a model: validate's findings and the lint rules (N4xx), tuned by .notarai/check.yaml.
@@ -122,6 +125,7 @@ pub fn main() -> ExitCode {
         Command::Coverage(args) => coverage::run(root, args),
         Command::Lint(args) => lint::run(root, args),
         Command::Decisions(args) => decisions::run(root, args),
+        Command::Score(args) => score::run(root, args),
         Command::Explain(args) => explain::run(args),
     };
     match result {

@@ -57,6 +57,7 @@ mod reliability_specs;
 mod replay_bench;
 mod resources;
 mod scans;
+mod score;
 mod sdk_clients;
 mod snapshots;
 mod spec08;
