@@ -339,7 +339,9 @@ pub fn sarif(report: &CheckReport) -> Value {
                 },
                 "message": {"text": f.message},
             });
-            if let Some(file) = &f.file {
+            // Code scanning places a result on a file: the finding's, else
+            // its spec's (a finding about the whole set has none).
+            if let Some(file) = f.file.as_ref().or(f.spec.as_ref()) {
                 let mut location =
                     json!({"artifactLocation": {"uri": uri(file), "uriBaseId": "%SRCROOT%"}});
                 if let Some(line) = f.line {
