@@ -1,5 +1,6 @@
 //! `notarai score`: the specs ranked by how likely they no longer tell the
-//! truth ([`crate::check::score`]), each score with its parts.
+//! truth ([`crate::check::score`]), each score with its parts. Exit 0, or
+//! 2 when the check it scores cannot run (as `check`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -32,14 +33,20 @@ struct ScoreReport {
 /// Run `notarai score`.
 pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> {
     let root = crate::project::resolve_root(root.as_deref())?;
-    let report = check::check(
-        &root,
-        &CheckOptions {
-            base: args.base,
-            ..CheckOptions::default()
-        },
-    )
-    .map_err(crate::error::Error::from)?;
+    let options = CheckOptions {
+        base: args.base,
+        ..CheckOptions::default()
+    };
+    // As `check`: a base that does not resolve, a bad state file or
+    // `check.yaml` is a usage error (exit 2).
+    let report = match check::check(&root, &options) {
+        Ok(report) => report,
+        Err(e) => {
+            let e = crate::error::Error::from(e);
+            eprintln!("{}", crate::quote::terminal_lines(&e.cli_message()));
+            return Ok(ExitCode::from(2));
+        }
+    };
     let specs = scores(&root, &report);
     match args.format {
         Format::Json => super::output::json(&ScoreReport {
