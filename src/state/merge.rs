@@ -1,6 +1,7 @@
 //! Merging two sides of the state file (the git merge driver) and
 //! registering that driver in a repository.
 
+use super::merge_logs::{merge_decisions, merge_drift_notes};
 use super::*;
 /// A timestamp as written (`1773423102Z`, or digits alone) in seconds.
 fn timestamp_secs(state: &State) -> Option<u64> {
@@ -12,7 +13,7 @@ fn timestamp_secs(state: &State) -> Option<u64> {
 /// that did not (a removal counts as a change only when the other side kept
 /// the base's entry); when both changed it differently, `tie` picks (true:
 /// ours).
-fn choose<'v, V: PartialEq>(
+pub(super) fn choose<'v, V: PartialEq>(
     o: Option<&'v V>,
     a: Option<&'v V>,
     b: Option<&'v V>,
@@ -178,57 +179,6 @@ fn merge_reviews(
                 .or_default()
                 .insert(key.1.clone(), review.clone());
         }
-    }
-}
-
-/// Drift notes: union by (spec, id); a note one side closed (removed)
-/// while the other kept it as the base had it stays closed.
-fn merge_drift_notes(base: &State, ours: &State, theirs: &State, out: &mut State) {
-    let notes = |s: &State| -> BTreeMap<(String, String), DriftNote> {
-        s.drift_notes
-            .iter()
-            .flat_map(|(spec, n)| {
-                n.iter()
-                    .map(move |n| ((spec.clone(), n.id.clone()), n.clone()))
-            })
-            .collect()
-    };
-    let (o, a, b) = (notes(base), notes(ours), notes(theirs));
-    let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
-    for key in keys {
-        if let Some(note) = choose(o.get(key), a.get(key), b.get(key), |_, _| true) {
-            out.drift_notes
-                .entry(key.0.clone())
-                .or_default()
-                .push(note.clone());
-        }
-    }
-}
-
-/// Decisions: union by (spec, id), in the order recorded; one a side
-/// removed while the other kept it as the base had it stays removed.
-fn merge_decisions(base: &State, ours: &State, theirs: &State, out: &mut State) {
-    let all = |s: &State| -> BTreeMap<(String, String), crate::state::Decision> {
-        s.decisions
-            .iter()
-            .flat_map(|(spec, d)| {
-                d.iter()
-                    .map(move |d| ((spec.clone(), d.id.clone()), d.clone()))
-            })
-            .collect()
-    };
-    let (o, a, b) = (all(base), all(ours), all(theirs));
-    let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
-    for key in keys {
-        if let Some(d) = choose(o.get(key), a.get(key), b.get(key), |_, _| true) {
-            out.decisions
-                .entry(key.0.clone())
-                .or_default()
-                .push(d.clone());
-        }
-    }
-    for list in out.decisions.values_mut() {
-        list.sort_by(|x, y| (&x.recorded_at, &x.id).cmp(&(&y.recorded_at, &y.id)));
     }
 }
 

@@ -46,6 +46,7 @@ mod base;
 mod blobs;
 mod file;
 mod merge;
+mod merge_logs;
 mod parse;
 mod reconciled;
 
