@@ -23,7 +23,7 @@
 // The leaves, from the crate below (`crates/base`): named here as they
 // always were, `crate::error`, `notarai::rpc_client`.
 pub use notarai_base::{
-    agent, error, glob, layout, parallel, progress, quote, rpc_client, workflow,
+    agent, error, glob, layout, parallel, progress, quote, rpc_client, rules, workflow,
 };
 // The symbol outline, from its crate (`crates/symbols`, the only one with the
 // grammars): `crate::symbols` as before.
@@ -48,7 +48,7 @@ pub mod project;
 pub(crate) mod record;
 pub mod repo_path;
 pub mod review;
-pub(crate) mod rules;
+pub(crate) mod rule_files;
 pub(crate) mod safe_fs;
 pub mod spec;
 pub(crate) mod state;

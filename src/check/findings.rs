@@ -10,6 +10,7 @@ use super::ungoverned::{coverage_policy, is_notarais_own, only_notarais_lines};
 use super::{Finding, FindingKind, Severity};
 use crate::changes::{ChangeSet, GitRepo};
 use crate::governance::Governance;
+use crate::rules::Code;
 use crate::spec::{self, SpecSet};
 use crate::state::State;
 
@@ -21,6 +22,7 @@ pub(super) fn spec_findings(set: &SpecSet, state: &State, git: &GitRepo) -> Vec<
         findings.push(Finding {
             severity: Severity::Error,
             kind: FindingKind::InvalidSpec,
+            code: f.code,
             spec: Some(f.path.clone()),
             file: Some(f.path.clone()),
             line: Some(f.line),
@@ -32,6 +34,7 @@ pub(super) fn spec_findings(set: &SpecSet, state: &State, git: &GitRepo) -> Vec<
             findings.push(Finding {
                 severity: Severity::Warning,
                 kind: FindingKind::DriftNote,
+                code: Code::OpenDriftNote,
                 spec: Some(spec.clone()),
                 file: note.paths.first().cloned(),
                 line: None,
@@ -47,6 +50,7 @@ pub(super) fn spec_findings(set: &SpecSet, state: &State, git: &GitRepo) -> Vec<
         findings.push(Finding {
             severity: Severity::Warning,
             kind: FindingKind::TrackedCache,
+            code: Code::TrackedCache,
             spec: None,
             file: tracked.first().cloned(),
             line: None,
@@ -64,6 +68,7 @@ pub(super) fn spec_findings(set: &SpecSet, state: &State, git: &GitRepo) -> Vec<
         findings.push(Finding {
             severity: Severity::Warning,
             kind: FindingKind::SpecWarning,
+            code: f.code,
             spec: Some(f.path.clone()),
             file: Some(f.path.clone()),
             line: Some(f.line),
@@ -76,9 +81,10 @@ pub(super) fn spec_findings(set: &SpecSet, state: &State, git: &GitRepo) -> Vec<
 /// The rule files generated from the specs that no longer match them, a
 /// warning each, with the command that refreshes them.
 pub(super) fn rule_findings(root: &Path, set: &SpecSet, findings: &mut Vec<Finding>) {
-    for drifted in crate::rules::drift(root, set) {
+    for drifted in crate::rule_files::drift(root, set) {
         findings.push(Finding {
             severity: Severity::Warning,
+            code: Code::StaleRuleFile,
             kind: FindingKind::StaleRule,
             spec: Some(drifted.spec.clone()),
             file: Some(drifted.rel.clone()),
@@ -87,7 +93,7 @@ pub(super) fn rule_findings(root: &Path, set: &SpecSet, findings: &mut Vec<Findi
                 "{}'s rule file {}; run `{}` to refresh it",
                 drifted.agent.title(),
                 drifted.drift.describe(),
-                crate::rules::REFRESH
+                crate::rule_files::REFRESH
             ),
         });
     }
@@ -116,6 +122,7 @@ pub(super) fn test_findings(
                     findings.push(Finding {
                         severity: Severity::Error,
                         kind: FindingKind::MissingTest,
+            code: Code::TestedByMissing,
                         spec: Some(loaded.path.clone()),
                         file: Some(loaded.path.clone()),
                         line: None,
@@ -131,6 +138,7 @@ pub(super) fn test_findings(
             untested.push(Finding {
                 severity: Severity::Warning,
                 kind: FindingKind::Untested,
+            code: Code::UntestedBehavior,
                 spec: Some(loaded.path.clone()),
                 file: Some(loaded.path.clone()),
                 line: None,
@@ -150,6 +158,7 @@ pub(super) fn test_findings(
         findings.push(Finding {
             severity: Severity::Notice,
             kind: FindingKind::Untested,
+            code: Code::UntestedBehavior,
             spec: None,
             file: None,
             line: None,
@@ -183,6 +192,7 @@ pub(super) fn change_findings(
                 findings.push(Finding {
                     severity: Severity::Error,
                     kind: FindingKind::SpecUnreconciled,
+                    code: Code::UnreconciledSpec,
                     spec: Some(path.clone()),
                     file: Some(path.clone()),
                     line: None,
@@ -203,6 +213,7 @@ pub(super) fn change_findings(
                 findings.push(Finding {
                     severity,
                     kind: FindingKind::Ungoverned,
+            code: Code::UngovernedChange,
                     spec: None,
                     file: Some(path.clone()),
                     line: None,
@@ -218,6 +229,7 @@ pub(super) fn change_findings(
             findings.push(Finding {
                 severity: Severity::Notice,
                 kind: FindingKind::MultipleSpecs,
+                code: Code::SeveralSpecs,
                 spec: None,
                 file: Some(path.clone()),
                 line: None,
@@ -252,10 +264,11 @@ fn not_reconciled(
     let why = reason
         .map(|r| format!("{}, ", r.says()))
         .unwrap_or_default();
-    let (severity, kind, message) = if housekeeping {
+    let (severity, kind, code, message) = if housekeeping {
         (
             Severity::Warning,
             FindingKind::Housekeeping,
+            Code::UnrecordedHousekeeping,
             format!(
                 "{path} changed and is not reconciled with {spec} (housekeeping: {why}no review needed; record it with `notarai reconcile`)"
             ),
@@ -264,12 +277,14 @@ fn not_reconciled(
         (
             Severity::Error,
             FindingKind::Unreconciled,
+            Code::UnreconciledChange,
             format!("{path} changed and is not reconciled with {spec}"),
         )
     };
     Finding {
         severity,
         kind,
+        code,
         spec: Some(spec),
         file: Some(path.to_string()),
         line: None,
@@ -312,6 +327,7 @@ pub(super) fn symbol_findings(narrowed: &crate::review::Narrowed, findings: &mut
         findings.push(Finding {
             severity: Severity::Notice,
             kind: FindingKind::FormattingOnly,
+            code: Code::FormattingOnly,
             spec: None,
             file: Some(path.clone()),
             line: None,
@@ -324,6 +340,7 @@ pub(super) fn symbol_findings(narrowed: &crate::review::Narrowed, findings: &mut
         findings.push(Finding {
             severity: Severity::Warning,
             kind: FindingKind::BrokenAnchor,
+            code: Code::BrokenAnchor,
             spec: Some(broken.spec_path.clone()),
             file: Some(broken.file.clone()),
             line: None,
@@ -355,6 +372,7 @@ pub(super) fn outside_anchor_findings(
         findings.push(Finding {
             severity,
             kind: FindingKind::OutsideAnchors,
+            code: Code::OutsideAnchors,
             spec: None,
             file: Some(path.clone()),
             line: unseen.first_line.map(|l| l as usize),
@@ -410,6 +428,7 @@ pub(super) fn stale_tests(
             findings.push(Finding {
                 severity: Severity::Warning,
                 kind: FindingKind::StaleTest,
+            code: Code::StaleTest,
                 spec: Some(loaded.path.clone()),
                 file: Some(test.to_string()),
                 line: None,

@@ -26,11 +26,14 @@ use crate::spec::SpecSet;
 use crate::state::{self, BaseError, State, StateError, UsedBase, choose_base};
 
 mod claims;
+pub mod config;
 mod findings;
+pub mod lint;
+pub mod score;
 mod status;
 mod ungoverned;
 
-pub use crate::review::Totals;
+pub use crate::review::{SpecStatus, Totals};
 pub use claims::{Claim, ClaimRecord};
 
 use findings::{
@@ -58,6 +61,25 @@ pub enum CheckError {
     /// The caller cancelled the work.
     #[error("{0}")]
     Cancelled(Cancelled),
+    /// `.notarai/check.yaml` is not a valid configuration: each problem
+    /// with its position.
+    #[error("{}", config_message(.0))]
+    Config(Vec<crate::spec::Finding>),
+}
+
+/// Every problem of a bad `check.yaml`, a line each with its hint.
+fn config_message(findings: &[crate::spec::Finding]) -> String {
+    let mut lines = vec![format!(
+        "{} is not a valid gate configuration:",
+        config::CHECK_CONFIG
+    )];
+    for f in findings {
+        lines.push(format!("{f}"));
+        if let Some(hint) = &f.hint {
+            lines.push(format!("  hint: {hint}"));
+        }
+    }
+    lines.join("\n")
 }
 
 impl Diagnose for CheckError {
@@ -65,7 +87,7 @@ impl Diagnose for CheckError {
         match self {
             CheckError::Git(e) => e.kind(),
             CheckError::State(e) => e.kind(),
-            CheckError::NoBase => ErrorKind::InvalidInput,
+            CheckError::NoBase | CheckError::Config(_) => ErrorKind::InvalidInput,
             CheckError::Io(_) | CheckError::Cancelled(_) => ErrorKind::Internal,
         }
     }
@@ -162,6 +184,12 @@ pub enum FindingKind {
     /// matches it: stale after a spec edit, orphaned after a spec is
     /// deleted, missing for a new spec.
     StaleRule,
+    /// About the gate's own configuration (`.notarai/check.yaml`): an
+    /// `ignore` entry past its `until` date.
+    Config,
+    /// A spec-quality rule of `notarai lint` (`N4xx`) that
+    /// `.notarai/check.yaml` makes an error.
+    Lint,
 }
 
 /// One finding.
@@ -171,6 +199,9 @@ pub struct Finding {
     pub severity: Severity,
     /// What it is about.
     pub kind: FindingKind,
+    /// The rule it breaks: its code (`N101`; `notarai explain CODE`).
+    #[schemars(with = "String")]
+    pub code: crate::rules::Code,
     /// The spec it belongs to, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<String>,
@@ -193,8 +224,15 @@ pub struct Summary {
     pub warnings: usize,
     /// Findings of severity notice.
     pub notices: usize,
+    /// Findings an `ignore` entry of `.notarai/check.yaml` left out.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ignored: usize,
     /// The reconciliation counts.
     pub totals: Totals,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The result of `notarai check` (its `--format json` output).
@@ -204,6 +242,10 @@ pub struct CheckReport {
     pub base: UsedBase,
     /// Whether warnings were made errors.
     pub strict: bool,
+    /// The lowest severity that fails, when `.notarai/check.yaml` sets it
+    /// below error (absent: error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail_on: Option<Severity>,
     /// Every finding: spec errors first, then per file, sorted.
     pub findings: Vec<Finding>,
     /// The records this branch added or changed in the state file and the
@@ -212,12 +254,24 @@ pub struct CheckReport {
     pub claims: Vec<Claim>,
     /// Counts.
     pub summary: Summary,
+    /// Per affected spec, its changed files reconciled or not (for the pull
+    /// request's comment; not in the JSON, whose shape is fixed).
+    #[serde(skip)]
+    pub specs: Vec<SpecStatus>,
+    /// The decisions this branch recorded (for the pull request's comment).
+    #[serde(skip)]
+    pub decisions: Vec<crate::review::decisions::SpecDecision>,
 }
 
 impl CheckReport {
     /// Whether the check fails (exit 1).
     pub fn failed(&self) -> bool {
-        self.summary.errors > 0
+        let s = &self.summary;
+        match self.fail_on {
+            None | Some(Severity::Error) => s.errors > 0,
+            Some(Severity::Warning) => s.errors + s.warnings > 0,
+            Some(Severity::Notice) => s.errors + s.warnings + s.notices > 0,
+        }
     }
 }
 
@@ -238,6 +292,7 @@ pub struct CheckOptions {
 /// Run the CI gate over the project at `root`.
 pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckError> {
     let git = GitRepo::open(root)?;
+    let gate = config::Gate::read(root).map_err(CheckError::Config)?;
     let state = match state::read(root)? {
         Some(loaded) => {
             for w in &loaded.warnings {
@@ -280,28 +335,43 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     outside_anchor_findings(&set, &narrowed, &mut findings);
     change_findings(root, &set, &governance, &changes, &assessed, &mut findings);
     findings::rule_findings(root, &set, &mut findings);
+    // Lint's own rules, those `check.yaml` makes errors (none by default).
+    if let Some(gate) = &gate {
+        findings.extend(
+            lint::quality(&set, &governance, &files)
+                .into_iter()
+                .filter(|f| gate.severity(f.code, f.severity) == Some(Severity::Error)),
+        );
+    }
+    let ignored = gate
+        .as_ref()
+        .map_or(0, |g| g.apply(&mut findings, config::today()));
     order(&mut findings, options.strict);
 
-    let claims = claims::claims(
-        &state,
-        &claims::state_at_base(&git, &base),
-        &governance,
-        &set,
-    );
-    let (_, totals) = per_spec(&set, &assessed);
+    let at_base = claims::state_at_base(&git, &base);
+    let claims = claims::claims(&state, &at_base, &governance, &set);
+    let decisions = crate::review::decisions::added_since(&state, &at_base);
+    let (specs, totals) = per_spec(&set, &assessed);
     let count = |s| findings.iter().filter(|f| f.severity == s).count();
     let summary = Summary {
         errors: count(Severity::Error),
         warnings: count(Severity::Warning),
         notices: count(Severity::Notice),
+        ignored,
         totals,
     };
     Ok(CheckReport {
         base: used,
         strict: options.strict,
+        // `fail_on: error` is the default, and shown as none.
+        fail_on: gate
+            .and_then(|g| g.fail_on)
+            .and_then(config::Level::below_error),
         findings,
         claims,
         summary,
+        specs,
+        decisions,
     })
 }
 

@@ -300,6 +300,8 @@ pub fn status_with(
     let state = state::read_lenient(&root);
     let git = project.git()?;
     let (base, used) = choose_base(git, &state, base_branch)?;
+    let decisions =
+        crate::review::decisions::added_since(&state, &super::claims::state_at_base(git, &base));
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let assessed = assess(
         &root,
@@ -352,6 +354,7 @@ pub fn status_with(
         outside_anchors: narrowed.outside_anchors,
         whole_file_because: narrowed.whole_file,
         drift_notes: crate::review::open_notes(&state::read_lenient(&root)),
+        decisions,
         page: 1,
         pages: 1,
         next_cursor: None,

@@ -24,6 +24,11 @@ pub enum Format {
     Json,
     /// GitHub Actions workflow commands (`::error file=PATH::message`).
     Github,
+    /// The body of one pull request comment (Markdown, a hidden marker first,
+    /// at most 65,536 characters).
+    Markdown,
+    /// SARIF 2.1.0 for code scanning.
+    Sarif,
 }
 
 /// Arguments of `notarai check`.
@@ -62,7 +67,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     let report = resolve_root(root.as_deref())
         .map_err(crate::error::Error::from)
         .and_then(|root| {
-            check::check(
+            let report = check::check(
                 &root,
                 &CheckOptions {
                     base: args.base.clone(),
@@ -71,10 +76,16 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
                     untested: args.untested,
                 },
             )
-            .map_err(crate::error::Error::from)
+            .map_err(crate::error::Error::from)?;
+            // The comment shows the top of the drift score.
+            let scores = match args.format {
+                Format::Markdown => check::score::scores(&root, &report),
+                _ => Vec::new(),
+            };
+            Ok((report, scores))
         });
-    let report = match report {
-        Ok(report) => report,
+    let (report, scores) = match report {
+        Ok(both) => both,
         Err(e) => {
             if args.format == Format::Github {
                 println!("::error::{}", escape_data(&e.message));
@@ -90,6 +101,13 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
         Format::Text => text(&mut crate::quote::Terminal::new(stdout), &report)?,
         Format::Json => super::output::json(&report)?,
         Format::Github => github(&mut crate::quote::Terminal::new(stdout), &report)?,
+        Format::Markdown => super::check_formats::markdown(
+            &mut crate::quote::Terminal::new(stdout),
+            &report,
+            &base_line(&report),
+            &scores,
+        )?,
+        Format::Sarif => super::output::json(&super::check_formats::sarif(&report))?,
     }
     Ok(if report.failed() {
         ExitCode::from(1)
@@ -120,6 +138,23 @@ fn label(s: Severity) -> &'static str {
     }
 }
 
+/// `, 3 ignored by .notarai/check.yaml` when entries ignored findings,
+/// and what fails when `fail_on` is below error; empty otherwise.
+fn ignored_note(report: &CheckReport) -> String {
+    let mut note = String::new();
+    if report.summary.ignored > 0 {
+        note.push_str(&format!(
+            ", {} ignored by {}",
+            report.summary.ignored,
+            check::config::CHECK_CONFIG
+        ));
+    }
+    if let Some(level @ (Severity::Warning | Severity::Notice)) = report.fail_on {
+        note.push_str(&format!(" (fail_on: {})", label(level)));
+    }
+    note
+}
+
 fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
@@ -138,7 +173,13 @@ fn text(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
                 (Some(file), Some(line)) => format!("{file}:{line}: "),
                 _ => String::new(),
             };
-            writeln!(out, "  {:<8} {place}{}", label(f.severity), f.message)?;
+            writeln!(
+                out,
+                "  {:<8} {place}{} [{}]",
+                label(f.severity),
+                f.message,
+                f.code.label()
+            )?;
         }
     }
     if !report.claims.is_empty() {
@@ -169,11 +210,12 @@ fn text(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
-        "{}: {}, {}, {}; {} of {} changed governed files reconciled",
+        "{}: {}, {}, {}{}; {} of {} changed governed files reconciled",
         if report.failed() { "FAIL" } else { "PASS" },
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),
         plural(s.notices, "notice"),
+        ignored_note(report),
         t.reconciled,
         t.governed_files
     )?;
@@ -217,11 +259,8 @@ fn github(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
         if let Some(line) = f.line {
             props.push(format!("line={line}"));
         }
-        let props = if props.is_empty() {
-            String::new()
-        } else {
-            format!(" {}", props.join(","))
-        };
+        props.push(format!("title={}", escape_property(&f.code.label())));
+        let props = format!(" {}", props.join(","));
         writeln!(
             out,
             "::{}{props}::{}",
@@ -250,11 +289,12 @@ fn github(out: &mut impl Write, report: &CheckReport) -> std::io::Result<()> {
     // Not a command, but one line all the same: a branch name cannot start one.
     writeln!(
         out,
-        "notarai check: {}; {}, {}, {}",
+        "notarai check: {}; {}, {}, {}{}",
         escape_data(&base_line(report)),
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),
-        plural(s.notices, "notice")
+        plural(s.notices, "notice"),
+        escape_data(&ignored_note(report))
     )?;
     Ok(())
 }

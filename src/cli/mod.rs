@@ -13,16 +13,21 @@ use clap::{Parser, Subcommand};
 pub mod agents;
 pub mod cache;
 pub mod check;
+pub mod check_formats;
 pub mod coverage;
+pub mod decisions;
 pub mod doctor;
+pub mod explain;
 pub mod export_context;
 pub mod hook;
 pub mod init;
+pub mod lint;
 pub mod mcp;
 pub mod output;
 pub mod reconcile;
 pub mod rules;
 pub mod schema;
+pub mod score;
 pub mod state;
 pub mod symbols;
 pub mod validate;
@@ -92,6 +97,14 @@ pub enum Command {
     Rules(rules::Args),
     /// A file's symbols (Rust, TypeScript, JavaScript, Python, Go), or the symbol of a line range as a diff hunk is attributed.
     Symbols(symbols::Args),
+    /// The specs ranked by how likely they no longer tell the truth, each score with its parts.
+    Score(score::Args),
+    /// The decision log: why divergences were accepted or which side changed, recorded with reviews.
+    Decisions(decisions::Args),
+    /// Spec quality without a model: validate's findings and the lint rules (N4xx), tuned by .notarai/check.yaml.
+    Lint(lint::Args),
+    /// What a rule code (N101, ...) finds and what to do about it; without a code, every rule.
+    Explain(explain::Args),
 }
 
 /// Parse the command line, set up logging on stderr, run the subcommand and
@@ -116,6 +129,10 @@ pub fn main() -> ExitCode {
         Command::Which(args) => which::run(root, args),
         Command::Coverage(args) => coverage::run(root, args),
         Command::Rules(args) => rules::run(root, args),
+        Command::Lint(args) => lint::run(root, args),
+        Command::Decisions(args) => decisions::run(root, args),
+        Command::Score(args) => score::run(root, args),
+        Command::Explain(args) => explain::run(args),
     };
     match result {
         Ok(code) => code,

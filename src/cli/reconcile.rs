@@ -28,6 +28,11 @@ pub struct Args {
     /// Also write `.notarai/reconciliation_state.json` (as `notarai state snapshot`).
     #[arg(long)]
     pub snapshot: bool,
+    /// Why a divergence was accepted, or which side (spec or code) was
+    /// changed: kept in the committed state's decision log for each spec
+    /// reconciled (`notarai decisions` lists them).
+    #[arg(long, value_name = "TEXT")]
+    pub decision: Option<String>,
 }
 
 /// Record the pass; failures print `error: ...` (with a hint) and exit 2.
@@ -38,7 +43,7 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
         Some(spec) => Some(super::repo_relative(&root, &spec)?),
         None => None,
     };
-    let recorded = record(&root, files, spec, args.snapshot)?;
+    let recorded = record(&root, files, spec, args.snapshot, args.decision)?;
     let Some(recorded) = recorded else {
         return Ok(ExitCode::from(2));
     };
@@ -64,6 +69,14 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
             recorded.not_found.join(", ")
         )?;
     }
+    if recorded.decisions_recorded > 0 {
+        writeln!(
+            out,
+            "Recorded the decision for {} spec(s) in {}",
+            recorded.decisions_recorded,
+            crate::state::STATE_FILE
+        )?;
+    }
     if let Some(s) = &recorded.snapshot {
         writeln!(out, "Wrote {}: {} entries", s.path, s.entries)?;
     }
@@ -77,6 +90,7 @@ pub(super) fn record(
     files: Vec<String>,
     spec: Option<String>,
     snapshot: bool,
+    decision: Option<String>,
 ) -> crate::error::Result<Option<crate::review::MarkReconciled>> {
     let files = files
         .iter()
@@ -87,6 +101,7 @@ pub(super) fn record(
         files,
         spec_path: spec,
         snapshot,
+        decision,
     };
     match mark_reconciled(&mut project, &params, &crate::progress::Progress::none()) {
         Ok(recorded) => Ok(Some(recorded)),

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use crate::agent::AgentId;
 use crate::agent::rules::RULES;
 use crate::init::agents;
-use crate::rules::write::{self, Outcome};
+use crate::rule_files::write::{self, Outcome};
 
 /// Arguments of `notarai rules`.
 #[derive(Debug, clap::Args)]
@@ -36,7 +36,7 @@ pub fn set_up(root: &Path) -> Vec<AgentId> {
         .filter(|files| {
             let seen = agents::inspect(root, files.id);
             seen.hook.is_some_and(|h| h.registered)
-                || !crate::rules::existing(root, files).is_empty()
+                || !crate::rule_files::existing(root, files).is_empty()
         })
         .map(|files| files.id)
         .collect()

@@ -208,11 +208,12 @@ pub fn write_text(out: &mut impl Write, reports: &[FileReport]) -> std::io::Resu
         let status = if report.passed() { "PASS" } else { "FAIL" };
         writeln!(out, "{status} {}", report.path)?;
         for finding in &report.findings {
+            let rule = finding.code.label();
             match finding.severity {
-                Severity::Error => writeln!(out, "{finding}")?,
+                Severity::Error => writeln!(out, "{finding} [{rule}]")?,
                 Severity::Warning => writeln!(
                     out,
-                    "{}:{}:{}: warning: {}",
+                    "{}:{}:{}: warning: {} [{rule}]",
                     finding.path, finding.line, finding.column, finding.message
                 )?,
             }
@@ -266,6 +267,8 @@ pub struct JsonFinding<'a> {
     pub column: usize,
     /// `error` or `warning`.
     pub severity: Severity,
+    /// The rule's code (`N001`; `notarai explain CODE`).
+    pub code: crate::rules::Code,
     /// What is wrong.
     pub message: &'a str,
     /// What to write instead, or null.
@@ -291,6 +294,7 @@ fn json_report(reports: &[FileReport]) -> JsonReport<'_> {
                 line: f.line,
                 column: f.column,
                 severity: f.severity,
+                code: f.code,
                 message: &f.message,
                 hint: f.hint.as_deref(),
             })

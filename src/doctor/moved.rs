@@ -98,14 +98,14 @@ pub(super) fn check_rules(root: &std::path::Path, agents: &[AgentId], out: &mut 
         .copied()
         .filter(|id| {
             crate::agent::rules::rules(*id)
-                .is_some_and(|files| !crate::rules::existing(root, files).is_empty())
+                .is_some_and(|files| !crate::rule_files::existing(root, files).is_empty())
         })
         .collect();
     if with_rules.is_empty() {
         return;
     }
     let set = crate::project::load_specs(root);
-    let drifted = crate::rules::drift(root, &set);
+    let drifted = crate::rule_files::drift(root, &set);
     for agent in with_rules {
         let mine: Vec<_> = drifted.iter().filter(|d| d.agent == agent).collect();
         if mine.is_empty() {
@@ -125,7 +125,7 @@ pub(super) fn check_rules(root: &std::path::Path, agents: &[AgentId], out: &mut 
                     format!("rule file {}", d.drift.describe()),
                 )
                 .file(&d.rel)
-                .fix(format!("run `{}`", crate::rules::REFRESH)),
+                .fix(format!("run `{}`", crate::rule_files::REFRESH)),
             );
         }
     }

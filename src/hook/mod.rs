@@ -324,6 +324,7 @@ mod tests {
             severity: Severity::Error,
             message: "unknown key `behaviours`".into(),
             hint: Some("did you mean `behaviors`?".into()),
+            code: crate::rules::Code::InvalidSpec,
         };
         assert_eq!(
             render_errors(".notarai/a.spec.yaml", &[finding]),

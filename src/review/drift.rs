@@ -131,7 +131,7 @@ pub fn close_for(root: &std::path::Path, specs: &[&str]) -> Result<usize> {
 
 /// The state file to change: a missing one is empty; a malformed one is
 /// refused (it would be overwritten).
-fn read_for_write(root: &std::path::Path) -> Result<State> {
+pub(super) fn read_for_write(root: &std::path::Path) -> Result<State> {
     match state::read(root) {
         Ok(Some(loaded)) => Ok(loaded.state),
         Ok(None) => Ok(State::empty()),

@@ -8,6 +8,7 @@
 mod affected;
 mod catalog;
 mod coverage;
+pub mod decisions;
 mod diff;
 mod drift;
 mod exclude;

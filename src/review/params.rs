@@ -135,6 +135,12 @@ pub struct MarkReconciledParams {
     /// as the `snapshot_state` tool does.
     #[serde(default)]
     pub snapshot: bool,
+    /// Why a divergence between the spec and these files was accepted, or
+    /// which side (spec or code) was changed: kept in the committed state's
+    /// decision log for each spec reconciled, shown to reviewers. Omit it
+    /// when the files simply match their specs.
+    #[serde(default)]
+    pub decision: Option<String>,
 }
 
 /// Parameters of the MCP tool `snapshot_state`.

@@ -117,6 +117,11 @@ pub fn mark_reconciled(
 ) -> Result<MarkReconciled> {
     // What is kept was made from the reconciliation this call changes.
     project.forget_answers();
+    let decision = params
+        .decision
+        .as_deref()
+        .map(super::decisions::checked)
+        .transpose()?;
     let root = project.root().to_path_buf();
     let scope = match &params.spec_path {
         Some(spec_path) => {
@@ -179,6 +184,10 @@ pub fn mark_reconciled(
     };
     let names: Vec<&str> = reconciled_specs.iter().map(String::as_str).collect();
     let closed_drift_notes = super::close_for(&root, &names)?;
+    let decisions_recorded = match decision {
+        Some(text) => decide(project, &names, text, &paths)?,
+        None => 0,
+    };
     let snapshot = match params.snapshot {
         true => Some(crate::state::snapshot(&root, project.git()?, false).map_err(snapshot_error)?),
         false => None,
@@ -195,7 +204,19 @@ pub fn mark_reconciled(
         },
         snapshot,
         closed_drift_notes,
+        decisions_recorded,
     })
+}
+
+/// Record `text` in the decision log for `specs`, with the paths reviewed
+/// and the branch checked out.
+fn decide(project: &mut Project, specs: &[&str], text: &str, paths: &[RepoPath]) -> Result<usize> {
+    let branch = project
+        .git()
+        .ok()
+        .and_then(|git| crate::state::head_of(git).1);
+    let paths: Vec<String> = paths.iter().map(|p| p.as_str().to_string()).collect();
+    super::decisions::record(project.root(), specs, text, &paths, branch)
 }
 
 /// `inputs` as the paths they name, sorted, each once; with a spec, every

@@ -416,6 +416,10 @@ pub struct MarkReconciled {
     /// file was rewritten without them).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub closed_drift_notes: usize,
+    /// Decisions recorded in the state file's log (one per spec reconciled,
+    /// when `decision` was given).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub decisions_recorded: usize,
 }
 
 /// Result of `clear_cache`.
@@ -480,6 +484,10 @@ pub struct ReconciliationStatus {
     /// named here needs a look even when none of its files changed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drift_notes: Vec<crate::review::OpenDrift>,
+    /// Decisions recorded on this branch (in the state file and not in the
+    /// merge base's): why a divergence was accepted or which side changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<crate::review::decisions::SpecDecision>,
     /// What each quiet verdict of this page proves (`formatting_only`, and
     /// each reason of the specs' `housekeeping_reasons`), keyed by verdict.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

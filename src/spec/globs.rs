@@ -165,6 +165,7 @@ pub(crate) fn check_orphans(
         };
         out.push(
             Finding::warning(
+                crate::rules::Code::GlobMatchesNothing,
                 &specs[s].path,
                 pos.line,
                 pos.column,
@@ -194,7 +195,7 @@ pub(crate) fn check_anchors(
     trees: &[Node],
     files: &[String],
 ) -> Vec<Finding> {
-    use crate::symbols::{Anchor, outline};
+    use crate::symbols::Anchor;
     let mut sorted: Vec<&str> = files.iter().map(String::as_str).collect();
     sorted.sort_unstable();
     let mut out = Vec::new();
@@ -225,12 +226,9 @@ pub(crate) fn check_anchors(
             let mut damaged: Vec<(&str, String)> = Vec::new();
             let mut found = false;
             for file in matched {
-                let outline = outlines.entry(file).or_insert_with(|| {
-                    let bytes =
-                        crate::safe_fs::read(root, std::path::Path::new(file), ANCHOR_FILE_BYTES)
-                            .ok()?;
-                    Some(std::sync::Arc::new(outline(file, &bytes)))
-                });
+                let outline = outlines
+                    .entry(file)
+                    .or_insert_with(|| read_outline(root, file));
                 let Some(outline) = outline else {
                     continue;
                 };
@@ -279,8 +277,16 @@ pub(crate) fn check_anchors(
                     matched.first().copied().unwrap_or_default()
                 )
             };
+            // No file it matches has an outline: notarai cannot tell a
+            // symbol there (`N405`), which is not a misspelt name (`N004`).
+            let code = if names.is_empty() && !no_outline.is_empty() {
+                crate::rules::Code::UnoutlinableAnchor
+            } else {
+                crate::rules::Code::AnchorMatchesNothing
+            };
             out.push(
                 Finding::warning(
+                    code,
                     &specs[s].path,
                     pos.line,
                     pos.column,
@@ -298,10 +304,21 @@ pub(crate) fn check_anchors(
     out
 }
 
+/// The outline of `file` for the anchor checks (one check reads it once);
+/// `None` when it cannot be read.
+fn read_outline(
+    root: &std::path::Path,
+    file: &str,
+) -> Option<std::sync::Arc<crate::symbols::Outline>> {
+    let bytes = crate::safe_fs::read(root, std::path::Path::new(file), ANCHOR_FILE_BYTES).ok()?;
+    Some(std::sync::Arc::new(crate::symbols::outline(file, &bytes)))
+}
+
 /// The warning for an anchor whose symbol may lie where `file` does not
 /// parse: governed whole, naming the line the parser stopped understanding.
 fn damaged_anchor(spec: &str, pos: Pos, written: &str, file: &str, why: &str) -> Finding {
     Finding::warning(
+        crate::rules::Code::UnoutlinableAnchor,
         spec,
         pos.line,
         pos.column,

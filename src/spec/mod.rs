@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
+mod document;
 mod globs;
 mod load;
 pub mod model;
@@ -22,6 +23,7 @@ mod refs;
 mod schema_check;
 mod yaml;
 
+pub use document::{Document, parse_document, yaml_positions};
 pub use globs::compile_artifact_glob;
 pub use load::{discover, read_text};
 /// The spec model's top-level types; the rest of the model is named through
@@ -57,6 +59,8 @@ pub struct Finding {
     pub message: String,
     /// What to write instead, when known.
     pub hint: Option<String>,
+    /// The rule it breaks ([`crate::rules::RULES`]).
+    pub code: crate::rules::Code,
 }
 
 impl Finding {
@@ -69,15 +73,29 @@ impl Finding {
             severity: Severity::Error,
             message: message.into(),
             hint: None,
+            code: crate::rules::Code::InvalidSpec,
         }
     }
 
-    /// A warning at a position.
-    pub fn warning(path: &str, line: usize, column: usize, message: impl Into<String>) -> Finding {
+    /// A warning at a position, of the rule `code`.
+    pub fn warning(
+        code: crate::rules::Code,
+        path: &str,
+        line: usize,
+        column: usize,
+        message: impl Into<String>,
+    ) -> Finding {
         Finding {
             severity: Severity::Warning,
+            code,
             ..Finding::error(path, line, column, message)
         }
+    }
+
+    /// The same finding of another rule.
+    pub fn with_code(mut self, code: crate::rules::Code) -> Finding {
+        self.code = code;
+        self
     }
 
     /// The same finding with a hint.

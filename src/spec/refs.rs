@@ -209,7 +209,7 @@ pub(crate) fn check_tested_by(root: &Path, rel: &str, spec: &Spec, tree: &Node) 
                 ),
             };
             out.push(
-                Finding::warning(rel, pos.line, pos.column, message).with_hint(
+                Finding::warning(crate::rules::Code::TestedByMissing, rel, pos.line, pos.column, message).with_hint(
                     "`tested_by` paths are relative to the repository root; fix the path, or remove the entry if the test is gone",
                 ),
             );
@@ -284,6 +284,7 @@ fn other_system_specs(set: &SpecSet, trees: &[Node], system: usize) -> Vec<Findi
                 .map_or(Pos { line: 1, column: 1 }, |k| k.pos);
             out.push(
                 Finding::warning(
+                crate::rules::Code::SecondSystemSpec,
                     &s.path,
                     pos.line,
                     pos.column,
@@ -306,6 +307,7 @@ fn cross_cutting_subsystems(graph: &Graph, trees: &[Node]) -> Vec<Finding> {
                 let pos = pos_of(&trees[i], &pointer);
                 out.push(
                     Finding::warning(
+                crate::rules::Code::CrossCuttingSubsystem,
                         &s.path,
                         pos.line,
                         pos.column,
@@ -341,6 +343,7 @@ fn unreached(graph: &Graph, system: usize) -> Vec<Finding> {
         if !seen.contains(&i) {
             out.push(
                 Finding::warning(
+                crate::rules::Code::UnreachableSpec,
                     &s.path,
                     1,
                     1,
@@ -387,7 +390,8 @@ fn cycles(graph: &Graph, trees: &[Node]) -> Vec<Finding> {
                             pos.column,
                             format!("`subsystems` cycle: {}", cycle.join(" -> ")),
                         )
-                        .with_hint("a spec cannot contain itself; remove one `$ref` of the cycle"),
+                        .with_hint("a spec cannot contain itself; remove one `$ref` of the cycle")
+                        .with_code(crate::rules::Code::RefCycle),
                     );
                 },
             );

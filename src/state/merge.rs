@@ -1,6 +1,7 @@
 //! Merging two sides of the state file (the git merge driver) and
 //! registering that driver in a repository.
 
+use super::merge_logs::{merge_decisions, merge_drift_notes};
 use super::*;
 /// A timestamp as written (`1773423102Z`, or digits alone) in seconds.
 fn timestamp_secs(state: &State) -> Option<u64> {
@@ -12,7 +13,7 @@ fn timestamp_secs(state: &State) -> Option<u64> {
 /// that did not (a removal counts as a change only when the other side kept
 /// the base's entry); when both changed it differently, `tie` picks (true:
 /// ours).
-fn choose<'v, V: PartialEq>(
+pub(super) fn choose<'v, V: PartialEq>(
     o: Option<&'v V>,
     a: Option<&'v V>,
     b: Option<&'v V>,
@@ -62,6 +63,7 @@ pub fn merge_reporting(
     out.spec_fingerprints.clear();
     out.spec_reviews.clear();
     out.drift_notes.clear();
+    out.decisions.clear();
     out.other.clear();
     let conflicts = merge_unknown_keys(base, ours, theirs, &mut out);
     if !ours_newer {
@@ -70,6 +72,7 @@ pub fn merge_reporting(
     merge_fingerprints(base, ours, theirs, &mut out, &current, ours_newer);
     merge_reviews(base, ours, theirs, &mut out, &current, ours_newer);
     merge_drift_notes(base, ours, theirs, &mut out);
+    merge_decisions(base, ours, theirs, &mut out);
     (out, conflicts)
 }
 
@@ -179,30 +182,6 @@ fn merge_reviews(
                 .entry(key.0.clone())
                 .or_default()
                 .insert(key.1.clone(), review.clone());
-        }
-    }
-}
-
-/// Drift notes: union by (spec, id); a note one side closed (removed)
-/// while the other kept it as the base had it stays closed.
-fn merge_drift_notes(base: &State, ours: &State, theirs: &State, out: &mut State) {
-    let notes = |s: &State| -> BTreeMap<(String, String), DriftNote> {
-        s.drift_notes
-            .iter()
-            .flat_map(|(spec, n)| {
-                n.iter()
-                    .map(move |n| ((spec.clone(), n.id.clone()), n.clone()))
-            })
-            .collect()
-    };
-    let (o, a, b) = (notes(base), notes(ours), notes(theirs));
-    let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
-    for key in keys {
-        if let Some(note) = choose(o.get(key), a.get(key), b.get(key), |_, _| true) {
-            out.drift_notes
-                .entry(key.0.clone())
-                .or_default()
-                .push(note.clone());
         }
     }
 }

@@ -47,6 +47,7 @@ mod base;
 mod blobs;
 mod file;
 mod merge;
+mod merge_logs;
 mod parse;
 mod reconciled;
 
@@ -101,6 +102,12 @@ pub struct State {
     /// versions keep the key as one they do not know.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub drift_notes: BTreeMap<String, Vec<DriftNote>>,
+    /// Why a divergence was accepted or which side was changed, recorded
+    /// with a review (`mark_reconciled`'s `decision`, `notarai reconcile
+    /// --decision`), by spec path: a log, never closed. Older versions keep
+    /// the key as one they do not know.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub decisions: BTreeMap<String, Vec<Decision>>,
     /// Keys this version does not know, kept as they were (sections a later
     /// version adds, such as drift notes, included).
     #[serde(flatten)]
@@ -122,6 +129,26 @@ pub struct DriftNote {
     /// When it was reported: seconds since the Unix epoch followed by `Z`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_at: Option<String>,
+}
+
+/// One decision: why a divergence between a spec and its files was
+/// accepted, or which side was changed, in the reviewer's words.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize, JsonSchema)]
+pub struct Decision {
+    /// A short id (from the spec, the text and the paths), the same on
+    /// every clone, so two branches recording it merge into one.
+    pub id: String,
+    /// The decision.
+    pub decision: String,
+    /// The files reviewed with it, repository-relative.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// When it was recorded: seconds since the Unix epoch followed by `Z`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_at: Option<String>,
+    /// The branch checked out then (absent on a detached `HEAD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
 
 impl DriftNote {
@@ -151,6 +178,29 @@ impl State {
             note: note.to_string(),
             paths,
             reported_at: Some(at),
+        });
+        id
+    }
+
+    /// Record a decision about `spec` (one with the same id replaces the
+    /// older); returns its id.
+    pub fn add_decision(
+        &mut self,
+        spec: &str,
+        decision: &str,
+        paths: Vec<String>,
+        at: String,
+        branch: Option<String>,
+    ) -> String {
+        let id = DriftNote::id_of(spec, decision, &paths);
+        let list = self.decisions.entry(spec.to_string()).or_default();
+        list.retain(|d| d.id != id);
+        list.push(Decision {
+            id: id.clone(),
+            decision: decision.to_string(),
+            paths,
+            recorded_at: Some(at),
+            branch,
         });
         id
     }

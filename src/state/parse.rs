@@ -165,6 +165,9 @@ impl<'de> Deserialize<'de> for State {
                         "drift_notes" => {
                             s.drift_notes = map.next_value::<UniqueMap<Vec<super::DriftNote>>>()?.0
                         }
+                        "decisions" => {
+                            s.decisions = map.next_value::<UniqueMap<Vec<super::Decision>>>()?.0
+                        }
                         _ => return Ok(false),
                     }
                     Ok(true)
@@ -312,6 +315,8 @@ impl State {
         }
         let notes = std::mem::take(&mut state.drift_notes);
         state.drift_notes = safe_drift_notes(notes, path, &mut warnings);
+        let decisions = std::mem::take(&mut state.decisions);
+        state.decisions = safe_decisions(decisions, path, &mut warnings);
         for (spec, entries) in reviews {
             match RepoPath::parse(&spec) {
                 Ok(p) => {
@@ -365,29 +370,51 @@ fn safe_drift_notes(
     path: &Path,
     warnings: &mut Vec<String>,
 ) -> BTreeMap<String, Vec<super::DriftNote>> {
-    let mut kept: BTreeMap<String, Vec<super::DriftNote>> = BTreeMap::new();
-    for (spec, mut notes) in notes {
-        notes.retain(|n| {
-            let safe = n
-                .paths
+    safe_entries(notes, "drift note", |n| (&n.id, &n.paths), path, warnings)
+}
+
+/// The decisions whose spec and paths are repository paths; the others
+/// dropped with a warning.
+fn safe_decisions(
+    decisions: BTreeMap<String, Vec<super::Decision>>,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> BTreeMap<String, Vec<super::Decision>> {
+    safe_entries(decisions, "decision", |d| (&d.id, &d.paths), path, warnings)
+}
+
+/// The entries (by spec) whose spec and paths are repository paths; the
+/// others dropped with a warning naming `what` and the entry's id.
+fn safe_entries<T>(
+    entries: BTreeMap<String, Vec<T>>,
+    what: &str,
+    parts: impl Fn(&T) -> (&String, &Vec<String>),
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> BTreeMap<String, Vec<T>> {
+    let mut kept: BTreeMap<String, Vec<T>> = BTreeMap::new();
+    for (spec, mut list) in entries {
+        list.retain(|n| {
+            let (id, paths) = parts(n);
+            let safe = paths
                 .iter()
                 .all(|p| RepoPath::parse(p).is_ok_and(|r| r.as_str() == p));
             if !safe {
                 warnings.push(format!(
-                    "{}: drift note `{}` ignored: a path of it is not a repository path",
+                    "{}: {what} `{}` ignored: a path of it is not a repository path",
                     path.display(),
-                    n.id.escape_debug()
+                    id.escape_debug()
                 ));
             }
             safe
         });
         match RepoPath::parse(&spec) {
-            Ok(p) if !notes.is_empty() => {
-                kept.entry(p.into_string()).or_default().extend(notes);
+            Ok(p) if !list.is_empty() => {
+                kept.entry(p.into_string()).or_default().extend(list);
             }
             Ok(_) => {}
             Err(e) => warnings.push(format!(
-                "{}: drift notes for spec `{}` ignored: {e}",
+                "{}: {what}s for spec `{}` ignored: {e}",
                 path.display(),
                 spec.escape_debug()
             )),

@@ -136,6 +136,7 @@ pub fn compute_snapshot(
     let mut state = State {
         other: existing.other.clone(),
         drift_notes: existing.drift_notes.clone(),
+        decisions: existing.decisions.clone(),
         ..State::empty()
     };
     carry_symbol_entries(&mut state, existing);

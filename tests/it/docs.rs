@@ -248,3 +248,23 @@ fn every_link_to_a_repository_file_leads_to_one() {
     }
     assert!(broken.is_empty(), "links to no file: {broken:?}");
 }
+
+/// The rule codes' table of `docs/check.md` is the code's table
+/// (`notarai::rules::RULES`), row for row.
+#[test]
+fn docs_check_lists_every_rule_code_as_the_table_says() {
+    let doc = read("docs/check.md");
+    let expected = notarai::rules::markdown_table();
+    let start = doc
+        .find("| code | name |")
+        .expect("docs/check.md has the rule codes' table");
+    let table: String = doc[start..]
+        .lines()
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(
+        table == expected,
+        "docs/check.md's rule table differs from notarai::rules::RULES; it should read:\n{expected}"
+    );
+}

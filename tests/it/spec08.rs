@@ -486,7 +486,7 @@ fn old_formats_are_unsupported_versions_with_a_hint() {
     assert_eq!(
         stdout(&out),
         "FAIL .notarai/legacy.spec.yaml\n\
-         .notarai/legacy.spec.yaml:1:17: unsupported spec format version `0.4`\n  \
+         .notarai/legacy.spec.yaml:1:17: unsupported spec format version `0.4` [N001 invalid-spec]\n  \
          1 | schema_version: '0.4'\n  \
          \x20 |                 ^\n  \
          hint: notarai reads schema_version 0.8, 0.7, 0.6, 0.5; update the file to the newest format and write `schema_version: '0.8'`\n"

@@ -129,7 +129,7 @@ fn a_pass_in_one_clone_is_seen_by_a_fresh_clone() {
     assert_eq!(code, 1);
     assert!(
         gh.lines().any(|l| l
-            == "::error file=src/a.rs::src/a.rs changed and is not reconciled with .notarai/a.spec.yaml"),
+            == "::error file=src/a.rs,title=N101 unreconciled-change::src/a.rs changed and is not reconciled with .notarai/a.spec.yaml"),
         "{gh}"
     );
 }
@@ -150,7 +150,10 @@ fn check_warns_on_ungoverned_changes_and_strict_fails_them() {
     assert!(text.contains("base main (given with --base)"), "{text}");
     let (code, gh, _) = check(&repo.root, &["--strict", "--format", "github"]);
     assert_eq!(code, 1, "{gh}");
-    assert!(gh.contains("::error file=notes.txt::"), "{gh}");
+    assert!(
+        gh.contains("::error file=notes.txt,title=N104 ungoverned-change::"),
+        "{gh}"
+    );
     assert!(!gh.contains("notarai.spec.json"), "{gh}");
     // A bad base is a usage error that says what exists.
     let (code, _, err) = check(&repo.root, &["--base", "nope"]);

@@ -50,11 +50,11 @@ fn a_failure_shows_position_source_line_marker_and_hint() {
     let expected = "\
 PASS .notarai/auth.spec.yaml
 FAIL .notarai/bad.spec.yaml
-.notarai/bad.spec.yaml:10:1: unknown key `behaviours`
+.notarai/bad.spec.yaml:10:1: unknown key `behaviours` [N001 invalid-spec]
   10 | behaviours: []
      | ^
   hint: did you mean `behaviors`?
-.notarai/bad.spec.yaml:11:7: `tier` has an unknown value `ful`
+.notarai/bad.spec.yaml:11:7: `tier` has an unknown value `ful` [N001 invalid-spec]
   11 | tier: ful
      |       ^
   hint: did you mean `full`? expected one of full, registered, derived
@@ -73,7 +73,7 @@ fn warnings_do_not_fail() {
     let o = notarai(dir.path(), &["validate"], b"");
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
-    assert!(out.starts_with("PASS .notarai/a.spec.yaml\n.notarai/a.spec.yaml:11:13: warning: artifact glob `docs/**` matches no file in the repository\n"), "{out}");
+    assert!(out.starts_with("PASS .notarai/a.spec.yaml\n.notarai/a.spec.yaml:11:13: warning: artifact glob `docs/**` matches no file in the repository [N003 glob-matches-nothing]\n"), "{out}");
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn a_single_file_or_a_folder_can_be_checked() {
 
     let o = notarai(dir.path(), &["validate", ".notarai/bad.spec.yaml"], b"");
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).starts_with("FAIL .notarai/bad.spec.yaml\n.notarai/bad.spec.yaml:1:17: `schema_version` must be text, found a number\n"));
+    assert!(stdout(&o).starts_with("FAIL .notarai/bad.spec.yaml\n.notarai/bad.spec.yaml:1:17: `schema_version` must be text, found a number [N001 invalid-spec]\n"));
 
     let o = notarai(&dir.path().join(".notarai"), &["validate", "sub"], b"");
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
@@ -109,7 +109,7 @@ fn a_single_file_or_a_folder_can_be_checked() {
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stdout(&o).starts_with(
-            "FAIL examples/e.spec.yaml\nexamples/e.spec.yaml:10:1: unknown key `nope`\n"
+            "FAIL examples/e.spec.yaml\nexamples/e.spec.yaml:10:1: unknown key `nope` [N001 invalid-spec]\n"
         ),
         "{}",
         stdout(&o)
@@ -191,6 +191,7 @@ fn json_format_parses_and_carries_every_field() {
             "line": 9,
             "column": 13,
             "severity": "warning",
+            "code": "N003",
             "message": "artifact glob `gone/**` matches no file in the repository",
             "hint": "fix the glob or remove the ref; for something outside the repository add `source:`"
         })

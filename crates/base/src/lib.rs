@@ -22,4 +22,5 @@ pub mod parallel;
 pub mod progress;
 pub mod quote;
 pub mod rpc_client;
+pub mod rules;
 pub mod workflow;

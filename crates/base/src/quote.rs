@@ -78,6 +78,43 @@ pub fn github_property(text: &str) -> String {
     github_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// `text` as plain text in GitHub Markdown, on one line and inside a table
+/// cell: Markdown's punctuation backslash-escaped, `<`, `>`, `&` and `@` as
+/// HTML entities (no tag, no entity of the writer's, no mention), line
+/// breaks as spaces.
+pub fn markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '@' => out.push_str("&#64;"),
+            '\r' | '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` as a Markdown code span on one line, safe inside a table cell:
+/// fenced with more backticks than it holds in a row, `|` escaped (GitHub
+/// splits cells before it reads code spans), line breaks as spaces.
+pub fn markdown_code(text: &str) -> String {
+    let text = text.replace(['\r', '\n'], " ").replace('|', "\\|");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    if longest > 0 || text.starts_with(' ') || text.ends_with(' ') {
+        format!("{fence} {text} {fence}")
+    } else {
+        format!("{fence}{text}{fence}")
+    }
+}
+
 /// `text` as the model should read it inside instructions or a prompt: a
 /// JSON string literal (quoted; quotes, backslashes, newlines and control
 /// characters escaped), so it is a value, not text of the message.

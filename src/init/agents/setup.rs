@@ -86,7 +86,7 @@ pub fn plan_agents(p: &mut Planner, chosen: &[AgentId]) {
 /// load them (`notarai rules`), and the removal of notarai's rule files
 /// whose spec is gone; a user's own rule files are never touched.
 fn plan_rules(p: &mut Planner, chosen: &[AgentId]) {
-    use crate::rules::write::{self, Outcome};
+    use crate::rule_files::write::{self, Outcome};
     let set = crate::project::load_specs(p.root);
     for (file, text) in write::plan(p.root, &set, chosen) {
         let Ok(old) = p.read(&file.rel) else { continue };
@@ -103,7 +103,7 @@ fn plan_rules(p: &mut Planner, chosen: &[AgentId]) {
 /// Plan taking out notarai's rule files of the agents `ids`.
 fn remove_rules(p: &mut Planner, ids: &[AgentId]) {
     for files in ids.iter().filter_map(|id| crate::agent::rules::rules(*id)) {
-        for file in crate::rules::existing(p.root, files) {
+        for file in crate::rule_files::existing(p.root, files) {
             p.delete(&file.rel, &file.text);
         }
     }
