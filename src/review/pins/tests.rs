@@ -80,6 +80,14 @@ fn named_versions_move() {
     ));
     assert!(moved(
         Form::Requirements,
+        "Django[argon2]>=4.2.0,<5.0  # LTS",
+        "Django[argon2]>=4.2.1,<5.1  # LTS",
+        ""
+    ));
+    // A bound with another number of parts is another kind of ref (`=1`
+    // is not `=1.0.100`): shown, whichever way it went.
+    assert!(!moved(
+        Form::Requirements,
         "Django[argon2]>=4.2,<5.0  # LTS",
         "Django[argon2]>=4.2.1,<5.1  # LTS",
         ""
@@ -251,4 +259,79 @@ fn unnamed_numbers_are_no_pins() {
     assert_eq!(one(Form::GoMod, "go 1.24", ""), None);
     assert_eq!(one(Form::GoMod, "\ta.b/c v1.2.3", "replace ("), None);
     assert!(one(Form::GoMod, "\ta.b/c v1.2.3", "require (").is_some());
+}
+
+#[test]
+fn an_exact_pin_that_becomes_a_range_or_a_commit_is_no_version_move() {
+    // The red team's cases: a loosened pin is a change to review.
+    let deps = "{\n  \"dependencies\": {";
+    assert!(moved(
+        Form::PackageJson,
+        r#"    "lodash": "4.17.21""#,
+        r#"    "lodash": "4.17.22""#,
+        deps
+    ));
+    assert!(!moved(
+        Form::PackageJson,
+        r#"    "lodash": "4.17.21""#,
+        r#"    "lodash": "4.x""#,
+        deps
+    ));
+    assert!(!moved(
+        Form::PackageJson,
+        r#"    "lodash": "4.17.21""#,
+        r#"    "lodash": "4""#,
+        deps
+    ));
+    assert!(moved(
+        Form::Requirements,
+        "requests==2.31.0",
+        "requests==2.32.3",
+        ""
+    ));
+    assert!(!moved(
+        Form::Requirements,
+        "requests==2.31.0",
+        "requests==2.*",
+        ""
+    ));
+    let cargo = "[dependencies]";
+    assert!(!moved(
+        Form::CargoToml,
+        r#"serde = "=1.0.100""#,
+        r#"serde = "=1""#,
+        cargo
+    ));
+    assert!(moved(
+        Form::CargoToml,
+        r#"serde = "=1.0.100""#,
+        r#"serde = "=1.0.101""#,
+        cargo
+    ));
+    let step = "      - uses: actions/checkout@";
+    assert!(!moved(
+        Form::Workflow,
+        &format!("{step}v4.1.1"),
+        &format!("{step}v4"),
+        ""
+    ));
+    assert!(moved(
+        Form::Workflow,
+        &format!("{step}v4.1.1"),
+        &format!("{step}v4.2.0"),
+        ""
+    ));
+    let require = "module m\n\nrequire (";
+    assert!(moved(
+        Form::GoMod,
+        "\texample.com/x v1.2.3",
+        "\texample.com/x v1.2.4",
+        require
+    ));
+    assert!(!moved(
+        Form::GoMod,
+        "\texample.com/x v1.2.3",
+        "\texample.com/x v1.2.4-0.20240101000000-abcdef123456",
+        require
+    ));
 }

@@ -52,14 +52,60 @@ pub(super) fn masked(line: &str, start: usize, end: usize) -> String {
     format!("{}{ops}{}{}", &line[..start], ref_mark(body), &line[end..])
 }
 
-/// The mark a ref is set aside by: `\0` and its kind (a hash's length
-/// with it).
+/// The mark a ref is set aside by: `\0` and its kind: a hash's length, or
+/// a version's shape ([`version_shape`]), so only a version that moved
+/// within its kind is a version move.
 pub(super) fn ref_mark(word: &str) -> String {
     if is_hash(word) {
         format!("\0h{}", word.len())
     } else {
-        "\0v".to_string()
+        format!("\0v{}", version_shape(word))
     }
+}
+
+/// What kind of ref a version is, as a mark: per dot-separated part of its
+/// core `n` (a number), `*` (a wildcard: `*`, `x`, `X`) or `a` (anything
+/// else, `0rc1`); then `-` for a pre-release or build suffix, `p` for a Go
+/// pseudo-version (a commit, not a tag). An exact version that becomes a
+/// range (`4.17.21` to `4.x` or `4`, `==2.31.0` to `==2.*`, `=1.0.100` to
+/// `=1`, `@v4.1.1` to `@v4`), a tag that becomes a commit, or a
+/// pre-release that becomes a release changes the shape: never a version
+/// move.
+pub(super) fn version_shape(word: &str) -> String {
+    let body = word.strip_prefix('v').unwrap_or(word);
+    let (core, suffix) = match body.find(['-', '+']) {
+        Some(at) => (&body[..at], &body[at..]),
+        None => (body, ""),
+    };
+    let mut shape: String = core
+        .split('.')
+        .map(|part| match part {
+            "*" | "x" | "X" => '*',
+            _ if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) => 'n',
+            _ => 'a',
+        })
+        .collect();
+    if is_pseudo_version(body) {
+        shape.push('p');
+    } else if !suffix.is_empty() {
+        shape.push('-');
+    }
+    shape
+}
+
+/// Whether `body` (a version without its `v`) is a Go pseudo-version: it
+/// ends in a 14-digit UTC time and a 12-digit commit prefix
+/// (`0.0.0-20240101000000-abcdef123456`, `1.2.4-0.20240101000000-abcdef123456`).
+fn is_pseudo_version(body: &str) -> bool {
+    let mut parts = body.rsplitn(2, '-');
+    let (Some(commit), Some(rest)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    let time = rest.rsplit(['-', '.']).next().unwrap_or_default();
+    commit.len() == 12
+        && commit.bytes().all(|b| b.is_ascii_hexdigit())
+        && time.len() == 14
+        && time.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A trailing comment's versions and hashes set aside (`# v4.2.4`,
