@@ -5,9 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use git2::Oid;
-
-use git2::Repository;
+use git2::{Oid, Repository};
 
 use super::diff::{LazyDiff, collect_files, find_renames, work_tree_diff_options};
 use super::repo::{LONG_LIVED, flush_attribute_cache, long_lived};
