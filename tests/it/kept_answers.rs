@@ -126,6 +126,53 @@ fn every_page_of_a_fresh_servers_first_answer_is_kept() {
     }
 }
 
+#[test]
+fn a_narrower_first_answer_of_a_fresh_server_is_computed_again() {
+    // A spec with a literal prefix: its first answer looks into `src/`
+    // only, for which the fence cannot vouch (the rest of the work tree was
+    // not looked at): its next page is computed again, from the work tree
+    // as it is then.
+    let repo = Repo::new();
+    repo.spec("src", &["src/**/*.rs"]);
+    repo.write(".gitignore", "build/\n.notarai/.cache/\n");
+    repo.write("src/keep.rs", "fn keep() {}\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    for i in 0..40 {
+        repo.write(
+            &format!("src/m{i}.rs"),
+            format!("fn m{i}() {{}}\n").repeat(40),
+        );
+    }
+    let narrow =
+        json!({"spec_path": ".notarai/src.spec.yaml", "base_branch": "main", "max_tokens": 1000});
+    let mut server = fresh(&repo);
+    let first = server.call_ok(1, "get_spec_diff", narrow.clone());
+    assert!(first["pages"].as_u64().unwrap() > 2, "{}", first["pages"]);
+    repo.append("src/m0.rs", "fn more() {}\n");
+    let mut next = narrow.clone();
+    next["cursor"] = first["next_cursor"].clone();
+    let page = server.call(2, "get_spec_diff", next);
+    if !refused(&page) {
+        let mut fresh_server = Server::start(&repo.root);
+        let fresh_first = fresh_server.call_ok(1, "get_spec_diff", narrow.clone());
+        let mut fresh_next = narrow.clone();
+        fresh_next["cursor"] = fresh_first["next_cursor"].clone();
+        let mut fresh_page = fresh_server.call_ok(2, "get_spec_diff", fresh_next);
+        fresh_server.finish();
+        let mut page = page["result"]["structuredContent"].clone();
+        for page in [&mut page, &mut fresh_page] {
+            page.as_object_mut().unwrap().remove("next_cursor");
+        }
+        assert_eq!(page, fresh_page);
+    }
+    let log = server.finish();
+    if cfg!(target_os = "linux") {
+        assert!(log.contains("fence broken"), "{log}");
+        assert!(!log.contains("kept answer served"), "{log}");
+    }
+}
+
 /// One way to change the work tree.
 type Change = Box<dyn Fn(&Repo)>;
 
