@@ -150,6 +150,14 @@ impl GitRepo {
     /// from the disk and kept under a fence (see [`GitRepo::generation`]).
     pub fn start_watch(&self) {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        self.spawn_watch(&mut kept);
+    }
+
+    /// [`GitRepo::start_watch`] with the kept status at hand; nothing when
+    /// it was tried already. A question that comes before the server's
+    /// start-up thread started it starts it the same way, and runs under a
+    /// fence, rather than waiting for every folder to be watched.
+    pub(super) fn spawn_watch(&self, kept: &mut Kept) {
         if kept.tried {
             return;
         }
@@ -181,9 +189,8 @@ impl GitRepo {
     pub fn generation(&self) -> Option<u64> {
         let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        if !kept.tried && long_lived() {
-            kept.tried = true;
-            kept.watch = Watch::open(&self.repo);
+        if long_lived() {
+            self.spawn_watch(&mut kept);
         }
         if let Some(generation) = self.fenced_generation(&mut kept) {
             return Some(generation);

@@ -15,7 +15,6 @@ use crate::glob::is_under;
 use crate::governance::Scope;
 use crate::hashing::FileHash;
 use crate::layout::{CACHE_DIR, SPEC_DIR};
-use crate::watch::Watch;
 use index::{IndexScan, index_paths};
 
 mod index;
@@ -263,12 +262,12 @@ impl GitRepo {
         let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         // The watch starts with the server ([`GitRepo::start_watch`]), or
-        // else with its first whole-work-tree question; a narrower one
-        // alone is cheap enough from the disk. A one-shot command never
-        // opens one: it would walk every folder for nothing asked again.
-        if everything && !kept.tried && long_lived() {
-            kept.tried = true;
-            kept.watch = Watch::open(&self.repo);
+        // else (on its own thread too) with its first whole-work-tree
+        // question; a narrower one alone is cheap enough from the disk. A
+        // one-shot command never opens one: it would walk every folder for
+        // nothing asked again.
+        if everything && long_lived() {
+            self.spawn_watch(&mut kept);
         }
         if kept.fence.is_some() && !self.fence_settled(&mut kept) {
             // Still being opened: answer from the disk, kept by the pages
