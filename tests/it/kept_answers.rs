@@ -77,10 +77,11 @@ fn refused(answer: &Value) -> bool {
 fn pages_are_cut_from_the_kept_answer_while_nothing_changed() {
     let repo = repo();
     let mut server = warm(&repo);
-    // An answer computed before the server's watch is ready (it starts on
-    // a thread of its own with the server) is served but not kept, by
-    // design; on a busy machine the first one may be. Ask again, a bounded
-    // number of times, until one is kept and its page 2 served from it.
+    // An answer computed before the server's watch is ready is kept under
+    // a fence, which a file written within a clock tick of the question
+    // leaves unconfirmable (this repository was just written). Ask again,
+    // a bounded number of times, until one is kept and its page 2 served
+    // from it.
     for _ in 0..20 {
         let second = page_two_after(&mut server, || {});
         assert!(!refused(&second), "{second}");
