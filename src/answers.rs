@@ -8,7 +8,11 @@
 //! the local hash cache (written by this server or by another process,
 //! which the watch does not see). It is served again only while the token
 //! is the same, so a kept answer is never served after the work tree moved;
-//! without a watch there is no token and nothing is kept. This server's own
+//! without a watch there is no token and nothing is kept. Before the watch
+//! of a fresh server is ready, the generation is a fence's
+//! (`changes/fence.rs`): its answers are kept, and the next question
+//! checks the work tree against what the fence recorded before any is
+//! served. This server's own
 //! writes (`mark_reconciled`, `clear_cache`, `snapshot_state`,
 //! `report_drift`) forget every kept answer and move the token's count of
 //! writes when they begin and when they end, so an answer computed while a

@@ -380,13 +380,17 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>, only: Option<&str>) 
     let paged = "paged answers";
     if only.is_none_or(|only| paged.contains(only)) {
         eprintln!("case: {paged}, default repository");
-        rows.extend(paging::paged_rows(ctx, repo, &paging::allrs("")));
+        for fresh in [false, true] {
+            rows.extend(paging::paged_rows(ctx, repo, &paging::allrs(""), fresh));
+        }
         match paging::ensure_big(repo) {
             Ok(big) => {
                 let label = format!(", branch adding {} files", paging::NEW_FILES);
                 eprintln!("case: {paged}{label}");
-                rows.extend(paging::paged_rows(ctx, &big, &paging::allrs(&label)));
-                rows.extend(paging::paged_rows(ctx, &big, &paging::list(&label)));
+                for fresh in [false, true] {
+                    rows.extend(paging::paged_rows(ctx, &big, &paging::allrs(&label), fresh));
+                    rows.extend(paging::paged_rows(ctx, &big, &paging::list(&label), fresh));
+                }
             }
             Err(err) => eprintln!("the big branch could not be built: {err:#}"),
         }

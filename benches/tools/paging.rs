@@ -7,7 +7,9 @@
 //! One long-lived server per case. Each round clears the hash cache
 //! (untimed: it also forgets the kept answers, so page 1 computes the whole
 //! answer again), then times page 1 and every page after it, following
-//! `next_cursor`. git answers the whole question once per round.
+//! `next_cursor`. git answers the whole question once per round. In the
+//! fresh-server form each round spawns a server of its own (untimed) and
+//! asks at once: its first answer is computed before its watch is ready.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -143,10 +145,28 @@ fn read_all(server: &mut Server, q: &PagedQuestion) -> Result<Round> {
     })
 }
 
+/// Spawn and initialize a server on `repo` (untimed).
+fn spawn(ctx: &Ctx, repo: &Path) -> Result<Server> {
+    let mut server = Server::spawn(&ctx.bin, repo, &ctx.stderr_log, ctx.timeout)?;
+    server.initialize()?;
+    Ok(server)
+}
+
+/// One round of a fresh server: spawned (untimed), every page read, its
+/// peak memory, shut down.
+fn fresh_round(ctx: &Ctx, repo: &Path, q: &PagedQuestion) -> Result<(Round, Option<u64>)> {
+    let mut server = spawn(ctx, repo)?;
+    let round = read_all(&mut server, q)?;
+    let peak = server.peak_rss_kib();
+    server.shutdown()?;
+    Ok((round, peak))
+}
+
 /// Three rows for `q` on `repo`: page 1, each later page (the median of a
 /// round's later pages), and every page together; git's whole answer is
-/// the baseline of all three.
-pub fn paged_rows(ctx: &Ctx, repo: &Path, q: &PagedQuestion) -> Vec<Row> {
+/// the baseline of all three. With `fresh`, each round is a fresh server's
+/// first answer.
+pub fn paged_rows(ctx: &Ctx, repo: &Path, q: &PagedQuestion, fresh: bool) -> Vec<Row> {
     let mut first = Series::default();
     let mut later = Series::default();
     let mut total = Series::default();
@@ -159,20 +179,30 @@ pub fn paged_rows(ctx: &Ctx, repo: &Path, q: &PagedQuestion) -> Vec<Row> {
     if let Err(err) = gitside::fresh_index(repo) {
         notes.push(format!("fresh index: {err:#}"));
     }
-    match Server::spawn(&ctx.bin, repo, &ctx.stderr_log, ctx.timeout)
-        .and_then(|mut s| s.initialize().map(|_| s))
-    {
+    let mut shared = if fresh {
+        Ok(None)
+    } else {
+        spawn(ctx, repo).map(Some)
+    };
+    match shared.as_mut() {
         Err(err) => {
             let failed = || Series::failed(format!("{err:#}"));
             first = failed();
             later = failed();
             total = failed();
         }
-        Ok(mut server) => {
+        Ok(server) => {
             for round in 0..=ctx.runs {
                 let warm_up = round == 0;
                 if first.active() {
-                    match read_all(&mut server, q) {
+                    let read = match server.as_mut() {
+                        Some(server) => read_all(server, q),
+                        None => fresh_round(ctx, repo, q).map(|(r, peak)| {
+                            peak_kib = peak_kib.max(peak);
+                            r
+                        }),
+                    };
+                    match read {
                         Ok(r) => {
                             pages = r.later.len() + 1;
                             let times: Vec<Duration> = r.later.iter().map(|p| p.0).collect();
@@ -206,9 +236,11 @@ pub fn paged_rows(ctx: &Ctx, repo: &Path, q: &PagedQuestion) -> Vec<Row> {
                     base.record(timed(|| (q.git)(repo)), warm_up);
                 }
             }
-            peak_kib = server.peak_rss_kib();
-            if let Err(err) = server.shutdown() {
-                notes.push(format!("shutdown: {err:#}"));
+            if let Some(server) = server.take() {
+                peak_kib = server.peak_rss_kib();
+                if let Err(err) = server.shutdown() {
+                    notes.push(format!("shutdown: {err:#}"));
+                }
             }
         }
     }
@@ -227,6 +259,11 @@ pub fn paged_rows(ctx: &Ctx, repo: &Path, q: &PagedQuestion) -> Vec<Row> {
             )
         }
     ));
+    let server = if fresh {
+        "a fresh server each round"
+    } else {
+        "warm server"
+    };
     let base_copy = |s: &Series| Series {
         times: s.times.clone(),
         bytes: s.bytes,
@@ -234,7 +271,7 @@ pub fn paged_rows(ctx: &Ctx, repo: &Path, q: &PagedQuestion) -> Vec<Row> {
     };
     vec![
         Row {
-            case: format!("{}, page 1 (cache cleared, warm server)", q.label),
+            case: format!("{}, page 1 (cache cleared, {server})", q.label),
             notarai: first,
             baseline: base_copy(&base),
             peak_kib,
@@ -242,7 +279,7 @@ pub fn paged_rows(ctx: &Ctx, repo: &Path, q: &PagedQuestion) -> Vec<Row> {
             notes: Vec::new(),
         },
         Row {
-            case: format!("{}, each later page (median of a round)", q.label),
+            case: format!("{}, each later page (median of a round, {server})", q.label),
             notarai: later,
             baseline: base_copy(&base),
             peak_kib,
@@ -250,7 +287,7 @@ pub fn paged_rows(ctx: &Ctx, repo: &Path, q: &PagedQuestion) -> Vec<Row> {
             notes: Vec::new(),
         },
         Row {
-            case: format!("{}, every page (following next_cursor)", q.label),
+            case: format!("{}, every page (following next_cursor, {server})", q.label),
             notarai: total,
             baseline: base,
             peak_kib,

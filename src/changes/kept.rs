@@ -5,11 +5,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use git2::Oid;
+use git2::{Oid, Repository};
 
 use super::diff::{LazyDiff, collect_files, find_renames, work_tree_diff_options};
+use super::repo::{LONG_LIVED, flush_attribute_cache, long_lived};
 use super::{ChangeError, ChangeKind, ChangeSet, ChangedFile, GitRepo, Patch, Unnameable};
-use crate::watch::Watch;
+use crate::watch::{Poll, Watch};
 
 /// The kept status of a long-lived server: the changed files of the whole
 /// work tree against a merge base. While the [`Watch`] says nothing changed
@@ -33,6 +34,9 @@ pub(super) struct Kept {
     pub(super) generation: u64,
     /// The index file's stamp at the last poll.
     pub(super) index_stamp: Option<crate::watch::Stamp>,
+    /// While the watch is being opened, once a question began: what the
+    /// answers computed meanwhile were made from, checked once it is ready.
+    pub(super) fence: Option<super::fence::Fence>,
 }
 
 impl Kept {
@@ -90,6 +94,113 @@ pub(super) struct KeptAnswer {
 }
 
 impl GitRepo {
+    /// Read the watch into the kept answers: the files it names become
+    /// pending, anything more drops them, and the generation moves on any
+    /// change (an index whose stamp moved included). `false` when there is
+    /// no watch (or it broke down): answer from the disk.
+    pub(super) fn poll_kept(
+        &self,
+        kept: &mut Kept,
+        index_stamp: Option<crate::watch::Stamp>,
+    ) -> bool {
+        let changed = match kept.watch.as_mut().map(|w| w.poll(&self.repo)) {
+            Some(Some(Poll::Unchanged)) => false,
+            Some(Some(Poll::Files(paths))) => {
+                for answer in &mut kept.answers {
+                    answer.pending.extend(paths.iter().cloned());
+                }
+                true
+            }
+            Some(Some(Poll::Everything)) => {
+                kept.answers.clear();
+                // A config git reads may have changed: libgit2 read
+                // `core.excludesFile` once per repository, into its
+                // attribute cache, so that cache goes too.
+                flush_attribute_cache(&self.repo);
+                true
+            }
+            Some(None) => {
+                // Watching broke down: from the disk from now on.
+                kept.watch = None;
+                kept.answers.clear();
+                kept.generation += 1;
+                return false;
+            }
+            None => return false,
+        };
+        if changed || kept.index_stamp != index_stamp {
+            kept.generation += 1;
+            kept.index_stamp = index_stamp;
+        }
+        kept.answers.retain(|a| a.index_stamp == index_stamp);
+        true
+    }
+
+    /// Say that this process lives long (the MCP server): its repositories
+    /// keep a status, watched, from their first whole-work-tree question
+    /// when [`GitRepo::start_watch`] has not opened the watch yet. Other
+    /// processes (`check`, `export-context`, the hook) never watch.
+    pub fn keep_status_in_this_process() {
+        LONG_LIVED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Open the watch of a long-lived server on another thread, now, so the
+    /// first question does not wait for it (it walks every folder and adds
+    /// a watch to each). Answers computed before it is ready are computed
+    /// from the disk and kept under a fence (see [`GitRepo::generation`]).
+    pub fn start_watch(&self) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        self.spawn_watch(&mut kept);
+    }
+
+    /// [`GitRepo::start_watch`] with the kept status at hand; nothing when
+    /// it was tried already. A question that comes before the server's
+    /// start-up thread started it starts it the same way, and runs under a
+    /// fence, rather than waiting for every folder to be watched.
+    pub(super) fn spawn_watch(&self, kept: &mut Kept) {
+        if kept.tried {
+            return;
+        }
+        kept.tried = true;
+        let git_dir = self.repo.path().to_path_buf();
+        let started = std::thread::Builder::new()
+            .name("notarai-watch".into())
+            .spawn(move || {
+                test_delay();
+                let repo = Repository::open(&git_dir).ok()?;
+                Watch::open(&repo)
+            });
+        match started {
+            Ok(handle) => kept.starting = Some(handle),
+            Err(_) => kept.watch = Watch::open(&self.repo),
+        }
+    }
+
+    /// The work tree's generation as the long-lived server's watch sees it:
+    /// the same number as long as nothing in the work tree, the index or
+    /// git's configuration changed since the last question. `None` when no
+    /// watch runs (a short-lived process, no inotify, submodules): nothing
+    /// computed from the work tree may then be reused. Called as a question
+    /// begins: while the watch is still being opened, the question starts
+    /// (or goes on) under a [`Fence`](super::fence::Fence), whose
+    /// generation holds only if the work tree is found as the fence
+    /// recorded it once the watch is ready, which the next question waits
+    /// for.
+    pub fn generation(&self) -> Option<u64> {
+        let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if long_lived() {
+            self.spawn_watch(&mut kept);
+        }
+        if let Some(generation) = self.fenced_generation(&mut kept) {
+            return Some(generation);
+        }
+        if !kept.settle(false) {
+            return None;
+        }
+        (kept.watch.is_some() && self.poll_kept(&mut kept, index_stamp)).then_some(kept.generation)
+    }
+
     /// Bring the kept answers against `tree` (the merge base's) up to
     /// date: the files the watch named diffed again, an answer that cannot
     /// be kept so dropped.
@@ -252,5 +363,18 @@ impl GitRepo {
         answer.files.extend(fresh);
         answer.files.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(true)
+    }
+}
+
+/// In a debug build, `NOTARAI_TEST_WATCH_DELAY_MS` holds the watch back
+/// that long before it opens, so the tests can ask while it is not ready
+/// (`tests/it/kept_answers.rs`); a release build has no such knob.
+fn test_delay() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("NOTARAI_TEST_WATCH_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }

@@ -16,6 +16,7 @@ use git2::Oid;
 
 mod blob;
 mod diff;
+mod fence;
 mod kept;
 mod repo;
 

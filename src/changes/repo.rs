@@ -15,7 +15,6 @@ use crate::glob::is_under;
 use crate::governance::Scope;
 use crate::hashing::FileHash;
 use crate::layout::{CACHE_DIR, SPEC_DIR};
-use crate::watch::{Poll, Watch};
 use index::{IndexScan, index_paths};
 
 mod index;
@@ -60,9 +59,10 @@ pub fn keep_trees_cached() {
 }
 
 /// Whether this process lives long ([`GitRepo::keep_status_in_this_process`]).
-static LONG_LIVED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+pub(super) static LONG_LIVED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
 
-fn long_lived() -> bool {
+pub(super) fn long_lived() -> bool {
     LONG_LIVED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
@@ -150,6 +150,13 @@ impl GitRepo {
     /// Resolve a base revision (branch, remote branch, tag or commit) and its
     /// merge base with `HEAD`.
     pub fn resolve_base(&self, name: &str) -> Result<Base, ChangeError> {
+        let base = self.resolve_base_now(name)?;
+        self.fence_base(&base);
+        Ok(base)
+    }
+
+    /// [`GitRepo::resolve_base`] without noting it in the fence.
+    pub(super) fn resolve_base_now(&self, name: &str) -> Result<Base, ChangeError> {
         let name = name.trim();
         if name.is_empty() {
             return Err(ChangeError::BadBase(
@@ -274,15 +281,20 @@ impl GitRepo {
         let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         // The watch starts with the server ([`GitRepo::start_watch`]), or
-        // else with its first whole-work-tree question; a narrower one
-        // alone is cheap enough from the disk. A one-shot command never
-        // opens one: it would walk every folder for nothing asked again.
-        if everything && !kept.tried && long_lived() {
-            kept.tried = true;
-            kept.watch = Watch::open(&self.repo);
+        // else (on its own thread too) with its first whole-work-tree
+        // question; a narrower one alone is cheap enough from the disk. A
+        // one-shot command never opens one: it would walk every folder for
+        // nothing asked again.
+        if everything && long_lived() {
+            self.spawn_watch(&mut kept);
+        }
+        if kept.fence.is_some() && !self.fence_settled(&mut kept) {
+            // Still being opened: answer from the disk, kept by the pages
+            // only under the fence (`fence.rs`), checked before they serve.
+            return self.fenced_changes(&mut kept, tree, scope, renames);
         }
         if !kept.settle(false) {
-            // Still being opened: answer from the disk, keep nothing.
+            // Still being opened, and no question began: keep nothing.
             return self.compute_changes(tree, scope, renames);
         }
         if !self.poll_kept(&mut kept, index_stamp) {
@@ -326,95 +338,8 @@ impl GitRepo {
         Ok(computed)
     }
 
-    /// Read the watch into the kept answers: the files it names become
-    /// pending, anything more drops them, and the generation moves on any
-    /// change (an index whose stamp moved included). `false` when there is
-    /// no watch (or it broke down): answer from the disk.
-    fn poll_kept(&self, kept: &mut Kept, index_stamp: Option<crate::watch::Stamp>) -> bool {
-        let changed = match kept.watch.as_mut().map(|w| w.poll(&self.repo)) {
-            Some(Some(Poll::Unchanged)) => false,
-            Some(Some(Poll::Files(paths))) => {
-                for answer in &mut kept.answers {
-                    answer.pending.extend(paths.iter().cloned());
-                }
-                true
-            }
-            Some(Some(Poll::Everything)) => {
-                kept.answers.clear();
-                // A config git reads may have changed: libgit2 read
-                // `core.excludesFile` once per repository, into its
-                // attribute cache, so that cache goes too.
-                flush_attribute_cache(&self.repo);
-                true
-            }
-            Some(None) => {
-                // Watching broke down: from the disk from now on.
-                kept.watch = None;
-                kept.answers.clear();
-                kept.generation += 1;
-                return false;
-            }
-            None => return false,
-        };
-        if changed || kept.index_stamp != index_stamp {
-            kept.generation += 1;
-            kept.index_stamp = index_stamp;
-        }
-        kept.answers.retain(|a| a.index_stamp == index_stamp);
-        true
-    }
-
-    /// Say that this process lives long (the MCP server): its repositories
-    /// keep a status, watched, from their first whole-work-tree question
-    /// when [`GitRepo::start_watch`] has not opened the watch yet. Other
-    /// processes (`check`, `export-context`, the hook) never watch.
-    pub fn keep_status_in_this_process() {
-        LONG_LIVED.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Open the watch of a long-lived server on another thread, now, so the
-    /// first question does not wait for it (it walks every folder and adds
-    /// a watch to each). Answers computed before it is ready are served
-    /// from the disk and not kept.
-    pub fn start_watch(&self) {
-        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        if kept.tried {
-            return;
-        }
-        kept.tried = true;
-        let git_dir = self.repo.path().to_path_buf();
-        let started = std::thread::Builder::new()
-            .name("notarai-watch".into())
-            .spawn(move || {
-                let repo = Repository::open(&git_dir).ok()?;
-                Watch::open(&repo)
-            });
-        match started {
-            Ok(handle) => kept.starting = Some(handle),
-            Err(_) => kept.watch = Watch::open(&self.repo),
-        }
-    }
-
-    /// The work tree's generation as the long-lived server's watch sees it:
-    /// the same number as long as nothing in the work tree, the index or
-    /// git's configuration changed since the last question. `None` when no
-    /// watch runs (a short-lived process, no inotify, submodules): nothing
-    /// computed from the work tree may then be reused.
-    pub fn generation(&self) -> Option<u64> {
-        let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
-        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        if !kept.tried && long_lived() {
-            kept.tried = true;
-            kept.watch = Watch::open(&self.repo);
-        }
-        if !kept.settle(false) {
-            return None;
-        }
-        (kept.watch.is_some() && self.poll_kept(&mut kept, index_stamp)).then_some(kept.generation)
-    }
-
     /// The changes within `scope` against `tree`, from the disk.
-    fn compute_changes<'r>(
+    pub(super) fn compute_changes<'r>(
         &'r self,
         tree: Option<git2::Tree<'r>>,
         scope: &Scope,
@@ -590,7 +515,7 @@ fn universe(mut files: Vec<String>) -> Vec<String> {
 /// using an excludes file an included or shared config no longer names.
 /// `git_attr_cache_flush` is libgit2's public API (`git2/attr.h`), not
 /// bound by the `git2` crate.
-fn flush_attribute_cache(repo: &Repository) {
+pub(super) fn flush_attribute_cache(repo: &Repository) {
     unsafe extern "C" {
         fn git_attr_cache_flush(repo: *mut std::ffi::c_void) -> std::ffi::c_int;
     }

@@ -89,6 +89,15 @@ pub enum Poll {
     Everything,
 }
 
+/// The files outside the repository that change what git reports for
+/// `repo` (global and system config and excludes, `core.excludesFile`,
+/// the files the config includes): what no folder watch covers.
+pub fn outside_files(repo: &git2::Repository) -> Vec<PathBuf> {
+    let mut files = global_files();
+    files.extend(config_files(repo));
+    files
+}
+
 impl Watch {
     /// Watch the work tree of `repo`; `None` when this platform or the
     /// repository (a submodule inside, too many folders) does not allow it.

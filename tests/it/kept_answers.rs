@@ -2,6 +2,10 @@
 //! 2..N are served from it while nothing changed, and never after the work
 //! tree moved (each kind of change of `warm_server.rs`, made between two
 //! pages, makes the old cursor refused: the answer it pointed into is gone).
+//! The same holds for a fresh server's first answer, computed before its
+//! watch is ready and kept under a fence (`src/changes/fence.rs`): the
+//! debug build's `NOTARAI_TEST_WATCH_DELAY_MS` holds the watch back so the
+//! first question surely comes before it.
 
 use serde_json::{Value, json};
 
@@ -33,6 +37,24 @@ fn warm(repo: &Repo) -> Server {
     server
 }
 
+/// How long a fresh server's watch is held back: its first answer is
+/// computed before the watch is ready.
+const WATCH_DELAY_MS: &str = "1500";
+
+/// A fresh server whose watch opens only after [`WATCH_DELAY_MS`].
+fn fresh(repo: &Repo) -> Server {
+    // A file written within a tick of the clock before the question began
+    // leaves the fence unconfirmable (by design): let the repository's
+    // files be older than that.
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let mut server = Server::spawn_with(&repo.root, |cmd| {
+        cmd.env("NOTARAI_LOG", "notarai=debug")
+            .env("NOTARAI_TEST_WATCH_DELAY_MS", WATCH_DELAY_MS);
+    });
+    server.initialize();
+    server
+}
+
 fn args() -> Value {
     json!({"spec_path": ".notarai/rust.spec.yaml", "base_branch": "main", "max_tokens": 1000})
 }
@@ -55,10 +77,11 @@ fn refused(answer: &Value) -> bool {
 fn pages_are_cut_from_the_kept_answer_while_nothing_changed() {
     let repo = repo();
     let mut server = warm(&repo);
-    // An answer computed before the server's watch is ready (it starts on
-    // a thread of its own with the server) is served but not kept, by
-    // design; on a busy machine the first one may be. Ask again, a bounded
-    // number of times, until one is kept and its page 2 served from it.
+    // An answer computed before the server's watch is ready is kept under
+    // a fence, which a file written within a clock tick of the question
+    // leaves unconfirmable (this repository was just written). Ask again,
+    // a bounded number of times, until one is kept and its page 2 served
+    // from it.
     for _ in 0..20 {
         let second = page_two_after(&mut server, || {});
         assert!(!refused(&second), "{second}");
@@ -70,6 +93,84 @@ fn pages_are_cut_from_the_kept_answer_while_nothing_changed() {
     let log = server.finish();
     if cfg!(target_os = "linux") {
         assert!(log.contains("kept answer served"), "{log}");
+    }
+}
+
+#[test]
+fn every_page_of_a_fresh_servers_first_answer_is_kept() {
+    let repo = repo();
+    let mut server = fresh(&repo);
+    let mut page = server.call_ok(1, "get_spec_diff", args());
+    let pages = page["pages"].as_u64().unwrap();
+    assert!(pages > 2, "{pages}");
+    let mut id = 2;
+    while !page["next_cursor"].is_null() {
+        let mut next = args();
+        next["cursor"] = page["next_cursor"].clone();
+        page = server.call_ok(id, "get_spec_diff", next);
+        assert_eq!(page["page"], json!(id), "{page}");
+        id += 1;
+    }
+    assert_eq!(id - 1, pages);
+    // The same first question again: its kept page 1.
+    let again = server.call_ok(id, "get_spec_diff", args());
+    assert_eq!(again["page"], 1);
+    let log = server.finish();
+    if cfg!(target_os = "linux") {
+        assert!(log.contains("fence held"), "{log}");
+        assert!(!log.contains("fence broken"), "{log}");
+        assert_eq!(
+            log.matches("kept answer served").count() as u64,
+            pages,
+            "{log}"
+        );
+    }
+}
+
+#[test]
+fn a_narrower_first_answer_of_a_fresh_server_is_computed_again() {
+    // A spec with a literal prefix: its first answer looks into `src/`
+    // only, for which the fence cannot vouch (the rest of the work tree was
+    // not looked at): its next page is computed again, from the work tree
+    // as it is then.
+    let repo = Repo::new();
+    repo.spec("src", &["src/**/*.rs"]);
+    repo.write(".gitignore", "build/\n.notarai/.cache/\n");
+    repo.write("src/keep.rs", "fn keep() {}\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    for i in 0..40 {
+        repo.write(
+            &format!("src/m{i}.rs"),
+            format!("fn m{i}() {{}}\n").repeat(40),
+        );
+    }
+    let narrow =
+        json!({"spec_path": ".notarai/src.spec.yaml", "base_branch": "main", "max_tokens": 1000});
+    let mut server = fresh(&repo);
+    let first = server.call_ok(1, "get_spec_diff", narrow.clone());
+    assert!(first["pages"].as_u64().unwrap() > 2, "{}", first["pages"]);
+    repo.append("src/m0.rs", "fn more() {}\n");
+    let mut next = narrow.clone();
+    next["cursor"] = first["next_cursor"].clone();
+    let page = server.call(2, "get_spec_diff", next);
+    if !refused(&page) {
+        let mut fresh_server = Server::start(&repo.root);
+        let fresh_first = fresh_server.call_ok(1, "get_spec_diff", narrow.clone());
+        let mut fresh_next = narrow.clone();
+        fresh_next["cursor"] = fresh_first["next_cursor"].clone();
+        let mut fresh_page = fresh_server.call_ok(2, "get_spec_diff", fresh_next);
+        fresh_server.finish();
+        let mut page = page["result"]["structuredContent"].clone();
+        for page in [&mut page, &mut fresh_page] {
+            page.as_object_mut().unwrap().remove("next_cursor");
+        }
+        assert_eq!(page, fresh_page);
+    }
+    let log = server.finish();
+    if cfg!(target_os = "linux") {
+        assert!(log.contains("fence broken"), "{log}");
+        assert!(!log.contains("kept answer served"), "{log}");
     }
 }
 
@@ -153,10 +254,12 @@ fn a_kept_answer_is_never_served_after_the_work_tree_moved() {
             }),
         ),
     ];
-    for (what, change) in changes {
-        // Each change on a fresh copy of the same starting point.
+    // Each change on a fresh copy of the same starting point, made after
+    // page 1 of a server whose watch was ready, then of one whose watch was
+    // not (the first answer kept under a fence).
+    for ((what, change), held_back) in changes.iter().flat_map(|c| [(c, false), (c, true)]) {
         let repo = super::kept_answers::repo();
-        let mut server = warm(&repo);
+        let mut server = if held_back { fresh(&repo) } else { warm(&repo) };
         let first = server.call_ok(1, "get_spec_diff", args());
         change(&repo);
         let mut next = args();
@@ -197,6 +300,12 @@ fn a_kept_answer_is_never_served_after_the_work_tree_moved() {
                 log.matches("kept answer served").count() <= 1,
                 "{what}: {log}"
             );
+            // The fenced path was taken (a reconciliation by another
+            // process leaves the work tree as it was: the hash cache's
+            // stamps, checked on every page, refuse the kept answer).
+            if held_back {
+                assert!(log.contains("fence "), "{what}: {log}");
+            }
         }
     }
     drop(repo);
