@@ -224,7 +224,7 @@ fn replay(
         let changed = repo::diff_bytes(work, "-U0", &before, "HEAD", &files)?;
         let kept: Vec<String> = files
             .iter()
-            .filter(|f| !excluded.is_match(f.as_str()))
+            .filter(|f| !excluded.is_match(f.as_str()) && !repo::is_lock_file(f))
             .cloned()
             .collect();
         let changed_kept = repo::diff_bytes(work, "-U0", &before, "HEAD", &kept)?;
@@ -375,7 +375,7 @@ struct Whole {
     diff: usize,
     /// `git diff -U0`.
     diff_u0: usize,
-    /// `git diff` without the files the skill excludes.
+    /// `git diff` without lock files and the files the skill excludes.
     diff_kept: usize,
 }
 
@@ -412,7 +412,7 @@ fn whole_branch(
     let files = repo::governed_changes(work, governed, BASE, &head)?;
     let kept: Vec<String> = files
         .iter()
-        .filter(|f| !excluded.is_match(f.as_str()))
+        .filter(|f| !excluded.is_match(f.as_str()) && !repo::is_lock_file(f))
         .cloned()
         .collect();
     Ok(Whole {

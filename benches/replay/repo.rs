@@ -307,6 +307,23 @@ pub fn governed_changes(
         .collect())
 }
 
+/// A lock file: generated, and read by nobody in a review, so not counted
+/// in the economy's "changed" (issue 42).
+pub fn is_lock_file(file: &str) -> bool {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    matches!(
+        name,
+        "pnpm-lock.yaml"
+            | "package-lock.json"
+            | "yarn.lock"
+            | "bun.lock"
+            | "go.sum"
+            | "uv.lock"
+            | "poetry.lock"
+            | "Cargo.lock"
+    )
+}
+
 /// Bytes of `git diff <context> from to -- files` (0 when `files` is empty).
 pub fn diff_bytes(
     work: &Path,

@@ -15,7 +15,7 @@ pub struct PassRow {
     pub read: usize,
     /// `git diff -U0` bytes of the governed files of the change.
     pub changed: usize,
-    /// The same without the files the skill excludes (lock files).
+    /// The same without lock files and the files the skill excludes.
     pub changed_kept: usize,
     /// Tool calls.
     pub calls: usize,
@@ -72,7 +72,7 @@ pub struct RepoReport {
     pub whole_diff: usize,
     /// `git diff -U0` of the same.
     pub whole_diff_u0: usize,
-    /// `git diff` without the files the skill excludes.
+    /// `git diff` without lock files and the files the skill excludes.
     pub whole_diff_kept: usize,
     /// `notarai check` after the last pass: exit code and first lines.
     pub check: (i32, String),
@@ -95,7 +95,7 @@ impl RepoReport {
         self.passes.iter().map(|p| p.changed).sum()
     }
 
-    /// Total changed over the passes, without the files the skill excludes.
+    /// Total changed over the passes, without lock files and the files the skill excludes.
     fn changed_kept(&self) -> usize {
         self.passes.iter().map(|p| p.changed_kept).sum()
     }
@@ -146,7 +146,7 @@ pub fn render(header: &str, repos: &[RepoReport]) -> String {
         "| repository | passes | read / changed (<= 1.5x) | worst pass: read vs change (<= 3x + 2 KB) \
          | whole branch: read / git diff (<= 1.15x) | review flags | needed (>= 60%) | needed or borderline \
          | missed: needed (0), borderline | `check` after the last pass | `check --strict` \
-         | read / changed without the files the skill excludes |\n\
+         | read / changed without lock files (nobody reads them) and the files the skill excludes (<= 1.3x) |\n\
          | --- | ---: | --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- |\n",
     );
     for r in repos {
@@ -231,7 +231,7 @@ fn details(out: &mut String, r: &RepoReport) {
     let _ = writeln!(
         out,
         "Once per session (not in the ratios): `tools/list` {} B, the skill {} B. \
-         Whole branch: `git diff -U0` {} B; `git diff` without the files the skill excludes {} B \
+         Whole branch: `git diff -U0` {} B; `git diff` without lock files and the files the skill excludes {} B \
          (read / that = {}).",
         r.session_bytes.0,
         r.session_bytes.1,
