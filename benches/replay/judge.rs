@@ -26,7 +26,10 @@
 //! constraint is about, a doc edit may follow a behaviour change, a code
 //! edit may be a pure refactor. Where reading the flag's change against
 //! the spec's own words gives another verdict, `labels.tsv` says so, with
-//! why, and [`reviewed`] applies it.
+//! why, and [`reviewed`] applies it. For chi and jotai `labels.tsv` holds
+//! every pair of a change and a spec governing one of its files, labelled
+//! before notarai ran on them: a needed or borderline pair that no flag of
+//! its pass names is a miss ([`missed`]).
 
 use std::collections::BTreeMap;
 
@@ -144,41 +147,89 @@ fn is_comment(line: &str) -> bool {
     t.is_empty() || t.starts_with('#') || t.starts_with("//")
 }
 
-/// A careful reviewer's verdict on the flag of `spec` in upstream change
-/// `commit` of `repo`, from `labels.tsv`, with why; `None` when the rules
-/// stand.
-pub fn reviewed(repo: &str, commit: &str, spec: &str) -> Option<(Need, String)> {
-    include_str!("labels.tsv")
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .find_map(|line| {
-            let f: Vec<&str> = line.split('\t').collect();
-            let [r, c, s, verdict, why] = f[..] else {
-                return None;
-            };
-            if r != repo || !commit.starts_with(c) && !c.starts_with(commit) || s != spec {
-                return None;
-            }
-            let need = match verdict {
-                "needed" => Need::Needed,
-                "borderline" => Need::Borderline,
-                "not needed" => Need::NotNeeded,
-                _ => return None,
-            };
-            Some((need, format!("a reviewer's reading (labels.tsv): {why}")))
-        })
+/// One line of `labels.tsv`: a reviewer's verdict on one spec for one
+/// upstream change.
+#[derive(Debug, Clone)]
+pub struct Label {
+    /// Project name.
+    pub repo: String,
+    /// Upstream commit (a prefix).
+    pub commit: String,
+    /// The spec file.
+    pub spec: String,
+    /// The verdict.
+    pub need: Need,
+    /// Why.
+    pub why: String,
 }
 
-/// Every line of `labels.tsv` reads (five fields, a known verdict): the
-/// replay refuses to run on a label it would silently ignore.
-pub fn check_labels() -> anyhow::Result<()> {
+/// Every readable line of `labels.tsv`, and the lines it cannot read.
+fn labels() -> (Vec<Label>, Vec<&'static str>) {
+    let mut read = Vec::new();
+    let mut unread = Vec::new();
     for line in include_str!("labels.tsv").lines() {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
         }
         let f: Vec<&str> = line.split('\t').collect();
-        anyhow::ensure!(
-            f.len() == 5 && reviewed(f[0], f[1], f[2]).is_some(),
+        let need = match f.get(3).copied() {
+            Some("needed") => Some(Need::Needed),
+            Some("borderline") => Some(Need::Borderline),
+            Some("not needed") => Some(Need::NotNeeded),
+            _ => None,
+        };
+        match (need, &f[..]) {
+            (Some(need), [repo, commit, spec, _, why]) => read.push(Label {
+                repo: (*repo).to_owned(),
+                commit: (*commit).to_owned(),
+                spec: (*spec).to_owned(),
+                need,
+                why: (*why).to_owned(),
+            }),
+            _ => unread.push(line),
+        }
+    }
+    (read, unread)
+}
+
+/// Whether a label's commit (a prefix) and a replayed commit (short) agree.
+fn same_commit(label: &str, commit: &str) -> bool {
+    commit.starts_with(label) || label.starts_with(commit)
+}
+
+/// A careful reviewer's verdict on the flag of `spec` in upstream change
+/// `commit` of `repo`, from `labels.tsv`, with why; `None` when the rules
+/// stand.
+pub fn reviewed(repo: &str, commit: &str, spec: &str) -> Option<(Need, String)> {
+    labels()
+        .0
+        .into_iter()
+        .find(|l| l.repo == repo && same_commit(&l.commit, commit) && l.spec == spec)
+        .map(|l| {
+            (
+                l.need,
+                format!("a reviewer's reading (labels.tsv): {}", l.why),
+            )
+        })
+}
+
+/// The labels of upstream change `commit` of `repo` that are needed or
+/// borderline and name a spec no flag of its pass named (`flagged`): what a
+/// reviewer needed to see and was not shown.
+pub fn missed(repo: &str, commit: &str, flagged: &[&str]) -> Vec<Label> {
+    labels()
+        .0
+        .into_iter()
+        .filter(|l| l.repo == repo && same_commit(&l.commit, commit))
+        .filter(|l| l.need >= Need::Borderline && !flagged.contains(&l.spec.as_str()))
+        .collect()
+}
+
+/// Every line of `labels.tsv` reads (five fields, a known verdict): the
+/// replay refuses to run on a label it would silently ignore.
+pub fn check_labels() -> anyhow::Result<()> {
+    if let Some(line) = labels().1.first() {
+        anyhow::bail!(
             "benches/replay/labels.tsv: cannot read {line:?} (repository, commit, spec, verdict, why; tab-separated)"
         );
     }

@@ -1,14 +1,15 @@
 //! `cargo bench --bench replay`: the daily loop measured on real history.
 //!
-//! For each project of `repo::PROJECTS` (flask, gin): a clone at the replay's
+//! For each project of `repo::PROJECTS` (flask, gin, chi, jotai): a clone at the replay's
 //! start, our specs (`benches/replay/specs/<name>/`) and `notarai init
 //! --agents claude` committed and tagged `replay-base`; then each upstream
 //! first-parent change applied as one commit, and after each ONE
 //! reconciliation pass played from the installed skill (`pass.rs`). Bytes of
 //! every tool answer's text vs `git diff -U0` of the governed files of the
-//! change; `notarai check` after the last pass; then one pass over the whole
-//! branch (one commit, fresh cache, no state) vs its `git diff`. Review flags
-//! are judged by `judge.rs`.
+//! change; `notarai check` and `check --strict` after the last pass; then
+//! one pass over the whole branch (one commit, fresh cache, no state) vs its
+//! `git diff`. Review flags are judged by `judge.rs`; a labelled pair no
+//! flag named is a miss.
 //!
 //! | option | variable | default |
 //! | --- | --- | --- |
@@ -44,7 +45,7 @@ use serde_json::json;
 
 use client::Server;
 use repo::{BASE, Governed, Project};
-use report::{FlagRow, PassRow, RepoReport};
+use report::{FlagRow, MissRow, PassRow, RepoReport};
 
 /// Everything the command line and environment decide.
 #[derive(Debug)]
@@ -210,6 +211,7 @@ fn replay(
     let log = work.with_extension("server.log");
     let mut passes = Vec::new();
     let mut flags = Vec::new();
+    let mut misses = Vec::new();
     let mut tools_list = 0;
     let mut per_tool: Vec<(String, usize, usize)> = Vec::new();
     for commit in &commits {
@@ -222,7 +224,7 @@ fn replay(
         let changed = repo::diff_bytes(work, "-U0", &before, "HEAD", &files)?;
         let kept: Vec<String> = files
             .iter()
-            .filter(|f| !excluded.is_match(f.as_str()))
+            .filter(|f| !excluded.is_match(f.as_str()) && !repo::is_lock_file(f))
             .cloned()
             .collect();
         let changed_kept = repo::diff_bytes(work, "-U0", &before, "HEAD", &kept)?;
@@ -251,17 +253,15 @@ fn replay(
                 None => per_tool.push((call.tool.clone(), call.bytes, 1)),
             }
         }
-        for flag in &outcome.flags {
-            let (need, reason) = judge::reviewed(project.name, short, &flag.spec)
-                .unwrap_or_else(|| judge::judge(flag, &lines, &governed));
-            flags.push(FlagRow {
-                commit: short.to_owned(),
-                spec: flag.spec.clone(),
-                files: flag.files.len(),
-                need,
-                reason,
-            });
-        }
+        judge_pass(
+            project.name,
+            short,
+            &outcome,
+            &lines,
+            &governed,
+            &mut flags,
+            &mut misses,
+        );
         eprintln!(
             "replay: {short} read {} B, changed {} B, {} calls, {} flags",
             outcome.bytes(),
@@ -286,20 +286,60 @@ fn replay(
     }
     let (code, out) = repo::notarai_status(&opts.bin, work, &["check", "--base", BASE])?;
     let check = (code, String::from_utf8_lossy(&out).into_owned());
+    let strict = ["check", "--strict", "--base", BASE];
+    let (code, out) = repo::notarai_status(&opts.bin, work, &strict)?;
+    let strict = (code, String::from_utf8_lossy(&out).into_owned());
     let whole = whole_branch(opts, project, work, &steps, &governed, &log, &excluded)?;
     Ok(RepoReport {
         name: project.name.to_owned(),
         language: project.language.to_owned(),
         passes,
         flags,
+        misses,
         whole_read: whole.read,
         whole_diff: whole.diff,
         whole_diff_u0: whole.diff_u0,
         whole_diff_kept: whole.diff_kept,
         check,
+        strict,
         session_bytes: (tools_list, skill_bytes),
         per_tool,
     })
+}
+
+/// Judge the flags of one pass (a reviewer's label, else the rules), and
+/// record the labelled needed or borderline specs no flag named.
+fn judge_pass(
+    project: &str,
+    short: &str,
+    outcome: &pass::PassOutcome,
+    lines: &std::collections::BTreeMap<String, Vec<String>>,
+    governed: &Governed,
+    flags: &mut Vec<FlagRow>,
+    misses: &mut Vec<MissRow>,
+) {
+    for flag in &outcome.flags {
+        let (need, reason) = judge::reviewed(project, short, &flag.spec)
+            .unwrap_or_else(|| judge::judge(flag, lines, governed));
+        flags.push(FlagRow {
+            commit: short.to_owned(),
+            spec: flag.spec.clone(),
+            files: flag.files.len(),
+            need,
+            reason,
+        });
+    }
+    let flagged: Vec<&str> = outcome.flags.iter().map(|f| f.spec.as_str()).collect();
+    misses.extend(
+        judge::missed(project, short, &flagged)
+            .into_iter()
+            .map(|l| MissRow {
+                commit: short.to_owned(),
+                spec: l.spec,
+                need: l.need,
+                why: l.why,
+            }),
+    );
 }
 
 /// Every answer of one pass, one file each, in order.
@@ -335,7 +375,7 @@ struct Whole {
     diff: usize,
     /// `git diff -U0`.
     diff_u0: usize,
-    /// `git diff` without the files the skill excludes.
+    /// `git diff` without lock files and the files the skill excludes.
     diff_kept: usize,
 }
 
@@ -372,7 +412,7 @@ fn whole_branch(
     let files = repo::governed_changes(work, governed, BASE, &head)?;
     let kept: Vec<String> = files
         .iter()
-        .filter(|f| !excluded.is_match(f.as_str()))
+        .filter(|f| !excluded.is_match(f.as_str()) && !repo::is_lock_file(f))
         .cloned()
         .collect();
     Ok(Whole {

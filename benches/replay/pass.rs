@@ -17,7 +17,10 @@
 //!   `list_affected_specs` when it was called, else each spec of the first
 //!   status with `unreconciled` files), with the
 //!   `exclude_patterns` list the step gives (when it gives one) and, when
-//!   the step names `already_read`, the files of the diffs read before.
+//!   the step names `already_read`, the files of the diffs read before;
+//!   when it names `specs_read`, the specs whose text (`spec`,
+//!   `system_spec`) an earlier answer of this pass gave, as `path@text_id`
+//!   (one server, one session per pass: a text is held within the pass).
 //! - `get_changed_artifacts`: per diffed spec that has a `docs` category,
 //!   when its step asks for `artifact_type: "docs"` (a skill that takes the
 //!   docs from the diff's `file_categories` asks for none).
@@ -28,7 +31,7 @@
 //! - `get_governing_specs`: before an edit; a replay pass proposes no edit,
 //!   so it is not called.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::{Result, bail};
@@ -158,6 +161,20 @@ struct SpecDiff {
     outside_anchors: Vec<String>,
     /// Changed spec files, with their text.
     spec_changes: Vec<SpecChange>,
+    /// The spec's text, when served.
+    spec: Option<SpecText>,
+    /// The system spec's text, when served.
+    system_spec: Option<SpecText>,
+}
+
+/// A spec text served by `get_spec_diff`, the part used.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SpecText {
+    /// Its path, when the answer names it (the system spec's).
+    path: Option<String>,
+    /// The id to name it by in `specs_read`.
+    text_id: Option<String>,
 }
 
 /// One changed spec file.
@@ -191,6 +208,7 @@ pub fn run(server: &mut Server, input: &PassInput<'_>) -> Result<PassOutcome> {
         stock_skipped: false,
         extra: BTreeSet::new(),
         diffed: Vec::new(),
+        held: BTreeMap::new(),
     };
     for step in input.steps {
         if pass.step(step)? {
@@ -221,6 +239,8 @@ struct Pass<'s, 'a> {
     extra: BTreeSet<String>,
     /// The specs diffed so far, with what they served.
     diffed: Vec<Flag>,
+    /// Spec path -> `text_id` of the spec texts read in this pass.
+    held: BTreeMap<String, String>,
 }
 
 impl Pass<'_, '_> {
@@ -349,10 +369,28 @@ impl Pass<'_, '_> {
                 let read: BTreeSet<&String> = self.diffed.iter().flat_map(|f| &f.files).collect();
                 args.insert("already_read".into(), json!(read));
             }
+            if step.text.contains("specs_read") && !self.held.is_empty() {
+                let held: Vec<String> = self
+                    .held
+                    .iter()
+                    .map(|(p, id)| format!("{p}@{id}"))
+                    .collect();
+                args.insert("specs_read".into(), json!(held));
+            }
             let pages: Vec<SpecDiff> = self.all_pages("get_spec_diff", Value::Object(args))?;
             let mut files = BTreeSet::new();
             let mut spec_changes = BTreeSet::new();
             for page in pages {
+                if let Some(id) = page.spec.as_ref().and_then(|t| t.text_id.clone()) {
+                    self.held.insert(spec.clone(), id);
+                }
+                if let Some(SpecText {
+                    path: Some(path),
+                    text_id: Some(id),
+                }) = page.system_spec
+                {
+                    self.held.insert(path, id);
+                }
                 self.extra.extend(page.housekeeping);
                 self.extra.extend(page.already_read);
                 if step_records_all {

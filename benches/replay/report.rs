@@ -15,7 +15,7 @@ pub struct PassRow {
     pub read: usize,
     /// `git diff -U0` bytes of the governed files of the change.
     pub changed: usize,
-    /// The same without the files the skill excludes (lock files).
+    /// The same without lock files and the files the skill excludes.
     pub changed_kept: usize,
     /// Tool calls.
     pub calls: usize,
@@ -40,6 +40,19 @@ pub struct FlagRow {
     pub reason: String,
 }
 
+/// A labelled pair (needed or borderline) that no flag of its pass named.
+#[derive(Debug)]
+pub struct MissRow {
+    /// Upstream commit (short).
+    pub commit: String,
+    /// The spec.
+    pub spec: String,
+    /// The label's verdict.
+    pub need: Need,
+    /// The label's why.
+    pub why: String,
+}
+
 /// Everything measured on one repository.
 #[derive(Debug)]
 pub struct RepoReport {
@@ -51,16 +64,20 @@ pub struct RepoReport {
     pub passes: Vec<PassRow>,
     /// Every flag.
     pub flags: Vec<FlagRow>,
+    /// Every labelled pair no flag named.
+    pub misses: Vec<MissRow>,
     /// The whole-branch pass: text bytes read.
     pub whole_read: usize,
     /// `git diff` (default context) of the governed files of the branch.
     pub whole_diff: usize,
     /// `git diff -U0` of the same.
     pub whole_diff_u0: usize,
-    /// `git diff` without the files the skill excludes.
+    /// `git diff` without lock files and the files the skill excludes.
     pub whole_diff_kept: usize,
     /// `notarai check` after the last pass: exit code and first lines.
     pub check: (i32, String),
+    /// `notarai check --strict` after the last pass.
+    pub strict: (i32, String),
     /// Bytes of `tools/list` and of the skill (read once per session).
     pub session_bytes: (usize, usize),
     /// Text bytes read per tool over every pass, and its calls.
@@ -78,7 +95,7 @@ impl RepoReport {
         self.passes.iter().map(|p| p.changed).sum()
     }
 
-    /// Total changed over the passes, without the files the skill excludes.
+    /// Total changed over the passes, without lock files and the files the skill excludes.
     fn changed_kept(&self) -> usize {
         self.passes.iter().map(|p| p.changed_kept).sum()
     }
@@ -116,14 +133,21 @@ fn shares(flags: &[&FlagRow]) -> (String, String) {
     (pct(needed), pct(border))
 }
 
+/// Misses as `needed, borderline`.
+fn missed(misses: &[&MissRow]) -> String {
+    let needed = misses.iter().filter(|m| m.need == Need::Needed).count();
+    format!("{needed}, {}", misses.len() - needed)
+}
+
 /// The summary table, then the worst passes and the judged flags.
 pub fn render(header: &str, repos: &[RepoReport]) -> String {
     let mut out = format!("{header}\n\n");
     out.push_str(
         "| repository | passes | read / changed (<= 1.5x) | worst pass: read vs change (<= 3x + 2 KB) \
          | whole branch: read / git diff (<= 1.15x) | review flags | needed (>= 60%) | needed or borderline \
-         | `check` after the last pass | read / changed without the files the skill excludes |\n\
-         | --- | ---: | --- | --- | --- | ---: | --- | --- | --- | --- |\n",
+         | missed: needed (0), borderline | `check` after the last pass | `check --strict` \
+         | read / changed without lock files (nobody reads them) and the files the skill excludes (<= 1.3x) |\n\
+         | --- | ---: | --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- |\n",
     );
     for r in repos {
         let flags: Vec<&FlagRow> = r.flags.iter().collect();
@@ -149,9 +173,10 @@ fn table_line(out: &mut String, name: &str, language: &str, r: &RepoReport, flag
     });
     let (needed, border) = shares(flags);
     let check = if r.check.0 == 0 { "passes" } else { "fails" };
+    let strict = if r.strict.0 == 0 { "passes" } else { "fails" };
     let _ = writeln!(
         out,
-        "| {name} ({language}) | {} | {} / {} B = {} | {worst} | {} / {} B = {} | {} | {needed} | {border} | {check} (exit {}) | {} / {} B = {} |",
+        "| {name} ({language}) | {} | {} / {} B = {} | {worst} | {} / {} B = {} | {} | {needed} | {border} | {} | {check} (exit {}) | {strict} (exit {}) | {} / {} B = {} |",
         r.passes.len(),
         r.read(),
         r.changed(),
@@ -160,7 +185,9 @@ fn table_line(out: &mut String, name: &str, language: &str, r: &RepoReport, flag
         r.whole_diff,
         ratio(r.whole_read, r.whole_diff),
         flags.len(),
+        missed(&r.misses.iter().collect::<Vec<_>>()),
         r.check.0,
+        r.strict.0,
         r.read(),
         r.changed_kept(),
         ratio(r.read(), r.changed_kept()),
@@ -182,15 +209,18 @@ fn overall_line(out: &mut String, repos: &[RepoReport]) {
     let flags: Vec<&FlagRow> = repos.iter().flat_map(|r| &r.flags).collect();
     let (needed, border) = shares(&flags);
     let green = repos.iter().filter(|r| r.check.0 == 0).count();
+    let strict = repos.iter().filter(|r| r.strict.0 == 0).count();
+    let misses: Vec<&MissRow> = repos.iter().flat_map(|r| &r.misses).collect();
     let kept: usize = repos.iter().map(RepoReport::changed_kept).sum();
     let _ = writeln!(
         out,
-        "| **overall** | {passes} | {read} / {changed} B = {} | {over} of {passes} passes over the bound | {whole_read} / {whole_diff} B = {} | {} | {needed} | {border} | {green} of {} pass | {read} / {kept} B = {} |",
+        "| **overall** | {passes} | {read} / {changed} B = {} | {over} of {passes} passes over the bound | {whole_read} / {whole_diff} B = {} | {} | {needed} | {border} | {} | {green} of {n} pass | {strict} of {n} pass | {read} / {kept} B = {} |",
         ratio(read, changed),
         ratio(whole_read, whole_diff),
         flags.len(),
-        repos.len(),
+        missed(&misses),
         ratio(read, kept),
+        n = repos.len(),
     );
 }
 
@@ -201,7 +231,7 @@ fn details(out: &mut String, r: &RepoReport) {
     let _ = writeln!(
         out,
         "Once per session (not in the ratios): `tools/list` {} B, the skill {} B. \
-         Whole branch: `git diff -U0` {} B; `git diff` without the files the skill excludes {} B \
+         Whole branch: `git diff -U0` {} B; `git diff` without lock files and the files the skill excludes {} B \
          (read / that = {}).",
         r.session_bytes.0,
         r.session_bytes.1,
@@ -251,6 +281,33 @@ fn details(out: &mut String, r: &RepoReport) {
     });
     for line in verdict.take(8) {
         let _ = writeln!(out, "    {line}");
+    }
+    let _ = writeln!(
+        out,
+        "\n`notarai check --strict` after the last pass: exit {}",
+        r.strict.0
+    );
+    let verdict = r.strict.1.lines().filter(|l| {
+        let t = l.trim_start();
+        t.starts_with("error") || t.starts_with("FAIL") || t.starts_with("PASS")
+    });
+    for line in verdict.take(8) {
+        let _ = writeln!(out, "    {line}");
+    }
+    let _ = writeln!(
+        out,
+        "\nLabelled needed or borderline, and no flag named them: {}",
+        r.misses.len()
+    );
+    for m in &r.misses {
+        let _ = writeln!(
+            out,
+            "- {} {}: **{}**: {}",
+            m.commit,
+            m.spec,
+            m.need.label(),
+            m.why
+        );
     }
     let _ = writeln!(
         out,
