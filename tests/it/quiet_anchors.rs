@@ -388,3 +388,47 @@ fn status_diff_and_check_agree_on_a_comment_edit_after_a_review() {
     let failing = !findings(&report, "unreconciled", "src/app.ts").is_empty();
     assert_eq!(failing, listed, "{report}");
 }
+
+/// Lines added around an anchored symbol can remove it without touching a
+/// line of it (the red team's `/*` ... `*/` and docstring quotes): the
+/// anchored symbols are no longer all there with the same program, so the
+/// file is shown, in `check`, the status and the diff.
+#[test]
+fn lines_added_around_an_anchored_symbol_that_remove_it_are_shown() {
+    for (file, text) in [
+        (
+            "src/b.js",
+            JS.replace("function isAllowed", "/*\nfunction isAllowed")
+                .replace("}\n\nfunction other", "}\n*/\n\nfunction other"),
+        ),
+        (
+            "src/c.go",
+            GO.replace("func Check", "/*\nfunc Check")
+                .replace("}\n\nfunc Other", "}\n*/\n\nfunc Other"),
+        ),
+        (
+            "src/a.py",
+            PY.replace("def check", "\"\"\"\ndef check")
+                .replace("\n\n\nclass Session", "\n\"\"\"\n\n\nclass Session"),
+        ),
+    ] {
+        let repo = anchored_only();
+        repo.write(file, &text);
+        let report = check_json(&repo);
+        let unreconciled = findings(&report, "unreconciled", file);
+        assert_eq!(unreconciled.len(), 1, "{file}: {report}");
+        let mut server = repo.server();
+        let status = server.call_ok(
+            1,
+            "get_reconciliation_status",
+            json!({"base_branch": "main"}),
+        );
+        assert!(to_review(&status, AUTH, file), "{file}: {status}");
+        let diff = server.call_ok(
+            2,
+            "get_spec_diff",
+            json!({"spec_path": AUTH, "base_branch": "main"}),
+        );
+        assert_eq!(diff["files"], json!([file]), "{file}: {diff}");
+    }
+}

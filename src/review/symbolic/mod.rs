@@ -160,8 +160,9 @@ pub fn touching(
 ///
 /// Quiet only on proof: formatting-only when both sides parse and their
 /// programs are the same (`symbols::program`); untouched when no hunk changes a line in an
-/// anchored symbol's extent, on either side, and no changed line may
-/// rebind an anchored name.
+/// anchored symbol's extent, on either side, no changed line may rebind
+/// an anchored name, and the anchored symbols are all there with the same
+/// programs on both sides.
 pub fn decide(
     sides: &Sides,
     symbols: &PatchSymbols,
@@ -177,12 +178,16 @@ pub fn decide(
         return (Verdict::Affected, all());
     };
     let touched = touching(sides, symbols, patch, anchors);
+    // The anchored symbols, each with its program, the same on both sides:
+    // lines added around a symbol (`/*` ... `*/`, a docstring's quotes)
+    // can remove it without touching a line of it.
+    let same = governed_hashes(&sides.old, anchors) == governed_hashes(&sides.new, anchors);
+    if !same {
+        return (Verdict::Affected, all());
+    }
     let verdict = if touched.iter().all(|t| *t == Touch::No) {
         Verdict::Untouched
-    } else if !include_formatting
-        && !touched.contains(&Touch::Rebinds)
-        && governed_hashes(&sides.old, anchors) == governed_hashes(&sides.new, anchors)
-    {
+    } else if !include_formatting && !touched.contains(&Touch::Rebinds) {
         Verdict::FormattingOnly
     } else {
         Verdict::Affected
