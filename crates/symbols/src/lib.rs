@@ -44,7 +44,6 @@ use notarai_base::error;
 mod anchor;
 mod attribute;
 mod facts;
-mod kept;
 #[cfg(any(
     feature = "lang-rust",
     feature = "lang-typescript",
@@ -52,6 +51,7 @@ mod kept;
     feature = "lang-go"
 ))]
 mod family;
+mod kept;
 mod lang;
 #[cfg(any(
     feature = "lang-rust",
