@@ -128,3 +128,61 @@ fn a_stop_is_silent_when_the_edits_are_reconciled_or_the_agent_takes_no_context(
     // Still unreconciled for Claude Code.
     assert_ne!(stop(&repo, "s1", &["--agent", "claude"]), "");
 }
+
+/// The check `name` of doctor's report for Claude Code.
+fn doctor_check(repo: &Repo, name: &str) -> Value {
+    let out = notarai(
+        &repo.root,
+        &["doctor", "--agents", "claude", "--format", "json"],
+        b"",
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == name)
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .clone()
+}
+
+#[test]
+fn init_registers_the_stop_hook_doctor_checks_it_remove_takes_it_out() {
+    let repo = repo();
+    let settings = repo.root.join(".claude/settings.json");
+    let original = "{\n  \"hooks\": {\n    \"Stop\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}\n    ]\n  }\n}\n";
+    repo.write(".claude/settings.json", original);
+    let init = |args: &[&str]| {
+        let out = notarai(&repo.root, args, b"");
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    init(&["init", "--agents", "claude"]);
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let groups = value["hooks"]["Stop"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{value}");
+    assert_eq!(
+        groups[1],
+        serde_json::json!({"hooks": [{"type": "command", "command": "notarai hook stop --agent claude"}]}),
+        "no matcher: Stop is about no tool"
+    );
+    let before = std::fs::read_to_string(&settings).unwrap();
+    init(&["init", "--agents", "claude"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
+    assert_eq!(doctor_check(&repo, "stop_hook")["verdict"], "ok");
+
+    // The hook as registered answers through the real binary.
+    pre_edit(&repo, "s1", "src/auth.rs");
+    repo.write("src/auth.rs", "struct Session;\nfn expire() {}\n");
+    assert_ne!(stop(&repo, "s1", &["--agent", "claude"]), "");
+
+    init(&["init", "--remove", "--agents", "claude"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    let check = doctor_check(&repo, "stop_hook");
+    assert_eq!(check["verdict"], "warn", "{check}");
+    assert!(
+        check["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("notarai init --agents claude")),
+        "{check}"
+    );
+}
