@@ -125,6 +125,20 @@ fn a_stop_is_silent_when_the_edits_are_reconciled_or_the_agent_takes_no_context(
     assert!(out.stdout.is_empty());
     let out = run(&repo, &["hook", "stop"], "not json");
     assert!(out.stdout.is_empty());
+    // VS Code runs `.claude/settings.json`'s hooks with its own `Stop`,
+    // which only a block continues; Copilot CLI's names no event: silent.
+    let root = repo.root.to_str().unwrap();
+    for other in [
+        serde_json::json!({"hookEventName": "Stop", "sessionId": "s1", "cwd": root, "stop_hook_active": false}),
+        serde_json::json!({"sessionId": "s1", "session_id": "s1", "cwd": root, "stopReason": "end_turn"}),
+    ] {
+        let out = run(
+            &repo,
+            &["hook", "stop", "--agent", "claude"],
+            &other.to_string(),
+        );
+        assert!(out.stdout.is_empty(), "{other}");
+    }
     // Still unreconciled for Claude Code.
     assert_ne!(stop(&repo, "s1", &["--agent", "claude"]), "");
 }
