@@ -184,6 +184,12 @@ impl Memory {
         }
     }
 
+    /// Whether notarai's cache folder may be trusted and written (neither
+    /// a link nor tracked by git): the hash cache under it too.
+    pub fn cache_trusted(&self) -> bool {
+        self.usable
+    }
+
     /// Whether `file` was told in this session already.
     pub fn told(&self, file: &str) -> bool {
         self.told.contains(&key(file))

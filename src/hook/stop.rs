@@ -93,7 +93,7 @@ pub fn respond(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Option<
     let edited = memory.edited_files();
     let pairs = match edited.is_empty() {
         true => Vec::new(),
-        false => unreconciled(&mut project, &edited),
+        false => unreconciled(&mut project, &edited, memory.cache_trusted()),
     };
     let keys: Vec<String> = pairs
         .iter()
@@ -110,8 +110,13 @@ pub fn respond(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Option<
 }
 
 /// The (spec, file) pairs of the `edited` files whose content now is not
-/// reconciled for a spec governing them, sorted by spec then file.
-fn unreconciled(project: &mut crate::project::Project, edited: &[String]) -> Vec<(String, String)> {
+/// reconciled for a spec governing them, sorted by spec then file; this
+/// machine's hash cache asked only when `cache_trusted`.
+fn unreconciled(
+    project: &mut crate::project::Project,
+    edited: &[String],
+    cache_trusted: bool,
+) -> Vec<(String, String)> {
     let root = project.root().to_path_buf();
     let index = super::index::SpecIndex::open(project);
     let mut guard = crate::repo_path::Guard::new(&root);
@@ -132,7 +137,7 @@ fn unreconciled(project: &mut crate::project::Project, edited: &[String]) -> Vec
     }
     let files: Vec<&str> = governed.iter().map(|(f, _)| f.as_str()).collect();
     let hashes = crate::hashing::hash_many_in(&root, &files);
-    let cache = (!project.cache_tracked()).then(|| crate::cache::Cache::open_read(&root));
+    let cache = cache_trusted.then(|| crate::cache::Cache::open_read(&root));
     let known = crate::state::Reconciled::from(cache, &root, files.iter().copied());
     let kept = crate::symbols::SymbolCache::new();
     let mut pairs = Vec::new();
