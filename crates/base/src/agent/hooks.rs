@@ -502,6 +502,25 @@ mod tests {
     }
 
     #[test]
+    fn a_stop_event_names_no_file_and_has_its_loop_flag() {
+        for row in HOOKS {
+            for stop in row.stop {
+                assert_eq!(stop.event.reader, Reader::NoFiles, "{}", row.id);
+                assert!(stop.event.tools.is_empty(), "{}", row.id);
+                assert!(!stop.active_field.is_empty(), "{}", row.id);
+                assert!(!stop.event.session_field.is_empty(), "{}", row.id);
+                // Never a channel that blocks or only reaches the user.
+                assert!(
+                    !matches!(stop.event.channel, Channel::ExitTwo | Channel::UserOnly),
+                    "{}",
+                    row.id
+                );
+            }
+        }
+        assert_eq!(hooks(AgentId::Claude).stop[0].event.name, "Stop");
+    }
+
+    #[test]
     fn each_shape_is_chosen_by_its_tool_field() {
         let vscode = hooks(AgentId::Vscode);
         let local = json!({"hookEventName": "PreToolUse", "tool_name": "editFiles"});
