@@ -1,6 +1,7 @@
 //! The cases of issue 30, "specs before the edit": `get_governing_specs` on
 //! a warm server and the pre-edit hook (`notarai hook context`) from a
-//! fresh process, each against one git start at its best.
+//! fresh process, each against one git start at its best; and issue 40's
+//! stop nudge (`notarai hook stop`) the same way.
 
 use std::time::Duration;
 
@@ -100,6 +101,78 @@ pub fn hook_context(ctx: &Ctx, repo: &std::path::Path) -> Row {
     });
     Row {
         case: "notarai hook context, PreToolUse for src/m000/f2.rs (git: git rev-parse HEAD)"
+            .into(),
+        notarai,
+        baseline,
+        peak_kib: None,
+        target: "<= 10 ms",
+        notes: match answered {
+            true => Vec::new(),
+            false => vec!["a run answered nothing".into()],
+        },
+    }
+}
+
+/// One hook process fed `event` on stdin, timed from spawn to exit: the
+/// time and what it printed.
+fn hook_run(
+    ctx: &Ctx,
+    repo: &std::path::Path,
+    sub: &str,
+    event: &Value,
+) -> Result<(Duration, Vec<u8>)> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let started = std::time::Instant::now();
+    let mut child = Command::new(&ctx.bin)
+        .args(["hook", sub, "--agent", "claude"])
+        .current_dir(repo)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("spawning notarai hook {sub}"))?;
+    child
+        .stdin
+        .take()
+        .context("no stdin")?
+        .write_all(event.to_string().as_bytes())?;
+    let out = child.wait_with_output()?;
+    let elapsed = started.elapsed();
+    anyhow::ensure!(
+        out.status.success(),
+        "hook {sub} exited with {}",
+        out.status
+    );
+    Ok((elapsed, out.stdout))
+}
+
+/// `notarai hook stop --agent claude` on a Claude Code `Stop` event of a
+/// session whose pre-edit hook saw one governed file (untimed, a new
+/// session each run, so the stop answers every time: the file is not
+/// reconciled), a fresh process, to its exit; git's counterpart is one git
+/// start.
+pub fn hook_stop(ctx: &Ctx, repo: &std::path::Path) -> Row {
+    let mut session = 0;
+    let mut answered = true;
+    let run = || -> Result<(Duration, usize)> {
+        session += 1;
+        let id = format!("bench-stop-{}-{session}", std::process::id());
+        let pre = json!({
+            "session_id": id, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+            "cwd": repo, "tool_input": {"file_path": "src/m000/f2.rs"},
+        });
+        hook_run(ctx, repo, "context", &pre)?;
+        let stop = json!({"session_id": id, "hook_event_name": "Stop", "cwd": repo, "stop_hook_active": false});
+        let (elapsed, out) = hook_run(ctx, repo, "stop", &stop)?;
+        answered &= !out.is_empty();
+        Ok((elapsed, out.len()))
+    };
+    let (notarai, baseline) = interleave(ctx.runs, Series::default(), run, || {
+        timed(|| Ok(gitside::git(repo, &["rev-parse", "HEAD"])?.len()))
+    });
+    Row {
+        case: "notarai hook stop, Stop after an edit of src/m000/f2.rs (git: git rev-parse HEAD)"
             .into(),
         notarai,
         baseline,

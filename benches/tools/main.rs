@@ -299,6 +299,10 @@ fn run_cases(ctx: &Ctx, repo: &Path, larger: Option<&Path>, only: Option<&str>) 
             Box::new(|| before_edit::hook_context(ctx, repo)),
         ),
         (
+            "hook stop, one edited file unreconciled",
+            Box::new(|| before_edit::hook_stop(ctx, repo)),
+        ),
+        (
             "get_governing_specs, 10 paths",
             Box::new(|| before_edit::governing_specs(ctx, repo)),
         ),

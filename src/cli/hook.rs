@@ -1,5 +1,5 @@
 //! `notarai hook ...`: hooks called by coding agents after an edit
-//! (`validate`) and before one (`context`).
+//! (`validate`), before one (`context`) and at the end of a turn (`stop`).
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -19,6 +19,11 @@ pub enum Command {
     /// (at most 1,500 characters; once per file per session). Never blocks:
     /// always exit 0; silent for anything it does not answer.
     Context(ValidateArgs),
+    /// Stop hook: when the turn ends with governed files the session edited
+    /// not reconciled with their specs, tell the model which specs and what
+    /// to run (once per unreconciled set). Never blocks: always exit 0;
+    /// silent otherwise.
+    Stop(ValidateArgs),
 }
 
 /// Arguments of `notarai hook validate`.
@@ -37,6 +42,10 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode
         Command::Validate(args) => Ok(validate(root, args.agent)),
         Command::Context(args) => {
             context(root, args.agent);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Stop(args) => {
+            stop(root, args.agent);
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -79,6 +88,16 @@ fn hook_env(root: Option<PathBuf>) -> HookEnv {
 fn context(root: Option<PathBuf>, agent: Option<HookAgent>) {
     let Some(input) = read_stdin() else { return };
     if let Some(answer) = hook::context::respond(&input, agent, &hook_env(root)) {
+        let _ = std::io::stdout().write_all(answer.as_bytes());
+    }
+}
+
+/// `notarai hook stop`: the unreconciled files the session edited, once
+/// per set ([`hook::stop::respond`]). Prints nothing when there is nothing
+/// to say.
+fn stop(root: Option<PathBuf>, agent: Option<HookAgent>) {
+    let Some(input) = read_stdin() else { return };
+    if let Some(answer) = hook::stop::respond(&input, agent, &hook_env(root)) {
         let _ = std::io::stdout().write_all(answer.as_bytes());
     }
 }

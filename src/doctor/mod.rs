@@ -165,6 +165,7 @@ fn check_agent(
     }
     check_hook(agent, &seen, out);
     check_context_hook(agent, &seen, out);
+    check_stop_hook(agent, &seen, out);
     moved::check_moved(agent, &seen, out);
     moved::check_successor(root, agent, &seen, out);
 }
@@ -454,6 +455,33 @@ fn check_context_hook(agent: AgentId, seen: &Inspection, out: &mut Vec<Check>) {
             Verdict::Warn,
             format!(
                 "no `notarai hook context` hook in {}: the agent is not told the governing specs before it edits a file",
+                hook.file
+            ),
+        )
+        .fix(init_fix(agent)),
+    };
+    out.push(check.file(&hook.file));
+}
+
+/// The stop hook check, for agents that can have one.
+fn check_stop_hook(agent: AgentId, seen: &Inspection, out: &mut Vec<Check>) {
+    let Some(hook) = seen.stop_hook.as_ref().filter(|h| h.problem.is_none()) else {
+        // None, or the same file as the post-edit hook's: reported there.
+        return;
+    };
+    let check = match &hook.command {
+        Some(command) => Check::new(
+            Some(agent),
+            CheckKind::StopHook,
+            Verdict::Ok,
+            format!("`{command}` is registered"),
+        ),
+        None => Check::new(
+            Some(agent),
+            CheckKind::StopHook,
+            Verdict::Warn,
+            format!(
+                "no `notarai hook stop` hook in {}: the agent may end a turn with governed files unreconciled, untold",
                 hook.file
             ),
         )

@@ -39,6 +39,9 @@ pub enum CheckKind {
     /// The pre-edit hook (`notarai hook context`) is registered, for an
     /// agent whose hooks can put text before the model ahead of an edit.
     ContextHook,
+    /// The stop hook (`notarai hook stop`) is registered, for an agent
+    /// whose end of turn takes context without blocking.
+    StopHook,
     /// A setup in a place the agent no longer reads (it moved, or a
     /// successor replaced it).
     Moved,

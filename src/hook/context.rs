@@ -19,7 +19,9 @@
 //! outside the project, an event it does not read, and a file it already
 //! told in the same session (remembered by [`super::memory`], read and
 //! written once per event, at most [`super::memory::MAX_SESSIONS`]
-//! sessions of [`super::memory::MAX_FILES`] files each).
+//! sessions of [`super::memory::MAX_FILES`] files each). Each governed file
+//! it sees is remembered as one the session set out to edit, for the stop
+//! hook ([`super::stop`]).
 
 use std::path::{Path, PathBuf};
 
@@ -115,7 +117,9 @@ pub fn respond(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Option<
         if length >= MAX_CONTEXT {
             break;
         }
-        if memory.as_ref().is_some_and(|m| m.told(file)) {
+        if let Some(memory) = memory.as_mut().filter(|m| m.told(file)) {
+            // Told before: still one of the session's edits (the stop hook's).
+            memory.edited(file);
             continue;
         }
         let path = match guard.resolve_unfollowed(file) {
@@ -134,6 +138,7 @@ pub fn respond(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Option<
         length += text.chars().count() + usize::from(!texts.is_empty());
         if let Some(memory) = memory.as_mut() {
             memory.remember(file);
+            memory.edited(file);
         }
         texts.push(text);
     }

@@ -127,7 +127,7 @@ pub fn read(agent: HookAgent, moment: Moment, event: &Value) -> Result<Read, &'s
 }
 
 /// The string at `key`, `None` when `key` is empty or the value is not one.
-fn text<'a>(event: &'a Value, key: &str) -> Option<&'a str> {
+pub(super) fn text<'a>(event: &'a Value, key: &str) -> Option<&'a str> {
     if key.is_empty() {
         return None;
     }
@@ -186,6 +186,7 @@ fn read_files(reader: Reader, event: &Value) -> Result<Vec<String>, &'static str
             .into_iter()
             .collect(),
         Reader::PluginArgs => input::<OpencodeArgs>(event, &["args", "tool_input"])?.paths(),
+        Reader::NoFiles => Vec::new(),
         Reader::ToolCallArgs => {
             let args = hooks::field(event, "toolCall.args")
                 .ok_or("the event does not have the agent's fields")?;
@@ -197,12 +198,12 @@ fn read_files(reader: Reader, event: &Value) -> Result<Vec<String>, &'static str
 }
 
 /// An absolute folder from an optional string, `None` when empty or relative.
-fn absolute(path: Option<&str>) -> Option<PathBuf> {
+pub(super) fn absolute(path: Option<&str>) -> Option<PathBuf> {
     path.map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
 /// `Ok` when the event's name is absent or `expected`.
-fn event_is(name: Option<&str>, expected: &str) -> Result<(), &'static str> {
+pub(super) fn event_is(name: Option<&str>, expected: &str) -> Result<(), &'static str> {
     match name {
         Some(name) if name != expected => Err("another hook event"),
         _ => Ok(()),

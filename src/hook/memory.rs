@@ -1,5 +1,8 @@
-//! The pre-edit hook's session memory: which files it already told each
-//! session about, so that a file is told once per session.
+//! The hooks' session memory: which files the pre-edit hook already told
+//! each session about, so that a file is told once per session; which
+//! governed files the session set out to edit, and which of them the stop
+//! hook's last nudge named, so that the end of a turn is told once per
+//! unreconciled set ([`super::stop`]).
 //!
 //! Read once and written once per event, whatever the number of files the
 //! event names (a lookup is a hash-set probe). Session ids and file paths
@@ -9,7 +12,10 @@
 //! first (a session that keeps arriving, whatever its id, takes one place
 //! and evicts no more than one other), each with at most [`MAX_FILES`]
 //! files (the oldest forgotten first), so the file stays under a few
-//! megabytes.
+//! megabytes. The governed files a session edits are kept as paths (the
+//! stop hook names them), at most [`MAX_EDITED`] of at most
+//! [`MAX_EDITED_PATH`] bytes each, the oldest forgotten first; what the
+//! last nudge named as at most [`MAX_EDITED`] keys.
 //!
 //! The file is notarai's own, under the cache folder: it is read without
 //! following any link (`safe_fs::read_own`), written through the safe
@@ -34,12 +40,20 @@ pub const MAX_SESSIONS: usize = 16;
 /// Files remembered per session (past it, the oldest may be told again).
 pub const MAX_FILES: usize = 2000;
 
-/// Largest memory file read: [`MAX_SESSIONS`] x [`MAX_FILES`] keys fit
-/// in a third of it.
-const MEMORY_LIMIT: u64 = 4 << 20;
+/// Governed files remembered as edited per session (past it, the oldest
+/// is forgotten and no longer nudged about).
+pub const MAX_EDITED: usize = 200;
 
-/// Version of the file's layout (1: ids and paths kept as text).
-const FORMAT: u32 = 2;
+/// Longest path remembered as edited, in bytes (a longer one is not).
+pub const MAX_EDITED_PATH: usize = 512;
+
+/// Largest memory file read: [`MAX_SESSIONS`] x ([`MAX_FILES`] keys and
+/// [`MAX_EDITED`] paths and keys) fit in half of it.
+const MEMORY_LIMIT: u64 = 6 << 20;
+
+/// Version of the file's layout (1: ids and paths kept as text; 2: no
+/// edited files).
+const FORMAT: u32 = 3;
 
 /// Bytes of a BLAKE3 digest kept in a key (128 bits).
 const KEY_BYTES: usize = 16;
@@ -52,6 +66,11 @@ pub fn key(text: &str) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Whether `path` may be remembered as edited.
+fn is_edited_path(path: &str) -> bool {
+    !path.is_empty() && path.len() <= MAX_EDITED_PATH
 }
 
 /// Whether `text` could have been made by [`key`].
@@ -75,6 +94,13 @@ struct StoredSession {
     session: String,
     /// The [`key`]s of the files told, oldest first.
     files: VecDeque<String>,
+    /// The governed files the session set out to edit, oldest first.
+    #[serde(default)]
+    edited: VecDeque<String>,
+    /// The [`key`]s of the (spec, file) pairs the last nudge named that
+    /// were still unreconciled at the last stop.
+    #[serde(default)]
+    nudged: Vec<String>,
 }
 
 impl Stored {
@@ -86,6 +112,10 @@ impl Stored {
                 is_key(&s.session)
                     && s.files.len() <= MAX_FILES
                     && s.files.iter().all(|f| is_key(f))
+                    && s.edited.len() <= MAX_EDITED
+                    && s.edited.iter().all(|p| is_edited_path(p))
+                    && s.nudged.len() <= MAX_EDITED
+                    && s.nudged.iter().all(|k| is_key(k))
             })
     }
 }
@@ -136,6 +166,8 @@ impl Memory {
                 StoredSession {
                     session: id,
                     files: VecDeque::new(),
+                    edited: VecDeque::new(),
+                    nudged: Vec::new(),
                 }
             }
         };
@@ -150,6 +182,12 @@ impl Memory {
             changed,
             usable,
         }
+    }
+
+    /// Whether notarai's cache folder may be trusted and written (neither
+    /// a link nor tracked by git): the hash cache under it too.
+    pub fn cache_trusted(&self) -> bool {
+        self.usable
     }
 
     /// Whether `file` was told in this session already.
@@ -173,6 +211,47 @@ impl Memory {
         self.changed = true;
     }
 
+    /// Remember that the session set out to edit the governed `file`
+    /// (repository-relative); a path over [`MAX_EDITED_PATH`] bytes is not.
+    pub fn edited(&mut self, file: &str) {
+        if !is_edited_path(file) {
+            tracing::debug!("hook: a path over {MAX_EDITED_PATH} bytes is not remembered");
+            return;
+        }
+        let edited = &mut current_mut(&mut self.stored).edited;
+        if edited.iter().any(|f| f == file) {
+            return;
+        }
+        edited.push_back(file.to_string());
+        while edited.len() > MAX_EDITED {
+            edited.pop_front();
+        }
+        self.changed = true;
+    }
+
+    /// The governed files the session set out to edit, oldest first.
+    pub fn edited_files(&self) -> Vec<String> {
+        current(&self.stored).edited.iter().cloned().collect()
+    }
+
+    /// The stop hook's once-per-state rule: `pairs` are the [`key`]s of the
+    /// (spec, file) pairs unreconciled now. `true` when one of them was not
+    /// named by the last nudge (tell them all); either way, what is
+    /// remembered as named becomes `pairs`, so a pair reconciled since is
+    /// forgotten and told again when it comes back.
+    pub fn nudge(&mut self, pairs: &[String]) -> bool {
+        let session = current_mut(&mut self.stored);
+        let new = pairs.iter().any(|p| !session.nudged.contains(p));
+        let mut kept: Vec<String> = pairs.iter().take(MAX_EDITED).cloned().collect();
+        kept.sort_unstable();
+        kept.dedup();
+        if kept != session.nudged {
+            session.nudged = kept;
+            self.changed = true;
+        }
+        new
+    }
+
     /// Write the memory once, when it changed (best effort: a cache folder
     /// that cannot be written only means a file may be told again).
     pub fn save(self) {
@@ -187,7 +266,7 @@ impl Memory {
                     .map_err(|e| e.to_string())
             });
         if let Err(e) = kept {
-            tracing::debug!("hook context: cannot remember the session's files: {e}");
+            tracing::debug!("hook: cannot remember the session's files: {e}");
         }
     }
 }
@@ -251,6 +330,27 @@ mod tests {
             std::fs::read_to_string(root.join(crate::layout::CACHE_GITIGNORE)).unwrap(),
             "*\n"
         );
+    }
+
+    #[test]
+    fn a_nudge_is_once_per_unreconciled_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let mut memory = open(&root, "s");
+        memory.edited("src/a.rs");
+        memory.edited("src/a.rs");
+        memory.edited(&"x".repeat(MAX_EDITED_PATH + 1));
+        let (a, b) = (key("spec\0src/a.rs"), key("spec\0src/b.rs"));
+        assert!(memory.nudge(std::slice::from_ref(&a)));
+        memory.save();
+        let mut memory = open(&root, "s");
+        assert_eq!(memory.edited_files(), ["src/a.rs"]);
+        assert!(!memory.nudge(std::slice::from_ref(&a)), "the same set");
+        assert!(memory.nudge(&[a.clone(), b.clone()]), "a new pair");
+        assert!(!memory.nudge(std::slice::from_ref(&b)), "a subset");
+        assert!(memory.nudge(&[a.clone(), b]), "a reconciled pair came back");
+        assert!(!memory.nudge(&[]));
+        assert!(memory.nudge(&[a]));
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod event;
 pub mod index;
 pub mod memory;
 pub mod patch;
+pub mod stop;
 
 pub use answer::answer;
 pub use event::HookAgent;

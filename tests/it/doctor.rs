@@ -113,7 +113,7 @@ fn configure_every_agent(repo: &Repo) {
     repo.write(
         ".claude/settings.json",
         format!(
-            r#"{{"hooks": {{"PostToolUse": [{{"matcher": "Write|Edit|MultiEdit", "hooks": [{{"type": "command", "command": "{}"}}]}}], "PreToolUse": [{{"matcher": "Write|Edit|MultiEdit", "hooks": [{{"type": "command", "command": "notarai hook context --agent claude"}}]}}]}}}}"#,
+            r#"{{"hooks": {{"PostToolUse": [{{"matcher": "Write|Edit|MultiEdit", "hooks": [{{"type": "command", "command": "{}"}}]}}], "PreToolUse": [{{"matcher": "Write|Edit|MultiEdit", "hooks": [{{"type": "command", "command": "notarai hook context --agent claude"}}]}}], "Stop": [{{"hooks": [{{"type": "command", "command": "notarai hook stop --agent claude"}}]}}]}}}}"#,
             hook("claude")
         ),
     );

@@ -253,6 +253,10 @@ fn an_old_hook_matcher_gets_multiedit_and_other_hooks_stay() {
                 r#""check-bash"}]}]"#,
                 r#""check-bash"}]}, {"matcher":"Write|Edit|MultiEdit","hooks":[{"type":"command","command":"notarai hook context --agent claude"}]}]"#
             )
+            .replace(
+                "]}\n        ]\n",
+                "]}\n        ],\n        \"Stop\": [\n            {\n                \"hooks\": [\n                    {\n                        \"type\": \"command\",\n                        \"command\": \"notarai hook stop --agent claude\"\n                    }\n                ]\n            }\n        ]\n"
+            )
     );
     let out = init(root, &[]);
     assert_eq!(reported(&out, SETTINGS), "unchanged");
@@ -267,8 +271,9 @@ fn the_hook_is_recognised_however_the_command_is_spelled() {
         let dir = repo();
         let root = dir.path();
         let original = format!(
-            "{{\"hooks\": {{\"PostToolUse\": [{{\"matcher\": \"Write|Edit|MultiEdit\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{command}\"}}]}}], \"PreToolUse\": [{{\"matcher\": \"Write|Edit|MultiEdit\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{}\"}}]}}]}}}}\n",
-            command.replace("validate", "context")
+            "{{\"hooks\": {{\"PostToolUse\": [{{\"matcher\": \"Write|Edit|MultiEdit\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{command}\"}}]}}], \"PreToolUse\": [{{\"matcher\": \"Write|Edit|MultiEdit\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{}\"}}]}}], \"Stop\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"{}\"}}]}}]}}}}\n",
+            command.replace("validate", "context"),
+            command.replace("validate", "stop")
         );
         write(root, SETTINGS, &original);
         let out = init(root, &[]);

@@ -72,6 +72,7 @@ mod spec_text_once;
 mod state;
 mod state_mcp;
 mod stdio_rules;
+mod stop_hook;
 mod symbols;
 mod tools;
 mod untrusted_costs;

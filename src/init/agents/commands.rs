@@ -58,12 +58,21 @@ pub fn is_notarai_context_hook(command: &str) -> bool {
     runs_hook(command, "context")
 }
 
-/// The test that recognises the same hook as `command` (`hook validate` or
-/// `hook context`), however spelled.
+/// Whether `command` runs notarai's stop hook (`notarai hook stop`,
+/// however the program is spelled).
+pub fn is_notarai_stop_hook(command: &str) -> bool {
+    runs_hook(command, "stop")
+}
+
+/// The test that recognises the same hook as `command` (`hook validate`,
+/// `hook context` or `hook stop`), however spelled.
 pub(super) fn same_hook(command: &str) -> fn(&str) -> bool {
-    match is_notarai_context_hook(command) {
-        true => is_notarai_context_hook,
-        false => is_notarai_hook,
+    if is_notarai_context_hook(command) {
+        is_notarai_context_hook
+    } else if is_notarai_stop_hook(command) {
+        is_notarai_stop_hook
+    } else {
+        is_notarai_hook
     }
 }
 
@@ -74,7 +83,8 @@ pub(super) fn matcher_covers(matcher: Option<&str>, wanted: &str) -> bool {
     let Some(m) = matcher.map(str::trim) else {
         return true;
     };
-    if m.is_empty() || m == "*" || m == ".*" {
+    // An event about no tool (`Stop`): any group runs the hook.
+    if wanted.is_empty() || m.is_empty() || m == "*" || m == ".*" {
         return true;
     }
     let names: Vec<&str> = m.split('|').map(str::trim).collect();

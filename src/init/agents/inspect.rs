@@ -6,8 +6,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::commands::{is_notarai_context_hook, is_notarai_hook, is_notarai_program};
-use super::{Agent, AgentId, EntryShape, Format, HookKind, Mcp, McpFile, SERVER_NAME};
+use super::commands::{
+    is_notarai_context_hook, is_notarai_hook, is_notarai_program, is_notarai_stop_hook,
+};
+use super::{Agent, AgentId, EntryShape, Format, HookFile, HookKind, Mcp, McpFile, SERVER_NAME};
 use crate::init::fsio;
 use crate::init::json_edit::{self, ReadError};
 
@@ -98,6 +100,9 @@ pub struct Inspection {
     /// Its pre-edit hook (`notarai hook context`); `None` when the agent's
     /// hooks cannot put text before the model ahead of an edit.
     pub context_hook: Option<HookInspection>,
+    /// Its stop hook (`notarai hook stop`); `None` when the agent's end of
+    /// turn takes no context without blocking.
+    pub stop_hook: Option<HookInspection>,
     /// The MCP file the agent read before it moved ([`super::Moved`]),
     /// when it is there.
     pub moved_mcp: Option<McpInspection>,
@@ -400,9 +405,14 @@ fn hook_matching(hooks: Option<&Value>, ours: fn(&str) -> bool) -> Option<String
         .map(str::to_string)
 }
 
-/// Read back an agent's pre-edit hook.
-fn inspect_context_hook(agent: &Agent, root: &Path) -> Option<HookInspection> {
-    let hook = agent.context_hook?;
+/// Read back one of an agent's other hooks (pre-edit, stop) registered
+/// in `hook`, recognised by `ours`.
+fn inspect_extra_hook(
+    hook: Option<HookFile>,
+    ours: fn(&str) -> bool,
+    root: &Path,
+) -> Option<HookInspection> {
+    let hook = hook?;
     let mut out = HookInspection {
         file: hook.file.to_string(),
         exists: root.join(hook.file).symlink_metadata().is_ok(),
@@ -420,11 +430,9 @@ fn inspect_context_hook(agent: &Agent, root: &Path) -> Option<HookInspection> {
                     .and_then(|groups| {
                         groups
                             .iter()
-                            .find_map(|g| hook_matching(g.get("hooks"), is_notarai_context_hook))
+                            .find_map(|g| hook_matching(g.get("hooks"), ours))
                     }),
-                HookKind::Flat { event, .. } => {
-                    hook_matching(at(&value, &["hooks", event]), is_notarai_context_hook)
-                }
+                HookKind::Flat { event, .. } => hook_matching(at(&value, &["hooks", event]), ours),
                 HookKind::Plugin { .. } => None,
             };
             out.registered = command.is_some();
@@ -527,7 +535,8 @@ pub fn inspect(agent: &Agent, root: &Path) -> Inspection {
         agent: agent.id,
         mcp: inspect_mcp(agent, root),
         hook: inspect_hook(agent, root),
-        context_hook: inspect_context_hook(agent, root),
+        context_hook: inspect_extra_hook(agent.context_hook, is_notarai_context_hook, root),
+        stop_hook: inspect_extra_hook(agent.stop_hook, is_notarai_stop_hook, root),
         moved_mcp: inspect_moved_mcp(agent, root),
         instructions_with_section: sections(agent, root),
     }

@@ -29,7 +29,9 @@ mod plan_edits;
 pub(super) mod setup;
 mod table;
 
-pub use commands::{is_notarai_context_hook, is_notarai_hook, is_notarai_program};
+pub use commands::{
+    is_notarai_context_hook, is_notarai_hook, is_notarai_program, is_notarai_stop_hook,
+};
 pub use inspect::{ConfigProblem, HookInspection, Inspection, McpInspection, ServerEntry};
 pub use table::AGENTS;
 
@@ -102,7 +104,8 @@ pub enum HookKind {
     Grouped {
         /// The event (`PostToolUse`, `AfterTool`).
         event: &'static str,
-        /// The tools the group matches.
+        /// The tools the group matches; `""`: no `matcher` key (an event
+        /// about no tool, such as `Stop`).
         matcher: &'static str,
         /// Extra keys of the hook beside `type` and `command`, as JSON text
         /// of an object (`{"timeout": 60000}`), or `""`.
@@ -205,6 +208,9 @@ pub struct Agent {
     /// can put text in front of the model before a file edit without
     /// blocking it; `None` for the others.
     pub context_hook: Option<HookFile>,
+    /// Its stop hook (`notarai hook stop`), for an agent whose end of turn
+    /// takes context without blocking; `None` for the others.
+    pub stop_hook: Option<HookFile>,
     /// Another file the agent reads the same `hooks` table from (Codex CLI:
     /// `[hooks]` in `.codex/config.toml`): notarai's hook registered there
     /// counts, and `init` adds none to [`Agent::hook`]'s file. `init` never
@@ -281,6 +287,11 @@ pub fn hook_command(id: AgentId) -> String {
 /// The pre-edit hook command: `notarai hook context --agent <id>`.
 pub fn context_hook_command(id: AgentId) -> String {
     format!("notarai hook context --agent {id}")
+}
+
+/// The stop hook command: `notarai hook stop --agent <id>`.
+pub fn stop_hook_command(id: AgentId) -> String {
+    format!("notarai hook stop --agent {id}")
 }
 
 /// notarai's MCP entry in `shape`, as JSON.

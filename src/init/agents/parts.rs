@@ -7,7 +7,7 @@ use std::path::Path;
 use super::merge;
 use super::{
     Agent, AgentId, EntryShape, Form, Format, HookFile, HookKind, Mcp, McpFile, Moved, SERVER_NAME,
-    context_hook_command, hook_command, merge_toml, server_entry,
+    context_hook_command, hook_command, merge_toml, server_entry, stop_hook_command,
 };
 use crate::init::{Planner, generated};
 use crate::workflow;
@@ -167,6 +167,14 @@ pub(super) fn parts(a: &'static Agent, root: &Path, chosen: Option<&[AgentId]>) 
             agent: a,
             file,
             commands: vec![context_hook_command(a.id)],
+            post_edit: false,
+        });
+    }
+    if let Some(file) = a.stop_hook {
+        out.push(Part::Hook {
+            agent: a,
+            file,
+            commands: vec![stop_hook_command(a.id)],
             post_edit: false,
         });
     }
@@ -396,7 +404,7 @@ mod tests {
                         (added, removed)
                     })));
                 }
-                let hooks = [(a.hook, hook_command(a.id)), (a.context_hook, context_hook_command(a.id))];
+                let hooks = [(a.hook, hook_command(a.id)), (a.context_hook, context_hook_command(a.id)), (a.stop_hook, stop_hook_command(a.id))];
                 for (hook, command) in hooks {
                     let Some(hook) = hook.filter(|h| !matches!(h.kind, HookKind::Plugin { .. })) else {
                         continue;

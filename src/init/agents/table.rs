@@ -21,8 +21,8 @@ const CLAUDE_EDITS: &str = "Write|Edit|MultiEdit";
 /// Every agent, in [`AgentId::ALL`] order.
 pub const AGENTS: &[Agent] = &[
     // Claude Code: `.mcp.json`, `CLAUDE.md`, skills in `.claude/skills/`,
-    // the PostToolUse hook and the PreToolUse context hook in
-    // `.claude/settings.json`.
+    // the PostToolUse hook, the PreToolUse context hook and the Stop nudge
+    // in `.claude/settings.json`.
     Agent {
         id: AgentId::Claude,
         signs: &[".claude", "CLAUDE.md", ".mcp.json"],
@@ -57,6 +57,15 @@ pub const AGENTS: &[Agent] = &[
             kind: HookKind::Grouped {
                 event: hooks::CLAUDE.pre_edit[0].name,
                 matcher: CLAUDE_EDITS,
+                extra: "",
+            },
+        }),
+        stop_hook: Some(HookFile {
+            file: ".claude/settings.json",
+            format: Format::Json,
+            kind: HookKind::Grouped {
+                event: hooks::CLAUDE.stop[0].event.name,
+                matcher: "",
                 extra: "",
             },
         }),
@@ -109,6 +118,7 @@ pub const AGENTS: &[Agent] = &[
                 extra: "",
             },
         }),
+        stop_hook: None,
         hook_also_in: Some((".codex/config.toml", Format::Toml)),
         legacy_hooks: &[],
         by_hand: Some(
@@ -157,6 +167,7 @@ pub const AGENTS: &[Agent] = &[
                 preamble: r#"{"version": 1}"#,
             },
         }),
+        stop_hook: None,
         hook_also_in: None,
         legacy_hooks: &[],
         by_hand: Some(
@@ -200,6 +211,7 @@ pub const AGENTS: &[Agent] = &[
             },
         }),
         context_hook: None,
+        stop_hook: None,
         hook_also_in: None,
         legacy_hooks: &[],
         by_hand: Some(
@@ -252,6 +264,7 @@ pub const AGENTS: &[Agent] = &[
             },
         }),
         context_hook: None,
+        stop_hook: None,
         hook_also_in: Some((".antigravitycli/hooks.json", Format::Json)),
         legacy_hooks: &[],
         by_hand: Some(
@@ -311,6 +324,7 @@ pub const AGENTS: &[Agent] = &[
                 preamble: r#"{"version": 1}"#,
             },
         }),
+        stop_hook: None,
         hook_also_in: None,
         legacy_hooks: &[],
         by_hand: Some(
@@ -375,6 +389,7 @@ pub const AGENTS: &[Agent] = &[
             },
         }),
         context_hook: None,
+        stop_hook: None,
         hook_also_in: None,
         legacy_hooks: &[],
         by_hand: None,
@@ -403,6 +418,7 @@ pub const AGENTS: &[Agent] = &[
         }),
         hook: None,
         context_hook: None,
+        stop_hook: None,
         hook_also_in: None,
         legacy_hooks: &[],
         by_hand: Some(
@@ -438,6 +454,7 @@ pub const AGENTS: &[Agent] = &[
             },
         }),
         context_hook: None,
+        stop_hook: None,
         hook_also_in: None,
         legacy_hooks: &[],
         by_hand: None,

@@ -40,6 +40,8 @@ pub enum Reader {
     /// edited file is unconfirmed, so each a file tool is known to take is
     /// read (`TargetFile`, `AbsolutePath`, `FilePath`, `Path`).
     ToolCallArgs,
+    /// The event names no file (a stop event: the turn ends).
+    NoFiles,
 }
 
 /// How an answer reaches the model.
@@ -85,6 +87,18 @@ pub struct Event {
     pub channel: Channel,
 }
 
+/// A stop event that takes context: the turn ends, and an answer may put
+/// text before the model without blocking (`notarai hook stop`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopEvent {
+    /// The event's shape; its reader is [`Reader::NoFiles`].
+    pub event: Event,
+    /// The field the agent sets when the turn goes on because a stop hook
+    /// answered (`stop_hook_active`): the hook is silent then, so it can
+    /// never keep the agent in a loop.
+    pub active_field: &'static str,
+}
+
 /// A fact an event shows about the agent that sent it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sign {
@@ -117,6 +131,10 @@ pub struct AgentHooks {
     /// The shapes of its pre-edit event that take context
     /// (`notarai hook context`); empty when none can.
     pub pre_edit: &'static [Event],
+    /// The shapes of its stop event that take context without blocking
+    /// (`notarai hook stop`); empty when the agent's end of turn can only
+    /// block, or takes nothing.
+    pub stop: &'static [StopEvent],
     /// Recognising its events when `--agent` is not given: any of these
     /// sets of signs, each holding whole.
     pub signs: &'static [&'static [Sign]],
@@ -222,6 +240,20 @@ pub const CLAUDE: AgentHooks = AgentHooks {
         Reader::ToolInputFilePath,
         Channel::HookSpecific,
     )],
+    // `hookSpecificOutput.additionalContext` on `Stop` (2.1.163): the turn
+    // goes on without a "hook error" label; `decision: block` is not used.
+    stop: &[StopEvent {
+        event: Event {
+            name: "Stop",
+            name_field: "hook_event_name",
+            tool_field: "",
+            tools: &[],
+            reader: Reader::NoFiles,
+            session_field: "session_id",
+            channel: Channel::HookSpecific,
+        },
+        active_field: "stop_hook_active",
+    }],
     signs: &[],
     run_by: &[AgentId::Vscode],
 };
@@ -241,6 +273,7 @@ pub const CODEX: AgentHooks = AgentHooks {
         Reader::Patch,
         Channel::HookSpecific,
     )],
+    stop: &[],
     signs: &[
         &[Sign::Is("tool_name", "apply_patch")],
         &[Sign::Has("turn_id")],
@@ -269,6 +302,7 @@ pub const CURSOR: AgentHooks = AgentHooks {
         session_field: "conversation_id",
         channel: Channel::FlatSnake,
     }],
+    stop: &[],
     signs: &[
         &[Sign::Is("hook_event_name", "afterFileEdit")],
         &[Sign::Is("hook_event_name", "preToolUse")],
@@ -288,6 +322,7 @@ pub const GEMINI: AgentHooks = AgentHooks {
         Channel::ExitTwo,
     )],
     pre_edit: &[],
+    stop: &[],
     signs: &[&[Sign::Is("hook_event_name", "AfterTool")]],
     run_by: &[],
 };
@@ -303,6 +338,7 @@ pub const VSCODE: AgentHooks = AgentHooks {
         copilot("preToolUse"),
         vscode_local("PreToolUse", Channel::HookSpecific),
     ],
+    stop: &[],
     signs: &[&[Sign::Has("hookEventName")], &[Sign::Has("toolName")]],
     run_by: &[],
 };
@@ -320,6 +356,7 @@ pub const OPENCODE: AgentHooks = AgentHooks {
         channel: Channel::ExitTwo,
     }],
     pre_edit: &[],
+    stop: &[],
     signs: &[
         &[Sign::Is("hook_event_name", "tool.execute.after")],
         &[
@@ -336,6 +373,7 @@ pub const ZED: AgentHooks = AgentHooks {
     id: AgentId::Zed,
     post_edit: &[],
     pre_edit: &[],
+    stop: &[],
     signs: &[],
     run_by: &[],
 };
@@ -353,6 +391,7 @@ pub const WINDSURF: AgentHooks = AgentHooks {
         channel: Channel::UserOnly,
     }],
     pre_edit: &[],
+    stop: &[],
     signs: &[&[Sign::Has("agent_action_name")], &[Sign::Has("tool_info")]],
     run_by: &[],
 };
@@ -374,6 +413,7 @@ pub const ANTIGRAVITY: AgentHooks = AgentHooks {
         channel: Channel::UserOnly,
     }],
     pre_edit: &[],
+    stop: &[],
     signs: &[&[Sign::Has("toolCall")], &[Sign::Has("workspacePaths")]],
     run_by: &[],
 };
@@ -437,7 +477,7 @@ pub fn recognise(event: &Value) -> AgentId {
 pub fn reader_for(requested: Option<AgentId>, event: &Value) -> AgentId {
     let seen = || recognise(event);
     match requested.map(hooks) {
-        Some(h) if h.post_edit.is_empty() && h.pre_edit.is_empty() => seen(),
+        Some(h) if h.post_edit.is_empty() && h.pre_edit.is_empty() && h.stop.is_empty() => seen(),
         Some(h) if h.run_by.contains(&seen()) => seen(),
         Some(h) => h.id,
         None => seen(),
@@ -459,6 +499,25 @@ mod tests {
                 "{id}"
             );
         }
+    }
+
+    #[test]
+    fn a_stop_event_names_no_file_and_has_its_loop_flag() {
+        for row in HOOKS {
+            for stop in row.stop {
+                assert_eq!(stop.event.reader, Reader::NoFiles, "{}", row.id);
+                assert!(stop.event.tools.is_empty(), "{}", row.id);
+                assert!(!stop.active_field.is_empty(), "{}", row.id);
+                assert!(!stop.event.session_field.is_empty(), "{}", row.id);
+                // Never a channel that blocks or only reaches the user.
+                assert!(
+                    !matches!(stop.event.channel, Channel::ExitTwo | Channel::UserOnly),
+                    "{}",
+                    row.id
+                );
+            }
+        }
+        assert_eq!(hooks(AgentId::Claude).stop[0].event.name, "Stop");
     }
 
     #[test]

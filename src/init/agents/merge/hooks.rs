@@ -50,6 +50,7 @@ fn event_path(kind: HookKind) -> [&'static str; 2] {
 /// The item notarai appends to `hooks.<event>`.
 fn hook_item(kind: HookKind, command: &str) -> Value {
     match kind {
+        HookKind::Grouped { matcher: "", .. } => json!({"hooks": [hook_object(kind, command)]}),
         HookKind::Grouped { matcher, .. } => {
             json!({"matcher": matcher, "hooks": [hook_object(kind, command)]})
         }
