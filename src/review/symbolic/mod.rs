@@ -183,7 +183,14 @@ pub fn decide(
     // can remove it without touching a line of it.
     let same = governed_hashes(&sides.old, anchors) == governed_hashes(&sides.new, anchors);
     if !same {
-        return (Verdict::Affected, all());
+        // The hunks that touch an anchored symbol show why; when none
+        // does (the lines around it changed), every hunk is shown.
+        let touched = if touched.iter().all(|t| *t == Touch::No) {
+            all()
+        } else {
+            touched
+        };
+        return (Verdict::Affected, touched);
     }
     let verdict = if touched.iter().all(|t| *t == Touch::No) {
         Verdict::Untouched
