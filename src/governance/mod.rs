@@ -29,7 +29,7 @@ use crate::symbols::{Anchor, split_anchor};
 mod quiet;
 
 pub use quiet::Housekeeping;
-use quiet::applied_rules;
+use quiet::{applied_rules, parents_of};
 
 /// The category reported for a spec file governing itself.
 pub const SELF_CATEGORY: &str = "spec";
@@ -235,9 +235,13 @@ impl Governance {
         let exclude = specs
             .system_spec()
             .map(|system| (system.path.as_str(), system.spec.exclude.as_slice()));
+        let parents = parents_of(specs);
         let with_applied = specs.specs.iter().map(|loaded| {
             let mut globs = SpecGlobs::of(loaded);
-            globs.rules.extend(applied_rules(specs, loaded));
+            let applied = applied_rules(specs, &parents, loaded);
+            // Rules applied to it, its own or inherited: no tier quiets it.
+            globs.housekeeping &= applied.is_empty();
+            globs.rules.extend(applied);
             globs
         });
         Governance::from_globs(with_applied, exclude)

@@ -175,3 +175,35 @@ fn prefixes() {
         vec!["docs/x.md".to_string(), "src".to_string()]
     );
 }
+
+#[test]
+fn rules_a_parent_applies_reach_its_registered_subsystems() {
+    // The red team's case: the system spec applies "never log secrets";
+    // a registered subsystem stating nothing itself is still reviewed.
+    let security = loaded(
+        ".notarai/security.spec.yaml",
+        "schema_version: '0.8'\nintent: s\ncross_cutting: true\nbehaviors:\n  - name: b\n    given: g\n    then: t\nconstraints:\n  - 'Never log secrets.'\n",
+    );
+    let system = loaded(
+        ".notarai/system.spec.yaml",
+        "schema_version: '0.8'\nintent: sys\ntier: registered\napplies:\n  - $ref: ./security.spec.yaml\nsubsystems:\n  - $ref: ./web.spec.yaml\nartifacts: {}\n",
+    );
+    let web = loaded(
+        ".notarai/web.spec.yaml",
+        "schema_version: '0.8'\nintent: w\ntier: registered\nartifacts:\n  code:\n    - path: 'web/**'\n",
+    );
+    let plain = loaded(
+        ".notarai/tools.spec.yaml",
+        "schema_version: '0.8'\nintent: t\ntier: registered\nartifacts:\n  code:\n    - path: 'tools/**'\n",
+    );
+    let g = Governance::build(&SpecSet {
+        specs: vec![security, system, web, plain],
+        ..SpecSet::default()
+    });
+    assert_eq!(g.housekeeping(2, "web/app.js"), None);
+    // A registered spec nobody applies rules to stays housekeeping.
+    assert_eq!(
+        g.housekeeping(3, "tools/x.sh"),
+        Some(Housekeeping::SpecTier)
+    );
+}

@@ -100,8 +100,8 @@ impl QuietVerdict {
                  and invariants name none of them"
             }
             QuietVerdict::SpecTier => {
-                "the spec is registered or derived and states no constraints or invariants (and \
-                 applies no cross-cutting spec)"
+                "the spec is registered or derived and states no constraints or invariants, and \
+                 no cross-cutting spec applies to it (by its own `applies` or a parent's)"
             }
             QuietVerdict::ArtifactTier => {
                 "every artifact matching the file has tier 3 or 4, and no constraint or invariant \
