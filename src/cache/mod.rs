@@ -292,24 +292,7 @@ impl Cache {
             tx.commit()?;
             Ok(Some(entries.len()))
         };
-        // The busy timeout covers ordinary contention; retry a few times for
-        // the rare busy answer SQLite gives without waiting (WAL recovery).
-        let mut attempt = 0;
-        loop {
-            match write(conn) {
-                Ok(n) => return Ok(n),
-                Err(e) if is_busy(&e) && attempt < 5 => {
-                    attempt += 1;
-                    std::thread::sleep(Duration::from_millis(50 * attempt));
-                }
-                Err(e) => {
-                    return Err(CacheError {
-                        db,
-                        cause: format!("write failed: {}", describe(&e)),
-                    });
-                }
-            }
-        }
+        retrying_busy(db, conn, write)
     }
 
     /// The records of `paths` (every scope and symbol), by path. A
@@ -390,22 +373,7 @@ impl Cache {
             tx.commit()?;
             Ok(Some(records.len()))
         };
-        let mut attempt = 0;
-        loop {
-            match write(conn) {
-                Ok(n) => return Ok(n),
-                Err(e) if is_busy(&e) && attempt < 5 => {
-                    attempt += 1;
-                    std::thread::sleep(Duration::from_millis(50 * attempt));
-                }
-                Err(e) => {
-                    return Err(CacheError {
-                        db,
-                        cause: format!("write failed: {}", describe(&e)),
-                    });
-                }
-            }
-        }
+        retrying_busy(db, conn, write)
     }
 
     /// Entry count and newest entry time.
@@ -476,6 +444,33 @@ impl Cache {
             cause: format!("cannot remove: {e}"),
         })?;
         Ok(existed)
+    }
+}
+
+/// Run the write transaction `write` on `conn`: the busy timeout covers
+/// ordinary contention; a few retries cover the rare busy answer SQLite
+/// gives without waiting (WAL recovery). Any other failure is the cache's
+/// `write failed` error naming `db`.
+fn retrying_busy<T>(
+    db: PathBuf,
+    conn: &mut Connection,
+    write: impl Fn(&mut Connection) -> rusqlite::Result<T>,
+) -> Result<T, CacheError> {
+    let mut attempt = 0;
+    loop {
+        match write(conn) {
+            Ok(n) => return Ok(n),
+            Err(e) if is_busy(&e) && attempt < 5 => {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(50 * attempt));
+            }
+            Err(e) => {
+                return Err(CacheError {
+                    db,
+                    cause: format!("write failed: {}", describe(&e)),
+                });
+            }
+        }
     }
 }
 
