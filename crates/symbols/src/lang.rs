@@ -82,12 +82,7 @@ impl Lang {
 }
 
 /// The compiled configuration of one language.
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
+#[cfg(feature = "grammar")]
 pub(super) struct Config {
     /// The language this configuration parses.
     pub(super) lang: Lang,
@@ -107,12 +102,7 @@ pub(super) struct Config {
 }
 
 /// The configuration of `lang`, or `None` when its feature is off.
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
+#[cfg(feature = "grammar")]
 pub(super) fn config(lang: Lang) -> Option<&'static Config> {
     macro_rules! cached {
         ($lang:expr, $feature:literal, $grammar:expr, $query:literal, $wrappers:expr, $attached:expr, $comments:expr) => {{
@@ -141,6 +131,7 @@ pub(super) fn config(lang: Lang) -> Option<&'static Config> {
             }
         }};
     }
+    #[cfg(feature = "lang-typescript")]
     const JS_WRAPPERS: &[&str] = &[
         "export_statement",
         "lexical_declaration",
@@ -260,12 +251,7 @@ pub(super) fn grammar_stamp(lang: Lang, hasher: &mut blake3::Hasher) {
 }
 
 /// See [`grammar_stamp`].
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
+#[cfg(feature = "grammar")]
 fn stamp_language(language: &tree_sitter::Language, hasher: &mut blake3::Hasher) {
     let mut put = |n: usize| {
         hasher.update(&(n as u64).to_le_bytes());

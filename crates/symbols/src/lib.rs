@@ -44,43 +44,18 @@ use notarai_base::error;
 mod anchor;
 mod attribute;
 mod facts;
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
+#[cfg(feature = "grammar")]
 mod family;
 mod kept;
 mod lang;
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
+#[cfg(feature = "grammar")]
 mod modern;
 mod outline;
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
+#[cfg(feature = "grammar")]
 mod parse;
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
+#[cfg(feature = "grammar")]
 mod prepared;
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
+#[cfg(feature = "grammar")]
 mod program;
 mod rebind;
 mod tokens;

@@ -277,21 +277,11 @@ pub const MAX_NESTING: usize = 256;
 /// whole-file, and its outline says why.
 pub const NESTED_BYTES_FACTOR: usize = 8;
 
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
+#[cfg(feature = "grammar")]
 use super::parse::parse;
 
 /// Without a grammar every file is whole-file.
-#[cfg(not(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-)))]
+#[cfg(not(feature = "grammar"))]
 fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     fallback(
         Some(lang),

@@ -52,12 +52,7 @@ pub fn semantic_hash_pair(
 }
 
 /// The parsing, with the grammars built in.
-#[cfg(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-))]
+#[cfg(feature = "grammar")]
 mod grammar {
     use super::super::lang::{self, Lang};
     use super::super::outline::{SemanticHash, bytes_hash};
@@ -142,12 +137,7 @@ mod grammar {
 }
 
 /// Without a grammar every content is hashed by its bytes.
-#[cfg(not(any(
-    feature = "lang-rust",
-    feature = "lang-typescript",
-    feature = "lang-python",
-    feature = "lang-go"
-)))]
+#[cfg(not(feature = "grammar"))]
 mod grammar {
     use super::super::lang::Lang;
     use super::super::outline::{SemanticHash, bytes_hash};
