@@ -29,7 +29,7 @@ use crate::symbols::{Anchor, split_anchor};
 mod quiet;
 
 pub use quiet::Housekeeping;
-use quiet::{applied_rules, parents_of};
+use quiet::Lineage;
 
 /// The category reported for a spec file governing itself.
 pub const SELF_CATEGORY: &str = "spec";
@@ -235,10 +235,10 @@ impl Governance {
         let exclude = specs
             .system_spec()
             .map(|system| (system.path.as_str(), system.spec.exclude.as_slice()));
-        let parents = parents_of(specs);
+        let lineage = Lineage::of(specs);
         let with_applied = specs.specs.iter().map(|loaded| {
             let mut globs = SpecGlobs::of(loaded);
-            let applied = applied_rules(specs, &parents, loaded);
+            let applied = lineage.applied_rules(loaded);
             // Rules applied to it, its own or inherited: no tier quiets it.
             globs.housekeeping &= applied.is_empty();
             globs.rules.extend(applied);
