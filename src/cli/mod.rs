@@ -73,7 +73,7 @@ pub enum Command {
     Validate(validate::Args),
     /// Print the JSON Schema of the spec format.
     Schema(schema::Args),
-    /// Hooks called by coding agents after an edit (Claude Code, Codex, Cursor, Gemini CLI, VS Code, opencode, Windsurf) and before one (Claude Code, Codex, Cursor, VS Code).
+    /// Hooks called by coding agents after an edit (Claude Code, Codex, Cursor, Gemini CLI, Antigravity, VS Code, opencode, Windsurf), before one (Claude Code, Codex, Cursor, VS Code) and when a turn ends (Claude Code).
     #[command(subcommand)]
     Hook(hook::Command),
     /// The committed reconciliation state (.notarai/reconciliation_state.json).
