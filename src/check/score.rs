@@ -1,7 +1,7 @@
 //! The drift score: which specs most likely no longer tell the truth, each
 //! score explained by its parts, in whole points so the parts add up.
 //!
-//! Parts, per spec (weights in [`WEIGHTS`]): its changed files not
+//! Parts, per spec (weights in [`crate::review::score::WEIGHTS`]): its changed files not
 //! reconciled, a file it governs through anchors counting most (an
 //! anchored symbol changed: the check counts such a file only then); its
 //! open drift notes; its failing lint rules; and, for a spec with anything
@@ -11,47 +11,62 @@
 
 use std::path::Path;
 
-use schemars::JsonSchema;
-use serde::Serialize;
-
 use super::{CheckReport, Severity};
 use crate::governance::Governance;
 use crate::rules::Code;
 use crate::spec::SpecSet;
 
-/// Points per unit of each part, and the cap on its count.
-pub const WEIGHTS: &[(&str, u64, u64)] = &[
-    ("unreconciled_anchored", 3, u64::MAX),
-    ("unreconciled_files", 1, u64::MAX),
-    ("open_drift_notes", 4, u64::MAX),
-    ("lint_errors", 3, u64::MAX),
-    ("lint_warnings", 1, u64::MAX),
-    ("commits_since_reconciled", 1, 20),
-    ("days_since_reconciled", 1, 30),
-];
+pub use crate::review::score::SpecScore;
 
-/// One part of a score.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ScorePart {
-    /// Which part (`unreconciled_anchored`, ...).
-    pub part: &'static str,
-    /// How many (before the cap).
-    pub count: u64,
-    /// Points per one.
-    pub weight: u64,
-    /// `min(count, cap) * weight`.
-    pub points: u64,
-}
-
-/// One spec's score.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct SpecScore {
-    /// The spec.
-    pub spec_path: String,
-    /// The sum of its parts' points.
-    pub score: u64,
-    /// The parts with points, in [`WEIGHTS`]' order.
-    pub parts: Vec<ScorePart>,
+/// The highest scores the reconciliation status can tell without linting
+/// (its unreconciled files, anchored or not, its open drift notes, and the
+/// time since the last snapshot for a spec with anything unreconciled): at
+/// most `top`, highest first, and only when two specs or more score, when a
+/// ranking helps choose where to start. `notarai score` adds the lint parts.
+pub fn status_scores(
+    root: &Path,
+    governance: &Governance,
+    specs: &[crate::review::SpecStatus],
+    notes: &[crate::review::OpenDrift],
+    state: &crate::state::State,
+    top: usize,
+) -> Vec<SpecScore> {
+    let (commits, days) = since_snapshot(root, state);
+    // Per spec: anchored and other unreconciled files, open notes.
+    let mut counts: std::collections::BTreeMap<&str, [u64; 3]> = Default::default();
+    for status in specs.iter().filter(|s| !s.continued) {
+        let spec = status.spec_path.as_str();
+        let anchored = governance.spec_index(spec).map_or(0, |i| {
+            status
+                .unreconciled
+                .iter()
+                .filter(|p| governance.anchors(i, p).is_some())
+                .count()
+        }) as u64;
+        let entry = counts.entry(spec).or_default();
+        entry[0] = anchored;
+        entry[1] = (status.unreconciled_count as u64).saturating_sub(anchored);
+    }
+    for note in notes {
+        counts.entry(note.spec_path.as_str()).or_default()[2] += 1;
+    }
+    let mut out: Vec<SpecScore> = counts
+        .into_iter()
+        .map(|(spec, [anchored, whole, notes])| {
+            let stale = |n: u64| if anchored + whole > 0 { n } else { 0 };
+            SpecScore::from_counts(
+                spec.to_string(),
+                [anchored, whole, notes, 0, 0, stale(commits), stale(days)],
+            )
+        })
+        .filter(|s| s.score > 0)
+        .collect();
+    if out.len() < 2 {
+        return Vec::new();
+    }
+    out.sort_by(|a, b| b.score.cmp(&a.score).then(a.spec_path.cmp(&b.spec_path)));
+    out.truncate(top);
+    out
 }
 
 /// Every spec with a score above zero, highest first (then by path).
@@ -88,31 +103,18 @@ pub fn scores(root: &Path, report: &CheckReport) -> Vec<SpecScore> {
                     .count() as u64
             };
             let stale = |n: u64| if unreconciled > 0 { n } else { 0 };
-            let counts = [
-                anchored,
-                whole + mine(Code::UnreconciledSpec).count() as u64,
-                mine(Code::OpenDriftNote).count() as u64,
-                lint_count(Severity::Error),
-                lint_count(Severity::Warning),
-                stale(commits),
-                stale(days),
-            ];
-            let parts: Vec<ScorePart> = WEIGHTS
-                .iter()
-                .zip(counts)
-                .filter(|(_, count)| *count > 0)
-                .map(|(&(part, weight, cap), count)| ScorePart {
-                    part,
-                    count,
-                    weight,
-                    points: count.min(cap) * weight,
-                })
-                .collect();
-            SpecScore {
-                spec_path: loaded.path.clone(),
-                score: parts.iter().map(|p| p.points).sum(),
-                parts,
-            }
+            SpecScore::from_counts(
+                loaded.path.clone(),
+                [
+                    anchored,
+                    whole + mine(Code::UnreconciledSpec).count() as u64,
+                    mine(Code::OpenDriftNote).count() as u64,
+                    lint_count(Severity::Error),
+                    lint_count(Severity::Warning),
+                    stale(commits),
+                    stale(days),
+                ],
+            )
         })
         .filter(|s| s.score > 0)
         .collect();

@@ -332,7 +332,17 @@ pub fn status_with(
         .map(|i| i.spec_path)
         .collect();
     let deleted_specs = crate::review::deleted_specs(&changes);
-    let (specs, totals) = per_spec(&specs.set, &assessed);
+    let notes = crate::review::open_notes(&state::read_lenient(&root));
+    let (per, totals) = per_spec(&specs.set, &assessed);
+    let top_scores = super::score::status_scores(
+        &root,
+        specs.governance(),
+        &per,
+        &notes,
+        &state::read_lenient(&root),
+        TOP_SCORES,
+    );
+    let specs = per;
     Ok(ReconciliationStatus {
         quiet_proofs: Default::default(),
         base: used,
@@ -353,13 +363,17 @@ pub fn status_with(
         broken_anchors: narrowed.broken,
         outside_anchors: narrowed.outside_anchors,
         whole_file_because: narrowed.whole_file,
-        drift_notes: crate::review::open_notes(&state::read_lenient(&root)),
+        drift_notes: notes,
         decisions,
+        top_scores,
         page: 1,
         pages: 1,
         next_cursor: None,
     })
 }
+
+/// How many drift scores the status shows at most.
+const TOP_SCORES: usize = 3;
 
 // ----------------------------------------------------------- the MCP faces
 

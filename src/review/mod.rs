@@ -22,6 +22,7 @@ pub mod proofs;
 pub mod quiet;
 mod record;
 mod results;
+pub mod score;
 mod spec_text;
 mod symbolic;
 mod symbols;

@@ -488,6 +488,13 @@ pub struct ReconciliationStatus {
     /// merge base's): why a divergence was accepted or which side changed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<crate::review::decisions::SpecDecision>,
+    /// Where to start when several specs need a look: the (at most three)
+    /// highest drift scores, each explained by its parts (unreconciled
+    /// files, anchored ones counting most, open drift notes, time since the
+    /// last snapshot); absent when fewer than two specs score. `notarai
+    /// score` ranks every spec and adds the lint parts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub top_scores: Vec<crate::review::score::SpecScore>,
     /// What each quiet verdict of this page proves (`formatting_only`, and
     /// each reason of the specs' `housekeeping_reasons`), keyed by verdict.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

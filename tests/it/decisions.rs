@@ -185,3 +185,53 @@ fn decisions_from_two_branches_merge_through_the_driver() {
         "{listed}"
     );
 }
+
+#[test]
+fn a_long_decision_log_is_paged_not_repeated() {
+    let repo = Repo::with_spec();
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.commit("ignore the cache");
+    let wanted: Vec<String> = (0..30)
+        .map(|i| {
+            format!(
+                "decision {i:02}: {}",
+                "the reason is long. ".repeat(10).trim_end()
+            )
+        })
+        .collect();
+    for (i, decision) in wanted.iter().enumerate() {
+        repo.append("src/a.rs", &format!("fn more{i}() {{}}\n"));
+        let out = notarai(
+            &repo.root,
+            &["reconcile", "src/a.rs", "--decision", decision],
+            b"",
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let mut server = repo.server();
+    let mut seen: Vec<String> = Vec::new();
+    let mut args = json!({"base_branch": "main", "max_tokens": 1_000});
+    let mut pages = 0;
+    loop {
+        let page = server.call_ok(10 + pages, "get_reconciliation_status", args.clone());
+        pages += 1;
+        assert!(
+            page.to_string().len() <= 3_000,
+            "page over its budget: {page}"
+        );
+        for d in page["decisions"].as_array().into_iter().flatten() {
+            seen.push(d["decision"].as_str().unwrap().to_string());
+        }
+        match page.get("next_cursor") {
+            Some(cursor) => args["cursor"] = cursor.clone(),
+            None => break,
+        }
+    }
+    server.finish();
+    assert!(pages > 1, "30 long decisions fit one page of 1,000 tokens?");
+    let mut got = seen.clone();
+    got.sort();
+    got.dedup();
+    assert_eq!(got.len(), seen.len(), "a decision served twice: {seen:?}");
+    assert_eq!(got, wanted);
+}

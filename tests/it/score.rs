@@ -103,6 +103,23 @@ fn scores_rank_specs_and_add_up_from_their_parts() {
     assert_eq!(b["score"].as_u64().unwrap(), 2 + commits, "{b}");
     assert!(a["score"].as_u64().unwrap() > b["score"].as_u64().unwrap());
 
+    // The status tool shows the top of it, from what it knows (no lint):
+    // a the same, b without its lint warning.
+    let mut server = repo.server();
+    let status = server.call_ok(
+        2,
+        "get_reconciliation_status",
+        json!({"base_branch": "main"}),
+    );
+    server.finish();
+    let top = status["top_scores"].as_array().expect("top_scores");
+    assert_eq!(top.len(), 2, "{status}");
+    assert_eq!(top[0]["spec_path"], ".notarai/a.spec.yaml", "{status}");
+    assert_eq!(top[0]["score"], a["score"], "{status}");
+    assert_eq!(top[1]["spec_path"], ".notarai/b.spec.yaml", "{status}");
+    assert_eq!(top[1]["score"].as_u64().unwrap(), 1 + commits, "{status}");
+    assert!(part(&top[1], "lint_warnings").is_none(), "{status}");
+
     let text = stdout(&notarai(&repo.root, &["score", "--base", "main"], b""));
     assert!(
         text.lines()
@@ -144,4 +161,13 @@ fn scores_rank_specs_and_add_up_from_their_parts() {
             .all(|s| s["spec_path"] != ".notarai/a.spec.yaml"),
         "{report}"
     );
+    // One spec left to look at: no ranking to show.
+    let mut server = repo.server();
+    let status = server.call_ok(
+        3,
+        "get_reconciliation_status",
+        json!({"base_branch": "main"}),
+    );
+    server.finish();
+    assert!(status.get("top_scores").is_none(), "{status}");
 }

@@ -134,8 +134,9 @@ pub fn affected_specs_pages(
 
 /// Page of `get_reconciliation_status` named by `cursor` (the first
 /// without): each spec's `unreconciled` files are cut across pages like
-/// `list_affected_specs`' `matched_files`; `base`, `totals` and
-/// `state_problem` are on every page.
+/// `list_affected_specs`' `matched_files`, and the drift notes, decisions
+/// and anchor lists likewise; `base`, `totals`, `state_problem` and
+/// `top_scores` are on every page.
 pub fn status(
     mut full: ReconciliationStatus,
     args: &impl Serialize,
@@ -147,6 +148,7 @@ pub fn status(
     let proofs_room = json_len(&proofs_of(full.quiet_verdicts()));
     let specs = std::mem::take(&mut full.specs);
     let drift = std::mem::take(&mut full.drift_notes);
+    let decisions = std::mem::take(&mut full.decisions);
     let outside = std::mem::take(&mut full.outside_anchors);
     let whole = std::mem::take(&mut full.whole_file_because);
     full.page = MAX_PAGE;
@@ -198,11 +200,13 @@ pub fn status(
         spec_at.push(current);
     }
     let drift_at = place_all(&mut layout, &drift);
+    let decisions_at = place_all(&mut layout, &decisions);
     let outside_at = place_all(&mut layout, &outside);
     let whole_at = place_all(&mut layout, &whole);
     let pages = layout.pages();
     let page = requested_page(cursor, GET_RECONCILIATION_STATUS, fp, pages)?;
     full.drift_notes = on_page(drift, &drift_at, page);
+    full.decisions = on_page(decisions, &decisions_at, page);
     full.outside_anchors = on_page(outside, &outside_at, page);
     full.whole_file_because = on_page(whole, &whole_at, page);
     full.specs = spec_at
