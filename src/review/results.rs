@@ -124,8 +124,11 @@ pub struct InvalidSpec {
 /// Result of `get_spec_diff`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SpecDiff {
-    /// The base the diff is taken from, and how it was chosen.
-    pub base: crate::state::UsedBase,
+    /// The base the diff is taken from, and how it was chosen: absent when
+    /// you passed `base_branch` (it would only echo your argument; the
+    /// pass's `get_reconciliation_status` gives its merge base).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<crate::state::UsedBase>,
     /// This page's part of the unified diff (git's format) of the files in
     /// `files`: a whole file, or for a file larger than a page some of its
     /// hunks, or part of a hunk, under the file header and a recomputed hunk
@@ -157,7 +160,9 @@ pub struct SpecDiff {
     /// Changed governed files whose content matches the hash cache or the
     /// committed `.notarai/reconciliation_state.json` (already reconciled).
     /// Listed only with `full_lists: true`; by default empty and counted in
-    /// `skipped_count`.
+    /// `skipped_count`. Proof: the file's content hashes to a review
+    /// recorded for this spec in the hash cache or the committed state (a
+    /// record the branch itself adds is a claim `check` lists).
     pub skipped: Vec<String>,
     /// How many changed governed files are already reconciled (`skipped`,
     /// listed or not).
@@ -185,10 +190,15 @@ pub struct SpecDiff {
     pub housekeeping_reasons: BTreeMap<String, Quiet>,
     /// Files of `files` whose diff starts at the content last reconciled for
     /// this spec, not at the merge base (`since: "base"` shows the whole
-    /// branch diff).
+    /// branch diff). Proof: the diff starts at the content last reviewed
+    /// for this spec, from this machine's cache or the merge base's state
+    /// and hashing to its review; whether to show the file was judged from
+    /// the merge base.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub since_reconciled: Vec<String>,
     /// Changed files of this spec named in `already_read`: no diff here.
+    /// Proof: you passed it in `already_read`: its diff was in an earlier
+    /// answer of this pass.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub already_read: Vec<String>,
     /// Files of `files` that other specs govern too, with those specs:
@@ -239,10 +249,12 @@ pub struct SpecDiff {
     /// hunk of their diff is shown.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub whole_file_because: BTreeMap<String, String>,
-    /// What each quiet verdict of this page proves (`formatting_only`,
-    /// `outside_anchors`, `since_reconciled`, `skipped`, `already_read`, and
-    /// each reason of `housekeeping_reasons`), keyed by verdict: a file is
-    /// left out of `diff` only with a proof.
+    /// What each quiet verdict of this page that judges the change proves
+    /// (`formatting_only`, `outside_anchors`, and each reason of
+    /// `housekeeping_reasons`), keyed by verdict: a file is left out of
+    /// `diff` only with a proof. The record verdicts (`skipped`,
+    /// `since_reconciled`, `already_read`) give theirs in their fields'
+    /// descriptions here.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub quiet_proofs: BTreeMap<QuietVerdict, &'static str>,
     /// This page's number, from 1.
@@ -556,8 +568,12 @@ pub struct Totals {
 }
 
 impl SpecDiff {
-    /// The answer with nothing in it yet but its base and the excluded files.
-    pub(super) fn empty(base: crate::state::UsedBase, excluded_files: Vec<String>) -> SpecDiff {
+    /// The answer with nothing in it yet but its base (when notarai chose
+    /// it) and the excluded files.
+    pub(super) fn empty(
+        base: Option<crate::state::UsedBase>,
+        excluded_files: Vec<String>,
+    ) -> SpecDiff {
         SpecDiff {
             quiet_proofs: Default::default(),
             base,
