@@ -160,9 +160,7 @@ pub struct SpecDiff {
     /// Changed governed files whose content matches the hash cache or the
     /// committed `.notarai/reconciliation_state.json` (already reconciled).
     /// Listed only with `full_lists: true`; by default empty and counted in
-    /// `skipped_count`. Proof: the file's content hashes to a review
-    /// recorded for this spec in the hash cache or the committed state (a
-    /// record the branch itself adds is a claim `check` lists).
+    /// `skipped_count`.
     pub skipped: Vec<String>,
     /// How many changed governed files are already reconciled (`skipped`,
     /// listed or not).
@@ -190,15 +188,10 @@ pub struct SpecDiff {
     pub housekeeping_reasons: BTreeMap<String, Quiet>,
     /// Files of `files` whose diff starts at the content last reconciled for
     /// this spec, not at the merge base (`since: "base"` shows the whole
-    /// branch diff). Proof: the diff starts at the content last reviewed
-    /// for this spec, from this machine's cache or the merge base's state
-    /// and hashing to its review; whether to show the file was judged from
-    /// the merge base.
+    /// branch diff).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub since_reconciled: Vec<String>,
     /// Changed files of this spec named in `already_read`: no diff here.
-    /// Proof: you passed it in `already_read`: its diff was in an earlier
-    /// answer of this pass.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub already_read: Vec<String>,
     /// Files of `files` that other specs govern too, with those specs:
@@ -253,8 +246,8 @@ pub struct SpecDiff {
     /// (`formatting_only`, `outside_anchors`, and each reason of
     /// `housekeeping_reasons`), keyed by verdict: a file is left out of
     /// `diff` only with a proof. The record verdicts (`skipped`,
-    /// `since_reconciled`, `already_read`) give theirs in their fields'
-    /// descriptions here.
+    /// `since_reconciled`, `already_read`) give theirs once, in the
+    /// tool's description.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub quiet_proofs: BTreeMap<QuietVerdict, &'static str>,
     /// This page's number, from 1.

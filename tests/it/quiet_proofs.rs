@@ -3,9 +3,9 @@
 //! that leaves a file out of a review on a judgement of the change carries
 //! `quiet_proofs`, keyed by each such verdict it gives, with what it
 //! proves; a page that gives none carries none; the record verdicts
-//! (`skipped`, `since_reconciled`, `already_read`, issue 42) give theirs in
-//! the output schema the agent holds; and the README's list is the code's
-//! table, word for word.
+//! (`skipped`, `since_reconciled`, `already_read`, issue 42) give theirs
+//! once, in `get_spec_diff`'s description; and the README's list is the
+//! code's table, word for word.
 
 use serde_json::{Value, json};
 
@@ -73,8 +73,8 @@ fn each_page_names_the_proof_of_each_quiet_verdict_it_gives() {
     ] {
         let listed = diff[list].as_array().is_some_and(|l| !l.is_empty());
         assert!(listed, "{list} should be given here: {diff:#}");
-        // A record verdict's proof is its field's description in the
-        // output schema (below), not restated in every answer.
+        // A record verdict's proof is in the tool's description (below),
+        // not restated in every answer.
         if verdict.is_record() {
             assert!(proofs.get(verdict.name()).is_none(), "{diff:#}");
             continue;
@@ -117,23 +117,25 @@ fn each_page_names_the_proof_of_each_quiet_verdict_it_gives() {
 
 /// The record verdicts (`skipped`, `since_reconciled`, `already_read`) follow
 /// from a review record or the agent's own argument, not from a judgement of
-/// the change: their proofs are the descriptions of their fields in
-/// `get_spec_diff`'s output schema, which the agent holds from `tools/list`,
-/// word for word the code's table; no other verdict is one.
+/// the change: their proofs are written once, in `get_spec_diff`'s
+/// description, which the agent holds from `tools/list`, word for word the
+/// code's table; no other verdict is one.
 #[test]
-fn record_verdicts_give_their_proof_in_the_output_schema() {
+fn record_verdicts_give_their_proof_in_the_tool_description() {
     let repo = Repo::new();
     repo.write(".gitignore", ".notarai/.cache/\n");
     repo.commit("init");
     let mut server = repo.server();
     let listed = server.request(2, "tools/list", json!({}));
     let tools = listed["result"]["tools"].as_array().unwrap();
-    let diff = tools
-        .iter()
-        .find(|t| t["name"] == "get_spec_diff")
-        .expect("get_spec_diff is served");
-    let props = &diff["outputSchema"]["properties"];
-    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let described = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .and_then(|t| t["description"].as_str())
+            .unwrap_or_else(|| panic!("{name} is served with a description"))
+            .to_string()
+    };
     let records: Vec<QuietVerdict> = QuietVerdict::ALL
         .into_iter()
         .filter(|v| v.is_record())
@@ -146,14 +148,13 @@ fn record_verdicts_give_their_proof_in_the_output_schema() {
             QuietVerdict::AlreadyRead
         ]
     );
+    let diff = described("get_spec_diff");
     for v in records {
-        let described = flat(props[v.name()]["description"].as_str().unwrap_or(""));
-        assert!(
-            described.contains(&flat(v.proof())),
-            "{}'s description lacks its proof: {described}",
-            v.name()
-        );
+        let line = format!("`{}`: {}", v.name(), v.proof());
+        assert!(diff.contains(&line), "get_spec_diff's description lacks {line}: {diff}");
     }
+    // The status and `list_affected_specs` give no record verdict.
+    assert!(!described("get_reconciliation_status").contains("Proofs of the verdicts"));
     server.finish();
 }
 
