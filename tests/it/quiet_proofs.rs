@@ -151,7 +151,10 @@ fn record_verdicts_give_their_proof_in_the_tool_description() {
     let diff = described("get_spec_diff");
     for v in records {
         let line = format!("`{}`: {}", v.name(), v.proof());
-        assert!(diff.contains(&line), "get_spec_diff's description lacks {line}: {diff}");
+        assert!(
+            diff.contains(&line),
+            "get_spec_diff's description lacks {line}: {diff}"
+        );
     }
     // The status and `list_affected_specs` give no record verdict.
     assert!(!described("get_reconciliation_status").contains("Proofs of the verdicts"));
