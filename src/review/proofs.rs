@@ -69,9 +69,9 @@ impl QuietVerdict {
     /// for this content, or the agent's own `already_read`), with no
     /// judgement of the change: its proof is written once in
     /// `get_spec_diff`'s description ([`record_proofs`]), which the agent
-    /// holds from `tools/list`, and is not restated in every answer. A verdict that judges the
-    /// change (its content, its pins, its files' tiers) names its proof in
-    /// each answer that gives it.
+    /// holds from `tools/list`, and is not restated in every answer. A
+    /// verdict that judges the change (its content, its pins, its files'
+    /// tiers) names its proof in each answer that gives it.
     pub fn is_record(self) -> bool {
         matches!(
             self,
