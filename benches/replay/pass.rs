@@ -26,7 +26,8 @@
 //!   docs from the diff's `file_categories` asks for none).
 //! - `mark_reconciled`: the `files`, `housekeeping` and `already_read` of
 //!   every diff, the spec files of every `spec_changes`, and the status's
-//!   `housekeeping` files.
+//!   `housekeeping` files (and its `formatting_only` files when the skill's
+//!   record step names them).
 //! - `snapshot_state`: then the state file is committed, as the step says.
 //! - `get_governing_specs`: before an edit; a replay pass proposes no edit,
 //!   so it is not called.
@@ -101,6 +102,8 @@ struct Status {
     invalid_specs: Vec<Value>,
     /// Specs deleted on the branch.
     deleted_specs: Vec<Value>,
+    /// Files changed in formatting or comments only, not recorded yet.
+    formatting_only: Vec<String>,
 }
 
 /// One spec of the status, the part used.
@@ -299,8 +302,20 @@ impl Pass<'_, '_> {
             .unwrap_or(left == 0);
         let mut to_review = Vec::new();
         let mut troubled = false;
+        // What the record step says to record of the status (read from the skill).
+        let records_formatting = self.input.steps.iter().any(|s| {
+            s.text
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains("`formatting_only` files of the status")
+                && s.calls.iter().any(|c| c == "mark_reconciled")
+        });
         for page in &pages {
             troubled |= !page.invalid_specs.is_empty() || !page.deleted_specs.is_empty();
+            if records_formatting {
+                self.extra.extend(page.formatting_only.iter().cloned());
+            }
             for spec in &page.specs {
                 self.extra.extend(spec.housekeeping.iter().cloned());
                 if spec.unreconciled_count > 0 && !to_review.contains(&spec.spec_path) {

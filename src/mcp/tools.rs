@@ -108,10 +108,16 @@ impl ToolDef {
                 .destructive(destructive)
                 .idempotent(true),
         };
-        let description = match crate::workflow::RECONCILE.tool_note(name) {
+        let mut description = match crate::workflow::RECONCILE.tool_note(name) {
             Some(note) => format!("{description} {note}"),
             None => description.to_string(),
         };
+        // The one tool whose answers give record verdicts says once what
+        // they prove (its answers' `quiet_proofs` leave them out).
+        if name == "get_spec_diff" {
+            description.push(' ');
+            description.push_str(&crate::review::proofs::record_proofs());
+        }
         let mut tool = Tool::new(name, description, JsonObject::new())
             .with_title(title)
             .with_input_schema::<P>()
@@ -229,7 +235,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              again, `shared` names the other specs of a file, `excluded` the files \
              `exclude_patterns` left out. `spec_changes` holds the full text of changed spec \
              files, `system_spec` the system spec for context. `base_branch` is optional (chosen \
-             as in `list_affected_specs`); `base` says which base was used.",
+             as in `list_affected_specs`); `base` says which base was used when notarai chose it.",
             Access::ReadOnly,
             review::get_spec_diff,
         ),

@@ -113,7 +113,9 @@ fn spec_diff_parts(
         now: HashMap::new(),
     };
     work.hash(&candidates, progress)?;
-    let mut out = SpecDiff::empty(used, excluded);
+    // A base the agent named is not echoed back (the status gives it).
+    let chosen = params.base_branch.is_none().then_some(used);
+    let mut out = SpecDiff::empty(chosen, excluded);
     out.excluded = params.exclude_patterns.clone();
     out.unreviewable = unreviewable(&changes, |p| {
         specs.governance().category(index, p).is_some() && !exclude.is_match(p)

@@ -65,6 +65,20 @@ impl QuietVerdict {
         }
     }
 
+    /// Whether the verdict follows from a record alone (a review recorded
+    /// for this content, or the agent's own `already_read`), with no
+    /// judgement of the change: its proof is written once in
+    /// `get_spec_diff`'s description ([`record_proofs`]), which the agent
+    /// holds from `tools/list`, and is not restated in every answer. A
+    /// verdict that judges the change (its content, its pins, its files'
+    /// tiers) names its proof in each answer that gives it.
+    pub fn is_record(self) -> bool {
+        matches!(
+            self,
+            QuietVerdict::SinceReconciled | QuietVerdict::Skipped | QuietVerdict::AlreadyRead
+        )
+    }
+
     /// What the verdict proves, in one sentence.
     pub fn proof(self) -> &'static str {
         match self {
@@ -123,11 +137,31 @@ impl From<Quiet> for QuietVerdict {
 }
 
 /// The proofs of `verdicts` (each once), keyed by verdict: what an answer
-/// page that gives them carries in `quiet_proofs`.
+/// page that gives them carries in `quiet_proofs`. A record verdict's
+/// proof is in the tool's description ([`record_proofs`]), not repeated
+/// here.
 pub fn proofs_of(
     verdicts: impl IntoIterator<Item = QuietVerdict>,
 ) -> BTreeMap<QuietVerdict, &'static str> {
-    verdicts.into_iter().map(|v| (v, v.proof())).collect()
+    verdicts
+        .into_iter()
+        .filter(|v| !v.is_record())
+        .map(|v| (v, v.proof()))
+        .collect()
+}
+
+/// The proofs of the record verdicts ([`QuietVerdict::is_record`]), as
+/// `get_spec_diff`'s description ends: where the agent reads them once.
+pub fn record_proofs() -> String {
+    let each: Vec<String> = QuietVerdict::ALL
+        .into_iter()
+        .filter(|v| v.is_record())
+        .map(|v| format!("`{}`: {}", v.name(), v.proof()))
+        .collect();
+    format!(
+        "Proofs of the verdicts a record gives (not repeated in `quiet_proofs`): {}.",
+        each.join("; ")
+    )
 }
 
 // What verdicts each answer (or page) gives, from its lists.

@@ -124,8 +124,11 @@ pub struct InvalidSpec {
 /// Result of `get_spec_diff`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SpecDiff {
-    /// The base the diff is taken from, and how it was chosen.
-    pub base: crate::state::UsedBase,
+    /// The base the diff is taken from, and how it was chosen: absent when
+    /// you passed `base_branch` (it would only echo your argument; the
+    /// pass's `get_reconciliation_status` gives its merge base).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<crate::state::UsedBase>,
     /// This page's part of the unified diff (git's format) of the files in
     /// `files`: a whole file, or for a file larger than a page some of its
     /// hunks, or part of a hunk, under the file header and a recomputed hunk
@@ -239,10 +242,12 @@ pub struct SpecDiff {
     /// hunk of their diff is shown.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub whole_file_because: BTreeMap<String, String>,
-    /// What each quiet verdict of this page proves (`formatting_only`,
-    /// `outside_anchors`, `since_reconciled`, `skipped`, `already_read`, and
-    /// each reason of `housekeeping_reasons`), keyed by verdict: a file is
-    /// left out of `diff` only with a proof.
+    /// What each quiet verdict of this page that judges the change proves
+    /// (`formatting_only`, `outside_anchors`, and each reason of
+    /// `housekeeping_reasons`), keyed by verdict: a file is left out of
+    /// `diff` only with a proof. The record verdicts (`skipped`,
+    /// `since_reconciled`, `already_read`) give theirs once, in the
+    /// tool's description.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub quiet_proofs: BTreeMap<QuietVerdict, &'static str>,
     /// This page's number, from 1.
@@ -563,8 +568,12 @@ pub struct Totals {
 }
 
 impl SpecDiff {
-    /// The answer with nothing in it yet but its base and the excluded files.
-    pub(super) fn empty(base: crate::state::UsedBase, excluded_files: Vec<String>) -> SpecDiff {
+    /// The answer with nothing in it yet but its base (when notarai chose
+    /// it) and the excluded files.
+    pub(super) fn empty(
+        base: Option<crate::state::UsedBase>,
+        excluded_files: Vec<String>,
+    ) -> SpecDiff {
         SpecDiff {
             quiet_proofs: Default::default(),
             base,

@@ -237,7 +237,7 @@ fn following_the_skill_to_the_letter_ends_with_check_green() {
         "`get_spec_diff` with `{spec_path, already_read, specs_read}`",
         "`path@text_id` with the `text_id` of the `spec` or `system_spec` you read",
         "For each spec the status lists with `unreconciled` files",
-        "`housekeeping` files of the status",
+        "`housekeeping` and `formatting_only` files of the status",
         "the `files`, `housekeeping`, `already_read`, `formatting_only` and `outside_anchors` of each diff",
     ] {
         assert!(flat.contains(words), "the skill says {words:?}:\n{skill}");
@@ -399,4 +399,48 @@ fn a_file_moved_out_of_a_spec_reads_as_a_rename_with_its_new_path() {
         "{body}"
     );
     assert!(!body.contains("-line 1\n"), "not a whole deletion: {body}");
+}
+
+/// The skill records the status's `formatting_only` files (issue 42): once
+/// recorded they leave every later status (the list no longer grows with
+/// the branch), and a later change of their code is still shown.
+#[test]
+fn recorded_formatting_only_files_leave_the_status_and_a_later_code_change_is_shown() {
+    let repo = repo();
+    repo.write("src/shared.rs", "fn shared() {\n}\n");
+    let mut server = repo.server();
+    let status = server.call_ok(1, "get_reconciliation_status", json!({}));
+    assert_eq!(status["nothing_to_review"], true, "{status}");
+    assert_eq!(status["formatting_only"], json!(["src/shared.rs"]));
+    assert!(status["quiet_proofs"].get("formatting_only").is_some());
+    server.call_ok(2, "mark_reconciled", json!({"files": ["src/shared.rs"]}));
+    let status = server.call_ok(3, "get_reconciliation_status", json!({}));
+    assert!(status.get("formatting_only").is_none(), "{status}");
+    assert!(status.get("quiet_proofs").is_none(), "{status}");
+    // A real change of the same file: flagged for both specs, and shown.
+    repo.write("src/shared.rs", "fn shared() {\n    changed()\n}\n");
+    let status = server.call_ok(4, "get_reconciliation_status", json!({}));
+    assert_eq!(status["nothing_to_review"], false, "{status}");
+    let flagged: Vec<&str> = status["specs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["spec_path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        flagged,
+        [".notarai/code.spec.yaml", ".notarai/shared.spec.yaml"],
+        "{status}"
+    );
+    let diff = server.call_ok(
+        5,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/shared.spec.yaml"}),
+    );
+    assert_eq!(diff["files"], json!(["src/shared.rs"]), "{diff}");
+    assert!(
+        diff["diff"].as_str().unwrap().contains("+    changed()"),
+        "{diff}"
+    );
+    server.finish();
 }

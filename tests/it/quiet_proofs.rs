@@ -1,8 +1,10 @@
-//! Every quiet verdict names its proof in the answer (issue 37, point 1):
-//! a page of `get_spec_diff`, `list_affected_specs` or
-//! `get_reconciliation_status` that leaves a file out of a review carries
-//! `quiet_proofs`, keyed by each verdict it gives, with what it proves;
-//! a page that gives none carries none; and the README's list is the
+//! Every quiet verdict names its proof (issue 37, point 1): a page of
+//! `get_spec_diff`, `list_affected_specs` or `get_reconciliation_status`
+//! that leaves a file out of a review on a judgement of the change carries
+//! `quiet_proofs`, keyed by each such verdict it gives, with what it
+//! proves; a page that gives none carries none; the record verdicts
+//! (`skipped`, `since_reconciled`, `already_read`, issue 42) give theirs
+//! once, in `get_spec_diff`'s description; and the README's list is the
 //! code's table, word for word.
 
 use serde_json::{Value, json};
@@ -71,6 +73,12 @@ fn each_page_names_the_proof_of_each_quiet_verdict_it_gives() {
     ] {
         let listed = diff[list].as_array().is_some_and(|l| !l.is_empty());
         assert!(listed, "{list} should be given here: {diff:#}");
+        // A record verdict's proof is in the tool's description (below),
+        // not restated in every answer.
+        if verdict.is_record() {
+            assert!(proofs.get(verdict.name()).is_none(), "{diff:#}");
+            continue;
+        }
         assert_eq!(proofs[verdict.name()], verdict.proof(), "{diff:#}");
         expected.push(verdict.name().into());
     }
@@ -104,6 +112,52 @@ fn each_page_names_the_proof_of_each_quiet_verdict_it_gives() {
             "bypass_cache": true, "exclude_patterns": ["lib", "Cargo.lock"]}),
     );
     assert!(quiet_free.get("quiet_proofs").is_none(), "{quiet_free:#}");
+    server.finish();
+}
+
+/// The record verdicts (`skipped`, `since_reconciled`, `already_read`) follow
+/// from a review record or the agent's own argument, not from a judgement of
+/// the change: their proofs are written once, in `get_spec_diff`'s
+/// description, which the agent holds from `tools/list`, word for word the
+/// code's table; no other verdict is one.
+#[test]
+fn record_verdicts_give_their_proof_in_the_tool_description() {
+    let repo = Repo::new();
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.commit("init");
+    let mut server = repo.server();
+    let listed = server.request(2, "tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let described = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .and_then(|t| t["description"].as_str())
+            .unwrap_or_else(|| panic!("{name} is served with a description"))
+            .to_string()
+    };
+    let records: Vec<QuietVerdict> = QuietVerdict::ALL
+        .into_iter()
+        .filter(|v| v.is_record())
+        .collect();
+    assert_eq!(
+        records,
+        [
+            QuietVerdict::SinceReconciled,
+            QuietVerdict::Skipped,
+            QuietVerdict::AlreadyRead
+        ]
+    );
+    let diff = described("get_spec_diff");
+    for v in records {
+        let line = format!("`{}`: {}", v.name(), v.proof());
+        assert!(
+            diff.contains(&line),
+            "get_spec_diff's description lacks {line}: {diff}"
+        );
+    }
+    // The status and `list_affected_specs` give no record verdict.
+    assert!(!described("get_reconciliation_status").contains("Proofs of the verdicts"));
     server.finish();
 }
 

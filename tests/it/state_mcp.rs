@@ -81,6 +81,14 @@ fn a_fresh_clone_sees_the_state_snapshotted_over_mcp() {
     assert_eq!(strings(&diff["files"]), ["src/a.rs"], "{diff}");
     assert_eq!(strings(&diff["skipped"]), ["docs/a.md"], "{diff}");
     assert_eq!(diff["base"]["source"], "default_branch");
+    // A base the agent named is not echoed back: the status gives it.
+    let named = server.call_ok(
+        5,
+        "get_spec_diff",
+        json!({"spec_path": SPEC, "base_branch": "origin/main"}),
+    );
+    assert_eq!(strings(&named["files"]), ["src/a.rs"], "{named}");
+    assert!(named.get("base").is_none(), "{named}");
     server.finish();
 }
 

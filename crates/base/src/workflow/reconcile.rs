@@ -54,7 +54,7 @@ or the committed `.notarai/reconciliation_state.json` for that spec, so a
 pass that stopped (or a teammate's pass) is not redone. If `state_problem` is
 set, the committed state file is malformed and ignored: report it before
 anything else. When `nothing_to_review` is `true`, nothing needs a review: if
-the status lists `housekeeping` files, record them ({step:record}) and share
+the status lists `housekeeping` or `formatting_only` files, record them ({step:record}) and share
 ({step:snapshot}); say so and stop. Answers are paged to fit your context:
 `page` of `pages`; while an answer has a `next_cursor`, call the tool again
 with the same arguments plus `cursor: <next_cursor>` until it has none (an
@@ -225,7 +225,7 @@ diverging silently.",
             text: "When the user has accepted the result, call `mark_reconciled`
 with `{files}`: every file of the pass (the `files`, `housekeeping`,
 `already_read`, `formatting_only` and `outside_anchors` of each diff, the
-spec files in `spec_changes`, and the `housekeeping` files of the status), as
+spec files in `spec_changes`, and the `housekeeping` and `formatting_only` files of the status), as
 repository-relative paths. The next
 pass then skips them until they change again. Do not record files of a spec
 that could not be checked. Call `get_reconciliation_status` again: what it
