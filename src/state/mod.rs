@@ -46,6 +46,7 @@ use crate::symbols::SymbolCache;
 mod base;
 mod blobs;
 mod file;
+mod line;
 mod merge;
 mod merge_logs;
 mod parse;
@@ -62,6 +63,7 @@ pub use merge::{
     DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome, merge_driver_registered,
     merge_files, register_merge_driver, unregister_merge_driver, with_attributes_line,
 };
+pub use line::head_stamp;
 pub use reconciled::{JudgeError, Reconciled, ReviewedBlob};
 pub use snapshot::{SnapshotSummary, head_of, snapshot};
 

@@ -25,11 +25,12 @@ pub struct SnapshotSummary {
 fn snapshot_keys(
     git: &GitRepo,
     existing: &State,
+    base: Option<&Base>,
 ) -> Result<BTreeSet<String>, crate::changes::ChangeError> {
     let mut keys: BTreeSet<String> = git.files(&Scope::Everything)?.into_iter().collect();
     keys.extend(existing.entries().keys().map(|k| k.to_string()));
-    if let Ok((base, _)) = choose_base(git, existing, None)
-        && let Ok(changes) = git.changes(&base, &Scope::Everything, false)
+    if let Some(base) = base
+        && let Ok(changes) = git.changes(base, &Scope::Everything, false)
     {
         keys.extend(changes.paths());
     }
@@ -104,16 +105,18 @@ pub fn compute_snapshot(
         path: state_path(root),
         message,
     };
-    let keys = snapshot_keys(git, existing).map_err(|e| io(e.to_string()))?;
-    // A cache git tracks (or a submodule delivers) is not this machine's word.
+    let base = choose_base(git, existing, None).ok().map(|(b, _)| b);
+    let keys = snapshot_keys(git, existing, base.as_ref()).map_err(|e| io(e.to_string()))?;
+    // A cache git tracks (or a submodule delivers) is not this machine's
+    // word; of this machine's, only the rows made on this line of work
+    // after the base (`super::line`).
     let cache = super::reconciled::trusted_cache(root, git);
-    let cached = cache
+    let (cached, records) = cache
         .as_ref()
-        .map(|c| c.lookup(keys.iter().map(String::as_str)))
-        .unwrap_or_default();
-    let records = cache
-        .as_ref()
-        .map(|c| c.lookup_records(keys.iter().map(String::as_str)))
+        .map(|c| {
+            super::line::Line::new(Some(git), base.as_ref())
+                .proven(c, keys.iter().map(String::as_str))
+        })
         .unwrap_or_default();
     let reviewed: BTreeSet<&str> = existing
         .spec_reviews
