@@ -464,12 +464,20 @@ mod tests {
         assert!(Cache::open_read(dir.path()).lookup(["a"]).is_empty());
         let mut cache = Cache::open_write(dir.path()).unwrap();
         store(&mut cache, &[every("a", "h1"), every("b", "h2")]);
-        cache.store_records(&[every("a", "h3")], "c1", || false).unwrap();
+        cache
+            .store_records(&[every("a", "h3")], "c1", || false)
+            .unwrap();
         let read = Cache::open_read(dir.path());
         let got = read.lookup(["a", "b", "c"]);
         assert_eq!(got["a"].entry, "h3");
-        assert_eq!(made_at_commit(got["a"].made_at.as_deref(), "h3"), Some("c1"));
-        assert_eq!(made_at_commit(got["b"].made_at.as_deref(), "h2"), Some("c0"));
+        assert_eq!(
+            made_at_commit(got["a"].made_at.as_deref(), "h3"),
+            Some("c1")
+        );
+        assert_eq!(
+            made_at_commit(got["b"].made_at.as_deref(), "h2"),
+            Some("c0")
+        );
         // made_at vouches for its own hash only.
         assert_eq!(made_at_commit(got["b"].made_at.as_deref(), "h3"), None);
         assert!(!got.contains_key("c"));
@@ -521,7 +529,10 @@ mod tests {
     #[test]
     fn future_schema_is_cold_and_not_overwritten() {
         let dir = tempfile::tempdir().unwrap();
-        store(&mut Cache::open_write(dir.path()).unwrap(), &[every("a", "h")]);
+        store(
+            &mut Cache::open_write(dir.path()).unwrap(),
+            &[every("a", "h")],
+        );
         let conn = Connection::open(db_path(dir.path())).unwrap();
         conn.execute_batch("PRAGMA user_version = 99;").unwrap();
         drop(conn);

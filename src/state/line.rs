@@ -52,6 +52,11 @@ impl<'g> Line<'g> {
         }
     }
 
+    /// The merge base this line of work starts from.
+    pub(crate) fn base(&self) -> Option<git2::Oid> {
+        self.base
+    }
+
     /// Whether `ancestor` is `descendant` or one of its ancestors.
     fn reaches(&mut self, ancestor: git2::Oid, descendant: git2::Oid) -> bool {
         if ancestor == descendant {
@@ -60,13 +65,10 @@ impl<'g> Line<'g> {
         let Some(repo) = self.repo else {
             return false;
         };
-        *self
-            .memo
-            .entry((ancestor, descendant))
-            .or_insert_with(|| {
-                repo.graph_descendant_of(descendant, ancestor)
-                    .unwrap_or(false)
-            })
+        *self.memo.entry((ancestor, descendant)).or_insert_with(|| {
+            repo.graph_descendant_of(descendant, ancestor)
+                .unwrap_or(false)
+        })
     }
 
     /// Whether a cache row of `hash` whose `made_at` is `made_at` proves a
@@ -123,7 +125,12 @@ impl<'g> Line<'g> {
     /// base (they predate the base). A base state that cannot be read
     /// leaves none of those paths' records: nothing proves which are the
     /// branch's (more is shown, never less).
-    pub(crate) fn without_predating(&self, git: &GitRepo, mut state: State, paths: &[&str]) -> State {
+    pub(crate) fn without_predating(
+        &self,
+        git: &GitRepo,
+        mut state: State,
+        paths: &[&str],
+    ) -> State {
         let Some(base) = self.base else {
             return state;
         };
@@ -146,16 +153,18 @@ impl<'g> Line<'g> {
         for path in paths {
             let at_base = OnceCell::new();
             let content = || at_base.get_or_init(|| base_content(git, tree.as_ref(), path));
-            if let Some(now) = state.fingerprint(path)
-                && base_state.fingerprint(path) == Some(now)
-                && !holds(&ContentHash::bytes(now), path, content())
+            // Borrowed apart from `state`, which the loop below changes.
+            let content = &content;
+            if let Some(now) = state.fingerprint_identity(path)
+                && base_state.fingerprint_identity(path) == Some(now)
+                && !holds(&ContentHash::bytes(now.0), path, content())
             {
                 state.spec_fingerprints.remove(*path);
                 state.file_fingerprints.remove(*path);
             }
             for (spec, entries) in &mut state.spec_reviews {
                 let inherited = entries.get(*path).is_some_and(|r| {
-                    base_state.review_for(spec, path) == Some(r)
+                    base_state.review_identity(spec, path) == Some(review_identity(r))
                         && !r.content_hash().is_some_and(|h| holds(&h, path, content()))
                 });
                 if inherited {
@@ -171,7 +180,11 @@ use std::cell::OnceCell;
 
 /// The content of `path` at the merge base's `tree`: `Some(None)` when it
 /// had no such file, `None` when it cannot be read (a submodule, an error).
-fn base_content(git: &GitRepo, tree: Option<&git2::Tree<'_>>, path: &str) -> Option<Option<Vec<u8>>> {
+fn base_content(
+    git: &GitRepo,
+    tree: Option<&git2::Tree<'_>>,
+    path: &str,
+) -> Option<Option<Vec<u8>>> {
     let entry = match tree?.get_path(Path::new(path)) {
         Ok(entry) => entry,
         Err(e) if e.code() == git2::ErrorCode::NotFound => return Some(None),
