@@ -18,6 +18,8 @@
 //!   nothing about a branch that puts that content back. The records the
 //!   branch adds are its claims (`check` lists them) and count.
 
+use std::cell::OnceCell;
+
 use super::*;
 
 /// The line of work now: the merge base and `HEAD`, with the answers of
@@ -153,8 +155,6 @@ impl<'g> Line<'g> {
         for path in paths {
             let at_base = OnceCell::new();
             let content = || at_base.get_or_init(|| base_content(git, tree.as_ref(), path));
-            // Borrowed apart from `state`, which the loop below changes.
-            let content = &content;
             if let Some(now) = state.fingerprint_identity(path)
                 && base_state.fingerprint_identity(path) == Some(now)
                 && !holds(&ContentHash::bytes(now.0), path, content())
@@ -176,7 +176,58 @@ impl<'g> Line<'g> {
     }
 }
 
-use std::cell::OnceCell;
+impl State {
+    /// The identity of the every-spec record of `path` (a file or a spec
+    /// fingerprint), if any.
+    pub fn fingerprint_identity(&self, path: &str) -> Option<Identity<'_>> {
+        match self.spec_fingerprints.get(path) {
+            Some(hash) => Some((hash, HashKind::Bytes.as_str(), None, None)),
+            None => self.file_fingerprints.get(path).map(|f| {
+                (
+                    f.blake3.as_str(),
+                    HashKind::Bytes.as_str(),
+                    f.blob.as_deref(),
+                    reviewed_after(&f.other),
+                )
+            }),
+        }
+    }
+
+    /// The identity of the record of `key` (`path` or `path#symbol`) for
+    /// `spec` alone, if any.
+    pub fn review_identity(&self, spec: &str, key: &str) -> Option<Identity<'_>> {
+        self.review_for(spec, key).map(review_identity)
+    }
+}
+
+/// What makes two committed records the same record: the hash, its kind,
+/// the blob id and the merge base a review was recorded after
+/// ([`REVIEWED_AFTER`]). A record of the branch's state with the identity
+/// of the merge base's is the base's own: no claim (`check`), and it quiets
+/// only what it held at the base (`line.rs`).
+pub type Identity<'a> = (&'a str, &'a str, Option<&'a str>, Option<&'a str>);
+
+/// The key a snapshot adds to a record it writes again for a content the
+/// base's state holds an older review of: the merge base the review was
+/// recorded after, so the record is the branch's (a claim) and counts.
+pub const REVIEWED_AFTER: &str = "reviewed_after";
+
+/// A record's [`REVIEWED_AFTER`], from its unknown keys.
+fn reviewed_after(other: &BTreeMap<String, serde_json::Value>) -> Option<&str> {
+    other
+        .get(REVIEWED_AFTER)
+        .and_then(serde_json::Value::as_str)
+}
+
+/// The identity of `review`.
+pub fn review_identity(review: &Review) -> Identity<'_> {
+    (
+        review.hash.as_str(),
+        review.kind.as_str(),
+        review.blob.as_deref(),
+        reviewed_after(&review.other),
+    )
+}
 
 /// The content of `path` at the merge base's `tree`: `Some(None)` when it
 /// had no such file, `None` when it cannot be read (a submodule, an error).
@@ -210,5 +261,61 @@ fn drop_path(state: &mut State, path: &str) {
     state.file_fingerprints.remove(path);
     for entries in state.spec_reviews.values_mut() {
         entries.remove(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::{UNBORN, made_at};
+
+    /// A commit of `parent` with no changes, on `HEAD` or beside it.
+    fn commit(repo: &git2::Repository, parent: Option<git2::Oid>, head: bool) -> git2::Oid {
+        let message = format!("c {parent:?} {head}");
+        let sig = git2::Signature::now("t", "t@t").unwrap();
+        let tree = repo
+            .find_tree(repo.index().unwrap().write_tree().unwrap())
+            .unwrap();
+        let parents: Vec<git2::Commit<'_>> = parent
+            .map(|p| repo.find_commit(p).unwrap())
+            .into_iter()
+            .collect();
+        let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
+        let update = head.then_some("HEAD");
+        repo.commit(update, &sig, &sig, &message, &tree, &refs)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_row_proves_a_review_only_between_the_merge_base_and_head() {
+        let dir = tempfile::tempdir().unwrap();
+        let raw = git2::Repository::init(dir.path()).unwrap();
+        let git = GitRepo::open(dir.path()).unwrap();
+        assert!(
+            Line::new(Some(&git), None).proves(Some(&made_at(UNBORN, "h")), "h"),
+            "before the first commit, a row made then counts"
+        );
+        let old = commit(&raw, None, true);
+        let base = commit(&raw, Some(old), true);
+        let aside = commit(&raw, Some(base), false);
+        let mid = commit(&raw, Some(base), true);
+        commit(&raw, Some(mid), true);
+        let at = Base {
+            name: "main".into(),
+            merge_base: Some(base),
+        };
+        let mut line = Line::new(Some(&git), Some(&at));
+        let row = |c: git2::Oid| made_at(&c.to_string(), "h");
+        assert!(line.proves(Some(&row(base)), "h"));
+        assert!(line.proves(Some(&row(mid)), "h"));
+        assert!(!line.proves(Some(&row(old)), "h"), "before the base");
+        assert!(!line.proves(Some(&row(aside)), "h"), "another line of work");
+        assert!(
+            !line.proves(Some(&row(mid)), "other"),
+            "vouches for its own hash"
+        );
+        assert!(!line.proves(None, "h"), "a row of schema 1");
+        assert!(!line.proves(Some(&made_at(UNBORN, "h")), "h"));
+        assert!(!line.proves(Some("nonsense h"), "h"));
     }
 }

@@ -59,7 +59,7 @@ pub use blobs::{reviewed_content, store_reviewed};
 pub use file::{
     MAX_STATE_BYTES, problem, read, read_at, read_file, read_lenient, state_path, write, write_file,
 };
-pub use line::head_stamp;
+pub use line::{Identity, REVIEWED_AFTER, head_stamp, review_identity};
 pub use merge::{
     DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome, merge_driver_registered,
     merge_files, register_merge_driver, unregister_merge_driver, with_attributes_line,
@@ -407,57 +407,6 @@ impl State {
     pub fn review_for(&self, spec: &str, path: &str) -> Option<&Review> {
         self.spec_reviews.get(spec)?.get(path)
     }
-
-    /// The identity of the every-spec record of `path` (a file or a spec
-    /// fingerprint), if any.
-    pub fn fingerprint_identity(&self, path: &str) -> Option<Identity<'_>> {
-        match self.spec_fingerprints.get(path) {
-            Some(hash) => Some((hash, HashKind::Bytes.as_str(), None, None)),
-            None => self.file_fingerprints.get(path).map(|f| {
-                (
-                    f.blake3.as_str(),
-                    HashKind::Bytes.as_str(),
-                    f.blob.as_deref(),
-                    reviewed_after(&f.other),
-                )
-            }),
-        }
-    }
-
-    /// The identity of the record of `key` (`path` or `path#symbol`) for
-    /// `spec` alone, if any.
-    pub fn review_identity(&self, spec: &str, key: &str) -> Option<Identity<'_>> {
-        self.review_for(spec, key).map(review_identity)
-    }
-}
-
-/// What makes two committed records the same record: the hash, its kind,
-/// the blob id and the merge base a review was recorded after
-/// ([`REVIEWED_AFTER`]). A record of the branch's state with the identity
-/// of the merge base's is the base's own: no claim (`check`), and it quiets
-/// only what it held at the base (`line.rs`).
-pub type Identity<'a> = (&'a str, &'a str, Option<&'a str>, Option<&'a str>);
-
-/// The key a snapshot adds to a record it writes again for a content the
-/// base's state holds an older review of: the merge base the review was
-/// recorded after, so the record is the branch's (a claim) and counts.
-pub const REVIEWED_AFTER: &str = "reviewed_after";
-
-/// A record's [`REVIEWED_AFTER`], from its unknown keys.
-fn reviewed_after(other: &BTreeMap<String, serde_json::Value>) -> Option<&str> {
-    other
-        .get(REVIEWED_AFTER)
-        .and_then(serde_json::Value::as_str)
-}
-
-/// The identity of `review`.
-pub fn review_identity(review: &Review) -> Identity<'_> {
-    (
-        review.hash.as_str(),
-        review.kind.as_str(),
-        review.blob.as_deref(),
-        reviewed_after(&review.other),
-    )
 }
 
 // ---------------------------------------------------------------- at a commit
