@@ -136,11 +136,25 @@ impl<'g> Line<'g> {
         let Some(base) = self.base else {
             return state;
         };
+        let reviewed: std::collections::HashSet<&str> = state
+            .spec_reviews
+            .values()
+            .flat_map(|e| e.keys().map(String::as_str))
+            .collect();
+        let paths: Vec<&str> = paths
+            .iter()
+            .copied()
+            .filter(|p| state.fingerprint(p).is_some() || reviewed.contains(p))
+            .collect();
+        if paths.is_empty() {
+            // No committed record of these paths: nothing to tell apart.
+            return state;
+        }
         let base_state = match read_at(git, base) {
             Ok(loaded) => loaded.map(|l| l.state).unwrap_or_default(),
             Err(e) => {
                 tracing::warn!("{e}; the committed reviews of the changed files are not used");
-                for path in paths {
+                for path in &paths {
                     drop_path(&mut state, path);
                 }
                 return state;
@@ -152,7 +166,7 @@ impl<'g> Line<'g> {
             .and_then(|c| c.tree())
             .map_err(|e| tracing::warn!("the merge base {base}: {e}"))
             .ok();
-        for path in paths {
+        for path in &paths {
             let at_base = OnceCell::new();
             let content = || at_base.get_or_init(|| base_content(git, tree.as_ref(), path));
             if let Some(now) = state.fingerprint_identity(path)
