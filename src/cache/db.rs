@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension};
 
-use super::{BULK_LOOKUP, BUSY_TIMEOUT, SCHEMA_VERSION};
+use super::{BULK_LOOKUP, BUSY_TIMEOUT, Cached, SCHEMA_VERSION};
 use crate::record::{ContentHash, HashKind, Record, Scope};
 
 pub(super) enum SchemaState {
@@ -109,31 +109,62 @@ pub(super) fn check_schema(conn: &Connection) -> rusqlite::Result<SchemaState> {
     Ok(SchemaState::Current)
 }
 
+/// Whether `table` has the `made_at` column (a database written before it
+/// has none: its rows prove nothing and read as absent).
+pub(super) fn has_made_at(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
+    let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})"))?;
+    let names = stmt.query_map([], |r| r.get::<_, String>(1))?;
+    for name in names {
+        if name? == "made_at" {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Add the `made_at` column to the tables that lack it (a database of
+/// schema 1): their rows keep `NULL` there, which proves nothing.
+pub(super) fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    for table in ["file_cache", "reviews"] {
+        if !has_made_at(conn, table)? {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN made_at TEXT;"))?;
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn lookup(
     conn: &Connection,
     keys: &[&str],
-) -> rusqlite::Result<HashMap<String, String>> {
+) -> rusqlite::Result<HashMap<String, Cached<String>>> {
     let mut map = HashMap::with_capacity(keys.len());
+    if !has_made_at(conn, "file_cache")? {
+        return Ok(map);
+    }
+    let row = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(Option<String>, Option<String>)> {
+        Ok((r.get(0)?, r.get(1)?))
+    };
     if keys.len() > BULK_LOOKUP {
         let wanted: std::collections::HashSet<&str> = keys.iter().copied().collect();
-        let mut stmt = conn.prepare("SELECT path, blake3_hash FROM file_cache")?;
+        let mut stmt = conn.prepare("SELECT path, blake3_hash, made_at FROM file_cache")?;
         let mut rows = stmt.query([])?;
-        while let Some(row) = rows.next()? {
-            let path: String = row.get(0)?;
+        while let Some(r) = rows.next()? {
+            let path: String = r.get(0)?;
             if wanted.contains(path.as_str()) {
-                let hash: Option<String> = row.get(1)?;
-                if let Some(hash) = hash {
-                    map.insert(path, hash);
+                let hash: Option<String> = r.get(1)?;
+                let made_at: Option<String> = r.get(2)?;
+                if let Some(entry) = hash {
+                    map.insert(path, Cached { entry, made_at });
                 }
             }
         }
         return Ok(map);
     }
-    let mut stmt = conn.prepare_cached("SELECT blake3_hash FROM file_cache WHERE path = ?1")?;
+    let mut stmt =
+        conn.prepare_cached("SELECT blake3_hash, made_at FROM file_cache WHERE path = ?1")?;
     for key in keys {
-        let hash: Option<Option<String>> = stmt.query_row([key], |r| r.get(0)).optional()?;
-        if let Some(Some(hash)) = hash {
-            map.insert((*key).to_string(), hash);
+        if let Some((Some(entry), made_at)) = stmt.query_row([key], row).optional()? {
+            map.insert((*key).to_string(), Cached { entry, made_at });
         }
     }
     Ok(map)
@@ -142,8 +173,8 @@ pub(super) fn lookup(
 pub(super) fn lookup_records(
     conn: &Connection,
     paths: &[&str],
-) -> rusqlite::Result<HashMap<String, Vec<Record>>> {
-    let mut map: HashMap<String, Vec<Record>> = HashMap::new();
+) -> rusqlite::Result<HashMap<String, Vec<Cached<Record>>>> {
+    let mut map: HashMap<String, Vec<Cached<Record>>> = HashMap::new();
     let table: Option<String> = conn
         .query_row(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'reviews'",
@@ -151,10 +182,10 @@ pub(super) fn lookup_records(
             |r| r.get(0),
         )
         .optional()?;
-    if table.is_none() {
+    if table.is_none() || !has_made_at(conn, "reviews")? {
         return Ok(map);
     }
-    let row = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Option<Record>> {
+    let row = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Option<Cached<Record>>> {
         let (spec, path, symbol, kind, hash, blob): (
             String,
             String,
@@ -170,25 +201,31 @@ pub(super) fn lookup_records(
             r.get(4)?,
             r.get(5)?,
         );
+        let made_at: Option<String> = r.get(6)?;
         // A kind this build does not know never matches: left out.
-        Ok(HashKind::parse(&kind).map(|kind| Record {
-            scope: Scope::from_key(&spec),
-            path,
-            symbol: (!symbol.is_empty()).then_some(symbol),
-            hash: ContentHash { kind, value: hash },
-            blob,
+        Ok(HashKind::parse(&kind).map(|kind| Cached {
+            entry: Record {
+                scope: Scope::from_key(&spec),
+                path,
+                symbol: (!symbol.is_empty()).then_some(symbol),
+                hash: ContentHash { kind, value: hash },
+                blob,
+            },
+            made_at,
         }))
     };
-    const COLUMNS: &str = "SELECT spec, path, symbol, kind, hash, blob FROM reviews";
+    const COLUMNS: &str = "SELECT spec, path, symbol, kind, hash, blob, made_at FROM reviews";
     if paths.len() > BULK_LOOKUP {
         let wanted: std::collections::HashSet<&str> = paths.iter().copied().collect();
         let mut stmt = conn.prepare(COLUMNS)?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             if let Some(record) = row(r)?
-                && wanted.contains(record.path.as_str())
+                && wanted.contains(record.entry.path.as_str())
             {
-                map.entry(record.path.clone()).or_default().push(record);
+                map.entry(record.entry.path.clone())
+                    .or_default()
+                    .push(record);
             }
         }
         return Ok(map);
@@ -198,7 +235,9 @@ pub(super) fn lookup_records(
         let mut rows = stmt.query([path])?;
         while let Some(r) = rows.next()? {
             if let Some(record) = row(r)? {
-                map.entry(record.path.clone()).or_default().push(record);
+                map.entry(record.entry.path.clone())
+                    .or_default()
+                    .push(record);
             }
         }
     }

@@ -9,6 +9,14 @@
 //! ([`crate::record::Record`]): `spec` is `''` for every spec, `symbol` `''`
 //! for the whole file. A build that knows only `file_cache` ignores it.
 //!
+//! Schema 2 adds `made_at` to both tables: `<commit> <hash>`, the commit
+//! `HEAD` was at when the row was written (`unborn` before the first commit
+//! or outside git) and the hash it vouches for. A row proves a review only
+//! with it, and only when it names the row's own hash (a writer that knows
+//! nothing of the column, and updates the hash alone, leaves it stale: the
+//! row then proves nothing); which commits count is the state's rule
+//! (`state::Line`). Rows of schema 1 keep `NULL` there and prove nothing.
+//!
 //! Several processes share it (two MCP servers and a shell): the database runs
 //! in WAL mode with a busy timeout, writes take the lock up front
 //! (`BEGIN IMMEDIATE`) and go in one transaction. Reading never fails: a
@@ -29,10 +37,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, params};
 
-use crate::hashing::{self, FileHash};
 use db::{
     READ_ONLY, SchemaState, check_schema, describe, handle_unusable, is_busy, is_corruption,
-    lookup, lookup_records, open, open_unwritten, set_aside,
+    lookup, lookup_records, migrate, open, open_unwritten, set_aside,
 };
 
 mod db;
@@ -47,7 +54,7 @@ use place::{check_location_of, check_regular, check_regular_at, remove_database}
 const DB_RELATIVE: &str = crate::layout::DB_FILE;
 
 /// The schema version this build writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 /// How long a writer waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -86,13 +93,31 @@ pub struct CacheStats {
     pub newest: Option<i64>,
 }
 
-/// One file's state now against the cache ([`Cache::compare`]).
+/// One row of the cache with the proof of where it was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Compared {
-    /// What hashing the file found now.
-    pub now: FileHash,
-    /// Whether the cache holds exactly this state.
-    pub reconciled: bool,
+pub struct Cached<T> {
+    /// The entry: a hash (`file_cache`) or a record (`reviews`).
+    pub entry: T,
+    /// `made_at` as stored (`<commit or unborn> <hash>`); `None` in a row
+    /// written before the column existed.
+    pub made_at: Option<String>,
+}
+
+/// The word `made_at` holds for a row written before the first commit (or
+/// outside git).
+pub const UNBORN: &str = "unborn";
+
+/// The `made_at` value of a row of `hash` written while `HEAD` was at `head`
+/// (a commit id, or [`UNBORN`]).
+pub fn made_at(head: &str, hash: &str) -> String {
+    format!("{head} {hash}")
+}
+
+/// The commit (or [`UNBORN`]) a row's `made_at` names, when it vouches for
+/// the row's own `hash`; `None` otherwise (no proof).
+pub fn made_at_commit<'m>(made_at: Option<&'m str>, hash: &str) -> Option<&'m str> {
+    let (head, vouched) = made_at?.split_once(' ')?;
+    (vouched == hash && !head.is_empty()).then_some(head)
 }
 
 impl Cache {
@@ -186,16 +211,17 @@ impl Cache {
             Err(e) => return Err(err(describe(&e))),
         }
         conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS file_cache (path TEXT PRIMARY KEY, blake3_hash TEXT, updated_at INTEGER);
+            "CREATE TABLE IF NOT EXISTS file_cache (path TEXT PRIMARY KEY, blake3_hash TEXT, updated_at INTEGER, made_at TEXT);
              CREATE TABLE IF NOT EXISTS reviews (spec TEXT NOT NULL, path TEXT NOT NULL, symbol TEXT NOT NULL DEFAULT '',
-               kind TEXT NOT NULL, hash TEXT NOT NULL, blob TEXT, updated_at INTEGER, PRIMARY KEY (spec, path, symbol));
+               kind TEXT NOT NULL, hash TEXT NOT NULL, blob TEXT, updated_at INTEGER, made_at TEXT, PRIMARY KEY (spec, path, symbol));
              CREATE INDEX IF NOT EXISTS reviews_path ON reviews (path);",
         )
         .map_err(|e| err(describe(&e)))?;
+        migrate(&conn).map_err(|e| err(describe(&e)))?;
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(|e| err(describe(&e)))?;
-        if version == 0 {
+        if version < SCHEMA_VERSION {
             conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
                 .map_err(|e| err(describe(&e)))?;
         }
@@ -205,9 +231,13 @@ impl Cache {
         })
     }
 
-    /// Look up the cached hashes of `keys`; keys not cached are absent from
-    /// the map. Errors degrade to misses with a warning.
-    pub fn lookup<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> HashMap<String, String> {
+    /// Look up the cached hashes of `keys` (reviewed for every spec), each
+    /// with its `made_at`; keys not cached are absent from the map. Errors
+    /// degrade to misses with a warning.
+    pub fn lookup<'k>(
+        &self,
+        keys: impl IntoIterator<Item = &'k str>,
+    ) -> HashMap<String, Cached<String>> {
         let Some(conn) = &self.conn else {
             return HashMap::new();
         };
@@ -225,83 +255,14 @@ impl Cache {
         }
     }
 
-    /// The one hash-and-compare: hash each file (`(cache key, path on
-    /// disk)`, in parallel, links not followed) and tell whether the cache
-    /// holds exactly its state now (a missing file matches a stored
-    /// [`hashing::DELETED`]). In input order; a file that cannot be read is
-    /// an error in its slot.
-    pub fn compare<K, P>(&self, files: &[(K, P)]) -> Vec<std::io::Result<Compared>>
-    where
-        K: AsRef<str>,
-        P: AsRef<Path> + Sync,
-    {
-        let paths: Vec<&Path> = files.iter().map(|(_, p)| p.as_ref()).collect();
-        let cached = self.lookup(files.iter().map(|(k, _)| k.as_ref()));
-        files
-            .iter()
-            .zip(hashing::hash_many(&paths))
-            .map(|((key, _), hash)| {
-                let now = hash?;
-                let reconciled = now.cache_value().is_some_and(|value| {
-                    cached.get(key.as_ref()).map(String::as_str) == Some(value)
-                });
-                Ok(Compared { now, reconciled })
-            })
-            .collect()
-    }
-
-    /// Store `(key, hash)` pairs in one transaction; returns how many were written.
-    pub fn store(&mut self, entries: &[(String, String)]) -> Result<usize, CacheError> {
-        self.store_unless(entries, || false)
-            .map(|stored| stored.unwrap_or_default())
-    }
-
-    /// [`Cache::store`], asking `cancelled` right before the commit: when it
-    /// says yes the transaction is rolled back, nothing is written, and the
-    /// answer is `None`.
-    fn store_unless(
-        &mut self,
-        entries: &[(String, String)],
-        cancelled: impl Fn() -> bool,
-    ) -> Result<Option<usize>, CacheError> {
-        let db = self.db.clone();
-        let Some(conn) = self.conn.as_mut() else {
-            return Err(CacheError {
-                db,
-                cause: "the cache is not open for writing".into(),
-            });
-        };
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        let write = |conn: &mut Connection| -> rusqlite::Result<Option<usize>> {
-            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            {
-                let mut stmt = tx.prepare_cached(
-                    "INSERT INTO file_cache (path, blake3_hash, updated_at) VALUES (?1, ?2, ?3)
-                     ON CONFLICT(path) DO UPDATE SET blake3_hash = excluded.blake3_hash, updated_at = excluded.updated_at",
-                )?;
-                for (key, hash) in entries {
-                    stmt.execute(params![key, hash, now])?;
-                }
-            }
-            if cancelled() {
-                // Dropping the transaction rolls it back.
-                return Ok(None);
-            }
-            tx.commit()?;
-            Ok(Some(entries.len()))
-        };
-        retrying_busy(db, conn, write)
-    }
-
-    /// The records of `paths` (every scope and symbol), by path. A
-    /// database without the `reviews` table (written before it) has none;
-    /// errors degrade to none with a warning.
+    /// The records of `paths` (every scope and symbol), by path, each with
+    /// its `made_at`. A database without the `reviews` table or its
+    /// `made_at` column (written before them) has none; errors degrade to
+    /// none with a warning.
     pub fn lookup_records<'k>(
         &self,
         paths: impl IntoIterator<Item = &'k str>,
-    ) -> HashMap<String, Vec<Record>> {
+    ) -> HashMap<String, Vec<Cached<Record>>> {
         let Some(conn) = &self.conn else {
             return HashMap::new();
         };
@@ -319,12 +280,14 @@ impl Cache {
         }
     }
 
-    /// Store `records` in one transaction (a record for every spec also in
+    /// Store `records`, made while `HEAD` was at `head` (a commit id, or
+    /// [`UNBORN`]), in one transaction (a record for every spec also in
     /// `file_cache`, which older builds read); `cancelled` is asked right
     /// before the commit (`None`: rolled back, nothing written).
     pub fn store_records(
         &mut self,
         records: &[Record],
+        head: &str,
         cancelled: impl Fn() -> bool,
     ) -> Result<Option<usize>, CacheError> {
         let db = self.db.clone();
@@ -341,15 +304,17 @@ impl Cache {
             let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             {
                 let mut review = tx.prepare_cached(
-                    "INSERT INTO reviews (spec, path, symbol, kind, hash, blob, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                    "INSERT INTO reviews (spec, path, symbol, kind, hash, blob, updated_at, made_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                      ON CONFLICT(spec, path, symbol) DO UPDATE SET kind = excluded.kind, hash = excluded.hash,
-                       blob = excluded.blob, updated_at = excluded.updated_at",
+                       blob = excluded.blob, updated_at = excluded.updated_at, made_at = excluded.made_at",
                 )?;
                 let mut file = tx.prepare_cached(
-                    "INSERT INTO file_cache (path, blake3_hash, updated_at) VALUES (?1, ?2, ?3)
-                     ON CONFLICT(path) DO UPDATE SET blake3_hash = excluded.blake3_hash, updated_at = excluded.updated_at",
+                    "INSERT INTO file_cache (path, blake3_hash, updated_at, made_at) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT(path) DO UPDATE SET blake3_hash = excluded.blake3_hash, updated_at = excluded.updated_at,
+                       made_at = excluded.made_at",
                 )?;
                 for r in records {
+                    let made = made_at(head, &r.hash.value);
                     review.execute(params![
                         r.scope.key(),
                         r.path,
@@ -357,13 +322,14 @@ impl Cache {
                         r.hash.kind.as_str(),
                         r.hash.value,
                         r.blob,
-                        now
+                        now,
+                        made
                     ])?;
                     if r.scope == Scope::EverySpec
                         && r.symbol.is_none()
                         && r.hash.kind == HashKind::Bytes
                     {
-                        file.execute(params![r.path, r.hash.value, now])?;
+                        file.execute(params![r.path, r.hash.value, now, made])?;
                     }
                 }
             }
@@ -478,51 +444,45 @@ fn retrying_busy<T>(
 mod tests {
     use super::*;
 
-    #[test]
-    fn compare_tells_reconciled_from_changed() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("a.rs");
-        std::fs::write(&file, "one").unwrap();
-        let hash = hashing::hash_path(&file).unwrap();
-        let mut cache = Cache::open_write(dir.path()).unwrap();
-        cache
-            .store(&[
-                ("a".into(), hash.cache_value().unwrap().into()),
-                ("gone".into(), hashing::DELETED.into()),
-            ])
-            .unwrap();
-        let files = [
-            ("a", file.clone()),
-            ("gone", dir.path().join("gone")),
-            ("new", dir.path().join("new")),
-        ];
-        let got: Vec<bool> = cache
-            .compare(&files)
-            .into_iter()
-            .map(|c| c.unwrap().reconciled)
-            .collect();
-        assert_eq!(got, [true, true, false]);
-        std::fs::write(&file, "two").unwrap();
-        assert!(!cache.compare(&files[..1])[0].as_ref().unwrap().reconciled);
+    fn every(path: &str, hash: &str) -> Record {
+        Record {
+            scope: Scope::EverySpec,
+            path: path.into(),
+            symbol: None,
+            hash: crate::record::ContentHash::bytes(hash),
+            blob: None,
+        }
+    }
+
+    fn store(cache: &mut Cache, records: &[Record]) {
+        cache.store_records(records, "c0", || false).unwrap();
     }
 
     #[test]
-    fn round_trip_and_clear() {
+    fn round_trip_with_proof_and_clear() {
         let dir = tempfile::tempdir().unwrap();
         assert!(Cache::open_read(dir.path()).lookup(["a"]).is_empty());
         let mut cache = Cache::open_write(dir.path()).unwrap();
-        assert_eq!(
-            cache
-                .store(&[("a".into(), "h1".into()), ("b".into(), "h2".into())])
-                .unwrap(),
-            2
-        );
-        cache.store(&[("a".into(), "h3".into())]).unwrap();
+        store(&mut cache, &[every("a", "h1"), every("b", "h2")]);
+        cache
+            .store_records(&[every("a", "h3")], "c1", || false)
+            .unwrap();
         let read = Cache::open_read(dir.path());
         let got = read.lookup(["a", "b", "c"]);
-        assert_eq!(got.get("a").map(String::as_str), Some("h3"));
-        assert_eq!(got.get("b").map(String::as_str), Some("h2"));
+        assert_eq!(got["a"].entry, "h3");
+        assert_eq!(
+            made_at_commit(got["a"].made_at.as_deref(), "h3"),
+            Some("c1")
+        );
+        assert_eq!(
+            made_at_commit(got["b"].made_at.as_deref(), "h2"),
+            Some("c0")
+        );
+        // made_at vouches for its own hash only.
+        assert_eq!(made_at_commit(got["b"].made_at.as_deref(), "h3"), None);
         assert!(!got.contains_key("c"));
+        let records = read.lookup_records(["a"]);
+        assert_eq!(records["a"][0].entry.hash.value, "h3");
         let keys: Vec<String> = (0..5000).map(|i| format!("k{i}")).collect();
         let bulk = read.lookup(keys.iter().map(String::as_str).chain(["a"]));
         assert_eq!(bulk.len(), 1);
@@ -530,6 +490,28 @@ mod tests {
         drop((cache, read));
         assert!(Cache::clear(dir.path()).unwrap());
         assert!(!Cache::clear(dir.path()).unwrap());
+    }
+
+    #[test]
+    fn schema_one_rows_prove_nothing_and_are_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        make_folder(dir.path()).unwrap();
+        let conn = Connection::open(db_path(dir.path())).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE file_cache (path TEXT PRIMARY KEY, blake3_hash TEXT, updated_at INTEGER);
+             INSERT INTO file_cache VALUES ('a', 'h', 0);
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+        drop(conn);
+        // Before a write migrates it: no `made_at` column, no proof.
+        assert!(Cache::open_read(dir.path()).lookup(["a"]).is_empty());
+        let mut cache = Cache::open_write(dir.path()).unwrap();
+        let got = Cache::open_read(dir.path()).lookup(["a"]);
+        assert_eq!(got["a"].made_at, None, "an old row keeps no proof");
+        store(&mut cache, &[every("b", "h")]);
+        let got = Cache::open_read(dir.path()).lookup(["b"]);
+        assert_eq!(made_at_commit(got["b"].made_at.as_deref(), "h"), Some("c0"));
     }
 
     #[test]
@@ -541,16 +523,16 @@ mod tests {
         assert!(Cache::open_read(dir.path()).conn.is_none());
         assert!(!db.exists(), "the corrupt file is moved aside");
         let mut cache = Cache::open_write(dir.path()).unwrap();
-        cache.store(&[("a".into(), "h".into())]).unwrap();
+        store(&mut cache, &[every("a", "h")]);
     }
 
     #[test]
     fn future_schema_is_cold_and_not_overwritten() {
         let dir = tempfile::tempdir().unwrap();
-        Cache::open_write(dir.path())
-            .unwrap()
-            .store(&[("a".into(), "h".into())])
-            .unwrap();
+        store(
+            &mut Cache::open_write(dir.path()).unwrap(),
+            &[every("a", "h")],
+        );
         let conn = Connection::open(db_path(dir.path())).unwrap();
         conn.execute_batch("PRAGMA user_version = 99;").unwrap();
         drop(conn);

@@ -22,7 +22,8 @@ use crate::state::{self, HashKind, State};
 pub enum ClaimChange {
     /// Not in the base's state file.
     Added,
-    /// In the base's state file with another hash, hash kind or blob.
+    /// In the base's state file with another hash, hash kind, blob or
+    /// `reviewed_after`.
     Changed,
     /// In the base's state file and gone on this branch (a drift note closed).
     Removed,
@@ -134,8 +135,7 @@ pub fn claims(state: &State, before: &State, governance: &Governance, set: &Spec
     out
 }
 
-/// A record's identity: its hash, its kind and its blob.
-type Identity<'a> = (&'a str, &'a str, Option<&'a str>);
+use crate::state::Identity;
 
 /// How a record changed from `old` (absent: not in the base) to `new`;
 /// `None` when it is the base's own.
@@ -155,11 +155,13 @@ fn fingerprint_claims(
 ) -> Vec<Claim> {
     let mut out = Vec::new();
     for (path, f) in &state.file_fingerprints {
-        let old = before
-            .file_fingerprints
-            .get(path)
-            .map(|o| (o.blake3.as_str(), "bytes", o.blob.as_deref()));
-        if let Some(change) = change(old, (f.blake3.as_str(), "bytes", f.blob.as_deref())) {
+        let (Some(new), old) = (
+            state.fingerprint_identity(path),
+            before.fingerprint_identity(path),
+        ) else {
+            continue;
+        };
+        if let Some(change) = change(old, new) {
             out.push(Claim {
                 path: path.clone(),
                 symbol: None,
@@ -173,11 +175,8 @@ fn fingerprint_claims(
         }
     }
     for (path, hash) in &state.spec_fingerprints {
-        let old = before
-            .spec_fingerprints
-            .get(path)
-            .map(|o| (o.as_str(), "bytes", None));
-        if let Some(change) = change(old, (hash.as_str(), "bytes", None)) {
+        let old = before.fingerprint_identity(path);
+        if let Some(change) = change(old, (hash.as_str(), "bytes", None, None)) {
             out.push(Claim {
                 path: path.clone(),
                 symbol: None,
@@ -203,14 +202,8 @@ fn review_claims(
     let mut out = Vec::new();
     for (spec, reviews) in &state.spec_reviews {
         for (key, review) in reviews {
-            let old = before
-                .review_for(spec, key)
-                .map(|o| (o.hash.as_str(), o.kind.as_str(), o.blob.as_deref()));
-            let new = (
-                review.hash.as_str(),
-                review.kind.as_str(),
-                review.blob.as_deref(),
-            );
+            let old = before.review_identity(spec, key);
+            let new = state::review_identity(review);
             let Some(change) = change(old, new) else {
                 continue;
             };

@@ -78,8 +78,13 @@ pub(super) fn assess(
         .into_iter()
         .filter(|p| p != STATE_FILE && !is_under(p, CACHE_DIR))
         .collect();
-    let known =
-        Reconciled::with_state(root, git, paths.iter().map(String::as_str), state).at_base(base);
+    let known = Reconciled::with_state(
+        root,
+        git,
+        Some(base),
+        paths.iter().map(String::as_str),
+        state,
+    );
     progress.begin(paths.len() as u64, "hashing changed files");
     let governors: Vec<Vec<usize>> = paths.iter().map(|p| governance.governors(p)).collect();
     let spec_paths: Vec<Vec<&str>> = governors

@@ -73,7 +73,18 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode
                 })
                 .collect();
             let known = match &git {
-                Some(git) => Reconciled::trusted(&root, git, rels.iter().map(String::as_str)),
+                Some(git) => {
+                    // The base a status would use: reviews that predate it quiet nothing.
+                    let state = crate::state::read_lenient(&root);
+                    let base = crate::state::choose_base(git, &state, None).ok();
+                    Reconciled::with_state(
+                        &root,
+                        git,
+                        base.as_ref().map(|(b, _)| b),
+                        rels.iter().map(String::as_str),
+                        state,
+                    )
+                }
                 None => Reconciled::lookup(&root, rels.iter().map(String::as_str)),
             };
             let judged = known.judge_specs(

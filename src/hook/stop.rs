@@ -138,7 +138,18 @@ fn unreconciled(
     let files: Vec<&str> = governed.iter().map(|(f, _)| f.as_str()).collect();
     let hashes = crate::hashing::hash_many_in(&root, &files);
     let cache = cache_trusted.then(|| crate::cache::Cache::open_read(&root));
-    let known = crate::state::Reconciled::from(cache, &root, files.iter().copied());
+    // Judged from the base a status would use: a review that predates it,
+    // or one recorded on another line of work, quiets nothing.
+    let state = crate::state::read_lenient(&root);
+    let git = project.git().ok();
+    let base = git.and_then(|g| crate::state::choose_base(g, &state, None).ok());
+    let known = crate::state::Reconciled::new(
+        cache,
+        git,
+        base.as_ref().map(|(b, _)| b),
+        files.iter().copied(),
+        state,
+    );
     let kept = crate::symbols::SymbolCache::new();
     let mut pairs = Vec::new();
     for ((file, specs), hash) in governed.iter().zip(hashes) {

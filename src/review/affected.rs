@@ -114,7 +114,7 @@ fn affected_specs_with(
         .iter()
         .map(|(_, g)| g.iter().map(|&i| specs.governance().spec_path(i)).collect())
         .collect();
-    let known = Reconciled::trusted(&root, git, governed_paths.iter().copied()).at_base(&base);
+    let known = Reconciled::trusted(&root, git, Some(&base), governed_paths.iter().copied());
     let judged = known
         .judge_specs(&root, Some(git), &governed_paths, &spec_paths, progress)
         .map_err(|e| match e {

@@ -214,7 +214,7 @@ impl<'a, 'g> Work<'a, 'g> {
             self.now.insert(path, hash?);
         }
         self.known = (!self.params.bypass_cache).then(|| {
-            Reconciled::trusted(self.root, self.git, paths.iter().copied()).at_base(self.base)
+            Reconciled::trusted(self.root, self.git, Some(self.base), paths.iter().copied())
         });
         Ok(())
     }

@@ -335,7 +335,7 @@ fn judge(
                 .collect()
         })
         .collect();
-    let known = Reconciled::trusted(&root, git, paths.iter().copied());
+    let known = Reconciled::trusted(&root, git, Some(&base), paths.iter().copied());
     let judged = known
         .judge_specs(
             &root,

@@ -93,13 +93,16 @@ impl QuietVerdict {
                  there with the same program"
             }
             QuietVerdict::SinceReconciled => {
-                "the diff starts at the content last reviewed for this spec, from this machine's \
-                 cache or the merge base's state and hashing to its review; whether to show the \
-                 file was judged from the merge base"
+                "the diff starts at the content last reviewed for this spec, from a cache row \
+                 recorded on this line of work after the merge base and hashing to its review, \
+                 never from the committed state; whether to show the file was judged from the \
+                 merge base"
             }
             QuietVerdict::Skipped => {
-                "the file's content hashes to a review recorded for this spec in the hash cache or \
-                 the committed state (a record the branch itself adds is a claim `check` lists)"
+                "the content hashes to a review for this spec recorded after the merge base: a \
+                 cache row on this line of work, or a record the branch adds to the state (a \
+                 claim `check` lists); one the base's state holds counts only if it held the \
+                 base's content"
             }
             QuietVerdict::AlreadyRead => {
                 "you passed it in `already_read`: its diff was in an earlier answer of this pass"

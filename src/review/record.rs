@@ -68,7 +68,7 @@ pub fn get_changed_artifacts(
         })
         .collect();
     let hashes = hashing::hash_many_in(&root, &governed);
-    let known = Reconciled::trusted(&root, git, governed.iter().map(String::as_str));
+    let known = Reconciled::trusted(&root, git, Some(&base), governed.iter().map(String::as_str));
     let mut changed_artifacts = Vec::new();
     for (path, hash) in governed.iter().zip(hashes) {
         let hash = hash.map_err(|e| ReviewError::internal(format!("cannot read {path}: {e}")))?;
@@ -173,7 +173,9 @@ pub fn mark_reconciled(
     if !records.is_empty() {
         let mut cache = Cache::open_write(&root).map_err(ReviewError::from)?;
         cache
-            .store_records(&records, || progress.is_cancelled())
+            .store_records(&records, &crate::state::head_stamp(git), || {
+                progress.is_cancelled()
+            })
             .map_err(ReviewError::from)?
             .ok_or(Cancelled)?;
     }

@@ -46,6 +46,7 @@ use crate::symbols::SymbolCache;
 mod base;
 mod blobs;
 mod file;
+mod line;
 mod merge;
 mod merge_logs;
 mod parse;
@@ -58,6 +59,7 @@ pub use blobs::{reviewed_content, store_reviewed};
 pub use file::{
     MAX_STATE_BYTES, problem, read, read_at, read_file, read_lenient, state_path, write, write_file,
 };
+pub use line::{Identity, REVIEWED_AFTER, head_stamp, review_identity};
 pub use merge::{
     DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome, merge_driver_registered,
     merge_files, register_merge_driver, unregister_merge_driver, with_attributes_line,

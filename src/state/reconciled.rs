@@ -5,68 +5,63 @@ use super::*;
 
 /// The two sources of "reconciled": the local hash cache and the committed
 /// state. A file is reconciled for spec S when its current content is in a
-/// record for S or for every spec, in either source (see [`crate::record`]).
+/// record for S or for every spec, in either source (see [`crate::record`]),
+/// that the one rule of [`super::line`] lets count: a cache row made on this
+/// line of work after the merge base, a committed record the branch added
+/// (or one the merge base's state has that holds the base's content too).
 ///
 /// The content a review names by its blob id (where "since reconciled"
-/// diffs start) is taken only from this machine's cache or from the state
-/// at the merge base ([`Reconciled::at_base`]), never from a record the
-/// branch under review wrote, and only when it hashes to that review.
+/// diffs start) is taken only from this machine's cache, from a row that
+/// rule proves, never from the committed state (a record of the base's state
+/// that differs from the base's content is the older content the base moved
+/// away from; a record the branch wrote is its own claim), and only when it
+/// hashes to that review.
 #[derive(Debug, Default)]
 pub struct Reconciled {
     cache: HashMap<String, String>,
     records: HashMap<String, Vec<Record>>,
     state: State,
-    /// The merge base whose committed state may name reviewed blobs.
-    base: Option<git2::Oid>,
-    /// That state, read the first time a blob is asked for.
-    base_state: std::sync::OnceLock<State>,
 }
 
 impl Reconciled {
-    /// Look up `paths` in the cache and read the state file (leniently).
+    /// Look up `paths` in the cache and read the state file (leniently),
+    /// without git: no base, and a cache row proves a review only if it was
+    /// made outside git too.
     pub fn lookup<'k>(root: &Path, paths: impl IntoIterator<Item = &'k str>) -> Reconciled {
-        Reconciled::from(Some(Cache::open_read(root)), root, paths)
+        Reconciled::new(
+            Some(Cache::open_read(root)),
+            None,
+            None,
+            paths,
+            read_lenient(root),
+        )
     }
 
     /// Sources for `paths` from `cache` (`None`: a cache not to be trusted,
-    /// such as one git tracks) and the committed state of `root`.
-    pub fn from<'k>(
+    /// such as one git tracks) and `state`, judged against the line of work
+    /// of `git`'s `HEAD` from `base` ([`super::line`]).
+    pub fn new<'k>(
         cache: Option<Cache>,
-        root: &Path,
-        paths: impl IntoIterator<Item = &'k str>,
-    ) -> Reconciled {
-        Reconciled::with(cache, paths, read_lenient(root))
-    }
-
-    fn with<'k>(
-        cache: Option<Cache>,
+        git: Option<&GitRepo>,
+        base: Option<&Base>,
         paths: impl IntoIterator<Item = &'k str>,
         state: State,
     ) -> Reconciled {
         let paths: Vec<&str> = paths.into_iter().collect();
+        let mut line = super::line::Line::new(git, base);
         let (cache, records) = match cache {
-            Some(c) => (
-                c.lookup(paths.iter().copied()),
-                c.lookup_records(paths.iter().copied()),
-            ),
+            Some(c) => line.proven(&c, paths.iter().copied()),
             None => Default::default(),
+        };
+        let state = match git {
+            Some(git) => line.without_predating(git, state, &paths),
+            None => state,
         };
         Reconciled {
             cache,
             records,
             state,
-            base: None,
-            base_state: std::sync::OnceLock::new(),
         }
-    }
-
-    /// These sources, with the committed state at the merge base of `base`
-    /// as the one state whose blobs a diff may start from (without it, only
-    /// this machine's cache names them).
-    pub fn at_base(mut self, base: &Base) -> Reconciled {
-        self.base = base.merge_base;
-        self.base_state = std::sync::OnceLock::new();
-        self
     }
 
     /// Sources for `paths` with this state instead of the file on disk; the
@@ -74,10 +69,11 @@ impl Reconciled {
     pub fn with_state<'k>(
         root: &Path,
         git: &GitRepo,
+        base: Option<&Base>,
         paths: impl IntoIterator<Item = &'k str>,
         state: State,
     ) -> Reconciled {
-        Reconciled::with(trusted_cache(root, git), paths, state)
+        Reconciled::new(trusted_cache(root, git), Some(git), base, paths, state)
     }
 
     /// Whether `path`, whose fingerprint now is `current` (a hash or
@@ -107,43 +103,25 @@ impl Reconciled {
 
     /// Where the content of `path` last reviewed for `spec` (or for every
     /// spec) may be found, for "since reconciled" diffs: `None` when no
-    /// source could name one. Read it with [`super::reviewed_content`],
+    /// proven cache row names one. Read it with [`super::reviewed_content`],
     /// which checks it hashes to its review.
     pub fn reviewed_blob<'a>(&'a self, spec: &'a str, path: &'a str) -> Option<ReviewedBlob<'a>> {
-        let cached = self
-            .records
+        self.records
             .get(path)
-            .is_some_and(|rs| rs.iter().any(|r| r.blob.is_some()));
-        (cached || self.base.is_some()).then_some(ReviewedBlob {
-            known: self,
-            spec,
-            path,
-        })
-    }
-
-    /// The committed state at the merge base (empty without one, or when
-    /// it cannot be read), read once.
-    fn base_state(&self, git: &GitRepo) -> &State {
-        self.base_state.get_or_init(|| {
-            let Some(oid) = self.base else {
-                return State::default();
-            };
-            match read_at(git, oid) {
-                Ok(loaded) => loaded.map(|l| l.state).unwrap_or_default(),
-                Err(e) => {
-                    tracing::warn!("{e}; reviewed content is not taken from it");
-                    State::default()
-                }
-            }
-        })
+            .is_some_and(|rs| rs.iter().any(|r| r.blob.is_some()))
+            .then_some(ReviewedBlob {
+                known: self,
+                spec,
+                path,
+            })
     }
 
     /// Each review of `path` for `spec` that keeps a blob, with the hash
-    /// the blob must have, in order: this machine's cache (for the spec,
-    /// then for every spec; the newest pass), then the state at the merge
-    /// base (the same order). The work tree's state is never asked: its
-    /// records may be the branch's own.
-    fn blob_candidates(&self, git: &GitRepo, spec: &str, path: &str) -> Vec<(String, ContentHash)> {
+    /// the blob must have, in order: for the spec, then for every spec;
+    /// from this machine's cache only (its proven rows). The committed
+    /// state is never asked: its records are the base's (an older content
+    /// than the base's, when they differ) or the branch's own.
+    fn blob_candidates(&self, spec: &str, path: &str) -> Vec<(String, ContentHash)> {
         let mut out: Vec<(String, ContentHash)> = Vec::new();
         for key in [spec, ""] {
             out.extend(
@@ -158,16 +136,6 @@ impl Reconciled {
                     }),
             );
         }
-        let base = self.base_state(git);
-        out.extend(
-            base.review_for(spec, path)
-                .and_then(|r| Some((r.blob.clone()?, r.content_hash()?))),
-        );
-        out.extend(
-            base.file_fingerprints
-                .get(path)
-                .and_then(|f| Some((f.blob.clone()?, ContentHash::bytes(&f.blake3)))),
-        );
         out
     }
 }
@@ -187,7 +155,7 @@ impl ReviewedBlob<'_> {
     /// then starts from the base: more is shown, never less).
     pub(super) fn content(&self, git: &GitRepo) -> Option<Vec<u8>> {
         self.known
-            .blob_candidates(git, self.spec, self.path)
+            .blob_candidates(self.spec, self.path)
             .into_iter()
             .find_map(|(id, hash)| {
                 let content = super::blobs::blob_content(git, &id)?;
@@ -207,14 +175,21 @@ impl ReviewedBlob<'_> {
 impl Reconciled {
     /// The cache for `paths` when it can be trusted (`None` when git tracks
     /// it: a cache that came with the repository could mark the branch's own
-    /// changes as reviewed), and the committed state of `root` (leniently).
+    /// changes as reviewed), and the committed state of `root` (leniently),
+    /// judged against the line of work from `base` ([`Reconciled::new`]).
     pub fn trusted<'k>(
         root: &Path,
         git: &GitRepo,
+        base: Option<&Base>,
         paths: impl IntoIterator<Item = &'k str>,
     ) -> Reconciled {
-        let cache = trusted_cache(root, git);
-        Reconciled::from(cache, root, paths)
+        Reconciled::new(
+            trusted_cache(root, git),
+            Some(git),
+            base,
+            paths,
+            read_lenient(root),
+        )
     }
 
     /// Whether each of the changed files `paths` is reconciled for every

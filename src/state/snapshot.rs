@@ -1,6 +1,7 @@
 //! Snapshots: the state written from the cache and the existing state,
 //! every entry that still matches the work tree.
 
+use super::line::Line;
 use super::*;
 /// What a snapshot changed.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -25,11 +26,12 @@ pub struct SnapshotSummary {
 fn snapshot_keys(
     git: &GitRepo,
     existing: &State,
+    base: Option<&Base>,
 ) -> Result<BTreeSet<String>, crate::changes::ChangeError> {
     let mut keys: BTreeSet<String> = git.files(&Scope::Everything)?.into_iter().collect();
     keys.extend(existing.entries().keys().map(|k| k.to_string()));
-    if let Ok((base, _)) = choose_base(git, existing, None)
-        && let Ok(changes) = git.changes(&base, &Scope::Everything, false)
+    if let Some(base) = base
+        && let Ok(changes) = git.changes(base, &Scope::Everything, false)
     {
         keys.extend(changes.paths());
     }
@@ -104,16 +106,14 @@ pub fn compute_snapshot(
         path: state_path(root),
         message,
     };
-    let keys = snapshot_keys(git, existing).map_err(|e| io(e.to_string()))?;
-    // A cache git tracks (or a submodule delivers) is not this machine's word.
-    let cache = super::reconciled::trusted_cache(root, git);
-    let cached = cache
-        .as_ref()
-        .map(|c| c.lookup(keys.iter().map(String::as_str)))
-        .unwrap_or_default();
-    let records = cache
-        .as_ref()
-        .map(|c| c.lookup_records(keys.iter().map(String::as_str)))
+    let base = choose_base(git, existing, None).ok().map(|(b, _)| b);
+    let keys = snapshot_keys(git, existing, base.as_ref()).map_err(|e| io(e.to_string()))?;
+    let mut line = Line::new(Some(git), base.as_ref());
+    // A cache git tracks (or a submodule delivers) is not this machine's
+    // word; of this machine's, only the rows made on this line of work
+    // after the base (`super::line`).
+    let (cached, records) = super::reconciled::trusted_cache(root, git)
+        .map(|c| line.proven(&c, keys.iter().map(String::as_str)))
         .unwrap_or_default();
     let reviewed: BTreeSet<&str> = existing
         .spec_reviews
@@ -133,6 +133,10 @@ pub fn compute_snapshot(
         .filter_map(|k| guard.resolve_unfollowed(k).ok())
         .collect();
     let fs: Vec<PathBuf> = candidates.iter().map(|p| p.to_fs(root)).collect();
+    let paths: Vec<&str> = candidates.iter().map(RepoPath::as_str).collect();
+    // A record that predates the base is not kept for being there: only a
+    // review recorded again (from the cache) keeps that content.
+    let current_state = line.without_predating(git, existing.clone(), &paths);
     let mut state = State {
         other: existing.other.clone(),
         drift_notes: existing.drift_notes.clone(),
@@ -153,7 +157,7 @@ pub fn compute_snapshot(
                 && r.symbol.is_none()
                 && r.hash.matches(git.symbols(), path, current)
         });
-        let in_state = existing.fingerprint(path) == Some(current);
+        let in_state = current_state.fingerprint(path) == Some(current);
         let every_spec =
             in_state || cached.get(path).is_some_and(|c| c == current) || cached_every.is_some();
         if every_spec {
@@ -170,13 +174,14 @@ pub fn compute_snapshot(
         // Reviewed for some specs only.
         carry_spec_reviews(
             &mut state,
-            existing,
+            &current_state,
             (path, current),
             cached_records,
             git.symbols(),
             (&mut added, &mut kept),
         );
     }
+    stamp_reviewed_again(&mut state, &line, git, &paths);
     let dropped = existing_count(existing).saturating_sub(kept);
     let (git_hash, branch) = head_of(git);
     stamp(&mut state, existing, git_hash.clone(), branch.clone());
@@ -189,6 +194,33 @@ pub fn compute_snapshot(
         branch,
     };
     Ok((state, summary))
+}
+
+/// The records of `paths` the snapshot wrote from the cache that are the
+/// merge base's own for an older content (they would quiet nothing): each
+/// gets the merge base it was reviewed after ([`REVIEWED_AFTER`]), so it is
+/// the branch's record, a claim `check` lists. Only cache reviews can be
+/// such: the existing records that predate the base were not kept.
+fn stamp_reviewed_again(state: &mut State, line: &Line<'_>, git: &GitRepo, paths: &[&str]) {
+    let Some(base) = line.base() else {
+        return;
+    };
+    let view = line.without_predating(git, state.clone(), paths);
+    let after = serde_json::Value::String(base.to_string());
+    for path in paths {
+        if view.fingerprint_identity(path).is_none()
+            && let Some(f) = state.file_fingerprints.get_mut(*path)
+        {
+            f.other.insert(REVIEWED_AFTER.into(), after.clone());
+        }
+        for (spec, entries) in &mut state.spec_reviews {
+            if view.review_for(spec, path).is_none()
+                && let Some(r) = entries.get_mut(*path)
+            {
+                r.other.insert(REVIEWED_AFTER.into(), after.clone());
+            }
+        }
+    }
 }
 
 /// `path` reviewed for every spec with content `current`: its entry,

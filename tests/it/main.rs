@@ -41,6 +41,7 @@ mod packaging;
 mod pages;
 mod partial_outlines;
 mod pr_comment;
+mod predating_reviews;
 mod progress;
 mod prompts;
 mod protocol;
