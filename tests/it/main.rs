@@ -28,6 +28,7 @@ mod export_context;
 mod facts;
 mod gate;
 mod governing;
+mod held_context;
 mod hook;
 mod init;
 mod init_agents;
