@@ -23,7 +23,7 @@ use crate::spec::{LoadedSpec, SpecSet};
 mod render;
 pub mod write;
 
-pub use render::render;
+pub use render::{expand_braces, render};
 
 /// The start of every rule file's name notarai writes.
 pub const PREFIX: &str = "notarai-";

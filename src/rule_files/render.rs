@@ -128,7 +128,7 @@ fn quoted(text: &str) -> String {
 /// A glob with its first `{a,b}` group spelled out, recursively, for the
 /// forms that separate globs by commas (`src/{a,b}.rs`: `src/a.rs`,
 /// `src/b.rs`); unbalanced braces are kept as they are.
-fn expand_braces(glob: &str) -> Vec<String> {
+pub fn expand_braces(glob: &str) -> Vec<String> {
     let Some(open) = glob.find('{') else {
         return vec![glob.to_string()];
     };

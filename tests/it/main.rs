@@ -30,6 +30,7 @@ mod gate;
 mod governing;
 mod held_context;
 mod hook;
+mod hook_if;
 mod init;
 mod init_agents;
 mod init_keep;

@@ -117,7 +117,17 @@ fn init_writes_a_rule_file_per_spec_and_agent_in_its_form() {
     for own in OWN {
         assert_eq!(read(&repo, own), "---\nglobs: '**'\n---\nMine.\n");
     }
-    // A second init and `notarai rules` change nothing.
+    // `notarai rules` gives Claude Code's pre-edit hook its `if` (init
+    // registers it without); the rule files are unchanged, and a second
+    // run changes nothing.
+    let first = notarai(&repo.root, &["rules"], b"");
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(
+        stdout(&first).contains("updated             .claude/settings.json")
+            && stdout(&first).contains("; 1 changed."),
+        "{}",
+        stdout(&first)
+    );
     let again = notarai(&repo.root, &["rules"], b"");
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(
