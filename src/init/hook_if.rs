@@ -9,11 +9,10 @@
 //! cannot hold (`(`, `)`, `!`, an absolute path, an unbalanced brace), and
 //! the hook gets no `if`: it starts for every edit and stays silent for
 //! ungoverned files. A wrong `if` would hide a governed file; none never
-//! does. `notarai rules` writes it (not `init`: its first run reads the
-//! specs before it writes the starter spec, so the `if` it could plan would
-//! be stale at once); `check` and `doctor` report an `if` that no longer
-//! matches the specs, with `notarai rules` as the fix (a handler without
-//! `if` is never stale).
+//! does. `init` (the specs it writes, the starter spec, counted) and
+//! `notarai rules` write it; `check` and `doctor` report an `if` that no
+//! longer matches the specs, with `notarai rules` as the fix (a handler
+//! without `if` is never stale).
 
 use std::collections::BTreeSet;
 use std::path::Path;

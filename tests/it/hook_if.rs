@@ -1,5 +1,5 @@
 //! Claude Code's per-handler `if` on notarai's pre-edit hook (issue 40):
-//! `notarai rules` gives the hook one handler per governed glob, in place
+//! `init` and `notarai rules` give the hook one handler per governed glob, in place
 //! (the user's own handlers byte for byte), none past the cap; `check` and
 //! `doctor` report an `if` the specs no longer match, with the command that
 //! refreshes it; `init --remove` takes the handlers out.
@@ -57,12 +57,6 @@ fn rules_give_the_pre_edit_hook_its_if_and_check_tells_when_it_is_stale() {
     repo.commit("init");
     let init = notarai(&repo.root, &["init", "--agents", "claude"], b"");
     assert!(init.status.success(), "{}", stderr(&init));
-    assert_eq!(ifs(&repo), [None], "init registers the hook without `if`");
-    assert!(stale_settings(&repo).is_empty(), "no `if` is never stale");
-
-    let out = notarai(&repo.root, &["rules", "--agents", "claude"], b"");
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains(SETTINGS), "{}", stdout(&out));
     let want = [
         "Edit(.notarai/**)",
         "Edit(docs/a.md)",
@@ -76,7 +70,7 @@ fn rules_give_the_pre_edit_hook_its_if_and_check_tells_when_it_is_stale() {
         "the user's handler is kept byte for byte:\n{text}"
     );
     assert!(stale_settings(&repo).is_empty());
-    // Again: nothing changes.
+    // `notarai rules` after init: nothing changes.
     let again = notarai(&repo.root, &["rules", "--agents", "claude"], b"");
     assert!(!stdout(&again).contains(SETTINGS), "{}", stdout(&again));
 
@@ -119,6 +113,7 @@ fn rules_give_the_pre_edit_hook_its_if_and_check_tells_when_it_is_stale() {
     spec(&repo, &many.iter().map(String::as_str).collect::<Vec<_>>());
     notarai(&repo.root, &["rules", "--agents", "claude"], b"");
     assert_eq!(ifs(&repo), [None]);
+    assert!(stale_settings(&repo).is_empty(), "no `if` is never stale");
 
     // `init --remove` takes notarai's handlers out, `if` or not; the
     // user's stays as it was.
