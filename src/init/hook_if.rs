@@ -5,9 +5,9 @@
 //! Decisions: one handler per pattern (an `if` holds one rule), from the
 //! governed globs of every spec (anchors cut, braces spelled out, a plain
 //! path as itself and everything below it) and `.notarai/**` (a spec file
-//! governs itself). More than [`MAX_CONDITIONS`] patterns, or one a rule
-//! cannot hold (`(`, `)`, `!`, an absolute path, an unbalanced brace), and
-//! the hook gets no `if`: it starts for every edit and stays silent for
+//! governs itself). More than [`MAX_CONDITIONS`] patterns, one a rule
+//! cannot hold (`(`, `)`, `!`, an absolute path, an unbalanced brace), or a
+//! spec that does not load (its globs unknown), and the hook gets no `if`: it starts for every edit and stays silent for
 //! ungoverned files. A wrong `if` would hide a governed file; none never
 //! does. `init` (the specs it writes, the starter spec, counted) and
 //! `notarai rules` write it; `check` and `doctor` report an `if` that no
@@ -30,9 +30,14 @@ pub const MAX_CONDITIONS: usize = 16;
 const LIMIT: u64 = 4 << 20;
 
 /// The `if` rules of the pre-edit handlers for `set`'s specs, sorted;
-/// `None` when the hook should have no `if` (too many patterns, or one a
-/// permission rule cannot hold).
+/// `None` when the hook should have no `if` (too many patterns, one a
+/// permission rule cannot hold, or a spec that does not load).
 pub fn conditions(set: &SpecSet, hook: &HookIf) -> Option<Vec<String>> {
+    // A spec that does not load governs nothing now, but its globs are
+    // unknown: once fixed, an `if` without them would hide its files.
+    if !set.invalid.is_empty() {
+        return None;
+    }
     let mut patterns: BTreeSet<String> = BTreeSet::new();
     patterns.insert(format!("{}/**", crate::layout::SPEC_DIR));
     for spec in &set.specs {

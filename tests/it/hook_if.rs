@@ -108,6 +108,12 @@ fn rules_give_the_pre_edit_hook_its_if_and_check_tells_when_it_is_stale() {
     assert!(ifs(&repo).contains(&Some("Edit(lib/**)".to_string())));
     assert!(stale_settings(&repo).is_empty());
 
+    // A spec that does not load: its globs are unknown, so no `if`.
+    repo.write(".notarai/b.spec.yaml", "schema_version: '0.8'\nintent: [\n");
+    notarai(&repo.root, &["rules", "--agents", "claude"], b"");
+    assert_eq!(ifs(&repo), [None]);
+    repo.remove(".notarai/b.spec.yaml");
+
     // Past the cap: one handler without `if`, never a partial list.
     let many: Vec<String> = (0..20).map(|i| format!("m{i}/*.rs")).collect();
     spec(&repo, &many.iter().map(String::as_str).collect::<Vec<_>>());
