@@ -10,9 +10,10 @@
 //! spec that does not load (its globs unknown), and the hook gets no `if`: it starts for every edit and stays silent for
 //! ungoverned files. A wrong `if` would hide a governed file; none never
 //! does. `init` (the specs it writes, the starter spec, counted) and
-//! `notarai rules` write it; `check` and `doctor` report an `if` that no
-//! longer matches the specs, with `notarai rules` as the fix (a handler
-//! without `if` is never stale).
+//! `notarai rules` write it, and the post-edit hook refreshes it after an
+//! agent's spec edit; `check` and `doctor` report an `if` that no longer
+//! matches the specs (a pull, another editor), with `notarai rules` as the
+//! fix (a handler without `if` is never stale).
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -108,6 +108,27 @@ fn rules_give_the_pre_edit_hook_its_if_and_check_tells_when_it_is_stale() {
     assert!(ifs(&repo).contains(&Some("Edit(lib/**)".to_string())));
     assert!(stale_settings(&repo).is_empty());
 
+    // A spec the agent edits: the post-edit hook brings the `if` up to it.
+    spec(&repo, &["src/*.ts", "docs/a.md", "lib/**", "tools/**"]);
+    assert_eq!(stale_settings(&repo).len(), 1);
+    let event = serde_json::json!({
+        "session_id": "s",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "cwd": repo.root.to_str().unwrap(),
+        "tool_input": {"file_path": repo.root.join(".notarai/a.spec.yaml").to_str().unwrap(),
+            "old_string": "a", "new_string": "b"},
+        "tool_response": {"success": true},
+    });
+    let out = notarai(
+        &repo.root,
+        &["hook", "validate", "--agent", "claude"],
+        &serde_json::to_vec(&event).unwrap(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(ifs(&repo).contains(&Some("Edit(tools/**)".to_string())));
+    assert!(stale_settings(&repo).is_empty());
+
     // A spec that does not load: its globs are unknown, so no `if`.
     repo.write(".notarai/b.spec.yaml", "schema_version: '0.8'\nintent: [\n");
     notarai(&repo.root, &["rules", "--agents", "claude"], b"");
