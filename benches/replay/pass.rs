@@ -17,9 +17,10 @@
 //!   `list_affected_specs` when it was called, else each spec of the first
 //!   status with `unreconciled` files), with the
 //!   `exclude_patterns` list the step gives (when it gives one) and, when
-//!   the step names `already_read`, the files of the diffs read before;
-//!   when it names `specs_read`, the specs whose text (`spec`,
-//!   `system_spec`) an earlier answer of this pass gave, as `path@text_id`
+//!   the step names `already_read`, the `read_ids` of the diffs read
+//!   before; when it names `specs_read`, the specs whose text (`spec`,
+//!   `applied`, `system_spec`) an earlier answer of this pass gave, as
+//!   `path@text_id`
 //!   (one server, one session per pass: a text is held within the pass).
 //! - `get_changed_artifacts`: per diffed spec that has a `docs` category,
 //!   when its step asks for `artifact_type: "docs"` (a skill that takes the
@@ -158,6 +159,10 @@ struct SpecDiff {
     housekeeping: Vec<String>,
     /// Files not diffed again (read for another spec).
     already_read: Vec<String>,
+    /// `path@id` of each file whose diff is served.
+    read_ids: Vec<String>,
+    /// The cross-cutting specs applied, with their ids.
+    applied: Vec<SpecText>,
     /// Files changed in formatting or comments only (since reviewed).
     formatting_only: Vec<String>,
     /// Files whose hunks touch none of an anchored spec's symbols.
@@ -212,6 +217,7 @@ pub fn run(server: &mut Server, input: &PassInput<'_>) -> Result<PassOutcome> {
         extra: BTreeSet::new(),
         diffed: Vec::new(),
         held: BTreeMap::new(),
+        read_ids: BTreeSet::new(),
     };
     for step in input.steps {
         if pass.step(step)? {
@@ -244,6 +250,8 @@ struct Pass<'s, 'a> {
     diffed: Vec<Flag>,
     /// Spec path -> `text_id` of the spec texts read in this pass.
     held: BTreeMap<String, String>,
+    /// The `read_ids` of the diffs read in this pass.
+    read_ids: BTreeSet<String>,
 }
 
 impl Pass<'_, '_> {
@@ -381,8 +389,7 @@ impl Pass<'_, '_> {
                 args.insert("exclude_patterns".into(), json!(patterns));
             }
             if step.text.contains("already_read") {
-                let read: BTreeSet<&String> = self.diffed.iter().flat_map(|f| &f.files).collect();
-                args.insert("already_read".into(), json!(read));
+                args.insert("already_read".into(), json!(self.read_ids));
             }
             if step.text.contains("specs_read") && !self.held.is_empty() {
                 let held: Vec<String> = self
@@ -406,6 +413,12 @@ impl Pass<'_, '_> {
                 {
                     self.held.insert(path, id);
                 }
+                for applied in page.applied {
+                    if let (Some(path), Some(id)) = (applied.path, applied.text_id) {
+                        self.held.insert(path, id);
+                    }
+                }
+                self.read_ids.extend(page.read_ids);
                 self.extra.extend(page.housekeeping);
                 self.extra.extend(page.already_read);
                 if step_records_all {

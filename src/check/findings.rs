@@ -97,6 +97,22 @@ pub(super) fn rule_findings(root: &Path, set: &SpecSet, findings: &mut Vec<Findi
             ),
         });
     }
+    for stale in crate::init::hook_if::stale(root, set, &crate::agent::AgentId::ALL) {
+        findings.push(Finding {
+            severity: Severity::Warning,
+            code: Code::StaleRuleFile,
+            kind: FindingKind::StaleRule,
+            spec: None,
+            file: Some(stale.rel.to_string()),
+            line: None,
+            message: format!(
+                "{}'s pre-edit hook has an `if` that no longer matches the specs' globs (it \
+                 could skip a governed file); run `{}` to refresh it",
+                stale.agent.title(),
+                crate::rule_files::REFRESH
+            ),
+        });
+    }
 }
 
 /// The findings about tests: a `tested_by` file that does not exist (an

@@ -356,6 +356,7 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
         spec_says(md, about);
     }
     let diff = &spec.diff;
+    applied(md, &diff.applied);
     md.push_str("\n### Files to review\n\n");
     for entry in diff.plan.iter().flatten() {
         let category = diff
@@ -440,6 +441,22 @@ fn spec_says(md: &mut String, about: &crate::review::AffectedSpec) {
             md.push_str(&format!("\n### {title}\n\n"));
             for item in items {
                 md.push_str(&format!("- {}\n", one_line(item)));
+            }
+        }
+    }
+}
+
+/// The constraints and invariants of the cross-cutting specs the spec
+/// applies, under the spec they come from.
+fn applied(md: &mut String, applied: &[crate::review::AppliedSpec]) {
+    for cross in applied {
+        md.push_str(&format!("\n### Applied from {}\n\n", code(&cross.path)));
+        for (kind, items) in [
+            ("constraint", &cross.constraints),
+            ("invariant", &cross.invariants),
+        ] {
+            for item in items {
+                md.push_str(&format!("- {kind}: {}\n", one_line(item)));
             }
         }
     }

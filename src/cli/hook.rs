@@ -102,6 +102,26 @@ fn stop(root: Option<PathBuf>, agent: Option<HookAgent>) {
     }
 }
 
+/// After a spec edit, the pre-edit hook's `if` brought up to the specs
+/// where it no longer matches them (`notarai rules`' refresh, in place):
+/// a spec the agent edits never leaves an `if` that hides its files. A
+/// failure is logged; the hook's answer is the same.
+fn refresh_hook_if(report: &hook::Report) {
+    for (root, set) in &report.projects {
+        let stale: Vec<crate::agent::AgentId> =
+            crate::init::hook_if::stale(root, set, &crate::agent::AgentId::ALL)
+                .into_iter()
+                .map(|s| s.agent)
+                .collect();
+        if stale.is_empty() {
+            continue;
+        }
+        if let Err(e) = crate::init::hook_if::refresh(root, set, &stale, false) {
+            tracing::debug!("hook validate: the pre-edit hook's `if` not refreshed: {e}");
+        }
+    }
+}
+
 /// `notarai hook validate`: read the event from stdin and answer in the
 /// agent's channel ([`hook::answer`]). Never exit 1: Claude Code shows that
 /// to the user only, and the model would never learn its edit broke the spec.
@@ -118,6 +138,7 @@ fn validate(root: Option<PathBuf>, agent: Option<HookAgent>) -> ExitCode {
             Outcome::Invalid { path, .. } => tracing::debug!("hook validate: {path} has errors"),
         }
     }
+    refresh_hook_if(&report);
     let answer = hook::answer(&report);
     // A closed pipe cannot be reported anywhere useful: the exit code stays.
     let _ = std::io::stdout().write_all(answer.stdout.as_bytes());

@@ -84,7 +84,15 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     if !args.dry_run {
         write::apply(&root, &plan).map_err(|e| crate::error::Error::invalid(e.to_string()))?;
     }
-    let mut changed = 0;
+    let hooks = crate::init::hook_if::refresh(&root, &set, &chosen, args.dry_run)?;
+    let mut changed = hooks.len();
+    for rel in &hooks {
+        let word = match args.dry_run {
+            true => "would be updated",
+            false => "updated",
+        };
+        writeln!(out, "  {word:18}  {rel} (the pre-edit hook's `if`)")?;
+    }
     for (file, _) in &plan {
         if file.outcome != Outcome::Unchanged {
             changed += 1;

@@ -110,6 +110,12 @@ fn text(out: &mut impl Write, answer: &GoverningSpecs) -> std::io::Result<()> {
         for i in &spec.invariants {
             writeln!(out, "  invariant: {}", i.trim())?;
         }
+        for applied in &spec.applies {
+            writeln!(
+                out,
+                "  applies: {applied} (its constraints and invariants hold here too)"
+            )?;
+        }
     }
     if let Some(note) = &answer.status_note {
         writeln!(out, "\nnote: {note}")?;

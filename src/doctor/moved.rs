@@ -88,11 +88,37 @@ pub(super) fn check_successor(
     );
 }
 
+/// The pre-edit hooks of `agents` whose `if` no longer matches the specs.
+fn check_hook_if(root: &std::path::Path, agents: &[AgentId], out: &mut Vec<Check>) {
+    if !agents
+        .iter()
+        .any(|id| crate::agent::rules::rules(*id).is_some_and(|r| r.hook_if.is_some()))
+    {
+        return;
+    }
+    let set = crate::project::load_specs(root);
+    for stale in crate::init::hook_if::stale(root, &set, agents) {
+        out.push(
+            Check::new(
+                Some(stale.agent),
+                CheckKind::Rules,
+                Verdict::Warn,
+                "the pre-edit hook's `if` no longer matches the specs' globs: it could skip a \
+                 governed file"
+                    .into(),
+            )
+            .file(stale.rel)
+            .fix(format!("run `{}`", crate::rule_files::REFRESH)),
+        );
+    }
+}
+
 /// The rule files generated from the specs (`notarai rules`) of the
 /// checked agents: one warning per file that no longer matches its spec
 /// (stale, orphaned, missing), with the command that refreshes them; one
 /// passing check per agent whose rule files all match.
 pub(super) fn check_rules(root: &std::path::Path, agents: &[AgentId], out: &mut Vec<Check>) {
+    check_hook_if(root, agents, out);
     let with_rules: Vec<AgentId> = agents
         .iter()
         .copied()

@@ -2,8 +2,6 @@
 //! its housekeeping tiers, and the files its constraints or invariants name
 //! (never quiet). The rules `review::quiet` and the tiers quiet a change by.
 
-use std::collections::HashMap;
-
 use super::*;
 
 impl Governance {
@@ -111,60 +109,29 @@ impl Governance {
     }
 }
 
-/// The spec set by path, and each spec's parents (the specs listing it
-/// under `subsystems`), found once per governance build.
+/// The cross-cutting specs applied to each spec, found once per
+/// governance build ([`crate::spec::Lineage`]).
 pub(super) struct Lineage<'s> {
-    by_path: HashMap<&'s str, &'s crate::spec::LoadedSpec>,
-    parents: HashMap<String, Vec<&'s str>>,
+    specs: &'s SpecSet,
+    lineage: crate::spec::Lineage,
 }
 
 impl<'s> Lineage<'s> {
     /// The lineage of every spec of `specs`.
     pub(super) fn of(specs: &'s SpecSet) -> Lineage<'s> {
-        let mut parents: HashMap<String, Vec<&str>> = HashMap::new();
-        for parent in &specs.specs {
-            for r in parent.spec.subsystems.as_deref().unwrap_or_default() {
-                if let Some(child) = crate::spec::resolve_ref(&parent.path, &r.reference) {
-                    parents.entry(child).or_default().push(parent.path.as_str());
-                }
-            }
+        Lineage {
+            specs,
+            lineage: crate::spec::Lineage::of(specs),
         }
-        let by_path = specs.specs.iter().map(|s| (s.path.as_str(), s)).collect();
-        Lineage { by_path, parents }
     }
 
     /// The constraints and invariants of the cross-cutting specs `loaded`
     /// pulls in with `applies`, and those its ancestors pull in
     /// (transitively): `applies` covers a spec and all its subsystems, and
     /// they apply to its files as its own rules do.
-    pub(super) fn applied_rules(&self, loaded: &'s crate::spec::LoadedSpec) -> Vec<String> {
-        // The spec and its ancestors, each once (a cycle is a load error
-        // reported elsewhere; it ends here).
-        let mut chain: Vec<&str> = vec![loaded.path.as_str()];
-        let mut at = 0;
-        while at < chain.len() {
-            for &parent in self
-                .parents
-                .get(chain[at])
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-            {
-                if !chain.contains(&parent) {
-                    chain.push(parent);
-                }
-            }
-            at += 1;
-        }
-        chain
-            .iter()
-            .filter_map(|path| self.by_path.get(path))
-            .flat_map(|spec| {
-                spec.spec
-                    .applies
-                    .iter()
-                    .filter_map(|r| crate::spec::resolve_ref(&spec.path, &r.reference))
-            })
-            .filter_map(|path| self.by_path.get(path.as_str()))
+    pub(super) fn applied_rules(&self, loaded: &crate::spec::LoadedSpec) -> Vec<String> {
+        crate::spec::applied_specs(self.specs, &self.lineage, &loaded.path)
+            .into_iter()
             .flat_map(|applied| {
                 applied
                     .spec

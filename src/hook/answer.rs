@@ -115,6 +115,7 @@ mod tests {
         Report {
             channel,
             outcomes: vec![outcome, Outcome::Ignored("not a spec file")],
+            projects: Vec::new(),
         }
     }
 

@@ -129,10 +129,12 @@ pub fn respond(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Option<
                 continue;
             }
         };
-        let specs = index.governing(path.as_str());
+        let mut specs = index.governing(path.as_str());
         if specs.is_empty() {
             continue;
         }
+        let applied = index.applied(&specs);
+        specs.extend(&applied);
         let text = render(file, &specs);
         // Joined by a line break; the answer is cut to MAX_CONTEXT.
         length += text.chars().count() + usize::from(!texts.is_empty());
@@ -179,6 +181,10 @@ pub struct SpecLines {
     lines: Vec<String>,
     /// Number of lines in all.
     total: usize,
+    /// Whether these are a cross-cutting spec's lines, told because a
+    /// governing spec applies it ([`SpecLines::applied_by`]).
+    #[serde(skip)]
+    applied: bool,
 }
 
 /// Most bytes one kept line may have: a text is cut to 300 characters, a
@@ -215,7 +221,24 @@ impl SpecLines {
             path: path.to_string(),
             lines,
             total,
+            applied: false,
         }
+    }
+
+    /// These lines as a cross-cutting spec's, applied by the specs `by`:
+    /// the first line names them.
+    pub fn applied_by(&self, by: &[&str]) -> SpecLines {
+        let mut out = self.clone();
+        let by: Vec<String> = by.iter().map(|p| crate::quote::for_model(p)).collect();
+        if let Some(header) = out.lines.first_mut() {
+            *header = format!(
+                "{} (cross-cutting, applied by {}):",
+                crate::quote::for_model(&self.path),
+                by.join(", ")
+            );
+        }
+        out.applied = true;
+        out
     }
 
     /// Whether these lines could have been made by [`SpecLines::new`]: what
@@ -245,11 +268,17 @@ pub fn render(file: &str, specs: &[&SpecLines]) -> String {
          {{\"paths\": [{file_q}]}}. If a spec no longer tells the truth, say so rather than \
          diverging silently."
     );
+    let governing = specs.iter().filter(|s| !s.applied).count();
+    let applied = specs.len() - governing;
     let head = format!(
-        "notarai: {file_q} is governed by {} spec{}; keep this edit within their constraints \
-         and invariants.\n",
-        specs.len(),
-        if specs.len() == 1 { "" } else { "s" }
+        "notarai: {file_q} is governed by {governing} spec{}{}; keep this edit within their \
+         constraints and invariants.\n",
+        if governing == 1 { "" } else { "s" },
+        match applied {
+            0 => String::new(),
+            1 => " and 1 cross-cutting spec applied to it".into(),
+            n => format!(" and {n} cross-cutting specs applied to it"),
+        }
     );
     let chars = |s: &str| s.chars().count();
     // Room for the omission note ("... N more lines not shown").

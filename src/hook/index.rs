@@ -27,14 +27,14 @@ use super::context::SpecLines;
 use crate::governance::{Governance, SpecGlobs};
 use crate::layout::SPEC_INDEX_FILE;
 use crate::project::{Project, SpecStamp, read_kept, spec_stamps};
-use crate::spec::LoadedSpec;
+use crate::spec::{Lineage, LoadedSpec, SpecLinks};
 
 /// Largest index read or kept (a larger one is not ours, or the specs are
 /// too many to index: every process then loads them all).
 pub const INDEX_LIMIT: u64 = 8 << 20;
 
 /// Version of the file's layout.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// The file as kept.
 #[derive(Debug, Serialize, Deserialize)]
@@ -64,6 +64,9 @@ struct Entry {
     globs: SpecGlobs,
     /// The lines the hook tells of it.
     context: SpecLines,
+    /// Its subsystems and the cross-cutting specs it applies, whose lines
+    /// the hook tells with its own.
+    links: SpecLinks,
 }
 
 impl Entry {
@@ -75,12 +78,16 @@ impl Entry {
                 &loaded.spec.constraints,
                 &loaded.spec.invariants,
             ),
+            links: SpecLinks::of(loaded),
         }
     }
 
     /// Whether a kept entry for the spec at `path` may be used.
     fn is_plausible(&self, path: &str) -> bool {
-        self.globs.path == path && self.context.path == path && self.context.is_plausible()
+        self.globs.path == path
+            && self.context.path == path
+            && self.links.path == path
+            && self.context.is_plausible()
     }
 }
 
@@ -165,6 +172,25 @@ impl SpecIndex {
             .collect();
         specs.sort_by(|a, b| a.path.cmp(&b.path));
         specs
+    }
+
+    /// The lines of the cross-cutting specs applied to `governing` (their
+    /// own `applies` and their parents'), each once, headed by the specs
+    /// applying it, sorted by path: what holds for the file as well.
+    pub fn applied(&self, governing: &[&SpecLines]) -> Vec<SpecLines> {
+        let lineage = Lineage::from_links(self.specs.iter().map(|e| e.links.clone()));
+        let mut by: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
+        for spec in governing {
+            for applied in lineage.applied(&spec.path) {
+                by.entry(applied).or_default().push(&spec.path);
+            }
+        }
+        by.into_iter()
+            .filter_map(|(path, by)| {
+                let entry = self.specs.iter().find(|e| e.context.path == path)?;
+                Some(entry.context.applied_by(&by))
+            })
+            .collect()
     }
 }
 

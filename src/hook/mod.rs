@@ -74,6 +74,9 @@ pub struct Report {
     pub channel: event::Channel,
     /// One outcome per written file, in the event's order.
     pub outcomes: Vec<Outcome>,
+    /// Each project a written spec belongs to, with its specs as loaded
+    /// for the check (what follows a spec edit reads them from here).
+    pub projects: Vec<(PathBuf, spec::SpecSet)>,
 }
 
 impl Report {
@@ -99,6 +102,7 @@ pub fn check_event(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Rep
             outcomes: vec![Outcome::Ignored(
                 "stdin is not JSON, or not an event (too many values)",
             )],
+            projects: Vec::new(),
         };
     };
     let agent = event::agent_for(agent, &value);
@@ -108,6 +112,7 @@ pub fn check_event(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Rep
             return Report {
                 channel: default_channel(agent),
                 outcomes: vec![Outcome::Ignored(reason)],
+                projects: Vec::new(),
             };
         }
     };
@@ -132,7 +137,11 @@ pub fn check_event(input: &[u8], agent: Option<HookAgent>, env: &HookEnv) -> Rep
             Err(reason) => Outcome::Ignored(reason),
         })
         .collect();
-    Report { channel, outcomes }
+    Report {
+        channel,
+        outcomes,
+        projects: loaded,
+    }
 }
 
 /// The channel of `agent`'s first post-edit shape; exit 2 for an agent

@@ -29,6 +29,7 @@ pub mod claude_md;
 pub mod fsio;
 pub mod generated;
 pub mod gitignore;
+pub mod hook_if;
 pub mod json_edit;
 mod planned;
 pub mod starter;

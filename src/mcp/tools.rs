@@ -226,13 +226,16 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              `skipped_count`; `full_lists: true` lists them in `skipped`). A file \
              reconciled before and changed since is shown from its reconciled content \
              (`since_reconciled`; `since: \"base\"` for the whole branch diff). `spec` is the \
-             spec's intent, behaviors, constraints and invariants to judge it against, once: \
-             name the specs whose text you hold in `specs_read` (`path@text_id`) and it is left \
-             out (`spec_held`). Files that \
+             spec's intent, behaviors, constraints and invariants to judge it against, and \
+             `applied` the constraints and invariants of the cross-cutting specs it applies (with \
+             their spec), once: name the specs whose text you hold in `specs_read` \
+             (`path@text_id`; a bare path holds nothing) and it is left out (`spec_held`, `held`). \
+             Files that \
              need no review are named in `housekeeping` (with `housekeeping_reasons` when no tier \
              says so: pinned versions moved, or only the spec's tests changed), files named in \
-             `already_read` are not diffed \
-             again, `shared` names the other specs of a file, `excluded` the files \
+             `already_read` as `path@id` (copied from an answer's `read_ids`) are not diffed \
+             again while their content keeps that id (a bare path or a changed file is shown \
+             again, `read_again` says why), `shared` names the other specs of a file, `excluded` the files \
              `exclude_patterns` left out. `spec_changes` holds the full text of changed spec \
              files, `system_spec` the system spec for context. `base_branch` is optional (chosen \
              as in `list_affected_specs`); `base` says which base was used when notarai chose it.",

@@ -108,7 +108,14 @@ fn spec_diff_parts(
         base: &base,
         changes: &changes,
         whole: whole.as_ref(),
-        already_read: params.already_read.iter().map(String::as_str).collect(),
+        already_read: params
+            .already_read
+            .iter()
+            .map(|entry| match entry.rsplit_once('@') {
+                Some((path, id)) => (path, Some(id)),
+                None => (entry.as_str(), None),
+            })
+            .collect(),
         known: None,
         now: HashMap::new(),
     };
@@ -183,7 +190,9 @@ struct Work<'a, 'g> {
     changes: &'a ChangeSet<'g>,
     /// The whole tree's changes, when a file of the spec was deleted.
     whole: Option<&'a ChangeSet<'g>>,
-    already_read: Vec<&'a str>,
+    /// `already_read` as given: each path with its content id (`None` for
+    /// a bare path, which counts for nothing).
+    already_read: HashMap<&'a str, Option<&'a str>>,
     /// Reconciled per the local cache (unless git tracks it) or the
     /// committed state; `None` when the cache is bypassed.
     known: Option<Reconciled>,
@@ -261,7 +270,37 @@ impl<'a, 'g> Work<'a, 'g> {
             && !other.is_empty()
             && self.moved(file).is_none()
             && !self.housekeeping(&other)
-            && !other.iter().all(|p| self.already_read.contains(p))
+            && !other.iter().all(|p| self.read_before(p))
+    }
+
+    /// The id of `path`'s content now, as `read_ids` gives it.
+    fn read_id(&self, path: &str) -> Option<String> {
+        let value = self.now.get(path)?.cache_value()?;
+        Some(blake3::hash(value.as_bytes()).to_hex()[..12].to_string())
+    }
+
+    /// Whether `already_read` names `path` with the id of its content now:
+    /// its diff, as it is now, was in an earlier answer of this pass.
+    fn read_before(&self, path: &str) -> bool {
+        matches!(
+            (self.already_read.get(path), self.read_id(path)),
+            (Some(Some(given)), Some(now)) if *given == now
+        )
+    }
+
+    /// Why `already_read` names `path` and its diff is shown anyway.
+    fn read_again(&self, path: &str) -> Option<String> {
+        match self.already_read.get(path)? {
+            None => Some(
+                "a bare path says which file, not which content you read: pass `path@id` from \
+                 `read_ids`"
+                    .into(),
+            ),
+            Some(_) if !self.read_before(path) => Some(
+                "the file changed after you read its diff (its content has another id now)".into(),
+            ),
+            Some(_) => None,
+        }
     }
 
     /// One changed file of the spec: its spec files' text, or why it is
@@ -292,8 +331,9 @@ impl<'a, 'g> Work<'a, 'g> {
             }
             return Ok(None);
         }
-        // Read already in this pass, for another spec: named, not diffed.
-        if other.iter().all(|p| self.already_read.contains(p)) {
+        // Read already in this pass, for another spec, as it is now:
+        // named, not diffed.
+        if other.iter().all(|p| self.read_before(p)) {
             out.already_read.extend(other.iter().map(|p| p.to_string()));
             return Ok(None);
         }
@@ -463,6 +503,12 @@ impl<'a, 'g> Work<'a, 'g> {
                 out.shared.insert(path.to_string(), others);
             }
             out.files.push(path.to_string());
+            if let Some(id) = self.read_id(path) {
+                out.read_ids.push(format!("{path}@{id}"));
+            }
+            if let Some(why) = self.read_again(path) {
+                out.read_again.insert(path.to_string(), why);
+            }
             if let Some(category) = governance.category(self.index, path) {
                 out.file_categories
                     .insert(path.to_string(), category.to_string());
@@ -512,6 +558,8 @@ impl<'a, 'g> Work<'a, 'g> {
             out.housekeeping.push(path);
         }
         patches.clear();
+        out.read_ids.clear();
+        out.read_again.clear();
         out.binary_changes.clear();
         out.large_changes.clear();
     }
@@ -530,6 +578,7 @@ impl<'a, 'g> Work<'a, 'g> {
             &mut out.housekeeping,
             &mut out.since_reconciled,
             &mut out.already_read,
+            &mut out.read_ids,
         ] {
             list.sort();
             list.dedup();

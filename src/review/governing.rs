@@ -10,7 +10,7 @@
 //! reconciled, judged by the one reconciliation answer ([`Reconciled`]) over
 //! the changed files git reports (the long-lived server's kept status).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -120,6 +120,11 @@ pub struct GoverningSpec {
     pub constraints: Vec<String>,
     /// The spec's invariants.
     pub invariants: Vec<String>,
+    /// The cross-cutting specs it applies (its own `applies` and its
+    /// parents'), whose constraints and invariants hold for its files too:
+    /// each is in `specs` as well, once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applies: Vec<String>,
 }
 
 /// The MCP tool `get_governing_specs`: the page `params.cursor` names.
@@ -186,10 +191,15 @@ pub fn governing_specs(
         true => judge(project, &specs, &mut files).err(),
         false => None,
     };
-    let used: BTreeSet<&str> = files
+    let lineage = crate::spec::Lineage::of(&specs.set);
+    let governing: BTreeSet<&str> = files
         .iter()
         .flat_map(|f| f.governed_by.iter().map(|g| g.spec_path.as_str()))
         .collect();
+    let applies: BTreeMap<&str, Vec<String>> =
+        governing.iter().map(|&p| (p, lineage.applied(p))).collect();
+    let mut used: BTreeSet<&str> = governing.clone();
+    used.extend(applies.values().flatten().map(String::as_str));
     let texts = specs
         .set
         .specs
@@ -201,6 +211,7 @@ pub fn governing_specs(
             behaviors: s.spec.behaviors.clone(),
             constraints: s.spec.constraints.clone(),
             invariants: s.spec.invariants.clone(),
+            applies: applies.get(s.path.as_str()).cloned().unwrap_or_default(),
         });
     let mut texts: Vec<GoverningSpec> = texts.collect();
     texts.sort_by(|a, b| a.spec_path.cmp(&b.spec_path));

@@ -55,9 +55,9 @@ pub use params::{
 pub use record::{clear_cache, get_changed_artifacts, mark_reconciled, snapshot_tool};
 pub use results::{
     AffectedSpec, AffectedSpecs, CacheCleared, ChangedArtifacts, InvalidSpec, MarkReconciled,
-    PlanEntry, Quiet, ReconciliationStatus, SpecDiff, SpecFile, SpecSays, SpecStatus, SystemSpec,
-    Totals, Unreviewable,
+    PlanEntry, Quiet, ReconciliationStatus, SpecDiff, SpecStatus, Totals, Unreviewable,
 };
+pub use spec_text::{AppliedSpec, SpecFile, SpecSays, SystemSpec};
 pub use symbolic::{BrokenAnchor, Narrowed, OutsideAnchors, WholeFile, narrow};
 pub use symbols::{LineRange, OutlineEntry, SymbolsAnswer, symbols};
 

@@ -60,16 +60,20 @@ pub struct GetSpecDiffParams {
     /// whole diff from the merge base.
     #[serde(default)]
     pub since: Since,
-    /// Files whose diff you already read in this pass (for another spec):
-    /// listed in `already_read`, not diffed again. Judge them against this
-    /// spec from what you read.
+    /// Files whose diff you already read in this pass (for another spec), as
+    /// `path@id` copied from the `read_ids` of the answer that showed it:
+    /// listed in `already_read`, not diffed again, while the file's content
+    /// still has that id. A bare path, or an id of other content (the file
+    /// changed since), gets the diff again (`read_again` says why). Judge
+    /// the files listed against this spec from what you read.
     #[serde(default)]
     pub already_read: Vec<String>,
     /// Specs whose text you hold (read earlier in this pass or session), as
-    /// `path@text_id` with the `text_id` an answer gave (or a bare `path`):
-    /// this spec's `spec` and the system spec's `content` are then left out
-    /// (`spec_held` says so). A `text_id` that no longer matches the file
-    /// brings the text back; leave out any spec whose text you no longer
+    /// `path@text_id` with the `text_id` an answer gave: this spec's `spec`,
+    /// an `applied` cross-cutting spec's texts and the system spec's
+    /// `content` are then left out (`spec_held`, `held` say so). A `text_id`
+    /// that no longer matches the file, or a bare `path`, brings the text
+    /// back; leave out any spec whose text you no longer
     /// have (after your context was compacted) and it comes again.
     #[serde(default)]
     pub specs_read: Vec<String>,

@@ -105,7 +105,9 @@ impl QuietVerdict {
                  base's content"
             }
             QuietVerdict::AlreadyRead => {
-                "you passed it in `already_read`: its diff was in an earlier answer of this pass"
+                "you passed `path@id` in `already_read` with the id its content has now (from an \
+                 earlier answer's `read_ids`): that diff was read; a bare path or an older id gets \
+                 the diff again"
             }
             QuietVerdict::Versions => {
                 "in a file with a pin form, every changed line is the same pin as the line it \

@@ -9,6 +9,7 @@ use crate::changes::ChangeKind;
 use crate::spec::Behavior;
 
 use super::proofs::QuietVerdict;
+use super::spec_text::{AppliedSpec, SpecFile, SpecSays, SystemSpec};
 
 /// Result of `list_affected_specs`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -157,6 +158,14 @@ pub struct SpecDiff {
     /// text you have.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub spec_held: bool,
+    /// The constraints and invariants of the cross-cutting specs this spec
+    /// applies (its own `applies` and those of its parents), each with the
+    /// spec they come from: the diff is judged against them too. On the
+    /// first page with `spec` (when there is something to review); an
+    /// entry whose text `specs_read` holds (`path@text_id`) has `held:
+    /// true` and no texts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied: Vec<AppliedSpec>,
     /// Changed governed files whose content matches the hash cache or the
     /// committed `.notarai/reconciliation_state.json` (already reconciled).
     /// Listed only with `full_lists: true`; by default empty and counted in
@@ -191,9 +200,21 @@ pub struct SpecDiff {
     /// branch diff).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub since_reconciled: Vec<String>,
-    /// Changed files of this spec named in `already_read`: no diff here.
+    /// Changed files of this spec named in `already_read` by a `read_ids`
+    /// entry that still matches their content: no diff here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub already_read: Vec<String>,
+    /// For each file whose diff this page shows, `path@id` with an id of
+    /// its content now (12 hex digits): pass these in `already_read` when
+    /// you ask for other specs' diffs in this pass. An entry counts only
+    /// while the file's content still has that id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_ids: Vec<String>,
+    /// Files of `files` named in `already_read` whose diff is shown again,
+    /// with why: a bare path (no id), or an id of other content (the file
+    /// changed after you read its diff).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub read_again: BTreeMap<String, String>,
     /// Files of `files` that other specs govern too, with those specs:
     /// judge the diff against them as well, and pass the file in
     /// `already_read` when you ask for their diffs.
@@ -260,26 +281,6 @@ pub struct SpecDiff {
     pub next_cursor: Option<String>,
 }
 
-/// What a spec says, to judge a diff against: its intent, behaviors,
-/// constraints and invariants.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct SpecSays {
-    /// The spec's intent.
-    pub intent: String,
-    /// Its behaviors as written.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub behaviors: Vec<Behavior>,
-    /// Its constraints.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub constraints: Vec<String>,
-    /// Its invariants.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub invariants: Vec<String>,
-    /// An id of the spec file's text (BLAKE3, 12 hex digits): pass
-    /// `path@text_id` in `specs_read` while you hold this text.
-    pub text_id: String,
-}
-
 /// Why a changed file needs no review for a spec: the proof that its
 /// change cannot alter what the spec governs. The file is still listed (in
 /// `housekeeping`) and recorded like the rest.
@@ -337,34 +338,6 @@ pub struct PlanEntry {
     pub first_page: Option<usize>,
     /// Last page holding its diff.
     pub last_page: Option<usize>,
-}
-
-/// A spec file and its full content.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct SpecFile {
-    /// Path of the spec file. A spec longer than a page comes in consecutive
-    /// entries with the same path: join their `content`.
-    pub path: String,
-    /// Full text of the file (empty when deleted).
-    pub content: String,
-    /// `true` when the spec file was deleted on this branch.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub deleted: bool,
-}
-
-/// The system spec as returned by `get_spec_diff`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct SystemSpec {
-    /// Path of the system spec.
-    pub path: String,
-    /// Full text; absent when the same content is already in `spec_changes`,
-    /// or when `specs_read` says you hold it.
-    /// A system spec longer than a page comes on consecutive pages: join them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub content: Option<String>,
-    /// An id of its text (as `SpecSays::text_id`), for `specs_read`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text_id: Option<String>,
 }
 
 /// Result of `get_changed_artifacts`.
@@ -582,6 +555,7 @@ impl SpecDiff {
             plan: Some(Vec::new()),
             spec: None,
             spec_held: false,
+            applied: Vec::new(),
             skipped_count: 0,
             page: 1,
             pages: 1,
@@ -593,6 +567,8 @@ impl SpecDiff {
             housekeeping_reasons: BTreeMap::new(),
             since_reconciled: Vec::new(),
             already_read: Vec::new(),
+            read_ids: Vec::new(),
+            read_again: BTreeMap::new(),
             shared: BTreeMap::new(),
             moved_out: BTreeMap::new(),
             spec_changes: Vec::new(),

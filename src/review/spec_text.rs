@@ -1,12 +1,85 @@
 //! The specs' texts a `get_spec_diff` answer carries: each changed spec
 //! file whole (`spec_changes`, read without following links), and the
-//! spec's own text (`spec`) and the system spec's once per pass: left out
-//! while the agent says it holds them (`specs_read`, `path@text_id`).
+//! spec's own text (`spec`), the cross-cutting specs it applies (`applied`)
+//! and the system spec's once per pass: left out while the agent says it
+//! holds them (`specs_read`, `path@text_id` with the id of the text now; a
+//! bare path holds nothing, so a spec changed since it was read comes again).
 
-use super::{SpecDiff, SpecFile, SpecSays, SystemSpec};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::SpecDiff;
 use crate::changes::GitRepo;
 use crate::project::Specs;
 use crate::spec;
+use crate::spec::Behavior;
+
+/// What a spec says, to judge a diff against: its intent, behaviors,
+/// constraints and invariants.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecSays {
+    /// The spec's intent.
+    pub intent: String,
+    /// Its behaviors as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub behaviors: Vec<Behavior>,
+    /// Its constraints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<String>,
+    /// Its invariants.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<String>,
+    /// An id of the spec file's text (BLAKE3, 12 hex digits): pass
+    /// `path@text_id` in `specs_read` while you hold this text.
+    pub text_id: String,
+}
+
+/// A cross-cutting spec applied to the spec of a `get_spec_diff` answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AppliedSpec {
+    /// Path of the cross-cutting spec the rules come from.
+    pub path: String,
+    /// Its constraints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<String>,
+    /// Its invariants.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<String>,
+    /// An id of its text (as `SpecSays::text_id`), for `specs_read`.
+    pub text_id: String,
+    /// `true` when its texts were left out because `specs_read` holds
+    /// `path@text_id`: judge the diff against the text you have.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held: bool,
+}
+
+/// A spec file and its full content.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecFile {
+    /// Path of the spec file. A spec longer than a page comes in consecutive
+    /// entries with the same path: join their `content`.
+    pub path: String,
+    /// Full text of the file (empty when deleted).
+    pub content: String,
+    /// `true` when the spec file was deleted on this branch.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deleted: bool,
+}
+
+/// The system spec as returned by `get_spec_diff`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SystemSpec {
+    /// Path of the system spec.
+    pub path: String,
+    /// Full text; absent when the same content is already in `spec_changes`,
+    /// or when `specs_read` says you hold it.
+    /// A system spec longer than a page comes on consecutive pages: join them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// An id of its text (as `SpecSays::text_id`), for `specs_read`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_id: Option<String>,
+}
 
 /// The changed spec file at `path` whole (empty and `deleted` when gone).
 pub(super) fn changed(git: &GitRepo, root: &std::path::Path, path: &str) -> SpecFile {
@@ -44,6 +117,7 @@ pub(super) fn add(out: &mut SpecDiff, specs: &Specs, index: usize, specs_read: &
                 text_id: text_id(&loaded.raw),
             });
         }
+        out.applied = applied(specs, &loaded.path, specs_read);
     }
     if !out.spec_changes.is_empty()
         && let Some(system) = specs.set.system_spec()
@@ -58,13 +132,41 @@ pub(super) fn add(out: &mut SpecDiff, specs: &Specs, index: usize, specs_read: &
     }
 }
 
+/// The cross-cutting specs applied to the spec at `path` (its own
+/// `applies` and its parents'), each with its constraints and invariants,
+/// or `held` when `specs_read` holds its text now.
+fn applied(specs: &Specs, path: &str, specs_read: &[String]) -> Vec<AppliedSpec> {
+    let lineage = spec::Lineage::of(&specs.set);
+    spec::applied_specs(&specs.set, &lineage, path)
+        .into_iter()
+        .map(|cross| {
+            let held = holds(specs_read, &cross.path, &cross.raw);
+            let (constraints, invariants) = match held {
+                true => (Vec::new(), Vec::new()),
+                false => (
+                    cross.spec.constraints.clone(),
+                    cross.spec.invariants.clone(),
+                ),
+            };
+            AppliedSpec {
+                path: cross.path.clone(),
+                constraints,
+                invariants,
+                text_id: text_id(&cross.raw),
+                held,
+            }
+        })
+        .collect()
+}
+
 /// Whether `specs_read` says the agent holds the text `raw` of the spec at
-/// `path`: `path` alone, or `path@id` with the id of `raw`.
+/// `path`: `path@id` with the id of `raw` now. A bare `path` holds
+/// nothing: it cannot tell which text was read, so the text is served.
 fn holds(specs_read: &[String], path: &str, raw: &str) -> bool {
     let id = std::cell::OnceCell::new();
-    specs_read.iter().any(|held| match held.split_once('@') {
-        Some((p, given)) => p == path && given == id.get_or_init(|| text_id(raw)),
-        None => held == path,
+    specs_read.iter().any(|held| {
+        held.rsplit_once('@')
+            .is_some_and(|(p, given)| p == path && given == id.get_or_init(|| text_id(raw)))
     })
 }
 

@@ -23,7 +23,7 @@ use crate::spec::{LoadedSpec, SpecSet};
 mod render;
 pub mod write;
 
-pub use render::render;
+pub use render::{expand_braces, render};
 
 /// The start of every rule file's name notarai writes.
 pub const PREFIX: &str = "notarai-";
@@ -78,23 +78,25 @@ pub fn globs(spec: &LoadedSpec) -> Vec<String> {
 
 /// The rule files the specs give the agent of `files`: one per spec that
 /// governs files (a cross-cutting spec governs none) and states a
-/// constraint or an invariant (without one there is nothing to keep an
-/// edit within: the starter spec `init` writes gets none).
+/// constraint or an invariant, or applies a cross-cutting spec that does
+/// (without one there is nothing to keep an edit within: the starter spec
+/// `init` writes gets none).
 pub fn expected(set: &SpecSet, files: &RuleFiles) -> Vec<RuleFile> {
+    let lineage = crate::spec::Lineage::of(set);
+    let states = |s: &LoadedSpec| !s.spec.constraints.is_empty() || !s.spec.invariants.is_empty();
     set.specs
         .iter()
         .filter_map(|spec| {
             let globs = globs(spec);
-            if globs.is_empty()
-                || (spec.spec.constraints.is_empty() && spec.spec.invariants.is_empty())
-            {
+            let applied = crate::spec::applied_specs(set, &lineage, &spec.path);
+            if globs.is_empty() || !(states(spec) || applied.iter().any(|a| states(a))) {
                 return None;
             }
             Some(RuleFile {
                 agent: files.id,
                 rel: file_name(files, &spec.path),
                 spec: spec.path.clone(),
-                text: render(files, spec, &globs),
+                text: render(files, spec, &applied, &globs),
             })
         })
         .collect()

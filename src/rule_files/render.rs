@@ -7,10 +7,16 @@ use crate::spec::LoadedSpec;
 
 use super::MARKER;
 
-/// The rule file of `spec` (governing `globs`) for the agent of `files`, at
-/// most `files.max_chars` characters: what does not fit is counted, and the
-/// tool that gives the whole spec is named.
-pub fn render(files: &RuleFiles, spec: &LoadedSpec, globs: &[String]) -> String {
+/// The rule file of `spec` (governing `globs`, applying the cross-cutting
+/// specs `applied`) for the agent of `files`, at most `files.max_chars`
+/// characters: what does not fit is counted, and the tool that gives the
+/// whole spec is named.
+pub fn render(
+    files: &RuleFiles,
+    spec: &LoadedSpec,
+    applied: &[&LoadedSpec],
+    globs: &[String],
+) -> String {
     let path = &spec.path;
     let mut out = front_matter(files.front, path, globs);
     out.push_str(&format!(
@@ -38,6 +44,23 @@ pub fn render(files: &RuleFiles, spec: &LoadedSpec, globs: &[String]) -> String 
         }
         lines.push(title.to_string());
         lines.extend(items.iter().map(|i| format!("- {}", one_line(i))));
+        lines.push(String::new());
+    }
+    for cross in applied {
+        if cross.spec.constraints.is_empty() && cross.spec.invariants.is_empty() {
+            continue;
+        }
+        lines.push(format!(
+            "Applied from the cross-cutting spec `{}` (these hold here too):",
+            cross.path
+        ));
+        let texts = [
+            ("constraint", &cross.spec.constraints),
+            ("invariant", &cross.spec.invariants),
+        ];
+        for (kind, items) in texts {
+            lines.extend(items.iter().map(|i| format!("- {kind}: {}", one_line(i))));
+        }
         lines.push(String::new());
     }
     let chars = |s: &str| s.chars().count();
@@ -105,7 +128,7 @@ fn quoted(text: &str) -> String {
 /// A glob with its first `{a,b}` group spelled out, recursively, for the
 /// forms that separate globs by commas (`src/{a,b}.rs`: `src/a.rs`,
 /// `src/b.rs`); unbalanced braces are kept as they are.
-fn expand_braces(glob: &str) -> Vec<String> {
+pub fn expand_braces(glob: &str) -> Vec<String> {
     let Some(open) = glob.find('{') else {
         return vec![glob.to_string()];
     };
@@ -140,7 +163,7 @@ mod tests {
     fn each_agent_gets_its_front_matter() {
         let s = spec(vec!["keep it short".into()]);
         let globs = vec!["src/auth/**".to_string(), "*.{ts,tsx}".to_string()];
-        let text = |id| render(rules(id).unwrap(), &s, &globs);
+        let text = |id| render(rules(id).unwrap(), &s, &[], &globs);
         assert!(
             text(AgentId::Claude)
                 .starts_with("---\npaths:\n  - \"src/auth/**\"\n  - \"*.{ts,tsx}\"\n---\n")
@@ -176,7 +199,7 @@ mod tests {
             .collect();
         let s = spec(many);
         for files in crate::agent::rules::RULES {
-            let text = render(files, &s, &["src/**".to_string()]);
+            let text = render(files, &s, &[], &["src/**".to_string()]);
             assert!(text.chars().count() <= files.max_chars, "{}", text.len());
             assert!(text.contains("more lines of the spec not shown"));
             assert!(text.contains("get_governing_specs"));

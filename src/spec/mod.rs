@@ -17,6 +17,7 @@ use serde::Serialize;
 
 mod document;
 mod globs;
+mod lineage;
 mod load;
 pub mod model;
 mod refs;
@@ -25,6 +26,7 @@ mod yaml;
 
 pub use document::{Document, parse_document, yaml_positions};
 pub use globs::compile_artifact_glob;
+pub use lineage::{Lineage, SpecLinks, applied_specs};
 pub use load::{discover, read_text};
 /// The spec model's top-level types; the rest of the model is named through
 /// [`model`] (`spec::model::OutputType`).

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Repo, Server, notarai, stdout};
+use crate::common::{Repo, Server, notarai, stdout, strings};
 
 /// A spec of code with a lock file (`tier: 4`) and a changelog (`tier: 3`)
 /// among its artifacts.
@@ -210,10 +210,15 @@ fn excluded_names_files_and_a_shared_file_is_diffed_once() {
         first["shared"],
         json!({"src/shared.rs": [".notarai/shared.spec.yaml"]})
     );
+    let read: Vec<String> = strings(&first["read_ids"])
+        .into_iter()
+        .filter(|r| r.starts_with("src/shared.rs@"))
+        .collect();
+    assert_eq!(read.len(), 1, "{first}");
     let second = server.call_ok(
         2,
         "get_spec_diff",
-        json!({"spec_path": ".notarai/shared.spec.yaml", "already_read": ["src/shared.rs"]}),
+        json!({"spec_path": ".notarai/shared.spec.yaml", "already_read": read}),
     );
     assert_eq!(second["already_read"], json!(["src/shared.rs"]), "{second}");
     assert_eq!(second["diff"], "", "{second}");
@@ -235,7 +240,8 @@ fn following_the_skill_to_the_letter_ends_with_check_green() {
     for words in [
         "nothing_to_review",
         "`get_spec_diff` with `{spec_path, already_read, specs_read}`",
-        "`path@text_id` with the `text_id` of the `spec` or `system_spec` you read",
+        "`already_read` lists the `read_ids` (`path@id`, copied as given)",
+        "`path@text_id` with the `text_id` of the `spec`, `applied` entry or `system_spec` you read",
         "For each spec the status lists with `unreconciled` files",
         "`housekeeping` and `formatting_only` files of the status",
         "the `files`, `housekeeping`, `already_read`, `formatting_only` and `outside_anchors` of each diff",
@@ -284,7 +290,7 @@ fn following_the_skill_to_the_letter_ends_with_check_green() {
                 }
             }
             let files = collect(&pages, "files");
-            already_read.extend(files.iter().cloned());
+            already_read.extend(collect(&pages, "read_ids"));
             to_record.extend(files);
             to_record.extend(collect(&pages, "housekeeping"));
             to_record.extend(collect(&pages, "already_read"));

@@ -251,7 +251,18 @@ fn an_old_hook_matcher_gets_multiedit_and_other_hooks_stay() {
             .replace(r#""Write|Edit""#, r#""Write|Edit|MultiEdit""#)
             .replace(
                 r#""check-bash"}]}]"#,
-                r#""check-bash"}]}, {"matcher":"Write|Edit|MultiEdit","hooks":[{"type":"command","command":"notarai hook context --agent claude"}]}]"#
+                &format!(
+                    r#""check-bash"}}]}}, {{"matcher":"Write|Edit|MultiEdit","hooks":[{}
+        ]}}]"#,
+                    // One handler per glob the specs govern (the starter
+                    // spec's README.md, and the spec folder), each with its
+                    // `if` (Claude Code's per-handler filter).
+                    ["Edit(.notarai/**)", "Edit(README.md)", "Edit(README.md/**)"]
+                        .map(|rule| format!(
+                            "\n            {{\n                \"type\": \"command\",\n                \"command\": \"notarai hook context --agent claude\",\n                \"if\": \"{rule}\"\n            }}"
+                        ))
+                        .join(",")
+                )
             )
             .replace(
                 "]}\n        ]\n",
@@ -276,13 +287,22 @@ fn the_hook_is_recognised_however_the_command_is_spelled() {
             command.replace("validate", "stop")
         );
         write(root, SETTINGS, &original);
+        init(root, &[]);
+        // No second hook: the same handlers as the user spelled them, the
+        // pre-edit one given its `if` per governed glob.
+        let mut now: serde_json::Value = serde_json::from_str(&read(root, SETTINGS)).unwrap();
+        let pre = now["hooks"]["PreToolUse"][0]["hooks"].take();
+        let pre = pre.as_array().unwrap();
+        assert_eq!(pre.len(), 3, "{pre:?}");
+        for handler in pre {
+            assert_eq!(handler["command"], command.replace("validate", "context"));
+            assert!(handler["if"].as_str().unwrap().starts_with("Edit("));
+        }
+        let mut was: serde_json::Value = serde_json::from_str(&original).unwrap();
+        was["hooks"]["PreToolUse"][0]["hooks"].take();
+        assert_eq!(now, was, "no second hook for {command}");
         let out = init(root, &[]);
         assert_eq!(reported(&out, SETTINGS), "unchanged", "{command}");
-        assert_eq!(
-            read(root, SETTINGS),
-            original,
-            "no second hook for {command}"
-        );
     }
 }
 

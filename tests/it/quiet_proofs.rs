@@ -58,10 +58,23 @@ fn each_page_names_the_proof_of_each_quiet_verdict_it_gives() {
     );
     let mut server = repo.server();
     server.call_ok(1, "mark_reconciled", json!({"files": ["src/seen.rs"]}));
+    // The id of `src/code.rs`'s content, as an answer that showed it gives it.
+    let shown = server.call_ok(
+        3,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/a.spec.yaml", "full_lists": true}),
+    );
+    let read: Vec<&str> = shown["read_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r.as_str().filter(|r| r.starts_with("src/code.rs@")))
+        .collect();
+    assert_eq!(read.len(), 1, "{shown:#}");
     let diff = server.call_ok(
         2,
         "get_spec_diff",
-        json!({"spec_path": ".notarai/a.spec.yaml", "already_read": ["src/code.rs"], "full_lists": true}),
+        json!({"spec_path": ".notarai/a.spec.yaml", "already_read": read, "full_lists": true}),
     );
     let proofs = &diff["quiet_proofs"];
     let mut expected: Vec<String> = Vec::new();

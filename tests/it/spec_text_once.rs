@@ -1,7 +1,7 @@
 //! The spec's text once per pass (issue 42, point 2): `get_spec_diff`
 //! leaves out the text of a spec the agent says it holds (`specs_read`,
-//! `path@text_id`), brings it back when the id no longer matches or the
-//! agent stops naming it, and counts `skipped` unless `full_lists` asks
+//! `path@text_id`), brings it back when the id no longer matches, the
+//! agent names it bare or stops naming it, and counts `skipped` unless `full_lists` asks
 //! for the list.
 
 use serde_json::{Value, json};
@@ -53,9 +53,11 @@ fn a_spec_s_text_comes_once_while_the_agent_holds_it() {
     assert!(held.get("spec").is_none(), "{held}");
     assert_eq!(held["spec_held"], true);
     assert_eq!(held["diff"], first["diff"]);
-    // A bare path is trusted too.
+    // A bare path holds nothing (it cannot say which text was read): the
+    // text is served (red team F10 (b)).
     let bare = diff(&mut server, 3, json!({"specs_read": [A]}));
-    assert_eq!(bare["spec_held"], true, "{bare}");
+    assert!(bare.get("spec_held").is_none(), "{bare}");
+    assert_eq!(bare["spec"]["text_id"], id.as_str(), "{bare}");
     // The spec file changed since: the id no longer matches, the text
     // comes back (whole, in `spec_changes`, as the spec changed itself).
     repo.append(A, "open_questions:\n  - 'and fast?'\n");

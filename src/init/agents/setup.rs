@@ -87,7 +87,25 @@ pub fn plan_agents(p: &mut Planner, chosen: &[AgentId]) {
 /// whose spec is gone; a user's own rule files are never touched.
 fn plan_rules(p: &mut Planner, chosen: &[AgentId]) {
     use crate::rule_files::write::{self, Outcome};
-    let set = crate::project::load_specs(p.root);
+    let mut set = crate::project::load_specs(p.root);
+    // The specs this plan writes (the starter spec) count as written.
+    for file in &p.files {
+        let Some(text) = file
+            .after()
+            .filter(|_| crate::spec::is_spec_path(&file.rel))
+        else {
+            continue;
+        };
+        if let Ok(spec) = crate::spec::parse_spec(&file.rel, text) {
+            set.specs.retain(|s| s.path != file.rel);
+            set.specs.push(crate::spec::LoadedSpec {
+                path: file.rel.clone(),
+                raw: text.to_string(),
+                spec,
+            });
+        }
+    }
+    set.specs.sort_by(|a, b| a.path.cmp(&b.path));
     for (file, text) in write::plan(p.root, &set, chosen) {
         let Ok(old) = p.read(&file.rel) else { continue };
         match (file.outcome, text, old) {
@@ -97,6 +115,16 @@ fn plan_rules(p: &mut Planner, chosen: &[AgentId]) {
             }
             _ => {}
         }
+    }
+    // The pre-edit hook's `if`, where the agent takes one (its handler
+    // was planned above): from the same globs as the rule files.
+    for hook in chosen
+        .iter()
+        .filter_map(|id| crate::agent::rules::rules(*id)?.hook_if)
+    {
+        p.edit(hook.file, |old| {
+            crate::init::hook_if::apply_to(old, &set, &hook)
+        });
     }
 }
 

@@ -78,6 +78,9 @@ struct Items {
     large: Vec<String>,
     excluded: Vec<String>,
     already_read: Vec<String>,
+    /// Each shown file's `read_ids` entry, by path.
+    read_ids: BTreeMap<String, String>,
+    read_again: BTreeMap<String, String>,
 }
 
 impl Items {
@@ -103,6 +106,14 @@ impl Items {
             large: take(&mut full.large_changes),
             excluded: take(&mut full.excluded_files),
             already_read: take(&mut full.already_read),
+            read_ids: take(&mut full.read_ids)
+                .into_iter()
+                .map(|entry| {
+                    let path = entry.rsplit_once('@').map_or(&*entry, |(p, _)| p);
+                    (path.to_string(), entry.clone())
+                })
+                .collect(),
+            read_again: take(&mut full.read_again),
         }
     }
 
@@ -124,6 +135,12 @@ impl Items {
         }
         if self.since.contains(path) {
             cost += json_len(path) + 1;
+        }
+        if let Some(entry) = self.read_ids.get(path) {
+            cost += json_len(entry) + 1;
+        }
+        if let Some(why) = self.read_again.get(path) {
+            cost += json_len(path) + json_len(why) + 2;
         }
         if !files_on_every_page {
             cost += json_len(path) + 1;
@@ -199,6 +216,7 @@ pub fn spec_diff_pages(
             p.next_cursor = next_cursor(GET_SPEC_DIFF, page, pages, fp);
             if page > 0 {
                 p.spec = None;
+                p.applied.clear();
             }
             p
         })
@@ -422,6 +440,16 @@ fn fill_plans(
     for path in std::mem::take(&mut items.since) {
         if let Some(&page) = page_of.get(&path) {
             out[page].since_reconciled.push(path);
+        }
+    }
+    for (path, entry) in std::mem::take(&mut items.read_ids) {
+        if let Some(&page) = page_of.get(&path) {
+            out[page].read_ids.push(entry);
+        }
+    }
+    for (path, why) in std::mem::take(&mut items.read_again) {
+        if let Some(&page) = page_of.get(&path) {
+            out[page].read_again.insert(path, why);
         }
     }
     plans

@@ -20,6 +20,21 @@ pub enum Front {
     WindsurfGlob,
 }
 
+/// A hook handler filter an agent takes from the same globs as its rule
+/// files: Claude Code's per-handler `if` (2.1.85, path patterns fixed in
+/// 2.1.176), a permission rule such as `Edit(src/**)`, so the pre-edit hook
+/// starts only for files some spec governs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookIf {
+    /// The settings file holding notarai's pre-edit hook, relative to the root.
+    pub file: &'static str,
+    /// The hook event (`hooks.<event>`, groups of `{matcher, hooks}`).
+    pub event: &'static str,
+    /// The permission rule's tool: `Edit` covers every built-in tool that
+    /// edits files (Edit, Write, MultiEdit).
+    pub tool: &'static str,
+}
+
 /// One agent's rule files.
 #[derive(Debug, Clone, Copy)]
 pub struct RuleFiles {
@@ -35,6 +50,8 @@ pub struct RuleFiles {
     /// the smaller where sources disagree (Windsurf: 6,000 or 12,000), and
     /// 6,000 where none is documented, so that no file is truncated.
     pub max_chars: usize,
+    /// The `if` filter of its pre-edit hook, when it takes one.
+    pub hook_if: Option<HookIf>,
 }
 
 /// The limit taken where none is documented: Windsurf's smaller one.
@@ -48,6 +65,11 @@ pub const RULES: &[RuleFiles] = &[
         suffix: ".md",
         front: Front::Paths,
         max_chars: UNDOCUMENTED,
+        hook_if: Some(HookIf {
+            file: ".claude/settings.json",
+            event: super::hooks::CLAUDE.pre_edit[0].name,
+            tool: "Edit",
+        }),
     },
     // "Keep each rule under about 500 lines": 6,000 characters are fewer.
     RuleFiles {
@@ -56,6 +78,7 @@ pub const RULES: &[RuleFiles] = &[
         suffix: ".mdc",
         front: Front::CursorGlobs,
         max_chars: UNDOCUMENTED,
+        hook_if: None,
     },
     RuleFiles {
         id: AgentId::Vscode,
@@ -63,6 +86,7 @@ pub const RULES: &[RuleFiles] = &[
         suffix: ".instructions.md",
         front: Front::ApplyTo,
         max_chars: UNDOCUMENTED,
+        hook_if: None,
     },
     RuleFiles {
         id: AgentId::Windsurf,
@@ -70,6 +94,7 @@ pub const RULES: &[RuleFiles] = &[
         suffix: ".md",
         front: Front::WindsurfGlob,
         max_chars: 6_000,
+        hook_if: None,
     },
 ];
 

@@ -119,16 +119,21 @@ file whose name notarai cannot show (not UTF-8): tell the user its lossy
             brief: Some("for each spec with unreconciled files: its changes since last reconciled"),
             text: r#"For each spec the status lists with `unreconciled` files,
 call `get_spec_diff` with `{spec_path, already_read, specs_read}` (and
-`base_branch` if you passed one), where `already_read` lists the `files` of
-the diffs you already read in this pass and `specs_read` the specs whose text
-you hold, each as `path@text_id` with the `text_id` of the `spec` or
-`system_spec` you read (in this pass or an earlier one of this session); leave
-out any whose text is no longer in your context, and it comes again. Read the
-answer:
+`base_branch` if you passed one), where `already_read` lists the `read_ids`
+(`path@id`, copied as given) of the diffs you already read in this pass, and
+`specs_read` the specs whose text you hold, each as `path@text_id` with the
+`text_id` of the `spec`, `applied` entry or `system_spec` you read (in this
+pass or an earlier one of this session); leave out any whose text is no
+longer in your context, and it comes again. A bare path counts for nothing
+in either list, and a file or spec changed since you read it comes again.
+Read the answer:
 - `spec` (first page): the spec's intent, behaviors, constraints and
   invariants, to judge the diff against (absent when the spec file itself
   is in `spec_changes`, whose text is whole, or when `spec_held` is `true`:
   you hold it, judge against the text you have).
+- `applied` (first page): the constraints and invariants of the
+  cross-cutting specs this spec applies, each with its `path`: judge the
+  diff against them too (`held: true`: you hold that text).
 - `plan` (first page, when the answer has several pages): every changed
   file with its status, lines added and removed, and the pages that hold
   its diff; follow `next_cursor` as in
@@ -145,7 +150,8 @@ answer:
   formatting only, or outside the symbols an anchored spec governs: nothing
   to review; record them.
 - `already_read`: files whose diff you read for another spec; judge them
-  against this spec from that. `shared`: files of this diff other specs
+  against this spec from that. `read_ids`: add these to your `already_read`.
+  `read_again`: files you had read whose diff is shown again, with why. `shared`: files of this diff other specs
   govern too; judge them against those specs now.
 - `file_categories`: the artifact category (`code`, `docs`, ...) of each file.
 - `spec_changes`: full text of changed spec files. A changed spec is a

@@ -164,8 +164,18 @@ fn add_to_groups(editor: &mut Editor, path: &[&str], wanted: &str, command: &str
     editor.append_item(&list, item);
 }
 
+/// A hook object without its `if` member: notarai's pre-edit handler with
+/// the `if` `notarai rules` gave it is still the object `init` wrote.
+fn without_if(mut hook: Value) -> Value {
+    if let Value::Object(map) = &mut hook {
+        map.remove("if");
+    }
+    hook
+}
+
 /// Take notarai's hook out of a JSON/JSONC text: each hook object exactly
-/// as `init` writes it (with one of `commands`), a group left empty with it,
+/// as `init` writes it (with one of `commands`; an `if` of its own aside),
+/// a group left empty with it,
 /// and the containers left empty.
 pub fn remove_hook(
     text: &str,
@@ -195,7 +205,7 @@ pub fn remove_hook(
                 let mine: Vec<usize> = inner
                     .iter()
                     .enumerate()
-                    .filter(|(_, h)| ours.contains(&value_of(&editor, h)))
+                    .filter(|(_, h)| ours.contains(&without_if(value_of(&editor, h))))
                     .map(|(j, _)| j)
                     .collect();
                 if mine.is_empty() {

@@ -29,8 +29,10 @@ use serde_json::{Map, Value, json};
 use super::{EntryShape, Format, SERVER_NAME, server_entry};
 use crate::init::json_edit::{self, Editor, Kind, Node, ReadError};
 
+mod hook_if;
 mod hooks;
 
+pub use hook_if::{conditions_in, set_conditions};
 pub use hooks::{add_hook, remove_hook};
 
 /// What an edit does to a file.
