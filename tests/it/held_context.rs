@@ -72,11 +72,20 @@ fn already_read_counts_only_the_content_that_was_read() {
     let held = diff(&mut server, 2, json!({"already_read": read}));
     assert_eq!(held["already_read"], json!(["src/a.ts"]), "{held}");
     assert_eq!(held["diff"], "", "{held}");
+    // Its proof is in the tool's description, read once a session.
+    let tools = server.request(90, "tools/list", json!({}));
+    let described = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "get_spec_diff")
+        .unwrap()["description"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(
-        held["quiet_proofs"]["already_read"]
-            .as_str()
-            .unwrap()
-            .contains("a bare path or an older id gets the diff again")
+        described.contains("a bare path or an older id gets the diff again"),
+        "{described}"
     );
     // The file changed after its diff was read: the new change is shown.
     repo.write(
