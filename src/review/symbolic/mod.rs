@@ -54,7 +54,9 @@ pub enum Touch {
     /// A changed line lies in the extent of one of its symbols (either side).
     Extent,
     /// A changed line outside their extents may rebind one of their names
-    /// (`symbols::rebinds`): an assignment, a declaration, an import.
+    /// (`symbols::rebinds`): an assignment, a declaration, an import; or
+    /// lies where the parser did not understand the file (it may hold
+    /// anything).
     Rebinds,
 }
 
@@ -133,6 +135,19 @@ pub fn touching(
                 || h.touched_new.iter().any(|&i| new.get(i) == Some(&true))
             {
                 return Touch::Extent;
+            }
+            // Lines the parser did not understand may hold anything (the
+            // rest of an anchored body, a rebinding): never quiet.
+            let not_understood = |outline: &Outline, lines: &[symbols::Line]| {
+                outline
+                    .damage
+                    .as_ref()
+                    .is_some_and(|d| lines.iter().any(|l| d.meets(l.0, l.0)))
+            };
+            if not_understood(&sides.old, &h.lines.removed)
+                || not_understood(&sides.new, &h.lines.added)
+            {
+                return Touch::Rebinds;
             }
             let rebinds = sides.lang.is_some_and(|lang| {
                 changed_lines(patch, &h.lines).any(|line| {
