@@ -36,7 +36,8 @@
 //!   tree-sitter did not make a node of is never lost.
 //! - **Comments that are code**: Rust doc comments (`///`, `//!`, `/**`,
 //!   `/*!`: doctests run); Go directives (`//go:`, `//line`, `/*line`,
-//!   `// +build`, `//export`, `//extern`) and, in a file that imports
+//!   `// +build`, `//export`, `//extern`), a Go comment with a
+//!   `Deprecated:` paragraph (read by `go doc` and linters) and, in a file that imports
 //!   `"C"`, every comment (the cgo preamble); Python's coding line (lines
 //!   1-2), a shebang and `# type:` comments; JavaScript/TypeScript bundler
 //!   and compiler pragmas (`__PURE__`, `__NO_SIDE_EFFECTS__`, `@jsx*`,

@@ -492,3 +492,31 @@ fn go_and_python_newlines_that_end_statements_are_kept() {
         ],
     );
 }
+
+#[test]
+fn deprecation_notices_and_docstrings_are_code() {
+    let go = |doc: &str| format!("package a\n\n// F does it.\n{doc}func F() int {{\n\treturn 1\n}}\n");
+    differ(
+        "a.go",
+        &[
+            (&go(""), &go("//\n// Deprecated: use G.\n")),
+            (&go(""), &go("/*\n   Deprecated: use G.\n*/\n")),
+        ],
+    );
+    // Plain prose of a Go doc comment stays a comment.
+    equal("a.go", &[(&go(""), &go("// It returns one.\n"))]);
+    differ(
+        "a.ts",
+        &[(
+            "/** Adds. */\nexport function f() { return 1 }\n",
+            "/** Adds.\n * @deprecated use g */\nexport function f() { return 1 }\n",
+        )],
+    );
+    differ(
+        "a.py",
+        &[(
+            "def f():\n    \"\"\"Adds.\"\"\"\n    return 1\n",
+            "def f():\n    \"\"\"Adds.\n\n    .. deprecated:: use g\n    \"\"\"\n    return 1\n",
+        )],
+    );
+}
