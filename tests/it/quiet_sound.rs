@@ -105,8 +105,17 @@ fn a_body_cut_short_by_error_recovery_governs_the_whole_file() {
     }
     // `check` agrees: an error, no outside-anchors warning.
     let (path, base, line) = CUT_SHORT[0];
-    let repo = repo(path, &format!("{path}#foo"), base, &base.replace(line, "return x + 200;"));
-    let out = notarai(&repo.root, &["check", "--base", "main", "--format", "json"], b"");
+    let repo = repo(
+        path,
+        &format!("{path}#foo"),
+        base,
+        &base.replace(line, "return x + 200;"),
+    );
+    let out = notarai(
+        &repo.root,
+        &["check", "--base", "main", "--format", "json"],
+        b"",
+    );
     let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
     let kinds: Vec<&str> = report["findings"]
         .as_array()
@@ -176,7 +185,11 @@ fn rebindings_nested_in_expressions_loops_patterns_and_exports_are_shown() {
     let ts = "export let foo = (): number => 1;\n";
     let cases = [
         ("src/a.ts", ts, "export const z = (foo = () => 2);\n"),
-        ("src/a.ts", ts, "export const o = { init: (foo = () => 2) };\n"),
+        (
+            "src/a.ts",
+            ts,
+            "export const o = { init: (foo = () => 2) };\n",
+        ),
         ("src/a.ts", ts, "for (foo of [() => 2]);\n"),
         ("src/a.ts", ts, "for (foo in { a: 1 });\n"),
         (
@@ -201,7 +214,13 @@ fn rebindings_nested_in_expressions_loops_patterns_and_exports_are_shown() {
         ),
     ];
     for (path, base, added) in cases {
-        shown(added, path, &format!("{path}#foo"), base, &format!("{base}{added}"));
+        shown(
+            added,
+            path,
+            &format!("{path}#foo"),
+            base,
+            &format!("{base}{added}"),
+        );
     }
     // CommonJS: the exported `foo` replaced through an object literal key.
     let base = "function foo() { return 1; }\nmodule.exports = { foo };\n";
@@ -245,7 +264,9 @@ fn a_line_break_that_changes_what_typescript_means_is_shown() {
 #[test]
 fn a_deprecation_in_a_doc_comment_is_shown() {
     let go = |doc: &str| {
-        format!("package p\n\n// Check reports whether x is allowed.\n{doc}func Check(x int) bool {{\n\treturn x > 0\n}}\n")
+        format!(
+            "package p\n\n// Check reports whether x is allowed.\n{doc}func Check(x int) bool {{\n\treturn x > 0\n}}\n"
+        )
     };
     shown(
         "Go Deprecated:",

@@ -331,7 +331,10 @@ fn a_body_cut_short_by_recovery_is_damaged() {
         assert!(o.damage.is_some(), "{path}: {o:?}");
         let foo = &o.symbols[o.named("foo").next().unwrap()];
         assert!(foo.damaged, "{path}: {:?}", o.symbols);
-        assert!(whole_file_because(&[&anchor("foo")], &o).is_some(), "{path}");
+        assert!(
+            whole_file_because(&[&anchor("foo")], &o).is_some(),
+            "{path}"
+        );
         let bar = &o.symbols[o.named("bar").next().unwrap()];
         assert!(!bar.damaged, "{path}: {:?}", o.symbols);
     }

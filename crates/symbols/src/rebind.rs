@@ -573,7 +573,10 @@ mod tests {
             assert!(!rebinds_any(Lang::Python, line), "{line}");
         }
         assert_eq!(alias_of(Lang::Python, "f = foo"), Some(("f", "foo")));
-        assert_eq!(alias_of(Lang::JavaScript, "const f = foo;"), Some(("f", "foo")));
+        assert_eq!(
+            alias_of(Lang::JavaScript, "const f = foo;"),
+            Some(("f", "foo"))
+        );
         assert_eq!(alias_of(Lang::Python, "f = foo(1)"), None);
     }
 }

@@ -135,9 +135,10 @@ fn changed_lines<'p>(patch: &'p str, hunk: &symbols::HunkLines) -> impl Iterator
 ///
 /// Quiet only on proof: formatting-only when both sides parse and their
 /// programs are the same (`symbols::program`); untouched when no hunk changes a line in an
-/// anchored symbol's extent, on either side, no changed line may rebind
-/// an anchored name, and the anchored symbols are all there with the same
-/// programs on both sides.
+/// anchored symbol's extent or a line the parser did not understand, on
+/// either side, no changed line may rebind an anchored name (nor any other
+/// line of the file: `rebound.rs`), and the anchored symbols are all there
+/// with the same programs on both sides.
 pub fn decide(
     sides: &Sides,
     symbols: &PatchSymbols,

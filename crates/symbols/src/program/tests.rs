@@ -430,33 +430,78 @@ fn typescript_words_that_need_the_next_token_on_their_line_keep_the_newline() {
     // Each: the word with its next token on the same line, then a line
     // break after it; tsc reads the second otherwise or refuses it.
     let pairs = [
-        ("function f(x: unknown): asserts x is string {}\n", "function f(x: unknown): asserts\nx is string {}\n"),
-        ("function f(x: unknown): x is string { return true }\n", "function f(x: unknown): x\nis string { return true }\n"),
-        ("interface Sink<in T> { put(x: T): void }\n", "interface Sink<in\nT> { put(x: T): void }\n"),
-        ("interface Src<out T> { get(): T }\n", "interface Src<out\nT> { get(): T }\n"),
+        (
+            "function f(x: unknown): asserts x is string {}\n",
+            "function f(x: unknown): asserts\nx is string {}\n",
+        ),
+        (
+            "function f(x: unknown): x is string { return true }\n",
+            "function f(x: unknown): x\nis string { return true }\n",
+        ),
+        (
+            "interface Sink<in T> { put(x: T): void }\n",
+            "interface Sink<in\nT> { put(x: T): void }\n",
+        ),
+        (
+            "interface Src<out T> { get(): T }\n",
+            "interface Src<out\nT> { get(): T }\n",
+        ),
         ("abstract class A {}\n", "abstract\nclass A {}\n"),
         ("declare const x: number;\n", "declare\nconst x: number;\n"),
-        ("class A { readonly x = 1 }\n", "class A { readonly\nx = 1 }\n"),
+        (
+            "class A { readonly x = 1 }\n",
+            "class A { readonly\nx = 1 }\n",
+        ),
         ("const f = async () => 1;\n", "const f = async\n() => 1;\n"),
-        ("class A { get x() { return 1 } }\n", "class A { get\nx() { return 1 } }\n"),
+        (
+            "class A { get x() { return 1 } }\n",
+            "class A { get\nx() { return 1 } }\n",
+        ),
         ("class A { static x = 1 }\n", "class A { static\nx = 1 }\n"),
-        ("class A { accessor x = 1 }\n", "class A { accessor\nx = 1 }\n"),
-        ("class A { private x = 1 }\n", "class A { private\nx = 1 }\n"),
-        ("class A { protected x = 1 }\n", "class A { protected\nx = 1 }\n"),
+        (
+            "class A { accessor x = 1 }\n",
+            "class A { accessor\nx = 1 }\n",
+        ),
+        (
+            "class A { private x = 1 }\n",
+            "class A { private\nx = 1 }\n",
+        ),
+        (
+            "class A { protected x = 1 }\n",
+            "class A { protected\nx = 1 }\n",
+        ),
         ("class A { public x = 1 }\n", "class A { public\nx = 1 }\n"),
-        ("class B extends A { override x = 1 }\n", "class B extends A { override\nx = 1 }\n"),
+        (
+            "class B extends A { override x = 1 }\n",
+            "class B extends A { override\nx = 1 }\n",
+        ),
         ("type T = number;\n", "type\nT = number;\n"),
         ("namespace N {}\n", "namespace\nN {}\n"),
         ("declare module M {}\n", "declare module\nM {}\n"),
         ("let\nx = 1;\n", "let;\nx = 1;\n"),
-        ("function f(x) { return x }\n", "function f(x) { return\nx }\n"),
-        ("function f(x) { throw x }\n", "function f(x) { throw\nx }\n"),
-        ("function* f(x) { yield x }\n", "function* f(x) { yield\nx }\n"),
-        ("a: for (;;) { continue a }\n", "a: for (;;) { continue\na }\n"),
+        (
+            "function f(x) { return x }\n",
+            "function f(x) { return\nx }\n",
+        ),
+        (
+            "function f(x) { throw x }\n",
+            "function f(x) { throw\nx }\n",
+        ),
+        (
+            "function* f(x) { yield x }\n",
+            "function* f(x) { yield\nx }\n",
+        ),
+        (
+            "a: for (;;) { continue a }\n",
+            "a: for (;;) { continue\na }\n",
+        ),
         ("let a = b\n--c\n", "let a = b--\nc\n"),
     ];
     for (a, b) in pairs {
-        assert!(shown("a.ts", a, b), "called the same program:\n{a}\n---\n{b}");
+        assert!(
+            shown("a.ts", a, b),
+            "called the same program:\n{a}\n---\n{b}"
+        );
     }
 }
 
@@ -469,18 +514,30 @@ fn go_and_python_newlines_that_end_statements_are_kept() {
         ("\treturn x[0]", "\treturn x[0\n\t]"),
         ("\tg(\"s\")\n\treturn 0", "\tg(\"s\"\n\t)\n\treturn 0"),
         ("\ty++\n\treturn y", "\ty++\n\treturn\n\ty"),
-        ("\treturn func() int { return y }()", "\treturn func() int { return y }\n\t()"),
-        ("\tL: for {\n\t\tbreak L\n\t}\n\treturn 0", "\tL: for {\n\t\tbreak\n\t\tL\n\t}\n\treturn 0"),
+        (
+            "\treturn func() int { return y }()",
+            "\treturn func() int { return y }\n\t()",
+        ),
+        (
+            "\tL: for {\n\t\tbreak L\n\t}\n\treturn 0",
+            "\tL: for {\n\t\tbreak\n\t\tL\n\t}\n\treturn 0",
+        ),
         ("\treturn g(y)", "\treturn g(y)\n\t;"),
     ] {
-        assert!(shown("a.go", &go(a), &go(b)), "called the same:\n{a}\n---\n{b}");
+        assert!(
+            shown("a.go", &go(a), &go(b)),
+            "called the same:\n{a}\n---\n{b}"
+        );
     }
     // Python: a line break outside brackets ends a logical line; inside
     // brackets it does not (a `\` continuation is kept as written: shown).
     differ(
         "a.py",
         &[
-            ("def f(x):\n    return x\n", "def f(x):\n    return\n    x\n"),
+            (
+                "def f(x):\n    return x\n",
+                "def f(x):\n    return\n    x\n",
+            ),
             ("x = a + b\n", "x = a\n+ b\n"),
         ],
     );
@@ -488,14 +545,18 @@ fn go_and_python_newlines_that_end_statements_are_kept() {
         "a.py",
         &[
             ("x = (a +\n     b)\n", "x = (a + b)\n"),
-            ("def f(x):\n    return (\n        x\n    )\n", "def f(x):\n    return x\n"),
+            (
+                "def f(x):\n    return (\n        x\n    )\n",
+                "def f(x):\n    return x\n",
+            ),
         ],
     );
 }
 
 #[test]
 fn deprecation_notices_and_docstrings_are_code() {
-    let go = |doc: &str| format!("package a\n\n// F does it.\n{doc}func F() int {{\n\treturn 1\n}}\n");
+    let go =
+        |doc: &str| format!("package a\n\n// F does it.\n{doc}func F() int {{\n\treturn 1\n}}\n");
     differ(
         "a.go",
         &[
