@@ -281,19 +281,24 @@ mod tests {
 
     /// The verdict for the anchor `check` on `new`, and the unseen hunks.
     fn judge(new: &str) -> (Verdict, Option<OutsideAnchors>) {
+        judge_from(OLD, new, "check")
+    }
+
+    /// The verdict for `anchor` from `old` to `new`, and the unseen hunks.
+    fn judge_from(old: &str, new: &str, anchor: &str) -> (Verdict, Option<OutsideAnchors>) {
         let sides = sides_of(
             &crate::symbols::SymbolCache::new(),
             "a.py",
-            OLD.as_bytes(),
+            old.as_bytes(),
             new.as_bytes(),
         )
         .unwrap();
-        let patch = crate::changes::patch_between("a.py", OLD.as_bytes(), new.as_bytes()).unwrap();
+        let patch = crate::changes::patch_between("a.py", old.as_bytes(), new.as_bytes()).unwrap();
         let Patch::Text(text) = patch else {
             panic!("a text patch")
         };
         let symbols = symbols::patch_symbols(&sides.old, &sides.new, &text);
-        let anchor = Anchor::parse("check").unwrap();
+        let anchor = Anchor::parse(anchor).unwrap();
         let (verdict, touched) = decide(&sides, &symbols, &text, Some(&[&anchor]), false);
         let seen: Vec<bool> = touched.iter().map(|t| *t != Touch::No).collect();
         (verdict, OutsideAnchors::of("a.py", &symbols, &seen))
@@ -322,5 +327,29 @@ mod tests {
             unseen.unwrap().lines,
             vec!["base 4-6 (removed)".to_string()]
         );
+    }
+
+    #[test]
+    fn a_rebinding_elsewhere_in_the_file_shows_every_hunk() {
+        let guard = |on: &str| format!("{OLD}\n\nON = {on}\nif ON:\n    check = other\n");
+        let (v, _) = judge_from(&guard("False"), &guard("True"), "check");
+        assert_eq!(v, Verdict::Affected);
+        // A member: only a form that reaches a member counts outside its
+        // owner; a local of the same name in another function does not.
+        const CLS: &str = "class Session:\n    def refresh(self):\n        return 1\n";
+        let local = |n: &str| format!("{CLS}\n\ndef third():\n    refresh = 1\n    return {n}\n");
+        let (v, _) = judge_from(&local("1"), &local("2"), "Session.refresh");
+        assert_eq!(v, Verdict::Untouched);
+        let member = |n: &str| format!("{CLS}\n\nif {n}:\n    Session.refresh = len\n");
+        let (v, _) = judge_from(&member("False"), &member("True"), "Session.refresh");
+        assert_eq!(v, Verdict::Affected);
+        // An alias written through.
+        let alias = format!("{OLD}\n\nf = check\n");
+        let (v, _) = judge_from(&alias, &format!("{alias}f.__defaults__ = (1,)\n"), "check");
+        assert_eq!(v, Verdict::Affected);
+        // An alias alone changes nothing anchored: a change elsewhere stays
+        // outside the anchors.
+        let (v, _) = judge_from(&alias, &alias.replace("return 2", "return 3"), "check");
+        assert_eq!(v, Verdict::Untouched);
     }
 }

@@ -45,7 +45,8 @@ impl Rebound {
         for _ in 0..ALIAS_ROUNDS {
             let before = names.len();
             for line in texts.iter().flat_map(|t| t.lines()) {
-                if let Some((alias, value)) = symbols::alias_of(lang, line)
+                if line.contains('=')
+                    && let Some((alias, value)) = symbols::alias_of(lang, line)
                     && names.contains(value)
                 {
                     names.insert(alias.to_string());
@@ -55,6 +56,7 @@ impl Rebound {
                 break;
             }
         }
+        let members = member_names(sides, anchors, &names);
         let mut rebound = Rebound {
             lang,
             anchored,
@@ -62,15 +64,44 @@ impl Rebound {
             odd,
             live: false,
         };
-        let outlines = [&sides.old, &sides.new];
-        rebound.live = texts.iter().zip(outlines).any(|(text, outline)| {
-            let inside = extents(outline, anchors, &rebound.names);
-            text.lines().enumerate().any(|(i, line)| {
-                let n = i as u32 + 1;
-                !inside.iter().any(|r| r[0] <= n && n <= r[1]) && rebound.rebinds(line)
-            })
-        });
+        rebound.live = texts
+            .iter()
+            .zip([&sides.old, &sides.new])
+            .any(|(text, outline)| rebound.live_in(text, outline, anchors, &members));
         rebound
+    }
+
+    /// Whether a line of `text` (one side, outlined as `outline`) outside
+    /// the anchored symbols rebinds a name. A member's name (`refresh` of
+    /// `Session.refresh`) counts outside its owner's body only in a form
+    /// that reaches a member (`X.refresh =`, `"refresh"`, reflection): a
+    /// local `refresh = 1` elsewhere rebinds no member.
+    fn live_in(
+        &self,
+        text: &str,
+        outline: &Outline,
+        anchors: &[&Anchor],
+        members: &HashSet<String>,
+    ) -> bool {
+        let (skip, owners) = extents(outline, anchors, &self.names);
+        let (mut at_skip, mut at_owner) = (0, 0);
+        text.lines().enumerate().any(|(i, line)| {
+            let n = i as u32 + 1;
+            if within(&skip, &mut at_skip, n) || !self.rebinds(line) {
+                return false;
+            }
+            if within(&owners, &mut at_owner, n) {
+                return true;
+            }
+            symbols::rebinds_any(self.lang, line)
+                || words(line)
+                    .filter(|w| self.names.contains(*w))
+                    .chain(self.odd.iter().map(String::as_str))
+                    .any(|w| {
+                        symbols::rebinds(self.lang, line, w)
+                            && (!members.contains(w) || member_form(line, w))
+                    })
+        })
     }
 
     /// Whether the file rebinds an anchored name (or an alias of one)
@@ -116,18 +147,92 @@ fn rebindable(outline: &Outline, anchors: &[&Anchor], into: &mut Vec<String>) {
 /// The extents a file-wide rebinding is not looked for in: the anchored
 /// symbols' (a change there is shown already), and those of other
 /// symbols of the same last name (`Other.refresh` beside an anchored
-/// `Session.refresh` defines its own member, not the anchored one).
-fn extents(outline: &Outline, anchors: &[&Anchor], names: &HashSet<String>) -> Vec<[u32; 2]> {
+/// `Session.refresh` defines its own member, not the anchored one); and
+/// the bodies of the anchored members' owners. Each sorted and merged.
+fn extents(
+    outline: &Outline,
+    anchors: &[&Anchor],
+    names: &HashSet<String>,
+) -> (Vec<[u32; 2]>, Vec<[u32; 2]>) {
     let governed = symbols::governed_by(anchors, outline);
-    outline
-        .symbols
+    let mut skip: Vec<[u32; 2]> = Vec::new();
+    let mut owners: Vec<[u32; 2]> = Vec::new();
+    for (i, s) in outline.symbols.iter().enumerate() {
+        let anchored = governed.get(i) == Some(&true);
+        if anchored || names.contains(symbols::last_segment(&s.name)) {
+            skip.push([s.start_line, s.end_line]);
+        }
+        if let (true, Some(p)) = (anchored, s.parent) {
+            let p = &outline.symbols[p];
+            owners.push([p.start_line, p.end_line]);
+        }
+    }
+    (merged(skip), merged(owners))
+}
+
+/// `ranges` sorted by start, overlapping ones merged.
+fn merged(mut ranges: Vec<[u32; 2]>) -> Vec<[u32; 2]> {
+    ranges.sort_unstable();
+    let mut out: Vec<[u32; 2]> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r[0] <= last[1] => last[1] = last[1].max(r[1]),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// Whether line `n` lies in one of `ranges` (sorted, merged), the lines
+/// asked in order: `at` is where the last answer stopped.
+fn within(ranges: &[[u32; 2]], at: &mut usize, n: u32) -> bool {
+    while ranges.get(*at).is_some_and(|r| r[1] < n) {
+        *at += 1;
+    }
+    ranges.get(*at).is_some_and(|r| r[0] <= n)
+}
+
+/// The names that are only members' (`refresh` of `Session.refresh`), not
+/// a top-level anchored symbol's or an alias's.
+fn member_names(sides: &Sides, anchors: &[&Anchor], names: &HashSet<String>) -> HashSet<String> {
+    let mut members: HashSet<String> = HashSet::new();
+    let mut top: HashSet<String> = HashSet::new();
+    for outline in [&sides.old, &sides.new] {
+        let named = symbols::named_by(anchors, outline);
+        for (i, s) in outline.symbols.iter().enumerate() {
+            let last = symbols::last_segment(&s.name).to_string();
+            let member_of_named = s.parent.is_some_and(|p| named.get(p) == Some(&true));
+            match (named[i] || member_of_named, s.parent) {
+                (true, Some(_)) => members.insert(last),
+                (true, None) => top.insert(last),
+                _ => false,
+            };
+        }
+    }
+    members.retain(|m| !top.contains(m) && names.contains(m));
+    members
+}
+
+/// Whether `line` reaches the member `name` as a member: after a `.`, as a
+/// quoted key, or beside reflection (`setattr`, `defineProperty`,
+/// `Object.assign(X.prototype, { name })`).
+fn member_form(line: &str, name: &str) -> bool {
+    line.contains(&format!(".{name}"))
+        || line.contains(&format!("\"{name}\""))
+        || line.contains(&format!("'{name}'"))
+        || line.contains(&format!("`{name}`"))
+        || [
+            "setattr",
+            "__dict__",
+            "__setattr__",
+            "defineProperty",
+            "assign",
+            "Reflect",
+            "setPrototypeOf",
+            "__proto__",
+        ]
         .iter()
-        .enumerate()
-        .filter(|(i, s)| {
-            governed.get(*i) == Some(&true) || names.contains(symbols::last_segment(&s.name))
-        })
-        .map(|(_, s)| [s.start_line, s.end_line])
-        .collect()
+        .any(|w| line.contains(w))
 }
 
 /// The distinct identifier-like words of `line`: the only names it may
