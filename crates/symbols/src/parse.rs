@@ -31,7 +31,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     let original = bytes;
     let bytes: &[u8] = &parsed.bytes;
     let root = parsed.tree.root_node();
-    let damage = damage_of(lang, root);
+    let damage = damage_of(lang, root, bytes);
     if let Some(why) = super::program::layout_is_code(lang, bytes) {
         return fallback(
             Some(lang),

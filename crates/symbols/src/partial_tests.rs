@@ -343,4 +343,7 @@ fn a_body_cut_short_by_recovery_is_damaged() {
     let fine = "import a; import b\nif a: b()\nx = (1 +\n     2)\ndef f():\n    y = 1; z = 2\n  # a comment\n    return y\n";
     let o = outline("ok.py", fine.as_bytes());
     assert!(o.damage.is_none(), "{:?}", o.damage);
+    let bom = "\u{feff}import os\n\ndef f():\n    return 1\n";
+    let o = outline("bom.py", bom.as_bytes());
+    assert!(o.damage.is_none(), "{:?}", o.damage);
 }

@@ -72,10 +72,20 @@ fn errors(root: tree_sitter::Node) -> usize {
 /// CPython refuses it ([`misindented`]), merged and in order (at most
 /// [`super::outline::MAX_DAMAGE_RANGES`], the last running to the end);
 /// `None` when there is none.
-pub(super) fn damage_of(lang: Lang, root: tree_sitter::Node) -> Option<super::outline::Damage> {
+pub(super) fn damage_of(
+    lang: Lang,
+    root: tree_sitter::Node,
+    bytes: &[u8],
+) -> Option<super::outline::Damage> {
     let mut ranges: Vec<[u32; 2]> = Vec::new();
     if lang == Lang::Python {
-        misindented(root, &mut ranges);
+        // A byte order mark puts the first line's statement at column 3.
+        let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        misindented(root, bom, &mut ranges);
     }
     if !root.has_error() {
         return merge(root, ranges);
@@ -127,7 +137,7 @@ fn merge(root: tree_sitter::Node, mut ranges: Vec<[u32; 2]>) -> Option<super::ou
 /// column 0, or one of a block not in the column of the block's first
 /// statement. tree-sitter's scanner takes them without an `ERROR` node, so
 /// a body cut short by a stray dedent would otherwise look whole.
-fn misindented(root: tree_sitter::Node, ranges: &mut Vec<[u32; 2]>) {
+fn misindented(root: tree_sitter::Node, bom: usize, ranges: &mut Vec<[u32; 2]>) {
     let mut cursor = root.walk();
     let mut todo = vec![root];
     while let Some(node) = todo.pop() {
@@ -147,7 +157,10 @@ fn misindented(root: tree_sitter::Node, ranges: &mut Vec<[u32; 2]>) {
             if same_line {
                 continue;
             }
-            let at = child.start_position().column;
+            let at = match child.start_position() {
+                p if p.row == 0 => p.column.saturating_sub(bom),
+                p => p.column,
+            };
             match column {
                 None => column = Some(at),
                 Some(c) if c != at => {
