@@ -104,6 +104,20 @@ const JS_DYNAMIC: &[&str] = &["eval"];
 /// alike, whichever it spells: `from m import *`, code run from a string,
 /// a namespace written by a computed name ([`PY_DYNAMIC`]).
 pub fn rebinds_any(lang: Lang, line: &str) -> bool {
+    // Most lines spell none of the words: told without tokens.
+    let spelled = match lang {
+        Lang::Python => {
+            PY_DYNAMIC
+                .iter()
+                .chain(PY_DYNAMIC_ATTRIBUTES)
+                .any(|w| line.contains(w))
+                || (line.contains("import") && line.contains('*'))
+        }
+        _ => JS_DYNAMIC.iter().any(|w| line.contains(w)),
+    };
+    if !spelled {
+        return false;
+    }
     let (toks, alone) = match lang {
         Lang::Python => (tokens(line, Comments::Hash), PY_DYNAMIC),
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {

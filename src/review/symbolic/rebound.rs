@@ -46,6 +46,7 @@ impl Rebound {
             let before = names.len();
             for line in texts.iter().flat_map(|t| t.lines()) {
                 if line.contains('=')
+                    && mentions(line, &names)
                     && let Some((alias, value)) = symbols::alias_of(lang, line)
                     && names.contains(value)
                 {
@@ -118,6 +119,9 @@ impl Rebound {
     pub(super) fn rebinds(&self, line: &str) -> bool {
         if symbols::rebinds_any(self.lang, line) {
             return true;
+        }
+        if self.odd.is_empty() && !mentions(line, &self.names) {
+            return false;
         }
         if let Some((alias, value)) = symbols::alias_of(self.lang, line)
             && self.names.contains(value)
@@ -233,6 +237,17 @@ fn member_form(line: &str, name: &str) -> bool {
         ]
         .iter()
         .any(|w| line.contains(w))
+}
+
+/// Whether `line` spells one of `names` as a word (no allocation: most
+/// lines of a file spell none).
+fn mentions(line: &str, names: &HashSet<String>) -> bool {
+    // A few names are looked for as text first (a fast substring search).
+    if names.len() <= 16 && !names.iter().any(|n| line.contains(n.as_str())) {
+        return false;
+    }
+    line.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '\u{200c}' | '\u{200d}')))
+        .any(|w| !w.is_empty() && names.contains(w))
 }
 
 /// The distinct identifier-like words of `line`: the only names it may
