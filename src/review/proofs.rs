@@ -88,9 +88,9 @@ impl QuietVerdict {
                  Python indentation, string, template and JSX text, comments that are code)"
             }
             QuietVerdict::OutsideAnchors => {
-                "no hunk changes a line of a symbol the spec anchors, on either side, no \
-                 changed line may rebind an anchored name, and every anchored symbol is still \
-                 there with the same program"
+                "no hunk changes a line of an anchored symbol or a line the parser did not \
+                 understand, on either side; no line of the file may rebind an anchored name or \
+                 an alias of one; every anchored symbol is still there with the same program"
             }
             QuietVerdict::SinceReconciled => {
                 "the diff starts at the content last reviewed for this spec, from a cache row \

@@ -251,10 +251,12 @@ pub struct SpecDiff {
     pub formatting_only: Vec<String>,
     /// Changed files where the spec anchors symbols (`path#Symbol`) and the
     /// change provably leaves them alone: no hunk changes a line in their
-    /// extent, on either side, and no changed line may rebind their names
-    /// (an assignment, a declaration, an import of the name): not in
-    /// `diff`. When no other spec governs the file whole, the status lists
-    /// those hunks in its `outside_anchors`.
+    /// extent or a line the parser did not understand, on either side; no
+    /// line of the file may rebind their names or an alias of one (an
+    /// assignment at any depth, a declaration, an import, a loop or match
+    /// capture, code run from a string); every anchored symbol keeps its
+    /// program: not in `diff`. When no other spec governs the file whole,
+    /// the status lists those hunks in its `outside_anchors`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_anchors: Vec<String>,
     /// Files of `files` the spec anchors symbols of but governs whole, with

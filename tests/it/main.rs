@@ -54,6 +54,7 @@ mod quiet_claims;
 mod quiet_formatting;
 mod quiet_proofs;
 mod quiet_rules;
+mod quiet_sound;
 mod read_only;
 mod reliability_cache;
 mod reliability_large;

@@ -19,7 +19,7 @@ use super::outline::{Outline, SemanticHash, Symbol};
 
 /// Bump when the outline or the token hash changes in a way the queries'
 /// text does not show (the walk, the extents, what a hash covers).
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// One content's facts.
 #[derive(Debug, Clone)]

@@ -74,7 +74,7 @@ pub use outline::{
     Damage, MAX_DAMAGE_RANGES, MAX_NESTING, MAX_PARSED_BYTES, NESTED_BYTES_FACTOR, Outline,
     SemanticHash, Symbol, outline,
 };
-pub use rebind::{last_segment, rebinds};
+pub use rebind::{alias_of, last_segment, rebinds, rebinds_any};
 pub use tokens::{semantic_hash, semantic_hash_pair};
 
 #[cfg(test)]

@@ -349,7 +349,10 @@ pub(super) fn hash_marks(
             .map_or(bytes.len(), |n| at + n);
         hasher.update(b"\0variance\0");
         hasher.update(m.word.as_bytes());
-        hasher.update(b" ");
+        // A modifier needs its parameter on the same line (`<in` newline
+        // `T>` is refused): a line break after it is code.
+        let broken = bytes[m.at + m.word.len()..at].contains(&b'\n');
+        hasher.update(if broken { b"\n" } else { b" " });
         hasher.update(&bytes[at..end]);
     }
 }

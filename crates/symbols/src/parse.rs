@@ -10,7 +10,7 @@ use super::family::Family;
 pub(super) use super::family::IdHash;
 use super::lang::Lang;
 use super::outline::{Outline, SemanticHash, Symbol, bytes_hash, fallback};
-use super::prepared::{Parsed, damage_of, parse_prepared};
+use super::prepared::{Parsed, damage_gaps, damage_of, parse_prepared};
 use super::program::Program;
 
 /// The outline of `bytes` in `lang` (UTF-8): its symbols, or why it has
@@ -31,7 +31,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
     let original = bytes;
     let bytes: &[u8] = &parsed.bytes;
     let root = parsed.tree.root_node();
-    let damage = root.has_error().then(|| damage_of(root));
+    let damage = damage_of(lang, root, bytes);
     if let Some(why) = super::program::layout_is_code(lang, bytes) {
         return fallback(
             Some(lang),
@@ -61,7 +61,7 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         );
     }
     let program = Program::of(config, root, bytes);
-    let symbols = Symbols {
+    let mut symbols = Symbols {
         lang,
         config,
         bytes,
@@ -72,6 +72,9 @@ pub(super) fn parse(lang: Lang, bytes: &[u8]) -> Outline {
         damage: damage.as_ref(),
     }
     .all();
+    if let Some(damage) = &damage {
+        damage_gaps(&mut symbols, damage, root.end_position().row as u32 + 1);
+    }
     Outline {
         language: Some(lang.name()),
         fallback: None,

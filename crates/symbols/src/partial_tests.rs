@@ -300,3 +300,50 @@ fn the_pre_pass_stays_linear_on_hostile_input() {
         start.elapsed()
     );
 }
+
+#[test]
+fn a_body_cut_short_by_recovery_is_damaged() {
+    // A stray closer ends `foo` early: the rest of its body is read as
+    // top-level code, so `foo` is damaged (its anchor governs the whole
+    // file) while `bar`, after it, is whole.
+    let cases = [
+        (
+            "a.ts",
+            "export function foo(x: number): number {\n  if (x > 0) {\n    x = x - 1;\n  }}\n  return x + 2;\n}\n\nexport function bar(y: number): number {\n  return y * 2;\n}\n",
+        ),
+        (
+            "a.go",
+            "package p\n\nfunc foo(x int) int {\n\ty := x\n\t}\n\ty = y + 7\n\treturn y\n}\n\nfunc bar(q int) int {\n\treturn q\n}\n",
+        ),
+        (
+            "a.rs",
+            "fn foo(x: i32) -> i32 {\n    let mut y = x;\n    }\n    y = y + 7;\n    y\n}\n\nfn bar(q: i32) -> i32 {\n    q\n}\n",
+        ),
+        // CPython refuses the indented lines after `return` (tree-sitter
+        // takes them without an error node).
+        (
+            "a.py",
+            "def foo(x):\n    y = x\nreturn\n    y = y + 7\n    return y\n\n\ndef bar(q):\n    return q\n",
+        ),
+    ];
+    for (path, src) in cases {
+        let o = outline(path, src.as_bytes());
+        assert!(o.damage.is_some(), "{path}: {o:?}");
+        let foo = &o.symbols[o.named("foo").next().unwrap()];
+        assert!(foo.damaged, "{path}: {:?}", o.symbols);
+        assert!(
+            whole_file_because(&[&anchor("foo")], &o).is_some(),
+            "{path}"
+        );
+        let bar = &o.symbols[o.named("bar").next().unwrap()];
+        assert!(!bar.damaged, "{path}: {:?}", o.symbols);
+    }
+    // Python that CPython takes is not damaged: `a; b` on one line, a
+    // one-line block, comments anywhere, continuation lines.
+    let fine = "import a; import b\nif a: b()\nx = (1 +\n     2)\ndef f():\n    y = 1; z = 2\n  # a comment\n    return y\n";
+    let o = outline("ok.py", fine.as_bytes());
+    assert!(o.damage.is_none(), "{:?}", o.damage);
+    let bom = "\u{feff}import os\n\ndef f():\n    return 1\n";
+    let o = outline("bom.py", bom.as_bytes());
+    assert!(o.damage.is_none(), "{:?}", o.damage);
+}

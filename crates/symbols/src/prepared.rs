@@ -68,10 +68,28 @@ fn errors(root: tree_sitter::Node) -> usize {
 }
 
 /// Where the tree under `root` has errors: each `ERROR` node's lines and
-/// each `MISSING` token's line, merged and in order (at most
-/// [`super::outline::MAX_DAMAGE_RANGES`], the last running to the end).
-pub(super) fn damage_of(root: tree_sitter::Node) -> super::outline::Damage {
+/// each `MISSING` token's line, and in Python each statement indented where
+/// CPython refuses it ([`misindented`]), merged and in order (at most
+/// [`super::outline::MAX_DAMAGE_RANGES`], the last running to the end);
+/// `None` when there is none.
+pub(super) fn damage_of(
+    lang: Lang,
+    root: tree_sitter::Node,
+    bytes: &[u8],
+) -> Option<super::outline::Damage> {
     let mut ranges: Vec<[u32; 2]> = Vec::new();
+    if lang == Lang::Python {
+        // A byte order mark puts the first line's statement at column 3.
+        let bom = if bytes.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        misindented(root, bom, &mut ranges);
+    }
+    if !root.has_error() {
+        return merge(root, ranges);
+    }
     let mut todo = vec![root];
     let mut cursor = root.walk();
     while let Some(node) = todo.pop() {
@@ -87,6 +105,12 @@ pub(super) fn damage_of(root: tree_sitter::Node) -> super::outline::Damage {
         let last = root.end_position().row as u32 + 1;
         ranges.push([1, last]);
     }
+    merge(root, ranges)
+}
+
+/// `ranges` sorted and merged, at most
+/// [`super::outline::MAX_DAMAGE_RANGES`] (`None` when empty).
+fn merge(root: tree_sitter::Node, mut ranges: Vec<[u32; 2]>) -> Option<super::outline::Damage> {
     ranges.sort_unstable();
     let mut merged: Vec<[u32; 2]> = Vec::new();
     for r in ranges {
@@ -102,8 +126,74 @@ pub(super) fn damage_of(root: tree_sitter::Node) -> super::outline::Damage {
             last[1] = end.max(last[1]);
         }
     }
-    super::outline::Damage {
-        first_line: merged[0][0],
+    Some(super::outline::Damage {
+        first_line: merged.first()?[0],
         ranges: merged,
+    })
+}
+
+/// The lines of Python statements tree-sitter accepted at an indentation
+/// CPython refuses ("unexpected indent"): a statement of the module not in
+/// column 0, or one of a block not in the column of the block's first
+/// statement. tree-sitter's scanner takes them without an `ERROR` node, so
+/// a body cut short by a stray dedent would otherwise look whole.
+fn misindented(root: tree_sitter::Node, bom: usize, ranges: &mut Vec<[u32; 2]>) {
+    let mut cursor = root.walk();
+    let mut todo = vec![root];
+    while let Some(node) = todo.pop() {
+        let body = matches!(node.kind(), "module" | "block");
+        let mut column: Option<usize> = (node.kind() == "module").then_some(0);
+        // The row the statement before ended on: `a; b` share a line.
+        let mut row: Option<usize> = None;
+        for child in node.children(&mut cursor) {
+            if child.child_count() > 0 {
+                todo.push(child);
+            }
+            if !body || !child.is_named() || child.kind() == "comment" || child.is_extra() {
+                continue;
+            }
+            let same_line = row == Some(child.start_position().row);
+            row = Some(child.end_position().row);
+            if same_line {
+                continue;
+            }
+            let at = match child.start_position() {
+                p if p.row == 0 => p.column.saturating_sub(bom),
+                p => p.column,
+            };
+            match column {
+                None => column = Some(at),
+                Some(c) if c != at => {
+                    let row = child.start_position().row as u32 + 1;
+                    ranges.push([row, row]);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+}
+
+/// Marks damaged each symbol whose range may have been cut short by the
+/// parser's recovery: damage between its start and the next symbol of
+/// its parent (or its parent's end, or the file's end for the last) means
+/// the rest of its body may lie there, read as code outside every symbol
+/// (a stray `}` closes a function early and what follows is top-level
+/// code). The symbols are in order of their start, a parent first.
+pub(super) fn damage_gaps(
+    symbols: &mut [super::outline::Symbol],
+    damage: &super::outline::Damage,
+    last_line: u32,
+) {
+    // The start of the next symbol with the same parent, walking back.
+    let mut next: std::collections::HashMap<Option<usize>, u32> = std::collections::HashMap::new();
+    for i in (0..symbols.len()).rev() {
+        let s = &symbols[i];
+        let end = match next.get(&s.parent) {
+            Some(&start) => start.saturating_sub(1),
+            None => s.parent.map_or(last_line, |p| symbols[p].end_line),
+        };
+        let cut = damage.meets(s.start_line, end.max(s.end_line + 1));
+        next.insert(s.parent, s.start_line);
+        symbols[i].damaged |= cut;
     }
 }

@@ -8,28 +8,44 @@
 //! keyword argument in JavaScript, a same-named attribute of another object
 //! or a local variable of that name is shown too. The forms, per language:
 //!
-//! - **Python**: the name in an assignment's target (`name = `, `a, name = `,
-//!   `Owner.name = `, `obj["name"] = `, augmented `name += `, annotated
-//!   `name: T = `; an `=` inside brackets is a keyword argument or a
-//!   default, not a target), a walrus `name :=`, after `def`, `class`, `del`,
-//!   `global`, `nonlocal`, `as` (`import x as name`, `with ... as name`,
-//!   `except ... as name`), `import name`, in the names of `from m import
-//!   ...` and any `from m import *`, a `for` target, and any line naming it
-//!   beside `setattr`, `globals`, `vars`, `__dict__` or `__setattr__`.
-//! - **JavaScript / TypeScript**: the name in an assignment's target at any
-//!   depth (`name = `, `Owner.name = `, `Owner.prototype.name = `,
-//!   `[a, name] = `, `({ name } = obj)`, compound and logical assignments),
+//! One rule per language, not a list of statements: the name anywhere
+//! before an assignment operator on the line (so in any target, nested in
+//! an initializer, a class field or a property value: `z = (name = f)`),
+//! and the binding keywords. The forms, per language:
+//!
+//! - **Python**: the name before an assignment operator outside brackets
+//!   (`name = `, `a = name = `, `a, name = `, `Owner.name = `,
+//!   `obj["name"] = `, augmented, annotated; an `=` inside brackets is a
+//!   keyword argument or a default, not a target), a walrus `name :=`, after
+//!   `def`, `class`, `del`, `global`, `nonlocal`, `as` (`import x as name`,
+//!   `with ... as name`, `except ... as name`), `import name`, in the names
+//!   of `from m import ...`, a `for` target, a `case` pattern (a capture),
+//!   and any line naming it beside `setattr`, `globals`, `vars`, `__dict__`
+//!   or `__setattr__`. Code run from a string and namespaces written by a
+//!   computed name (`exec`, `eval`, `globals()`, `setattr`, `sys.modules`,
+//!   `from m import *`) may rebind any name: [`rebinds_any`].
+//! - **JavaScript / TypeScript**: the name before an assignment operator at
+//!   any depth (`name = `, `Owner.prototype.name = `, `[a, name] = `,
+//!   `({ name } = obj)`, `const z = (name = f)`, `{ init: (name = f) }`,
+//!   compound and logical assignments), a `for (name of/in ...)` target,
 //!   declared by `var`, `let`, `const` (also later in a list: `let a = 1,
 //!   name;`), `function`, `function*`, `class`, `enum`, `interface`,
-//!   `namespace`, `module`, `type`, `import` (the names before `from`), and
-//!   any line naming it beside `defineProperty`, `defineProperties`,
-//!   `assign`, `Reflect`, `setPrototypeOf` or `__proto__`.
+//!   `namespace`, `module`, `type`, `import` (the names before `from`),
+//!   `as`, and any line naming it beside `defineProperty`,
+//!   `defineProperties`, `assign`, `Reflect`, `setPrototypeOf`, `__proto__`
+//!   or CommonJS's `exports` (`module.exports = { name: f }`). A direct
+//!   `eval` may rebind any name.
 //! - **Go**: a `//go:linkname` directive naming it (the one way to bind a
-//!   function's name to other code). Go has no other: a package-level name
-//!   is declared once, functions, types and constants are not assignable.
-//! - **Rust**: none. An item's name is declared once in its module (a second
-//!   definition, `use` or `static` of the name does not compile) and `let`
-//!   shadows only inside a body.
+//!   function's name to other code). Go has no other: the symbols are
+//!   functions, methods, types and constants, none assignable (a
+//!   package-level `var` is no symbol), and `:=` declares a local.
+//! - **Rust**: the name before an assignment operator outside a `let` (a
+//!   `static mut` written in `unsafe`). An item's name is declared once in
+//!   its module (a second definition, `use` or `static` of the name does
+//!   not compile) and `let` shadows only inside a body.
+//!
+//! [`alias_of`] finds the names bound to an anchored one (`f = foo`):
+//! writes through them count as its own.
 
 use super::lang::Lang;
 
@@ -47,7 +63,10 @@ pub fn rebinds(lang: Lang, line: &str, name: &str) -> bool {
         return false;
     }
     match lang {
-        Lang::Rust => false,
+        Lang::Rust => {
+            let toks = tokens(line, Comments::Slashes);
+            toks.first() != Some(&Tok::Ident("let")) && assigned(&toks, name, false)
+        }
         Lang::Go => {
             line.contains("go:linkname") && tokens(line, Comments::None).contains(&Tok::Ident(name))
         }
@@ -55,6 +74,91 @@ pub fn rebinds(lang: Lang, line: &str, name: &str) -> bool {
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
             javascript(&tokens(line, Comments::Slashes), name)
         }
+    }
+}
+
+/// Words that run code built at run time or write a namespace by a
+/// computed name, when they stand alone (not an attribute: `re.compile`,
+/// `model.eval()` are other functions): a line holding one may rebind any
+/// name (Python's `exec("fo" + "o = bar")`, `globals()[n] = f`,
+/// `setattr(mod, n, f)`; JavaScript's direct `eval`).
+const PY_DYNAMIC: &[&str] = &[
+    "exec",
+    "eval",
+    "compile",
+    "globals",
+    "locals",
+    "vars",
+    "setattr",
+    "__import__",
+];
+
+/// Attributes that reach a namespace by a computed name, wherever they
+/// stand (`sys.modules[...]`, `mod.__dict__`, `importlib.import_module`).
+const PY_DYNAMIC_ATTRIBUTES: &[&str] = &["__dict__", "__setattr__", "import_module", "modules"];
+
+/// See [`PY_DYNAMIC`].
+const JS_DYNAMIC: &[&str] = &["eval"];
+
+/// Whether `line`, one line of a `lang` source, may rebind every name
+/// alike, whichever it spells: `from m import *`, code run from a string,
+/// a namespace written by a computed name ([`PY_DYNAMIC`]).
+pub fn rebinds_any(lang: Lang, line: &str) -> bool {
+    // Most lines spell none of the words: told without tokens.
+    let spelled = match lang {
+        Lang::Python => {
+            PY_DYNAMIC
+                .iter()
+                .chain(PY_DYNAMIC_ATTRIBUTES)
+                .any(|w| line.contains(w))
+                || (line.contains("import") && line.contains('*'))
+        }
+        _ => JS_DYNAMIC.iter().any(|w| line.contains(w)),
+    };
+    if !spelled {
+        return false;
+    }
+    let (toks, alone) = match lang {
+        Lang::Python => (tokens(line, Comments::Hash), PY_DYNAMIC),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+            (tokens(line, Comments::Slashes), JS_DYNAMIC)
+        }
+        Lang::Go | Lang::Rust => return false,
+    };
+    let dynamic = toks.iter().enumerate().any(|(i, t)| match t {
+        Tok::Ident(w) if alone.contains(w) => i == 0 || toks[i - 1] != Tok::Op("."),
+        Tok::Ident(w) => lang == Lang::Python && PY_DYNAMIC_ATTRIBUTES.contains(w) && i > 0,
+        _ => false,
+    });
+    let star = lang == Lang::Python
+        && toks.first() == Some(&Tok::Ident("from"))
+        && toks
+            .iter()
+            .skip_while(|t| **t != Tok::Ident("import"))
+            .any(|t| *t == Tok::Op("*"));
+    dynamic || star
+}
+
+/// The two names of a line that makes one name an alias of another:
+/// its one target a plain name, its value a plain name alone (`f = foo`,
+/// `const f = foo;`, `var f = foo`, `f := foo`), as `(alias, value)`.
+/// Writes through an alias of an anchored name (`f.__defaults__ = ...`)
+/// change the anchored symbol.
+pub fn alias_of(lang: Lang, line: &str) -> Option<(&str, &str)> {
+    let comments = match lang {
+        Lang::Python => Comments::Hash,
+        _ => Comments::Slashes,
+    };
+    let toks = tokens(line, comments);
+    let declared = toks
+        .iter()
+        .take_while(|t| matches!(t, Tok::Ident("var" | "let" | "const" | "export")))
+        .count();
+    let toks = &toks[declared..];
+    let toks = toks.strip_suffix(&[Tok::Op(";")]).unwrap_or(toks);
+    match toks {
+        [Tok::Ident(alias), Tok::Op("=" | ":="), Tok::Ident(value)] => Some((alias, value)),
+        _ => None,
     }
 }
 
@@ -153,19 +257,37 @@ fn is_name(tok: &Tok<'_>, name: &str) -> bool {
     matches!(tok, Tok::Ident(t) | Tok::Str(t) if *t == name)
 }
 
-/// The index of the first assignment operator, with the bracket depth
-/// where it stands.
-fn first_assignment(toks: &[Tok<'_>]) -> Option<(usize, usize)> {
+/// Whether `name` stands before an assignment operator anywhere on the
+/// line (`z = (name = f)`, `a = name = 1`, `{ init: (name = f) }`): the
+/// name may be its target. With `top` only operators outside brackets
+/// count (Python: an `=` inside brackets is a keyword argument).
+fn assigned(toks: &[Tok<'_>], name: &str, top: bool) -> bool {
     let mut depth: usize = 0;
-    for (i, t) in toks.iter().enumerate() {
+    let mut seen = false;
+    for t in toks {
         match t {
             Tok::Op("(" | "[" | "{") => depth += 1,
             Tok::Op(")" | "]" | "}") => depth = depth.saturating_sub(1),
-            Tok::Op(op) if ASSIGN.contains(op) => return Some((i, depth)),
+            Tok::Op(op) if seen && ASSIGN.contains(op) && (!top || depth == 0) => return true,
+            t if is_name(t, name) => seen = true,
             _ => {}
         }
     }
-    None
+    false
+}
+
+/// Whether the name is a loop's target: between `for` and its `in` or
+/// `of` (`for foo in xs:`, `for (foo of xs)`, `for (const [k, foo] in o)`).
+fn loop_target(toks: &[Tok<'_>], name: &str) -> bool {
+    toks.iter()
+        .enumerate()
+        .filter(|(_, t)| **t == Tok::Ident("for"))
+        .any(|(i, _)| {
+            toks[i + 1..]
+                .iter()
+                .take_while(|t| !matches!(t, Tok::Ident("in" | "of")))
+                .any(|t| *t == Tok::Ident(name))
+        })
 }
 
 /// Whether the name follows one of `keywords` anywhere on the line.
@@ -185,10 +307,12 @@ fn reflective(toks: &[Tok<'_>], name: &str, calls: &[&str]) -> bool {
 
 /// The Python forms of the module header.
 fn python(toks: &[Tok<'_>], name: &str) -> bool {
-    if let Some((at, depth)) = first_assignment(toks)
-        && depth == 0
-        && toks[..at].iter().any(|t| is_name(t, name))
-    {
+    if assigned(toks, name, true) {
+        return true;
+    }
+    // A `match` capture pattern binds: `case foo:`, `case [foo]:`,
+    // `case {"k": foo}:`, `case X() as foo:`.
+    if toks.first() == Some(&Tok::Ident("case")) && toks.contains(&Tok::Ident(name)) {
         return true;
     }
     // A walrus binds in the enclosing scope, inside brackets too.
@@ -214,15 +338,8 @@ fn python(toks: &[Tok<'_>], name: &str) -> bool {
     {
         return true;
     }
-    // A `for` target: the names between `for` and `in`.
-    if let Some(i) = toks.iter().position(|t| *t == Tok::Ident("for")) {
-        let end = toks[i..]
-            .iter()
-            .position(|t| *t == Tok::Ident("in"))
-            .map_or(toks.len(), |e| i + e);
-        if toks[i..end].contains(&Tok::Ident(name)) {
-            return true;
-        }
+    if loop_target(toks, name) {
+        return true;
     }
     reflective(
         toks,
@@ -233,9 +350,7 @@ fn python(toks: &[Tok<'_>], name: &str) -> bool {
 
 /// The JavaScript and TypeScript forms of the module header.
 fn javascript(toks: &[Tok<'_>], name: &str) -> bool {
-    if let Some((at, _)) = first_assignment(toks)
-        && toks[..at].iter().any(|t| is_name(t, name))
-    {
+    if assigned(toks, name, false) || loop_target(toks, name) {
         return true;
     }
     if after_keyword(
@@ -300,6 +415,8 @@ fn javascript(toks: &[Tok<'_>], name: &str) -> bool {
             "Reflect",
             "setPrototypeOf",
             "__proto__",
+            // CommonJS: `module.exports = { name: f }`, `exports.name = f`.
+            "exports",
         ],
     )
 }
@@ -420,5 +537,60 @@ mod tests {
             "Check"
         ));
         assert!(!rebinds(Lang::Rust, "let refresh = 1;", "refresh"));
+        // A `static mut` written in `unsafe`.
+        assert!(rebinds(Lang::Rust, "unsafe { LIMIT = 7; }", "LIMIT"));
+        assert!(!rebinds(Lang::Rust, "let n = LIMIT + 1;", "LIMIT"));
+    }
+
+    #[test]
+    fn nested_targets_loops_captures_and_exports_rebind() {
+        for line in [
+            "export const z = (foo = () => 2);",
+            "export const o = { init: (foo = () => 2) };",
+            "  static init = (() => { foo = () => 2; })();",
+            "for (foo of [() => 2]);",
+            "for await (foo of gen()) {}",
+            "for (const [k, foo] in o) {}",
+            "module.exports = { foo: () => 2 };",
+            "exports.foo = () => 2;",
+        ] {
+            assert!(rebinds(Lang::TypeScript, line, "foo"), "{line}");
+            assert!(rebinds(Lang::JavaScript, line, "foo"), "{line}");
+        }
+        for line in ["    case [foo]:", "    case {'k': foo}:", "a = foo = bar"] {
+            assert!(rebinds(Lang::Python, line, "foo"), "{line}");
+        }
+        assert!(!rebinds(Lang::Python, "x = foo(n=1)", "foo"));
+        assert!(!rebinds(Lang::JavaScript, "const y = foo() === 1;", "foo"));
+    }
+
+    #[test]
+    fn code_from_strings_rebinds_any_name_and_aliases_are_found() {
+        for line in [
+            "exec(\"fo\" + \"o = bar\")",
+            "globals()[name] = f",
+            "setattr(mod, name, f)",
+            "sys.modules[__name__].__dict__.update(x)",
+            "from helpers import *",
+        ] {
+            assert!(rebinds_any(Lang::Python, line), "{line}");
+        }
+        assert!(rebinds_any(Lang::JavaScript, "eval(code);"));
+        assert!(!rebinds_any(Lang::JavaScript, "model.eval();"));
+        for line in [
+            "x = compiled(1)",
+            "print(name)",
+            "# exec(x)",
+            "pattern = re.compile(r'x')",
+            "modules = []",
+        ] {
+            assert!(!rebinds_any(Lang::Python, line), "{line}");
+        }
+        assert_eq!(alias_of(Lang::Python, "f = foo"), Some(("f", "foo")));
+        assert_eq!(
+            alias_of(Lang::JavaScript, "const f = foo;"),
+            Some(("f", "foo"))
+        );
+        assert_eq!(alias_of(Lang::Python, "f = foo(1)"), None);
     }
 }

@@ -24,7 +24,10 @@ use crate::symbols::{self, Anchor, Lang, Outline, PatchSymbols, SymbolCache};
 
 mod broken;
 mod narrow;
+mod rebound;
 mod sides;
+
+use rebound::Rebound;
 
 pub use broken::*;
 pub use narrow::*;
@@ -54,7 +57,9 @@ pub enum Touch {
     /// A changed line lies in the extent of one of its symbols (either side).
     Extent,
     /// A changed line outside their extents may rebind one of their names
-    /// (`symbols::rebinds`): an assignment, a declaration, an import.
+    /// (`symbols::rebinds`): an assignment, a declaration, an import; or
+    /// lies where the parser did not understand the file (it may hold
+    /// anything).
     Rebinds,
 }
 
@@ -71,25 +76,46 @@ fn governed_hashes(outline: &Outline, anchors: &[&Anchor]) -> Vec<(String, [u8; 
     out
 }
 
-/// The names a line may rebind to change what `anchors` govern in
-/// `outline`: the last segment of each symbol they name and of each
-/// member of one (`refresh` for `Session` and for `Session.refresh`).
-fn rebindable(outline: &Outline, anchors: &[&Anchor], into: &mut Vec<String>) {
-    let named = symbols::named_by(anchors, outline);
-    for (i, s) in outline.symbols.iter().enumerate() {
-        if named[i] || s.parent.is_some_and(|p| named.get(p) == Some(&true)) {
-            into.push(symbols::last_segment(&s.name).to_string());
-        }
-    }
-}
-
-/// The distinct identifier-like words of `line`: the only names it may
-/// rebind (a name is looked up among the anchored ones, not each anchored
-/// name tried against the line).
-fn words(line: &str) -> impl Iterator<Item = &str> {
-    let mut seen: HashSet<&str> = HashSet::new();
-    line.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '\u{200c}' | '\u{200d}')))
-        .filter(move |w| !w.is_empty() && seen.insert(w))
+/// How each hunk of `symbols` (read from `patch`) concerns the symbols
+/// `anchors` govern: in their extent on either side, in a range the parser
+/// did not understand, or rebinding a name (`rebound.rs`).
+pub fn touching(
+    sides: &Sides,
+    symbols: &PatchSymbols,
+    patch: &str,
+    anchors: &[&Anchor],
+) -> Vec<Touch> {
+    let old = symbols::governed_by(anchors, &sides.old);
+    let new = symbols::governed_by(anchors, &sides.new);
+    let rebound = sides.lang.map(|lang| Rebound::of(lang, sides, anchors));
+    // Lines the parser did not understand may hold anything (the rest of
+    // an anchored body, a rebinding): never quiet.
+    let not_understood = |outline: &Outline, lines: &[symbols::Line]| {
+        outline
+            .damage
+            .as_ref()
+            .is_some_and(|d| lines.iter().any(|l| d.meets(l.0, l.0)))
+    };
+    symbols
+        .hunks
+        .iter()
+        .map(|h| {
+            if h.touched_old.iter().any(|&i| old.get(i) == Some(&true))
+                || h.touched_new.iter().any(|&i| new.get(i) == Some(&true))
+            {
+                Touch::Extent
+            } else if not_understood(&sides.old, &h.lines.removed)
+                || not_understood(&sides.new, &h.lines.added)
+                || rebound.as_ref().is_some_and(|r| {
+                    r.live_elsewhere() || changed_lines(patch, &h.lines).any(|l| r.rebinds(l))
+                })
+            {
+                Touch::Rebinds
+            } else {
+                Touch::No
+            }
+        })
+        .collect()
 }
 
 /// The changed lines (added and removed) of one hunk of `patch`.
@@ -101,57 +127,6 @@ fn changed_lines<'p>(patch: &'p str, hunk: &symbols::HunkLines) -> impl Iterator
         .filter_map(|l| l.strip_prefix('+').or_else(|| l.strip_prefix('-')))
 }
 
-/// How each hunk of `symbols` (read from `patch`) concerns the symbols
-/// `anchors` govern: in their extent on either side, or rebinding a name.
-pub fn touching(
-    sides: &Sides,
-    symbols: &PatchSymbols,
-    patch: &str,
-    anchors: &[&Anchor],
-) -> Vec<Touch> {
-    let old = symbols::governed_by(anchors, &sides.old);
-    let new = symbols::governed_by(anchors, &sides.new);
-    let mut names: Vec<String> = Vec::new();
-    rebindable(&sides.old, anchors, &mut names);
-    rebindable(&sides.new, anchors, &mut names);
-    // Plain names are looked up by the words of a line; a name that is
-    // not one word (a quoted or computed key) is tried on every line.
-    let (names, odd): (HashSet<String>, Vec<String>) = {
-        let (plain, odd): (Vec<String>, Vec<String>) = names
-            .into_iter()
-            .partition(|n| words(n).next() == Some(n.as_str()));
-        let mut odd = odd;
-        odd.sort();
-        odd.dedup();
-        (plain.into_iter().collect(), odd)
-    };
-    symbols
-        .hunks
-        .iter()
-        .map(|h| {
-            if h.touched_old.iter().any(|&i| old.get(i) == Some(&true))
-                || h.touched_new.iter().any(|&i| new.get(i) == Some(&true))
-            {
-                return Touch::Extent;
-            }
-            let rebinds = sides.lang.is_some_and(|lang| {
-                changed_lines(patch, &h.lines).any(|line| {
-                    // A line with a `*` may bind names it does not spell
-                    // (`from m import *`): one anchored name tried on it
-                    // tells, as that form binds every name alike.
-                    let any = line.contains('*').then(|| names.iter().next()).flatten();
-                    words(line)
-                        .filter(|w| names.contains(*w))
-                        .chain(any.map(String::as_str))
-                        .chain(odd.iter().map(String::as_str))
-                        .any(|n| symbols::rebinds(lang, line, n))
-                })
-            });
-            if rebinds { Touch::Rebinds } else { Touch::No }
-        })
-        .collect()
-}
-
 /// The one verdict on a changed file for one spec, with how each hunk of
 /// `symbols` concerns it (`anchors`: the spec's anchors on the file,
 /// `None` when it governs the file whole). Behind [`narrow`] (the status,
@@ -160,9 +135,10 @@ pub fn touching(
 ///
 /// Quiet only on proof: formatting-only when both sides parse and their
 /// programs are the same (`symbols::program`); untouched when no hunk changes a line in an
-/// anchored symbol's extent, on either side, no changed line may rebind
-/// an anchored name, and the anchored symbols are all there with the same
-/// programs on both sides.
+/// anchored symbol's extent or a line the parser did not understand, on
+/// either side, no changed line may rebind an anchored name (nor any other
+/// line of the file: `rebound.rs`), and the anchored symbols are all there
+/// with the same programs on both sides.
 pub fn decide(
     sides: &Sides,
     symbols: &PatchSymbols,
@@ -305,19 +281,24 @@ mod tests {
 
     /// The verdict for the anchor `check` on `new`, and the unseen hunks.
     fn judge(new: &str) -> (Verdict, Option<OutsideAnchors>) {
+        judge_from(OLD, new, "check")
+    }
+
+    /// The verdict for `anchor` from `old` to `new`, and the unseen hunks.
+    fn judge_from(old: &str, new: &str, anchor: &str) -> (Verdict, Option<OutsideAnchors>) {
         let sides = sides_of(
             &crate::symbols::SymbolCache::new(),
             "a.py",
-            OLD.as_bytes(),
+            old.as_bytes(),
             new.as_bytes(),
         )
         .unwrap();
-        let patch = crate::changes::patch_between("a.py", OLD.as_bytes(), new.as_bytes()).unwrap();
+        let patch = crate::changes::patch_between("a.py", old.as_bytes(), new.as_bytes()).unwrap();
         let Patch::Text(text) = patch else {
             panic!("a text patch")
         };
         let symbols = symbols::patch_symbols(&sides.old, &sides.new, &text);
-        let anchor = Anchor::parse("check").unwrap();
+        let anchor = Anchor::parse(anchor).unwrap();
         let (verdict, touched) = decide(&sides, &symbols, &text, Some(&[&anchor]), false);
         let seen: Vec<bool> = touched.iter().map(|t| *t != Touch::No).collect();
         (verdict, OutsideAnchors::of("a.py", &symbols, &seen))
@@ -346,5 +327,29 @@ mod tests {
             unseen.unwrap().lines,
             vec!["base 4-6 (removed)".to_string()]
         );
+    }
+
+    #[test]
+    fn a_rebinding_elsewhere_in_the_file_shows_every_hunk() {
+        let guard = |on: &str| format!("{OLD}\n\nON = {on}\nif ON:\n    check = other\n");
+        let (v, _) = judge_from(&guard("False"), &guard("True"), "check");
+        assert_eq!(v, Verdict::Affected);
+        // A member: only a form that reaches a member counts outside its
+        // owner; a local of the same name in another function does not.
+        const CLS: &str = "class Session:\n    def refresh(self):\n        return 1\n";
+        let local = |n: &str| format!("{CLS}\n\ndef third():\n    refresh = 1\n    return {n}\n");
+        let (v, _) = judge_from(&local("1"), &local("2"), "Session.refresh");
+        assert_eq!(v, Verdict::Untouched);
+        let member = |n: &str| format!("{CLS}\n\nif {n}:\n    Session.refresh = len\n");
+        let (v, _) = judge_from(&member("False"), &member("True"), "Session.refresh");
+        assert_eq!(v, Verdict::Affected);
+        // An alias written through.
+        let alias = format!("{OLD}\n\nf = check\n");
+        let (v, _) = judge_from(&alias, &format!("{alias}f.__defaults__ = (1,)\n"), "check");
+        assert_eq!(v, Verdict::Affected);
+        // An alias alone changes nothing anchored: a change elsewhere stays
+        // outside the anchors.
+        let (v, _) = judge_from(&alias, &alias.replace("return 2", "return 3"), "check");
+        assert_eq!(v, Verdict::Untouched);
     }
 }

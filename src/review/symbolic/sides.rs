@@ -13,6 +13,9 @@ pub struct Sides {
     modified: bool,
     /// Its language (of its path now).
     pub(super) lang: Option<Lang>,
+    /// Both sides' text (base, work tree), read for the rebindings of an
+    /// anchored name anywhere in the file (`rebound.rs`).
+    pub(super) texts: [Arc<[u8]>; 2],
 }
 
 /// Both sides' content of one changed file, read but not parsed yet: the
@@ -59,6 +62,7 @@ impl Contents {
             new: kept.outline(&self.path, &self.new),
             modified: self.modified,
             lang: Lang::of_path(&self.path),
+            texts: [Arc::from(&self.old[..]), Arc::from(&self.new[..])],
         }
     }
 
@@ -134,6 +138,7 @@ pub fn sides_of(kept: &SymbolCache, path: &str, old: &[u8], new: &[u8]) -> Optio
         new: kept.outline(path, new),
         modified: true,
         lang: Some(lang),
+        texts: [Arc::from(old), Arc::from(new)],
     })
 }
 

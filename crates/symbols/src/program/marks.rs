@@ -352,6 +352,19 @@ pub(super) fn python_logical_newline(gap: &[u8]) -> bool {
     false
 }
 
+/// Whether a Go comment holds a deprecation notice: a line (its `//`,
+/// `/*`, `*` and blanks aside) starting `Deprecated:`, the paragraph
+/// `go doc` and the linters read.
+fn go_deprecation(text: &[u8]) -> bool {
+    text.split(|b| *b == b'\n').any(|line| {
+        let at = line
+            .iter()
+            .position(|b| !matches!(b, b'/' | b'*' | b' ' | b'\t'))
+            .unwrap_or(line.len());
+        line[at..].starts_with(b"Deprecated:")
+    })
+}
+
 pub(super) fn go_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
     let (prev, next) = neighbours(toks);
     let cgo = toks.iter().any(|t| {
@@ -375,7 +388,10 @@ pub(super) fn go_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHas
                     b"//extern ",
                 ]
                 .iter()
-                .any(|p| text.starts_with(p));
+                .any(|p| text.starts_with(p))
+                // A deprecation notice is read by tools (`go doc`, gopls,
+                // staticcheck's SA1019): a doc comment gaining one is code.
+                || go_deprecation(text);
         } else {
             let ends_line = prev[i].is_some_and(|p| go_ends_line(&toks[p], bytes));
             // Import specs are a set: how they are separated is no matter.

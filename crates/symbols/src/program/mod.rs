@@ -13,10 +13,12 @@
 //! - **Newlines where a statement can end.** JavaScript/TypeScript:
 //!   whether the statement ends right after `return`, `throw`, `break`,
 //!   `continue`, `yield`, `async` and the TypeScript modifiers and
-//!   declaration words (restricted productions, and TypeScript's "on the
-//!   same line" checks): a line break, `;`, `}` or the end next; a newline
-//!   before a postfix `++` or `--` (a prefix one may follow a line break),
-//!   `=>`, `as`, `satisfies` and a non-null `!`. Go: a
+//!   declaration words, `asserts` (restricted productions, and
+//!   TypeScript's "on the same line" checks): a line break, `;`, `}` or the
+//!   end next; a newline before a postfix `++` or `--` (a prefix one may
+//!   follow a line break), `=>`, `as`, `satisfies`, a type predicate's `is`
+//!   and a non-null `!`; a line break after a variance modifier (`in`,
+//!   `out`, `modern.rs`). Go: a
 //!   newline after an identifier, a literal, `break` `continue`
 //!   `fallthrough` `return`, `++` `--` `)` `]` `}` (the semicolon rule; a
 //!   general comment holding a newline counts as one; an explicit `;`
@@ -34,7 +36,8 @@
 //!   tree-sitter did not make a node of is never lost.
 //! - **Comments that are code**: Rust doc comments (`///`, `//!`, `/**`,
 //!   `/*!`: doctests run); Go directives (`//go:`, `//line`, `/*line`,
-//!   `// +build`, `//export`, `//extern`) and, in a file that imports
+//!   `// +build`, `//export`, `//extern`), a Go comment with a
+//!   `Deprecated:` paragraph (read by `go doc` and linters) and, in a file that imports
 //!   `"C"`, every comment (the cgo preamble); Python's coding line (lines
 //!   1-2), a shebang and `# type:` comments; JavaScript/TypeScript bundler
 //!   and compiler pragmas (`__PURE__`, `__NO_SIDE_EFFECTS__`, `@jsx*`,
@@ -166,10 +169,12 @@ const JS_RESTRICTED_AFTER: &[&str] = &[
     "set",
     "let",
     "enum",
+    "asserts",
 ];
 
-/// Tokens before which a JavaScript/TypeScript newline is code.
-const JS_RESTRICTED_BEFORE: &[&str] = &["++", "--", "=>", "as", "satisfies"];
+/// Tokens before which a JavaScript/TypeScript newline is code (`x`
+/// newline `is string` is no type predicate).
+const JS_RESTRICTED_BEFORE: &[&str] = &["++", "--", "=>", "as", "satisfies", "is"];
 
 /// Words that may continue a JavaScript/TypeScript statement on the next
 /// line: a `;` before them is never folded.

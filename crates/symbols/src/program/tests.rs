@@ -418,3 +418,166 @@ fn a_file_with_errors_or_missing_nodes_has_no_program_hash() {
         assert!(!semantic_hash(path, src.as_bytes()).tokens, "{path}");
     }
 }
+
+/// Whether `a` and `b`, as contents of `path`, hash differently (a side
+/// that does not parse hashes by its bytes: shown too).
+fn shown(path: &str, a: &str, b: &str) -> bool {
+    semantic_hash(path, a.as_bytes()) != semantic_hash(path, b.as_bytes())
+}
+
+#[test]
+fn typescript_words_that_need_the_next_token_on_their_line_keep_the_newline() {
+    // Each: the word with its next token on the same line, then a line
+    // break after it; tsc reads the second otherwise or refuses it.
+    let pairs = [
+        (
+            "function f(x: unknown): asserts x is string {}\n",
+            "function f(x: unknown): asserts\nx is string {}\n",
+        ),
+        (
+            "function f(x: unknown): x is string { return true }\n",
+            "function f(x: unknown): x\nis string { return true }\n",
+        ),
+        (
+            "interface Sink<in T> { put(x: T): void }\n",
+            "interface Sink<in\nT> { put(x: T): void }\n",
+        ),
+        (
+            "interface Src<out T> { get(): T }\n",
+            "interface Src<out\nT> { get(): T }\n",
+        ),
+        ("abstract class A {}\n", "abstract\nclass A {}\n"),
+        ("declare const x: number;\n", "declare\nconst x: number;\n"),
+        (
+            "class A { readonly x = 1 }\n",
+            "class A { readonly\nx = 1 }\n",
+        ),
+        ("const f = async () => 1;\n", "const f = async\n() => 1;\n"),
+        (
+            "class A { get x() { return 1 } }\n",
+            "class A { get\nx() { return 1 } }\n",
+        ),
+        ("class A { static x = 1 }\n", "class A { static\nx = 1 }\n"),
+        (
+            "class A { accessor x = 1 }\n",
+            "class A { accessor\nx = 1 }\n",
+        ),
+        (
+            "class A { private x = 1 }\n",
+            "class A { private\nx = 1 }\n",
+        ),
+        (
+            "class A { protected x = 1 }\n",
+            "class A { protected\nx = 1 }\n",
+        ),
+        ("class A { public x = 1 }\n", "class A { public\nx = 1 }\n"),
+        (
+            "class B extends A { override x = 1 }\n",
+            "class B extends A { override\nx = 1 }\n",
+        ),
+        ("type T = number;\n", "type\nT = number;\n"),
+        ("namespace N {}\n", "namespace\nN {}\n"),
+        ("declare module M {}\n", "declare module\nM {}\n"),
+        ("let\nx = 1;\n", "let;\nx = 1;\n"),
+        (
+            "function f(x) { return x }\n",
+            "function f(x) { return\nx }\n",
+        ),
+        (
+            "function f(x) { throw x }\n",
+            "function f(x) { throw\nx }\n",
+        ),
+        (
+            "function* f(x) { yield x }\n",
+            "function* f(x) { yield\nx }\n",
+        ),
+        (
+            "a: for (;;) { continue a }\n",
+            "a: for (;;) { continue\na }\n",
+        ),
+        ("let a = b\n--c\n", "let a = b--\nc\n"),
+    ];
+    for (a, b) in pairs {
+        assert!(
+            shown("a.ts", a, b),
+            "called the same program:\n{a}\n---\n{b}"
+        );
+    }
+}
+
+#[test]
+fn go_and_python_newlines_that_end_statements_are_kept() {
+    let go = |body: &str| format!("package a\n\nfunc f(x []int, y int) int {{\n{body}\n}}\n");
+    for (a, b) in [
+        ("\treturn y", "\treturn\n\ty"),
+        ("\tg(y)\n\treturn 0", "\tg(y\n\t)\n\treturn 0"),
+        ("\treturn x[0]", "\treturn x[0\n\t]"),
+        ("\tg(\"s\")\n\treturn 0", "\tg(\"s\"\n\t)\n\treturn 0"),
+        ("\ty++\n\treturn y", "\ty++\n\treturn\n\ty"),
+        (
+            "\treturn func() int { return y }()",
+            "\treturn func() int { return y }\n\t()",
+        ),
+        (
+            "\tL: for {\n\t\tbreak L\n\t}\n\treturn 0",
+            "\tL: for {\n\t\tbreak\n\t\tL\n\t}\n\treturn 0",
+        ),
+        ("\treturn g(y)", "\treturn g(y)\n\t;"),
+    ] {
+        assert!(
+            shown("a.go", &go(a), &go(b)),
+            "called the same:\n{a}\n---\n{b}"
+        );
+    }
+    // Python: a line break outside brackets ends a logical line; inside
+    // brackets it does not (a `\` continuation is kept as written: shown).
+    differ(
+        "a.py",
+        &[
+            (
+                "def f(x):\n    return x\n",
+                "def f(x):\n    return\n    x\n",
+            ),
+            ("x = a + b\n", "x = a\n+ b\n"),
+        ],
+    );
+    equal(
+        "a.py",
+        &[
+            ("x = (a +\n     b)\n", "x = (a + b)\n"),
+            (
+                "def f(x):\n    return (\n        x\n    )\n",
+                "def f(x):\n    return x\n",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn deprecation_notices_and_docstrings_are_code() {
+    let go =
+        |doc: &str| format!("package a\n\n// F does it.\n{doc}func F() int {{\n\treturn 1\n}}\n");
+    differ(
+        "a.go",
+        &[
+            (&go(""), &go("//\n// Deprecated: use G.\n")),
+            (&go(""), &go("/*\n   Deprecated: use G.\n*/\n")),
+        ],
+    );
+    // Plain prose of a Go doc comment stays a comment.
+    equal("a.go", &[(&go(""), &go("// It returns one.\n"))]);
+    differ(
+        "a.ts",
+        &[(
+            "/** Adds. */\nexport function f() { return 1 }\n",
+            "/** Adds.\n * @deprecated use g */\nexport function f() { return 1 }\n",
+        )],
+    );
+    differ(
+        "a.py",
+        &[(
+            "def f():\n    \"\"\"Adds.\"\"\"\n    return 1\n",
+            "def f():\n    \"\"\"Adds.\n\n    .. deprecated:: use g\n    \"\"\"\n    return 1\n",
+        )],
+    );
+}
