@@ -268,3 +268,55 @@ fn docs_check_lists_every_rule_code_as_the_table_says() {
         "docs/check.md's rule table differs from notarai::rules::RULES; it should read:\n{expected}"
     );
 }
+
+/// The rows of the table under `heading` in `text`: each row's cells,
+/// trimmed, the header and its rule left out.
+fn table_rows(text: &str, heading: &str) -> Vec<Vec<String>> {
+    let section = text
+        .split(heading)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no `{heading}`"));
+    section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn readme_agents_table_says_what_docs_agents_says() {
+    let first_word = |cell: &str| cell.split([' ', ':', ',']).next().unwrap_or("").to_string();
+    let name = |cell: &str| cell.split(" (").next().unwrap_or("").to_string();
+    let docs = table_rows(
+        &read("docs/agents.md"),
+        "## What reaches each agent's model",
+    );
+    let readme = table_rows(&read("README.md"), "## Agents");
+    assert_eq!(
+        readme.len(),
+        docs.len(),
+        "README's agents table has a row per agent"
+    );
+    for row in &readme {
+        let full = docs
+            .iter()
+            .find(|d| name(&d[0]) == name(&row[0]))
+            .unwrap_or_else(|| panic!("README's agent {} is not in docs/agents.md", row[0]));
+        assert_eq!(row.len(), full.len(), "{row:?}");
+        for (short, long) in row.iter().zip(full).skip(1) {
+            assert_eq!(
+                first_word(short),
+                first_word(long),
+                "README and docs/agents.md disagree for {}: {short} vs {long}",
+                row[0]
+            );
+        }
+    }
+}
