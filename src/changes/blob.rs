@@ -4,7 +4,7 @@
 
 use git2::ObjectType;
 
-use super::{Base, ChangeError, GitRepo};
+use super::{Base, ChangeError, ChangeKind, ChangedFile, GitRepo, MAX_DIFF_FILE, Patch};
 
 /// What reading a file at a commit found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +42,32 @@ impl GitRepo {
             Ok(tree) => self.read_in(&tree, path, limit),
             Err(_) => BlobRead::Absent,
         }
+    }
+
+    /// `file`'s change from the merge base of `base` to the work tree under
+    /// `root` as a text patch, when git called it binary but both sides are
+    /// UTF-8 text ([`super::text_patch_between`]); `None` otherwise.
+    pub fn text_despite_binary(
+        &self,
+        root: &std::path::Path,
+        base: &Base,
+        file: &ChangedFile,
+    ) -> Option<Patch> {
+        let old_path = file.old_path.as_deref().unwrap_or(&file.path);
+        let old = match (
+            file.status,
+            self.read_at_base(base, old_path, MAX_DIFF_FILE),
+        ) {
+            (ChangeKind::Added, _) | (_, BlobRead::Absent) => Vec::new(),
+            (_, BlobRead::Bytes(bytes)) => bytes,
+            (_, BlobRead::TooLarge(_)) => return None,
+        };
+        let new = if file.status == ChangeKind::Deleted {
+            Vec::new()
+        } else {
+            crate::safe_fs::read(root, std::path::Path::new(&file.path), MAX_DIFF_FILE).ok()?
+        };
+        super::text_patch_between(&file.path, &old, &new)
     }
 
     fn read_in(&self, tree: &git2::Tree<'_>, path: &str, limit: u64) -> BlobRead {

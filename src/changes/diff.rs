@@ -238,6 +238,34 @@ pub fn patch_between(path: &str, old: &[u8], new: &[u8]) -> Result<Patch, Change
     }))
 }
 
+/// The patch from `old` to `new` as text whatever git's attributes or its
+/// NUL test say, when both are UTF-8 text: a file git calls binary (`-diff`,
+/// `binary` in `.gitattributes`, a NUL in a string literal) whose two sides
+/// are text is still shown, so a branch cannot hide its change from the
+/// reviewer by calling its file binary. `None` when a side is not UTF-8 (a
+/// real binary) or too large.
+pub fn text_patch_between(path: &str, old: &[u8], new: &[u8]) -> Option<Patch> {
+    if old.len() as u64 > MAX_DIFF_FILE
+        || new.len() as u64 > MAX_DIFF_FILE
+        || std::str::from_utf8(old).is_err()
+        || std::str::from_utf8(new).is_err()
+    {
+        return None;
+    }
+    let mut opts = DiffOptions::new();
+    opts.context_lines(3).force_text(true);
+    let mut patch = git2::Patch::from_buffers(
+        old,
+        Some(Path::new(path)),
+        new,
+        Some(Path::new(path)),
+        Some(&mut opts),
+    )
+    .ok()?;
+    let buf = patch.to_buf().ok()?;
+    Some(Patch::Text(String::from_utf8_lossy(&buf).into_owned()))
+}
+
 /// The pathspecs of one diff each for `scope`: one per literal prefix (none
 /// for an empty scope), or a single unrestricted diff. With one plain
 /// pathspec libgit2 bounds its tree, index and work-tree iterators to that

@@ -21,7 +21,7 @@ mod kept;
 mod repo;
 
 pub use blob::BlobRead;
-pub use diff::{ChangeSet, patch_between};
+pub use diff::{ChangeSet, patch_between, text_patch_between};
 pub use repo::{GitRepo, keep_trees_cached, tracked_cache_message};
 
 /// A changed file larger than this is not loaded into memory for a diff;

@@ -514,6 +514,14 @@ impl<'a, 'g> Work<'a, 'g> {
                     .insert(path.to_string(), category.to_string());
             }
         }
+        // A file git calls binary whose sides are text is shown as text.
+        let patch = match patch {
+            Patch::Binary => self
+                .git
+                .text_despite_binary(self.root, self.base, file)
+                .unwrap_or(Patch::Binary),
+            patch => patch,
+        };
         let patch = match patch {
             Patch::Text(text) => Some(text),
             Patch::Binary => {

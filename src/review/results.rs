@@ -230,7 +230,10 @@ pub struct SpecDiff {
     /// The system spec: full content, only `path` when it is in `spec_changes`,
     /// `null` when `spec_changes` is empty (or on a page that does not hold it).
     pub system_spec: Option<SystemSpec>,
-    /// Files of `files` whose content is binary (not in `diff`), large ones included.
+    /// Files of `files` whose content is binary (not in `diff`), large ones
+    /// included: a side that is not UTF-8 text. A text file git calls
+    /// binary (a `.gitattributes` `-diff` or `binary`, a NUL byte) is shown
+    /// in `diff` as text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub binary_changes: Vec<String>,
     /// Text files of `files` not in `diff`: larger than 8 MiB, or with one
