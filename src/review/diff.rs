@@ -255,7 +255,11 @@ impl<'a, 'g> Work<'a, 'g> {
     /// content a proven review for this spec names: formatting-only since
     /// that review (`symbolic::reviewed`, as the status and `check` judge it).
     fn same_as_reviewed(&self, file: &ChangedFile) -> bool {
-        let Some(known) = self.known.as_ref().filter(|_| !self.params.include_formatting) else {
+        let Some(known) = self
+            .known
+            .as_ref()
+            .filter(|_| !self.params.include_formatting)
+        else {
             return false;
         };
         let reviewed = known.proven_contents(self.git, self.spec_path, &file.path);

@@ -9,19 +9,17 @@
 //! deleted, not the old path of a rename), with a proven review for the
 //! spec that names a blob git's object store has and that hashes to the
 //! review, is read again. Both contents must parse cleanly and be the same
-//! program by [`Sides::formatting_only`], the comparison behind
+//! program by [`crate::symbols::Outline::same_program`], the comparison behind
 //! `formatting_only` from the base. Anything else: no verdict, the file
 //! stays shown.
 
 use super::*;
 
 /// Whether `now`, the content of `path` now, has the same program
-/// ([`Sides::formatting_only`]) as one of `reviewed`, the contents of
+/// ([`crate::symbols::Outline::same_program`], as [`Sides::formatting_only`]) as one of `reviewed`, the contents of
 /// `path` proven reviews for a spec name ([`Reconciled::proven_contents`]).
 pub fn same_as_reviewed(git: &GitRepo, path: &str, reviewed: &[Vec<u8>], now: &[u8]) -> bool {
-    reviewed.iter().any(|reviewed| {
-        sides_of(git.symbols(), path, reviewed, now).is_some_and(|s| s.formatting_only())
-    })
+    crate::state::same_program_as_any(git.symbols(), path, reviewed, now)
 }
 
 /// The content of the changed `path` now, when it is there in place (not
