@@ -84,12 +84,9 @@ impl QuietVerdict {
         match self {
             QuietVerdict::FormattingOnly => {
                 "both sides parse without error to the same program: equal syntax trees with every \
-                 token the language treats as code kept (newlines where a statement may end, \
-                 Python indentation, string, template and JSX text, comments that are code); the \
-                 old side is the merge base's content, or the content a review for this spec names \
-                 (a cache row of this line of work after the merge base, or a record the branch \
-                 adds to the state; its blob read from git and hashing to the review), since that \
-                 review covered the change up to it"
+                 token the language treats as code kept (statement-ending newlines, indentation, \
+                 strings, code comments); the old side is the base's or a proven review's content \
+                 (its blob hashing to it)"
             }
             QuietVerdict::OutsideAnchors => {
                 "no hunk changes a line of an anchored symbol or a line the parser did not \

@@ -23,7 +23,7 @@ pub fn same_as_reviewed(git: &GitRepo, path: &str, reviewed: &[Vec<u8>], now: &[
 }
 
 /// The content of the changed `path` now, when it is there in place (not
-/// deleted, not the old path of a rename) and can be read: the work
+/// deleted, not renamed, as a "since reconciled" diff) and can be read: the work
 /// tree's, or the index's for a skip-worktree entry.
 pub fn content_in_place(
     root: &Path,
@@ -34,7 +34,7 @@ pub fn content_in_place(
     changes
         .files
         .iter()
-        .find(|f| f.path == path && f.status != ChangeKind::Deleted)?;
+        .find(|f| f.path == path && f.old_path.is_none() && f.status != ChangeKind::Deleted)?;
     match git.skip_worktree_content(path) {
         Some(bytes) => Some(bytes),
         None => crate::safe_fs::read(root, Path::new(path), MAX_DIFF_FILE).ok(),
