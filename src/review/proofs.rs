@@ -85,8 +85,7 @@ impl QuietVerdict {
             QuietVerdict::FormattingOnly => {
                 "both sides parse without error to the same program: equal syntax trees with every \
                  token the language treats as code kept (statement-ending newlines, indentation, \
-                 strings, code comments); the old side is the base's or a proven review's content \
-                 (its blob hashing to it)"
+                 strings, code comments); the old side is the base's content or a proven review's"
             }
             QuietVerdict::OutsideAnchors => {
                 "no hunk changes a line of an anchored symbol or a line the parser did not \
