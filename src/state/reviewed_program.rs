@@ -8,7 +8,7 @@ use super::*;
 use crate::symbols::{Lang, SymbolCache};
 
 /// Whether `now`, the content of `path` now, is the same program as one
-/// of `reviewed` (contents of `path`): both parse cleanly and their
+/// of `reviewed` (contents of `path`) other than itself: both parse cleanly and their
 /// semantic file hashes are equal ([`crate::symbols::Outline::same_program`]).
 pub fn same_program_as_any(
     kept: &SymbolCache,
@@ -19,10 +19,12 @@ pub fn same_program_as_any(
     if Lang::of_path(path).is_none() || reviewed.is_empty() {
         return false;
     }
-    let now = kept.outline(path, now);
+    let outlined = kept.outline(path, now);
+    // The content now itself is a review of it (`skipped`), not this rule.
     reviewed
         .iter()
-        .any(|r| kept.outline(path, r).same_program(&now))
+        .filter(|r| r.as_slice() != now)
+        .any(|r| kept.outline(path, r).same_program(&outlined))
 }
 
 /// One file's sources for [`keep_same_program`]: its path, its proven
