@@ -348,7 +348,7 @@ pub(super) fn symbol_findings(narrowed: &crate::review::Narrowed, findings: &mut
             file: Some(path.clone()),
             line: None,
             message: format!(
-                "{path} changed in formatting or comments only (the same program: equal syntax trees with every token the language treats as code): it affects no spec (`--include-formatting` counts it)"
+                "{path} changed in formatting or comments only (the same program as at the merge base, or as the content a proven review of it names: equal syntax trees with every token the language treats as code): it affects no spec (`--include-formatting` counts it)"
             ),
         });
     }

@@ -309,7 +309,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     let files = git.files_with(&Scope::Everything, &changes)?;
     let set = SpecSet::load_with(root, Some(&files));
     let governance = Governance::build(&set);
-    let assessed = assess(
+    let (assessed, known) = assess(
         root,
         &git,
         &base,
@@ -326,6 +326,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
         &governance,
         assessed,
         options.include_formatting,
+        &known,
     );
 
     let mut findings = spec_findings(&set, &state, &git);

@@ -63,7 +63,8 @@ impl Assessed {
 }
 
 /// The changed files since `base` (the state file and the cache left out),
-/// with their governors and whether each is reconciled.
+/// with their governors and whether each is reconciled, and the reviews
+/// that count for them (for [`by_symbols`]).
 pub(super) fn assess(
     root: &Path,
     git: &GitRepo,
@@ -72,7 +73,7 @@ pub(super) fn assess(
     governance: &Governance,
     state: State,
     progress: &Progress,
-) -> Result<Vec<Assessed>, CheckError> {
+) -> Result<(Vec<Assessed>, Reconciled), CheckError> {
     let paths: Vec<String> = changes
         .paths()
         .into_iter()
@@ -138,12 +139,14 @@ pub(super) fn assess(
             path,
         });
     }
-    Ok(out)
+    Ok((out, known))
 }
 
 /// The assessed files narrowed by their symbols (`review::narrow`): a
 /// formatting-only change and an anchored spec whose symbols no hunk
-/// touches are not counted; a file left with no spec drops out.
+/// touches are not counted, nor a spec whose proven review the file now
+/// has the program of (`known`); a file left with no spec drops out.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn by_symbols(
     root: &Path,
     git: &GitRepo,
@@ -152,6 +155,7 @@ pub(super) fn by_symbols(
     governance: &Governance,
     assessed: Vec<Assessed>,
     include_formatting: bool,
+    known: &Reconciled,
 ) -> (Vec<Assessed>, crate::review::Narrowed) {
     // A file reconciled for every spec needs no verdict (nothing would
     // change), unless a spec anchors it: its anchors may have broken.
@@ -174,6 +178,7 @@ pub(super) fn by_symbols(
         governance,
         &governed,
         include_formatting,
+        Some(known),
     );
     let mut assessed: Vec<Assessed> = assessed
         .into_iter()
@@ -308,7 +313,7 @@ pub fn status_with(
     let decisions =
         crate::review::decisions::added_since(&state, &super::claims::state_at_base(git, &base));
     let changes = git.changes(&base, &Scope::Everything, false)?;
-    let assessed = assess(
+    let (assessed, known) = assess(
         &root,
         git,
         &base,
@@ -331,6 +336,7 @@ pub fn status_with(
         specs.governance(),
         assessed,
         include_formatting,
+        &known,
     );
     let invalid_specs: Vec<String> = crate::review::invalid_specs(&specs)
         .into_iter()

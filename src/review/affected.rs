@@ -86,7 +86,14 @@ fn affected_specs_with(
         .map(|p| (p.clone(), specs.governance().governors(p)))
         .filter(|(_, g)| !g.is_empty())
         .collect();
-    // Formatting-only changes and anchored specs whose symbols no hunk touches.
+    let known = Reconciled::trusted(
+        &root,
+        git,
+        Some(&base),
+        governed.iter().map(|(p, _)| p.as_str()),
+    );
+    // Formatting-only changes (from the base, or from a proven review's
+    // content) and anchored specs whose symbols no hunk touches.
     let narrowed = super::narrow(
         &root,
         git,
@@ -95,6 +102,7 @@ fn affected_specs_with(
         specs.governance(),
         &governed,
         include_formatting,
+        Some(&known),
     );
     let governed: Vec<(&String, Vec<usize>)> = governed
         .iter()
@@ -114,7 +122,6 @@ fn affected_specs_with(
         .iter()
         .map(|(_, g)| g.iter().map(|&i| specs.governance().spec_path(i)).collect())
         .collect();
-    let known = Reconciled::trusted(&root, git, Some(&base), governed_paths.iter().copied());
     let judged = known
         .judge_specs(&root, Some(git), &governed_paths, &spec_paths, progress)
         .map_err(|e| match e {

@@ -251,6 +251,25 @@ impl<'a, 'g> Work<'a, 'g> {
         })
     }
 
+    /// Whether `file`, shown from the base, has now the program of a
+    /// content a proven review for this spec names: formatting-only since
+    /// that review (`symbolic::reviewed`, as the status and `check` judge it).
+    fn same_as_reviewed(&self, file: &ChangedFile) -> bool {
+        let Some(known) = self
+            .known
+            .as_ref()
+            .filter(|_| !self.params.include_formatting)
+        else {
+            return false;
+        };
+        let reviewed = known.proven_contents(self.git, self.spec_path, &file.path);
+        !reviewed.is_empty()
+            && symbolic::reviewed::content_in_place(self.root, self.git, self.changes, &file.path)
+                .is_some_and(|now| {
+                    symbolic::reviewed::same_as_reviewed(self.git, &file.path, &reviewed, &now)
+                })
+    }
+
     /// Whether the housekeeping rules of the spec cover every path.
     fn housekeeping(&self, paths: &[&str]) -> bool {
         paths
@@ -358,6 +377,11 @@ impl<'a, 'g> Work<'a, 'g> {
             anchors.as_deref(),
             self.params.include_formatting,
         ) {
+            symbolic::View::Show(_) if self.same_as_reviewed(file) => {
+                out.formatting_only
+                    .extend(other.iter().map(|p| p.to_string()));
+                return Ok(None);
+            }
             symbolic::View::Show(patch) => self.since_view(out, file, patch, since, &anchors),
             symbolic::View::FormattingOnly => {
                 out.formatting_only

@@ -84,8 +84,8 @@ impl QuietVerdict {
         match self {
             QuietVerdict::FormattingOnly => {
                 "both sides parse without error to the same program: equal syntax trees with every \
-                 token the language treats as code kept (newlines where a statement may end, \
-                 Python indentation, string, template and JSX text, comments that are code)"
+                 token the language treats as code kept (statement-ending newlines, indentation, \
+                 strings, code comments); the old side is the base's content or a proven review's"
             }
             QuietVerdict::OutsideAnchors => {
                 "no hunk changes a line of an anchored symbol or a line the parser did not \

@@ -51,6 +51,7 @@ mod merge;
 mod merge_logs;
 mod parse;
 mod reconciled;
+mod reviewed_program;
 
 mod snapshot;
 
@@ -65,6 +66,7 @@ pub use merge::{
     merge_files, register_merge_driver, unregister_merge_driver, with_attributes_line,
 };
 pub use reconciled::{JudgeError, Reconciled, ReviewedBlob};
+pub use reviewed_program::same_program_as_any;
 pub use snapshot::{SnapshotSummary, head_of, snapshot};
 
 /// Location of the state file relative to the project root.

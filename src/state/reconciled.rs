@@ -140,6 +140,42 @@ impl Reconciled {
     }
 }
 
+impl Reconciled {
+    /// Every content of `path` a proven review for `spec` (or for every
+    /// spec) names by its blob, read from git's object store and checked to
+    /// hash to its review: this machine's proven cache rows, then the
+    /// committed records [`super::line`] lets count (the branch's claims,
+    /// and the base's records that hold the base's content). Unlike
+    /// [`Reconciled::reviewed_blob`] (where a "since reconciled" diff
+    /// starts), the committed state is asked: the rule that uses these
+    /// (`review::symbolic::reviewed`) quiets a file only when its content
+    /// now has the same program as one of them, and a record that counts
+    /// covered the change from the base to the content it names. A blob
+    /// the store lacks, or that does not hash to its review, is left out.
+    pub fn proven_contents(&self, git: &GitRepo, spec: &str, path: &str) -> Vec<Vec<u8>> {
+        let mut candidates = self.blob_candidates(spec, path);
+        if let Some(r) = self.state.review_for(spec, path)
+            && let (Some(blob), Some(hash)) = (&r.blob, r.content_hash())
+        {
+            candidates.push((blob.clone(), hash));
+        }
+        if let Some(f) = self.state.file_fingerprints.get(path)
+            && let Some(blob) = &f.blob
+        {
+            candidates.push((blob.clone(), ContentHash::bytes(&f.blake3)));
+        }
+        candidates.sort_by(|a, b| a.0.cmp(&b.0));
+        candidates.dedup();
+        candidates
+            .into_iter()
+            .filter_map(|(id, hash)| {
+                let content = super::blobs::blob_content(git, &id)?;
+                hash.is_hash_of(path, &content).then_some(content)
+            })
+            .collect()
+    }
+}
+
 /// The reviewed content a "since reconciled" diff of one file for one
 /// spec may start from ([`Reconciled::reviewed_blob`]).
 #[derive(Debug, Clone, Copy)]

@@ -180,6 +180,18 @@ pub fn compute_snapshot(
             git.symbols(),
             (&mut added, &mut kept),
         );
+        // Reviewed in another content with the same program (issue 42).
+        let now =
+            || crate::safe_fs::read(root, Path::new(path), crate::changes::MAX_DIFF_FILE).ok();
+        let candidate = super::reviewed_program::Candidate {
+            path,
+            cached: cached_records,
+            committed: &current_state,
+            now: &now,
+        };
+        let (more, still) = super::reviewed_program::keep_same_program(&mut state, git, &candidate);
+        added += more;
+        kept += still;
     }
     stamp_reviewed_again(&mut state, &line, git, &paths);
     let dropped = existing_count(existing).saturating_sub(kept);

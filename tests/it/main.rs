@@ -65,6 +65,7 @@ mod reliability_repo_states;
 mod reliability_specs;
 mod replay_bench;
 mod resources;
+mod reviewed_formatting;
 mod rules;
 mod scans;
 mod score;

@@ -250,7 +250,7 @@ fn a_blob_that_does_not_hash_to_its_review_is_not_where_the_diff_starts() {
 }
 
 #[test]
-fn get_spec_diff_never_calls_a_change_formatting_on_the_branchs_word() {
+fn a_branchs_claim_quiets_a_formatting_edit_only_as_a_listed_claim_and_never_starts_the_diff() {
     let repo = repo(None);
     let changed = "def allowed(user):\n    return True\n";
     repo.write("src/auth.py", changed);
@@ -274,8 +274,28 @@ fn get_spec_diff_never_calls_a_change_formatting_on_the_branchs_word() {
         json!({"spec_path": SPEC_PATH, "base_branch": "main"}),
     );
     server.finish();
-    assert_eq!(diff["formatting_only"], Value::Null, "{diff}");
+    // A record the branch adds counts (it is a claim `check` lists): the
+    // content now has the program of the content it names, so the file is
+    // formatting-only since that review (issue 42), exactly as a claim
+    // naming the content now would skip it. The diff never starts at it.
+    assert_eq!(diff["formatting_only"], json!(["src/auth.py"]), "{diff}");
     assert_eq!(diff["since_reconciled"], Value::Null, "{diff}");
+    let (_, text) = check(&repo, "text");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("src/auth.py") && l.contains("reviewed for this spec")),
+        "{text}"
+    );
+    // Without the claim, the change is shown from the base.
+    repo.git(&["rm", "-q", ".notarai/reconciliation_state.json"]);
+    repo.commit("no claim");
+    let mut server = repo.server();
+    let diff = server.call_ok(
+        2,
+        "get_spec_diff",
+        json!({"spec_path": SPEC_PATH, "base_branch": "main"}),
+    );
+    server.finish();
     let text = diff["diff"].as_str().unwrap_or_else(|| panic!("{diff}"));
     assert!(text.contains("-    return user.is_admin"), "{text}");
     assert!(text.contains("+    return True"), "{text}");

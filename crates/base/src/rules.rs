@@ -251,7 +251,7 @@ pub const RULES: &[Rule] = &[
         "formatting-only",
         "check",
         Is("notice"),
-        "A changed file is the same program as before (formatting or comments only): it affects no spec.",
+        "A changed file is the same program as before (formatting or comments only), at the merge base or in the content a proven review of it names: it affects no spec.",
         "Nothing; `--include-formatting` counts such files."
     ),
     rule!(

@@ -68,6 +68,19 @@ pub struct Outline {
 }
 
 impl Outline {
+    /// Whether this outline and `other` (two contents of one file) are the
+    /// same program: both parsed (no fallback; a token hash, not a bytes
+    /// hash, so no damage either) and their semantic file hashes equal. The
+    /// one comparison behind `formatting_only`, from the base or from a
+    /// reviewed content.
+    pub fn same_program(&self, other: &Outline) -> bool {
+        self.fallback.is_none()
+            && other.fallback.is_none()
+            && self.file_hash.tokens
+            && other.file_hash.tokens
+            && self.file_hash == other.file_hash
+    }
+
     /// The index of every symbol named `name`, in order: a lookup in the
     /// outline's index of names (built once, in time linear in its symbols).
     pub fn named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = usize> + 'a {

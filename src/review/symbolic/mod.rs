@@ -20,11 +20,13 @@ use crate::changes::{
     Base, BlobRead, ChangeKind, ChangeSet, ChangedFile, GitRepo, MAX_DIFF_FILE, Patch,
 };
 use crate::governance::Governance;
+use crate::state::Reconciled;
 use crate::symbols::{self, Anchor, Lang, Outline, PatchSymbols, SymbolCache};
 
 mod broken;
 mod narrow;
 mod rebound;
+pub mod reviewed;
 mod sides;
 
 use rebound::Rebound;

@@ -21,8 +21,39 @@ pub struct Narrowed {
 
 /// Narrow `governed` (each changed path with its governing specs) to the
 /// specs each change affects, as the module header says. A path whose
-/// list comes back empty affects no spec.
+/// list comes back empty affects no spec. With `known` (the reviews that
+/// count), a spec a file is shown for from the base is dropped when the
+/// file's content now has the same program as a content a proven review
+/// for that spec names ([`reviewed::same_as_reviewed`]); a file left with
+/// no spec by that rule is listed as formatting-only.
+#[allow(clippy::too_many_arguments)]
 pub fn narrow(
+    root: &Path,
+    git: &GitRepo,
+    base: &Base,
+    changes: &ChangeSet<'_>,
+    governance: &Governance,
+    governed: &[(String, Vec<usize>)],
+    include_formatting: bool,
+    known: Option<&Reconciled>,
+) -> Narrowed {
+    let mut out = from_base(
+        root,
+        git,
+        base,
+        changes,
+        governance,
+        governed,
+        include_formatting,
+    );
+    if let Some(known) = known.filter(|_| !include_formatting) {
+        reviewed::quiet_reviewed(root, git, changes, governance, known, &mut out);
+    }
+    out
+}
+
+/// [`narrow`] from the merge base alone: the one verdict of [`decide`].
+fn from_base(
     root: &Path,
     git: &GitRepo,
     base: &Base,

@@ -159,9 +159,7 @@ impl Sides {
     /// Whether the file changed in formatting or comments only: modified in
     /// place, both sides parse and their programs are the same (`symbols::program`).
     pub fn formatting_only(&self) -> bool {
-        self.old.fallback.is_none()
-            && self.new.fallback.is_none()
-            && same_program(self.modified, self.old.file_hash, self.new.file_hash)
+        self.modified && self.old.same_program(&self.new)
     }
 
     /// Whether either side has no outline (the file is then whole-file).
