@@ -352,13 +352,20 @@ impl<'a, 'g> Work<'a, 'g> {
         {
             out.whole_file_because.insert(file.path.clone(), why);
         }
-        let patch = match symbolic::view(
+        match symbolic::view(
             sides.as_ref(),
             patch,
             anchors.as_deref(),
             self.params.include_formatting,
         ) {
-            symbolic::View::Show(patch) => self.since_view(out, file, patch, since, &anchors),
+            symbolic::View::Show(patch, narrowed) => {
+                let patch = self.since_view(out, file, patch, since, &anchors);
+                // A read id says the file's whole diff from the base was
+                // read: not one narrowed to anchors, cut of formatting or
+                // started at a review (another spec may need more of it).
+                let whole = !narrowed && !out.since_reconciled.contains(&file.path);
+                return Ok(Some(self.shown_patch(out, file, &other, patch, whole)));
+            }
             symbolic::View::FormattingOnly => {
                 out.formatting_only
                     .extend(other.iter().map(|p| p.to_string()));
@@ -369,8 +376,7 @@ impl<'a, 'g> Work<'a, 'g> {
                     .extend(other.iter().map(|p| p.to_string()));
                 return Ok(None);
             }
-        };
-        Ok(Some(self.shown_patch(out, file, &other, patch)))
+        }
     }
 
     /// The patch to show of a file the verdict shows: since the content
@@ -389,8 +395,8 @@ impl<'a, 'g> Work<'a, 'g> {
             return base;
         };
         match symbolic::view(sides.as_ref(), patch, anchors.as_deref(), true) {
-            symbolic::View::Show(Patch::Text(t)) if t.is_empty() => {}
-            symbolic::View::Show(patch) => return patch,
+            symbolic::View::Show(Patch::Text(t), _) if t.is_empty() => {}
+            symbolic::View::Show(patch, _) => return patch,
             _ => {}
         }
         out.since_reconciled.retain(|p| *p != file.path);
@@ -490,6 +496,7 @@ impl<'a, 'g> Work<'a, 'g> {
         file: &ChangedFile,
         other: &[&str],
         patch: Patch,
+        whole: bool,
     ) -> pages::FilePatch {
         let governance = self.specs.governance();
         for path in other {
@@ -503,7 +510,7 @@ impl<'a, 'g> Work<'a, 'g> {
                 out.shared.insert(path.to_string(), others);
             }
             out.files.push(path.to_string());
-            if let Some(id) = self.read_id(path) {
+            if let Some(id) = self.read_id(path).filter(|_| whole) {
                 out.read_ids.push(format!("{path}@{id}"));
             }
             if let Some(why) = self.read_again(path) {

@@ -67,3 +67,90 @@ fn a_governed_config_named_by_tested_by_is_shown() {
         assert_eq!(tests_only, quiet, "{category}: {answer}");
     }
 }
+
+/// A repository where spec A governs `a_artifact` and spec B the whole of
+/// `src/a.py` (B's constraint keeps `LIMIT` small); `src/a.py` committed on
+/// `main`, branch `feat` checked out.
+fn two_specs(a_artifact: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        ".notarai/a.spec.yaml",
+        spec_text(
+            "The module computes things.",
+            None,
+            &format!("  code:\n    - path: '{a_artifact}'\n"),
+        ),
+    );
+    repo.write(
+        ".notarai/b.spec.yaml",
+        spec_text(
+            "Limits are never raised.",
+            None,
+            "  code:\n    - path: src/a.py\n",
+        )
+        .replace(
+            "artifacts:",
+            "constraints:\n  - LIMIT stays at most 10.\nartifacts:",
+        ),
+    );
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.write(
+        "src/a.py",
+        "LIMIT = 10\n\n\ndef f():\n    return LIMIT\n\n\ndef g():\n    return 0\n",
+    );
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo
+}
+
+/// Asks spec A's diff, then spec B's with A's `read_ids` in
+/// `already_read`: B must show `src/a.py` with the `LIMIT` hunk unless
+/// `quiet` (then B lists it as already read).
+#[track_caller]
+fn b_after_a(repo: &Repo, quiet: bool) {
+    let mut server = repo.server();
+    let a = spec_diff(&mut server, ".notarai/a.spec.yaml", json!({}));
+    assert!(lists(&a, "files", "src/a.py"), "A shows the file: {a}");
+    let ids = a["read_ids"].clone();
+    let b = spec_diff(
+        &mut server,
+        ".notarai/b.spec.yaml",
+        json!({"already_read": if ids.is_null() { json!([]) } else { ids }}),
+    );
+    if quiet {
+        assert!(lists(&b, "already_read", "src/a.py"), "{a}\n{b}");
+    } else {
+        assert!(lists(&b, "files", "src/a.py"), "B hides it: {a}\n{b}");
+        let diff = b["diff"].as_str().unwrap_or_default();
+        assert!(diff.contains("LIMIT = 100000"), "B's diff: {b}");
+    }
+}
+
+/// F7: a read id is given only for a file whose whole diff from the base
+/// was shown. Spec A's diff narrowed to its anchor `#g`, or started at A's
+/// own review, gives none, so spec B still shows the `LIMIT` hunk.
+/// Control: A governs the whole file, never reviewed: B gets it as read.
+#[test]
+fn a_read_id_names_only_a_whole_diff_from_the_base() {
+    // Narrowed by an anchor.
+    let repo = two_specs("src/a.py#g");
+    let work = "LIMIT = 100000\n\n\ndef f():\n    return LIMIT\n\n\ndef g():\n    return 1\n";
+    repo.write("src/a.py", work);
+    b_after_a(&repo, false);
+    // Started at A's review of the first commit.
+    let repo = two_specs("src/a.py");
+    repo.write("src/a.py", work.replace("return 1", "return 0"));
+    repo.commit("c1");
+    repo.server().call_ok(
+        1,
+        "mark_reconciled",
+        json!({"files": ["src/a.py"], "spec_path": ".notarai/a.spec.yaml"}),
+    );
+    repo.write("src/a.py", work);
+    repo.commit("c2");
+    b_after_a(&repo, false);
+    // Control: the whole diff from the base was read for A.
+    let repo = two_specs("src/a.py");
+    repo.write("src/a.py", work);
+    b_after_a(&repo, true);
+}
