@@ -154,3 +154,72 @@ fn a_read_id_names_only_a_whole_diff_from_the_base() {
     repo.write("src/a.py", work);
     b_after_a(&repo, true);
 }
+
+/// Specs A (`src/a.py`) and B (`src/b.py`, and `src/a.py` too when
+/// `b_governs_a`) on `main`, branch `feat` checked out, where `src/a.py`
+/// changed and was marked reconciled for every spec (no `spec_path`).
+fn marked_for_every_spec(b_governs_a: bool) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        ".notarai/a.spec.yaml",
+        spec_text("A computes.", None, "  code:\n    - path: src/a.py\n"),
+    );
+    let b_artifacts = if b_governs_a {
+        "  code:\n    - path: src/b.py\n    - path: src/a.py\n"
+    } else {
+        "  code:\n    - path: src/b.py\n"
+    };
+    repo.write(
+        ".notarai/b.spec.yaml",
+        spec_text("No function returns more than 1.", None, b_artifacts),
+    );
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.write("src/a.py", "def foo():\n    return 1\n");
+    repo.write("src/b.py", "def bar():\n    return 0\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.write("src/a.py", "def foo():\n    return 1000\n");
+    repo.commit("chg");
+    repo.server()
+        .call_ok(1, "mark_reconciled", json!({"files": ["src/a.py"]}));
+    repo
+}
+
+/// F4: a review recorded for every spec while only spec A governed
+/// `src/a.py` does not count for spec B, which the branch then makes
+/// govern it (B's file changed since the merge base); it still counts for
+/// A. Control: when B governed `src/a.py` at the base already, the same
+/// record counts for B.
+#[test]
+fn an_every_spec_review_counts_only_for_specs_as_at_the_base() {
+    let repo = marked_for_every_spec(false);
+    let b = ".notarai/b.spec.yaml";
+    repo.write(
+        b,
+        spec_text(
+            "No function returns more than 1.",
+            None,
+            "  code:\n    - path: src/b.py\n    - path: src/a.py\n",
+        ),
+    );
+    repo.commit("B governs a.py too");
+    repo.server().call_ok(
+        1,
+        "mark_reconciled",
+        json!({"files": [b], "snapshot": true}),
+    );
+    repo.commit("state");
+    let mut server = repo.server();
+    let answer = spec_diff(&mut server, b, json!({}));
+    assert!(
+        lists(&answer, "files", "src/a.py"),
+        "hidden for B: {answer}"
+    );
+    let a = spec_diff(&mut server, ".notarai/a.spec.yaml", json!({}));
+    assert!(!lists(&a, "files", "src/a.py"), "A reviewed it: {a}");
+    // Control: B governed it at the base, the review counts for B.
+    let repo = marked_for_every_spec(true);
+    let answer = spec_diff(&mut repo.server(), b, json!({}));
+    assert!(!lists(&answer, "files", "src/a.py"), "{answer}");
+    assert_eq!(answer["skipped_count"], 1, "{answer}");
+}
