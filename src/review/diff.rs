@@ -275,8 +275,7 @@ impl<'a, 'g> Work<'a, 'g> {
 
     /// The id of `path`'s content now, as `read_ids` gives it.
     fn read_id(&self, path: &str) -> Option<String> {
-        let value = self.now.get(path)?.cache_value()?;
-        Some(blake3::hash(value.as_bytes()).to_hex()[..12].to_string())
+        Some(super::read_id(self.now.get(path)?.cache_value()?))
     }
 
     /// Whether `already_read` names `path` with the id of its content now:

@@ -223,3 +223,44 @@ fn an_every_spec_review_counts_only_for_specs_as_at_the_base() {
     assert!(!lists(&answer, "files", "src/a.py"), "{answer}");
     assert_eq!(answer["skipped_count"], 1, "{answer}");
 }
+
+/// F1: `mark_reconciled` takes `path@id` from `read_ids` and refuses it,
+/// recording nothing for any file of the call, when the file changed after
+/// its diff was read. Controls: the id read from the content there now is
+/// recorded; a bare path still is (the contract's `files: string[]`).
+#[test]
+fn mark_reconciled_refuses_a_read_id_of_older_content() {
+    let repo = two_specs("src/a.py");
+    repo.write("src/b.py", "X = 1\n");
+    repo.commit("b");
+    repo.write("src/a.py", "LIMIT = 11\n");
+    repo.write("src/b.py", "X = 2\n");
+    let mut server = repo.server();
+    let a = ".notarai/a.spec.yaml";
+    let read = spec_diff(&mut server, a, json!({}));
+    let id = read["read_ids"][0].as_str().expect("a read id").to_string();
+    assert!(id.starts_with("src/a.py@"), "{read}");
+    // Changed after the diff was read.
+    repo.write("src/a.py", "LIMIT = 100000\n");
+    let answer = server.call(2, "mark_reconciled", json!({"files": [id, "src/b.py"]}));
+    let (_, message) = Server::error_of(&answer);
+    assert!(
+        message.contains("src/a.py") && message.contains("changed since you read its diff"),
+        "{message}"
+    );
+    let b = spec_diff(&mut server, ".notarai/b.spec.yaml", json!({}));
+    assert!(lists(&b, "files", "src/a.py"), "nothing recorded: {b}");
+    let after = spec_diff(&mut server, a, json!({}));
+    assert!(lists(&after, "files", "src/a.py"), "{after}");
+    assert!(
+        after["diff"].as_str().unwrap().contains("LIMIT = 100000"),
+        "{after}"
+    );
+    // Control: the id of the content there now is recorded.
+    let id = after["read_ids"][0].as_str().unwrap().to_string();
+    server.call_ok(3, "mark_reconciled", json!({"files": [id], "spec_path": a}));
+    let done = spec_diff(&mut server, a, json!({}));
+    assert!(!lists(&done, "files", "src/a.py"), "{done}");
+    // Control: a bare path still records (src/b.py is no file of A: every spec).
+    server.call_ok(4, "mark_reconciled", json!({"files": ["src/b.py"]}));
+}
