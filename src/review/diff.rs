@@ -363,17 +363,17 @@ impl<'a, 'g> Work<'a, 'g> {
                 // read: not one narrowed to anchors, cut of formatting or
                 // started at a review (another spec may need more of it).
                 let whole = !narrowed && !out.since_reconciled.contains(&file.path);
-                return Ok(Some(self.shown_patch(out, file, &other, patch, whole)));
+                Ok(Some(self.shown_patch(out, file, &other, patch, whole)))
             }
             symbolic::View::FormattingOnly => {
                 out.formatting_only
                     .extend(other.iter().map(|p| p.to_string()));
-                return Ok(None);
+                Ok(None)
             }
             symbolic::View::Untouched => {
                 out.outside_anchors
                     .extend(other.iter().map(|p| p.to_string()));
-                return Ok(None);
+                Ok(None)
             }
         }
     }
