@@ -14,12 +14,13 @@ impl Governance {
         if rules.path == path {
             return false;
         }
-        // A file the spec also governs as code is no mere evidence (a Rust
-        // file whose unit tests a behavior's `tested_by` names).
+        // A file the spec also governs in any category but tests is no
+        // mere evidence: a Rust file whose unit tests a behavior's
+        // `tested_by` names, a config or doc the governed code reads.
         if self
             .categories(spec, path)
             .iter()
-            .any(|c| c.eq_ignore_ascii_case("code"))
+            .any(|c| !super::is_tests_category(c))
         {
             return false;
         }

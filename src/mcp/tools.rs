@@ -273,8 +273,10 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              so later `get_spec_diff` calls skip them until they change again. Paths are relative to \
              the repository root; a path that no longer exists is remembered as reconciled while \
              deleted. With `spec_path` the files are recorded for that spec only (other specs \
-             governing them still see the change); without it, for every spec. Returns `updated` \
-             (files hashed) and `deleted`.",
+             governing them still see the change); without it, for every spec. Pass a file whose \
+             diff you read as `path@id` from `read_ids`: if it changed since, nothing is recorded \
+             and the call says which file to read again. Returns `updated` (files hashed) and \
+             `deleted`.",
             Access::Write { destructive: false },
             review::mark_reconciled,
         ),

@@ -294,8 +294,7 @@ impl<'a, 'g> Work<'a, 'g> {
 
     /// The id of `path`'s content now, as `read_ids` gives it.
     fn read_id(&self, path: &str) -> Option<String> {
-        let value = self.now.get(path)?.cache_value()?;
-        Some(blake3::hash(value.as_bytes()).to_hex()[..12].to_string())
+        Some(super::read_id(self.now.get(path)?.cache_value()?))
     }
 
     /// Whether `already_read` names `path` with the id of its content now:
@@ -371,30 +370,36 @@ impl<'a, 'g> Work<'a, 'g> {
         {
             out.whole_file_because.insert(file.path.clone(), why);
         }
-        let patch = match symbolic::view(
+        match symbolic::view(
             sides.as_ref(),
             patch,
             anchors.as_deref(),
             self.params.include_formatting,
         ) {
-            symbolic::View::Show(_) if self.same_as_reviewed(file) => {
+            symbolic::View::Show(..) if self.same_as_reviewed(file) => {
                 out.formatting_only
                     .extend(other.iter().map(|p| p.to_string()));
-                return Ok(None);
+                Ok(None)
             }
-            symbolic::View::Show(patch) => self.since_view(out, file, patch, since, &anchors),
+            symbolic::View::Show(patch, narrowed) => {
+                let patch = self.since_view(out, file, patch, since, &anchors);
+                // A read id says the file's whole diff from the base was
+                // read: not one narrowed to anchors, cut of formatting or
+                // started at a review (another spec may need more of it).
+                let whole = !narrowed && !out.since_reconciled.contains(&file.path);
+                Ok(Some(self.shown_patch(out, file, &other, patch, whole)))
+            }
             symbolic::View::FormattingOnly => {
                 out.formatting_only
                     .extend(other.iter().map(|p| p.to_string()));
-                return Ok(None);
+                Ok(None)
             }
             symbolic::View::Untouched => {
                 out.outside_anchors
                     .extend(other.iter().map(|p| p.to_string()));
-                return Ok(None);
+                Ok(None)
             }
-        };
-        Ok(Some(self.shown_patch(out, file, &other, patch)))
+        }
     }
 
     /// The patch to show of a file the verdict shows: since the content
@@ -413,8 +418,8 @@ impl<'a, 'g> Work<'a, 'g> {
             return base;
         };
         match symbolic::view(sides.as_ref(), patch, anchors.as_deref(), true) {
-            symbolic::View::Show(Patch::Text(t)) if t.is_empty() => {}
-            symbolic::View::Show(patch) => return patch,
+            symbolic::View::Show(Patch::Text(t), _) if t.is_empty() => {}
+            symbolic::View::Show(patch, _) => return patch,
             _ => {}
         }
         out.since_reconciled.retain(|p| *p != file.path);
@@ -514,6 +519,7 @@ impl<'a, 'g> Work<'a, 'g> {
         file: &ChangedFile,
         other: &[&str],
         patch: Patch,
+        whole: bool,
     ) -> pages::FilePatch {
         let governance = self.specs.governance();
         for path in other {
@@ -527,7 +533,7 @@ impl<'a, 'g> Work<'a, 'g> {
                 out.shared.insert(path.to_string(), others);
             }
             out.files.push(path.to_string());
-            if let Some(id) = self.read_id(path) {
+            if let Some(id) = self.read_id(path).filter(|_| whole) {
                 out.read_ids.push(format!("{path}@{id}"));
             }
             if let Some(why) = self.read_again(path) {

@@ -170,6 +170,27 @@ fn hash_now(
         .collect())
 }
 
+/// The id `read_ids` gives the content whose fingerprint
+/// ([`FileHash::cache_value`]) is `value`: 12 hex digits.
+fn read_id(value: &str) -> String {
+    blake3::hash(value.as_bytes()).to_hex()[..12].to_string()
+}
+
+/// `input` as `path@id` when it ends in `@` and 12 lowercase hex digits (a
+/// `read_ids` entry), else the path alone.
+fn split_read_id(input: &str) -> (&str, Option<&str>) {
+    match input.rsplit_once('@') {
+        Some((path, id))
+            if !path.is_empty()
+                && id.len() == 12
+                && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) =>
+        {
+            (path, Some(id))
+        }
+        _ => (input, None),
+    }
+}
+
 /// Resolve `spec_path` to a loaded spec, or say precisely why not.
 fn spec_index(project: &Project, specs: &Specs, spec_path: &str) -> Result<usize> {
     let path = RepoPath::resolve(project.root(), spec_path)

@@ -129,6 +129,9 @@ pub struct GetChangedArtifactsParams {
 pub struct MarkReconciledParams {
     /// Files reviewed in this pass, relative to the repository root. A path
     /// that no longer exists is remembered as reconciled while deleted.
+    /// Pass `path@id` as `get_spec_diff`'s `read_ids` gave it to record
+    /// the content you read: when the file changed since, the call fails
+    /// and nothing is recorded.
     pub files: Vec<String>,
     /// The spec these files were reviewed for, e.g. `.notarai/auth.spec.yaml`:
     /// they then stay unreconciled for every other spec that governs them.

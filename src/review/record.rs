@@ -133,7 +133,16 @@ pub fn mark_reconciled(
     };
     // Twice the files: hashing each, then keeping each reviewed content.
     progress.begin(2 * params.files.len() as u64, "checking paths");
-    let paths = checked_paths(&root, &params.files, scope.as_ref(), progress)?;
+    // `path@id` (a `read_ids` entry): recorded only while it holds that content.
+    let (inputs, ids): (Vec<String>, Vec<Option<&str>>) = params
+        .files
+        .iter()
+        .map(|f| {
+            let (path, id) = super::split_read_id(f);
+            (path.to_string(), id)
+        })
+        .unzip();
+    let paths = checked_paths(&root, &inputs, scope.as_ref(), progress)?;
     // A path named twice is hashed once: its second mention is done.
     progress.advance((params.files.len() - paths.len()) as u64);
     // Without a repository there is no index to consult, and no tracked cache.
@@ -153,6 +162,7 @@ pub fn mark_reconciled(
     for (path, hash) in paths.iter().zip(hash_now(&root, git, &rels, progress)?) {
         hashed.push((path, hash?));
     }
+    check_read_ids(&root, &inputs, &ids, &hashed)?;
     let not_found = match git {
         Some(git) => take_unknown(&root, git, &mut hashed),
         None => Vec::new(),
@@ -253,6 +263,39 @@ fn checked_paths(
         }
     }
     Ok(paths)
+}
+
+/// Refuses the whole call when a file given as `path@id` holds another
+/// content than the one that id names (it changed after its diff was
+/// read): recording it would mark unread content reviewed.
+fn check_read_ids(
+    root: &std::path::Path,
+    inputs: &[String],
+    ids: &[Option<&str>],
+    hashed: &[(&RepoPath, FileHash)],
+) -> Result<()> {
+    let mut guard = Guard::new(root);
+    let mut stale: Vec<&str> = Vec::new();
+    for (input, id) in inputs.iter().zip(ids) {
+        let Some(id) = id else { continue };
+        let path = guard.given("files", input).map_err(ReviewError::from)?;
+        let now = hashed
+            .iter()
+            .find(|(p, _)| **p == path)
+            .and_then(|(_, h)| h.cache_value())
+            .map(super::read_id);
+        if now.as_deref() != Some(*id) {
+            stale.push(input);
+        }
+    }
+    if stale.is_empty() {
+        return Ok(());
+    }
+    Err(ReviewError::invalid(format!(
+        "files: {} changed since you read its diff (its content no longer has the id you passed); nothing was recorded",
+        name_list(&stale)
+    ))
+    .hinted("ask get_spec_diff for the file's diff again, read the change, then pass the new `path@id` from that answer's `read_ids`"))
 }
 
 /// The missing files git does not know either (not in `HEAD`, the index

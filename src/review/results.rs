@@ -204,7 +204,8 @@ pub struct SpecDiff {
     /// entry that still matches their content: no diff here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub already_read: Vec<String>,
-    /// For each file whose diff this page shows, `path@id` with an id of
+    /// For each file whose whole diff from the base this page shows (not
+    /// narrowed to anchors, not since a review), `path@id` with an id of
     /// its content now (12 hex digits): pass these in `already_read` when
     /// you ask for other specs' diffs in this pass. An entry counts only
     /// while the file's content still has that id.

@@ -1,6 +1,8 @@
 //! "Is this content reconciled?": the local hash cache (when git does not
 //! track it) and the committed state, per spec, answered as one.
 
+use std::collections::HashSet;
+
 use super::*;
 
 /// The two sources of "reconciled": the local hash cache and the committed
@@ -21,6 +23,10 @@ pub struct Reconciled {
     cache: HashMap<String, String>,
     records: HashMap<String, Vec<Record>>,
     state: State,
+    /// The spec files whose content is the merge base's: a review recorded
+    /// for every spec counts only for these ([`Reconciled::matches_for`]).
+    /// `None` without a line of work to judge against.
+    at_base: Option<HashSet<String>>,
 }
 
 impl Reconciled {
@@ -57,10 +63,14 @@ impl Reconciled {
             Some(git) => line.without_predating(git, state, &paths),
             None => state,
         };
+        let at_base = git
+            .zip(line.base())
+            .map(|(git, base)| specs_as_at_base(git, base));
         Reconciled {
             cache,
             records,
             state,
+            at_base,
         }
     }
 
@@ -85,9 +95,13 @@ impl Reconciled {
 
     /// Whether `path` (fingerprint now `current`) was reviewed in this
     /// content for `spec`: a record for every spec, or one for `spec`
-    /// itself. A record for another spec never counts.
+    /// itself. A record for another spec never counts. A record for every
+    /// spec counts only while `spec`'s file is as at the merge base: it
+    /// proves a content read against the specs governing it then, not
+    /// against a spec the branch added or changed.
     pub fn matches_for(&self, kept: &SymbolCache, spec: &str, path: &str, current: &str) -> bool {
-        self.matches(path, current)
+        let every = spec == path || self.at_base.as_ref().is_none_or(|s| s.contains(spec));
+        (every && self.matches(path, current))
             || self.records.get(path).is_some_and(|rs| {
                 rs.iter().any(|r| {
                     r.symbol.is_none()
@@ -305,6 +319,39 @@ impl Reconciled {
             })
             .collect()
     }
+}
+
+/// The spec files (`.notarai/**.spec.yaml`) of the merge base `base`
+/// whose work-tree content is the same blob.
+fn specs_as_at_base(git: &GitRepo, base: git2::Oid) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let repo = git.raw();
+    let Some(root) = repo.workdir() else {
+        return out;
+    };
+    let Some(tree) = repo
+        .find_commit(base)
+        .and_then(|c| c.tree())
+        .ok()
+        .and_then(|t| t.get_path(Path::new(".notarai")).ok())
+        .and_then(|e| repo.find_tree(e.id()).ok())
+    else {
+        return out;
+    };
+    let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+        let path = format!(".notarai/{dir}{}", entry.name().unwrap_or_default());
+        if entry.kind() == Some(git2::ObjectType::Blob)
+            && crate::spec::is_spec_path(&path)
+            && crate::safe_fs::read(root, Path::new(&path), crate::changes::MAX_DIFF_FILE)
+                .ok()
+                .and_then(|b| git2::Oid::hash_object(git2::ObjectType::Blob, &b).ok())
+                == Some(entry.id())
+        {
+            out.insert(path);
+        }
+        git2::TreeWalkResult::Ok
+    });
+    out
 }
 
 /// Why [`Reconciled::judge_specs`] gave no answer.

@@ -57,6 +57,7 @@ mod quiet_proofs;
 mod quiet_rules;
 mod quiet_sound;
 mod read_only;
+mod redteam4;
 mod reliability_cache;
 mod reliability_large;
 mod reliability_paths;

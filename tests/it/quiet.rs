@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::common::{Repo, notarai, stdout};
 
 /// A spec of code, its tests, CI and the module file.
-const SPEC: &str = "schema_version: '0.8'\nintent: The app\nbehaviors:\n  - name: serve\n    given: a request\n    then: an answer\n    tested_by:\n      - path: checks/serve_check.py\nconstraints:\n  - 'Never blocks'\nartifacts:\n  code:\n    - path: 'src/**'\n  tests:\n    - path: 'tests/**'\n  ci:\n    - path: '.github/**'\n  config:\n    - path: go.mod\n  checks:\n    - path: 'checks/**'\n";
+const SPEC: &str = "schema_version: '0.8'\nintent: The app\nbehaviors:\n  - name: serve\n    given: a request\n    then: an answer\n    tested_by:\n      - path: checks/serve_check.py\nconstraints:\n  - 'Never blocks'\nartifacts:\n  code:\n    - path: 'src/**'\n  tests:\n    - path: 'tests/**'\n  ci:\n    - path: '.github/**'\n  config:\n    - path: go.mod\n  test:\n    - path: 'checks/**'\n";
 
 const CI: &str = "jobs:\n  test:\n    steps:\n      - uses: actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8 # v5.0.0\n      - uses: actions/setup-go@v5\n      - run: go test ./...\n";
 

@@ -183,8 +183,9 @@ pub fn decide(
 /// A changed file as one spec sees it.
 pub enum View {
     /// Show it, with this patch (hunks attributed, for an anchored spec only
-    /// the hunks touching its symbols).
-    Show(Patch),
+    /// the hunks touching its symbols), and whether hunks of the file's
+    /// patch were left out (outside the anchors, formatting set apart).
+    Show(Patch, bool),
     /// It changed in formatting or comments only.
     FormattingOnly,
     /// None of the spec's anchored symbols is touched.
@@ -200,15 +201,16 @@ pub fn view(
     include_formatting: bool,
 ) -> View {
     let (Some(sides), Patch::Text(text)) = (sides, &patch) else {
-        return View::Show(patch);
+        return View::Show(patch, false);
     };
     let symbols = symbols::patch_symbols(&sides.old, &sides.new, text);
     match decide(sides, &symbols, text, anchors, include_formatting) {
         (Verdict::FormattingOnly, _) => View::FormattingOnly,
         (Verdict::Untouched, _) => View::Untouched,
-        (Verdict::Affected, touched) => View::Show(Patch::Text(
-            symbols.render(text, |i, _| touched[i] != Touch::No),
-        )),
+        (Verdict::Affected, touched) => View::Show(
+            Patch::Text(symbols.render(text, |i, _| touched[i] != Touch::No)),
+            touched.contains(&Touch::No),
+        ),
     }
 }
 

@@ -232,7 +232,9 @@ diverging silently.",
 with `{files}`: every file of the pass (the `files`, `housekeeping`,
 `already_read`, `formatting_only` and `outside_anchors` of each diff, the
 spec files in `spec_changes`, and the `housekeeping` and `formatting_only` files of the status), as
-repository-relative paths. The next
+repository-relative paths; for a file whose diff you read, pass its
+`path@id` from that answer's `read_ids` instead, so a file changed since you
+read it is refused, not recorded (read its diff again then). The next
 pass then skips them until they change again. Do not record files of a spec
 that could not be checked. Call `get_reconciliation_status` again: what it
 still lists as `unreconciled` is left for this pass.",
