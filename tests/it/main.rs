@@ -52,6 +52,7 @@ mod quiet_formatting;
 mod quiet_proofs;
 mod quiet_rules;
 mod read_only;
+mod ref_stamps;
 mod reliability_cache;
 mod reliability_large;
 mod reliability_paths;
