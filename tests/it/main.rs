@@ -58,6 +58,7 @@ mod quiet_rules;
 mod quiet_sound;
 mod read_only;
 mod redteam4;
+mod ref_stamps;
 mod reliability_cache;
 mod reliability_large;
 mod reliability_paths;
