@@ -86,6 +86,8 @@ fn spec_diff_parts(
     let root = project.root().to_path_buf();
     let git = project.git()?;
     let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
+    // Judged by the spec as it is now and at the merge base.
+    let specs = super::against_base::specs(specs, git, &base);
     let changes = git.changes(&base, specs.governance().scope(index), true)?;
     let (candidates, excluded) = candidates(&specs, index, &exclude, &changes);
     // A file of this spec deleted in the spec's part of the tree may have

@@ -71,6 +71,7 @@ mod sdk_clients;
 mod snapshots;
 mod spec08;
 mod spec_loader;
+mod spec_loosened;
 mod spec_set;
 mod spec_text_once;
 mod state;
