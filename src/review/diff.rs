@@ -404,7 +404,7 @@ impl<'a, 'g> Work<'a, 'g> {
     fn spec_files(&self, out: &mut SpecDiff, spec_paths: &[&str]) {
         for path in spec_paths {
             out.spec_changes
-                .push(spec_text::changed(self.git, self.root, path));
+                .push(spec_text::changed(self.git, self.base, self.root, path));
         }
     }
 

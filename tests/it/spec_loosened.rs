@@ -138,5 +138,12 @@ fn a_spec_unchanged_changed_elsewhere_or_new_keeps_its_quiet_verdicts() {
             _ => false,
         };
         assert!(listed, "{case}: not {key}: {answer}");
+        if base.is_none() {
+            let diffs = answer["spec_changes"].as_array().into_iter().flatten();
+            assert!(
+                diffs.filter(|c| c.get("diff").is_some()).count() == 0,
+                "{case}: a new spec has no base to diff: {answer}"
+            );
+        }
     }
 }
