@@ -29,7 +29,16 @@ impl Governance {
     /// rules of both ([`merge`]); one whose text there does not load
     /// gets no quiet verdict ([`SpecGlobs::unproven`]). The system spec's
     /// `exclude` keeps only the patterns both texts declare.
-    pub fn build_against_base(now: &SpecSet, at_base: &[AtBase]) -> Governance {
+    ///
+    /// `links` are the repository's symbolic links whose targets lie inside
+    /// it (`(link, target)`): a spec governing a link governs its target as
+    /// well (with the link's category and anchors, never as housekeeping),
+    /// links of links followed a few steps.
+    pub fn build_against_base(
+        now: &SpecSet,
+        at_base: &[AtBase],
+        links: &[(String, String)],
+    ) -> Governance {
         let mut then = now.clone();
         for (spec, base) in then.specs.iter_mut().zip(at_base) {
             if let AtBase::Loaded(loaded) = base {
@@ -63,9 +72,51 @@ impl Governance {
             (Some(s), _) => s.spec.exclude.clone(),
         };
         let exclude = system.map(|s| (s.path.as_str(), exclude.as_slice()));
+        let mut merged = merged;
+        for _ in 0..MAX_LINK_STEPS {
+            let governance = Governance::from_globs(merged.clone(), exclude);
+            if !governance.add_link_targets(&mut merged, links) {
+                return governance;
+            }
+        }
         Governance::from_globs(merged, exclude)
     }
+
+    /// Add to `specs` (what this governance was built from) the target of
+    /// every link of `links` a spec governs and does not govern yet;
+    /// whether one was added.
+    fn add_link_targets(&self, specs: &mut [SpecGlobs], links: &[(String, String)]) -> bool {
+        let mut added = false;
+        for (link, target) in links {
+            for spec in self.governors(link) {
+                if self.spec_path(spec) == link || !self.categories(spec, target).is_empty() {
+                    continue;
+                }
+                let category = self.category(spec, link).unwrap_or("code").to_string();
+                let literal = globset::escape(target);
+                let paths: Vec<String> = match self.anchors(spec, link) {
+                    Some(anchors) => anchors
+                        .iter()
+                        .map(|a| format!("{literal}#{}", a.as_str()))
+                        .collect(),
+                    None => vec![literal],
+                };
+                for path in paths {
+                    specs[spec].artifacts.push(ArtifactGlob {
+                        category: category.clone(),
+                        path,
+                        housekeeping: false,
+                    });
+                }
+                added = true;
+            }
+        }
+        added
+    }
 }
+
+/// How many links of links [`Governance::build_against_base`] follows.
+const MAX_LINK_STEPS: usize = 8;
 
 /// The rules of one spec under both its texts: every artifact of either
 /// (a glob one text anchors and the other governs whole is governed whole,

@@ -79,6 +79,7 @@ mod state_mcp;
 mod stdio_rules;
 mod stop_hook;
 mod symbols;
+mod symlink_targets;
 mod tools;
 mod untrusted_costs;
 mod untrusted_costs3;
