@@ -72,9 +72,13 @@ fn a_change_to_a_governed_links_target_is_shown_and_counted() {
         out.contains("lib/other.py changed and no spec governs it"),
         "{out}"
     );
-    // Once reviewed, the gate passes.
-    let recorded = notarai(&repo.root, &["reconcile", "lib/real.py"], b"");
-    assert!(recorded.status.success(), "{recorded:?}");
+    // Once reviewed for the link's spec, the gate passes.
+    let recorded = repo.server().call_ok(
+        2,
+        "mark_reconciled",
+        json!({"files": ["lib/real.py"], "spec_path": SPEC}),
+    );
+    assert!(recorded.to_string().contains("a.spec.yaml"), "{recorded}");
     let out = check(&repo);
     assert!(
         !out.contains("lib/real.py changed and is not reconciled"),
