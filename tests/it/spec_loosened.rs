@@ -147,3 +147,63 @@ fn a_spec_unchanged_changed_elsewhere_or_new_keeps_its_quiet_verdicts() {
         }
     }
 }
+
+/// The text bytes of a `tools/call` answer's content blocks.
+fn text_bytes(answer: &Value) -> usize {
+    answer["result"]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| c["text"].as_str().unwrap_or_default().len())
+        .sum()
+}
+
+#[test]
+fn a_large_spec_diff_is_paged_within_the_budget() {
+    // A spec of ~40 KB whose every behavior the branch rewrites: its text
+    // and its diff against the base are far larger than a 2,000-token page.
+    let behaviors = |word: &str| -> String {
+        (0..400)
+            .map(|i| format!("  - name: b{i}\n    given: input {i}\n    then: {word} {i}\n"))
+            .collect()
+    };
+    let text = |word: &str| {
+        format!(
+            "schema_version: '0.8'\nintent: The module computes things correctly.\nbehaviors:\n{}artifacts:\n  code:\n    - path: 'src/a.py'\n",
+            behaviors(word)
+        )
+    };
+    let repo = repo(Some(&text("output")), &text("result"));
+    let mut server = repo.server();
+    let tokens = 2_000u64;
+    let budget = tokens as usize * 3;
+    let (mut content, mut diff) = (String::new(), String::new());
+    let mut cursor: Option<String> = None;
+    for call in 0.. {
+        assert!(call < 200, "the pages do not end");
+        let mut args = json!({"spec_path": SPEC, "base_branch": "main", "max_tokens": tokens});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let answer = server.call(format!("p{call}"), "get_spec_diff", args);
+        let bytes = text_bytes(&answer);
+        assert!(bytes <= budget, "page {call}: {bytes} > {budget} bytes");
+        let page = &answer["result"]["structuredContent"];
+        for entry in page["spec_changes"].as_array().into_iter().flatten() {
+            content.push_str(entry["content"].as_str().unwrap_or_default());
+            diff.push_str(entry["diff"].as_str().unwrap_or_default());
+        }
+        cursor = page["next_cursor"].as_str().map(str::to_string);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert_eq!(content, text("result"), "the pages' texts join to the spec");
+    assert!(diff.starts_with("diff --git"), "{diff:.200}");
+    for i in [0, 199, 399] {
+        assert!(
+            diff.contains(&format!("-    then: output {i}\n+    then: result {i}\n")),
+            "behavior {i} is missing from the joined diff"
+        );
+    }
+}
