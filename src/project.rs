@@ -115,6 +115,15 @@ pub struct Specs {
 }
 
 impl Specs {
+    /// `set` with `governance` already compiled: the specs a change is
+    /// judged by (`review::against_base`).
+    pub fn judged(set: SpecSet, governance: crate::governance::Governance) -> Specs {
+        Specs {
+            set,
+            governance: OnceLock::from(governance),
+        }
+    }
+
     /// The compiled globs of `set`.
     pub fn governance(&self) -> &crate::governance::Governance {
         self.governance

@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::changes::{ChangeError, GitRepo};
 use crate::error::{Diagnose, ErrorKind};
-use crate::governance::{Governance, Scope};
+use crate::governance::Scope;
 use crate::progress::{Cancelled, Progress};
 use crate::spec::SpecSet;
 use crate::state::{self, BaseError, State, StateError, UsedBase, choose_base};
@@ -308,7 +308,8 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let files = git.files_with(&Scope::Everything, &changes)?;
     let set = SpecSet::load_with(root, Some(&files));
-    let governance = Governance::build(&set);
+    // Judged by the specs as they are now and at the merge base.
+    let governance = crate::review::against_base::governance(&git, &base, &set);
     let (assessed, known) = assess(
         root,
         &git,

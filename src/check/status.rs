@@ -310,6 +310,8 @@ pub fn status_with(
     let state = state::read_lenient(&root);
     let git = project.git()?;
     let (base, used) = choose_base(git, &state, base_branch)?;
+    // Judged by the specs as they are now and at the merge base.
+    let specs = crate::review::against_base::specs(specs, git, &base);
     let decisions =
         crate::review::decisions::added_since(&state, &super::claims::state_at_base(git, &base));
     let changes = git.changes(&base, &Scope::Everything, false)?;

@@ -372,7 +372,12 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
             entry.removed
         ));
     }
-    for changed in &diff.spec_changes {
+    // An entry with a diff part only repeats its spec's path.
+    for changed in diff
+        .spec_changes
+        .iter()
+        .filter(|c| !c.content.is_empty() || c.deleted)
+    {
         let state = if changed.deleted {
             "deleted"
         } else {
@@ -404,8 +409,15 @@ fn spec_section(md: &mut String, n: usize, spec: &SpecContext, context: &ExportC
         }
     }
     for changed in diff.spec_changes.iter().filter(|c| !c.deleted) {
-        md.push_str(&format!("\n### Spec {}\n\n", code(&changed.path)));
-        md.push_str(&fenced("yaml", &changed.content));
+        if !changed.content.is_empty() {
+            md.push_str(&format!("\n### Spec {}\n\n", code(&changed.path)));
+            md.push_str(&fenced("yaml", &changed.content));
+        }
+        if !changed.diff.is_empty() {
+            let path = code(&changed.path);
+            md.push_str(&format!("\n### Spec {path} changed since the base\n\n"));
+            md.push_str(&fenced("diff", &changed.diff));
+        }
     }
     if let Some(system) = &diff.system_spec
         && let Some(content) = &system.content

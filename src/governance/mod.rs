@@ -26,8 +26,10 @@ use crate::layout::CACHE_DIR;
 use crate::spec::SpecSet;
 use crate::symbols::{Anchor, split_anchor};
 
+mod base;
 mod quiet;
 
+pub use base::AtBase;
 pub use quiet::Housekeeping;
 use quiet::Lineage;
 
@@ -91,6 +93,8 @@ struct SpecRules {
     rules_text: Vec<String>,
     /// Each glob of `globs` as written (without its anchor), lowercased.
     glob_written: Vec<String>,
+    /// The spec's text at the merge base did not load ([`SpecGlobs::unproven`]).
+    unproven: bool,
     /// Whether each glob in `globs` lists tests: its category is `tests`
     /// (or `test`), the format's conventional name for them.
     glob_evidence: Vec<bool>,
@@ -157,6 +161,11 @@ pub struct SpecGlobs {
     /// govern a file, and a spec's texts would make the index large.
     #[serde(skip)]
     pub rules: Vec<String>,
+    /// The spec changed since the merge base and its text there does not
+    /// load: no quiet verdict can be proven against it, so every file it
+    /// governs is named ([`Governance::is_named`]) and governed whole.
+    #[serde(skip)]
+    pub unproven: bool,
 }
 
 /// One artifact of a spec as governance reads it.
@@ -205,6 +214,7 @@ impl SpecGlobs {
                 .chain(&loaded.spec.invariants)
                 .cloned()
                 .collect(),
+            unproven: false,
         }
     }
 }
@@ -235,16 +245,7 @@ impl Governance {
         let exclude = specs
             .system_spec()
             .map(|system| (system.path.as_str(), system.spec.exclude.as_slice()));
-        let lineage = Lineage::of(specs);
-        let with_applied = specs.specs.iter().map(|loaded| {
-            let mut globs = SpecGlobs::of(loaded);
-            let applied = lineage.applied_rules(loaded);
-            // Rules applied to it, its own or inherited: no tier quiets it.
-            globs.housekeeping &= applied.is_empty();
-            globs.rules.extend(applied);
-            globs
-        });
-        Governance::from_globs(with_applied, exclude)
+        Governance::from_globs(with_applied(specs), exclude)
     }
 
     /// [`Governance::build`] from what governance reads of each spec, in
@@ -462,10 +463,29 @@ fn spec_rules(spec: SpecGlobs, errors: &mut Vec<GlobError>) -> SpecRules {
         glob_evidence,
         tested_by: spec.tested_by,
         rules_text: spec.rules.iter().map(|r| r.to_lowercase()).collect(),
+        unproven: spec.unproven,
         glob_written,
         categories,
         scope,
     }
+}
+
+/// What governance reads of every spec of `specs`, with the rules of the
+/// cross-cutting specs applied to each.
+fn with_applied(specs: &SpecSet) -> Vec<SpecGlobs> {
+    let lineage = Lineage::of(specs);
+    specs
+        .specs
+        .iter()
+        .map(|loaded| {
+            let mut globs = SpecGlobs::of(loaded);
+            let applied = lineage.applied_rules(loaded);
+            // Rules applied to it, its own or inherited: no tier quiets it.
+            globs.housekeeping &= applied.is_empty();
+            globs.rules.extend(applied);
+            globs
+        })
+        .collect()
 }
 
 /// Sort, dedup, and drop prefixes that lie inside another.

@@ -11,7 +11,7 @@ impl Governance {
     /// for a path the spec governs.
     pub fn is_evidence(&self, spec: usize, path: &str) -> bool {
         let rules = &self.rules[spec];
-        if rules.path == path {
+        if rules.path == path || rules.unproven {
             return false;
         }
         // A file the spec also governs in any category but tests is no
@@ -78,9 +78,13 @@ impl Governance {
     /// written with its trailing slash and not a path through it (`dist/`,
     /// `dist/**`, not `dist/app.js`); or one of the spec's
     /// artifact globs (as written, `dist/**`) that matches it.
-    /// Conservative: a file named by chance is reviewed, never hidden.
+    /// Conservative: a file named by chance is reviewed, never hidden. Every
+    /// file is named when the spec's text at the merge base did not load.
     pub fn is_named(&self, spec: usize, path: &str) -> bool {
         let rules = &self.rules[spec];
+        if rules.unproven {
+            return true;
+        }
         if rules.rules_text.is_empty() {
             return false;
         }

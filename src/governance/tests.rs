@@ -51,6 +51,7 @@ fn may_govern_holds_every_governed_path() {
             .collect(),
         tested_by: Vec::new(),
         rules: Vec::new(),
+        unproven: false,
     };
     let specs = vec![
         spec(".notarai/a.spec.yaml", &["src/a/**", "docs/a.md"]),

@@ -237,7 +237,7 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              again while their content keeps that id (a bare path or a changed file is shown \
              again, `read_again` says why), `shared` names the other specs of a file, `excluded` the files \
              `exclude_patterns` left out. `spec_changes` holds the full text of changed spec \
-             files, `system_spec` the system spec for context. `base_branch` is optional (chosen \
+             files and their `diff` against the base, `system_spec` the system spec for context. `base_branch` is optional (chosen \
              as in `list_affected_specs`); `base` says which base was used when notarai chose it.",
             Access::ReadOnly,
             review::get_spec_diff,

@@ -79,6 +79,8 @@ fn affected_specs_with(
     let root = project.root().to_path_buf();
     let git = project.git()?;
     let (base, used) = choose_base(&root, git, base_branch)?;
+    // Judged by the specs as they are now and at the merge base.
+    let specs = super::against_base::specs(specs, git, &base);
     let changes = git.changes(&base, &Scope::Everything, false)?;
     let changed_files = changes.paths();
     let governed: Vec<(String, Vec<usize>)> = changed_files

@@ -86,6 +86,8 @@ fn spec_diff_parts(
     let root = project.root().to_path_buf();
     let git = project.git()?;
     let (base, used) = choose_base(&root, git, params.base_branch.as_deref())?;
+    // Judged by the spec as it is now and at the merge base.
+    let specs = super::against_base::specs(specs, git, &base);
     let changes = git.changes(&base, specs.governance().scope(index), true)?;
     let (candidates, excluded) = candidates(&specs, index, &exclude, &changes);
     // A file of this spec deleted in the spec's part of the tree may have
@@ -431,7 +433,7 @@ impl<'a, 'g> Work<'a, 'g> {
     fn spec_files(&self, out: &mut SpecDiff, spec_paths: &[&str]) {
         for path in spec_paths {
             out.spec_changes
-                .push(spec_text::changed(self.git, self.root, path));
+                .push(spec_text::changed(self.git, self.base, self.root, path));
         }
     }
 

@@ -6,6 +6,7 @@
 //! declares cannot drift apart. Nothing here knows about JSON-RPC.
 
 mod affected;
+pub mod against_base;
 mod catalog;
 mod coverage;
 pub mod decisions;

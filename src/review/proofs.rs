@@ -120,11 +120,12 @@ impl QuietVerdict {
             }
             QuietVerdict::SpecTier => {
                 "the spec is registered or derived and states no constraints or invariants, and \
-                 no cross-cutting spec applies to it (by its own `applies` or a parent's)"
+                 no cross-cutting spec applies to it (by its own `applies` or a parent's), in its \
+                 text now and at the merge base"
             }
             QuietVerdict::ArtifactTier => {
                 "every artifact matching the file has tier 3 or 4, and no constraint or invariant \
-                 names it"
+                 names it, in the spec's text now and at the merge base"
             }
         }
     }

@@ -127,7 +127,7 @@ pub fn mark_reconciled(
         Some(spec_path) => {
             let specs = project.specs();
             let index = spec_index(project, &specs, spec_path)?;
-            Some((index, specs))
+            Some((index, judged(project, specs)))
         }
         None => None,
     };
@@ -192,7 +192,10 @@ pub fn mark_reconciled(
     // Drift notes of the specs just reconciled are closed.
     let reconciled_specs: Vec<String> = match &scope {
         Some((index, specs)) => vec![specs.governance().spec_path(*index).to_string()],
-        None => governors_of(&project.specs(), &paths),
+        None => {
+            let specs = project.specs();
+            governors_of(&judged(project, specs), &paths)
+        }
     };
     let names: Vec<&str> = reconciled_specs.iter().map(String::as_str).collect();
     let closed_drift_notes = super::close_for(&root, &names)?;
@@ -357,6 +360,24 @@ fn reviewed_records(
         }
     }
     Ok((records, updated, deleted))
+}
+
+/// `specs` with the governance changes are judged by against the default
+/// base (`against_base`: a governed link's target, a spec's base text), so
+/// what the status asks to review can be recorded for its spec.
+fn judged(
+    project: &mut Project,
+    specs: std::sync::Arc<crate::project::Specs>,
+) -> std::sync::Arc<crate::project::Specs> {
+    let root = project.root().to_path_buf();
+    let Ok(git) = project.git() else {
+        return specs;
+    };
+    let state = crate::state::read_lenient(&root);
+    match crate::state::choose_base(git, &state, None) {
+        Ok((base, _)) => super::against_base::specs(specs, git, &base),
+        Err(_) => specs,
+    }
 }
 
 /// Every spec that governs one of `paths`, sorted, each once.

@@ -57,10 +57,15 @@ pub struct AppliedSpec {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SpecFile {
     /// Path of the spec file. A spec longer than a page comes in consecutive
-    /// entries with the same path: join their `content`.
+    /// entries with the same path: join their `content`, and their `diff`.
     pub path: String,
     /// Full text of the file (empty when deleted).
     pub content: String,
+    /// The file's unified diff against the merge base (absent for a spec new
+    /// on the branch): what the branch changed in it, a tier or anchor
+    /// loosened included. The changes it governs are judged by both texts.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub diff: String,
     /// `true` when the spec file was deleted on this branch.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deleted: bool,
@@ -81,8 +86,14 @@ pub struct SystemSpec {
     pub text_id: Option<String>,
 }
 
-/// The changed spec file at `path` whole (empty and `deleted` when gone).
-pub(super) fn changed(git: &GitRepo, root: &std::path::Path, path: &str) -> SpecFile {
+/// The changed spec file at `path` whole (empty and `deleted` when gone),
+/// with its diff against the merge base of `base`.
+pub(super) fn changed(
+    git: &GitRepo,
+    base: &crate::changes::Base,
+    root: &std::path::Path,
+    path: &str,
+) -> SpecFile {
     let bytes = git
         .skip_worktree_content(path)
         .or_else(|| read_unfollowed(root, path));
@@ -90,9 +101,25 @@ pub(super) fn changed(git: &GitRepo, root: &std::path::Path, path: &str) -> Spec
         Some(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), false),
         None => (String::new(), true),
     };
+    let limit = spec::MAX_BYTES as u64;
+    let diff = match git.read_at_base(base, path, limit) {
+        crate::changes::BlobRead::Bytes(old) => {
+            match crate::changes::patch_between(path, &old, content.as_bytes()) {
+                Ok(crate::changes::Patch::Text(text)) => text,
+                _ => String::new(),
+            }
+        }
+        crate::changes::BlobRead::TooLarge(size) => {
+            format!(
+                "(notarai did not read the base's text: {size} bytes, over the limit for a spec)"
+            )
+        }
+        crate::changes::BlobRead::Absent => String::new(),
+    };
     SpecFile {
         path: path.to_string(),
         content,
+        diff,
         deleted,
     }
 }

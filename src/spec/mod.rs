@@ -24,6 +24,9 @@ mod refs;
 mod schema_check;
 mod yaml;
 
+/// The largest spec file read, in bytes.
+pub const MAX_SPEC_BYTES: usize = yaml::MAX_BYTES;
+
 pub use document::{Document, parse_document, yaml_positions};
 pub use globs::compile_artifact_glob;
 pub use lineage::{Lineage, SpecLinks, applied_specs};

@@ -161,7 +161,11 @@ fn get_spec_diff_has_every_contract_field_and_its_meaning() {
     let spec = server.call_ok(6, "get_spec_diff", args.clone());
     let changes = spec["spec_changes"].as_array().unwrap();
     assert_eq!(changes.len(), 1, "{spec}");
-    assert_eq!(keys(&changes[0]), ["content", "path"]);
+    assert_eq!(keys(&changes[0]), ["content", "diff", "path"]);
+    assert!(
+        changes[0]["diff"].as_str().unwrap().contains("+# more"),
+        "its diff against the base: {spec}"
+    );
     assert_eq!(changes[0]["path"], ".notarai/auth.spec.yaml");
     assert!(
         changes[0]["content"]

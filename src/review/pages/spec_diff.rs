@@ -265,9 +265,16 @@ fn cut_unshowable(
 fn place_specs(layout: &mut Layout, spec_changes: Vec<SpecFile>) -> Vec<(usize, SpecFile)> {
     let mut spec_at = Vec::new();
     for spec in spec_changes {
+        // Its text and its diff in one entry when they fit on a page.
+        let cost = json_len(&spec) + 1;
+        if !spec.diff.is_empty() && (cost <= layout.room() || cost <= layout.cap()) {
+            spec_at.push((layout.place(cost), spec));
+            continue;
+        }
         let shell = SpecFile {
             path: spec.path.clone(),
             content: String::new(),
+            diff: String::new(),
             deleted: spec.deleted,
         };
         for (page, content) in text_parts(layout, json_len(&shell) + 1, &spec.content) {
@@ -278,6 +285,19 @@ fn place_specs(layout: &mut Layout, spec_changes: Vec<SpecFile>) -> Vec<(usize, 
                     ..shell.clone()
                 },
             ));
+        }
+        // Else its diff after its text, in parts as well (entries with an
+        // empty `content`).
+        if !spec.diff.is_empty() {
+            for (page, diff) in text_parts(layout, json_len(&shell) + 10, &spec.diff) {
+                spec_at.push((
+                    page,
+                    SpecFile {
+                        diff,
+                        ..shell.clone()
+                    },
+                ));
+            }
         }
     }
     spec_at

@@ -1,0 +1,119 @@
+//! The specs a change since the merge base is judged by: as they are now
+//! and as they were at the merge base (`governance::AtBase`), so a branch
+//! that loosens a spec in the same change as its code is judged by the
+//! spec it had to meet. Read once per answer from git, behind the status,
+//! `check`, `list_affected_specs` and `get_spec_diff`.
+
+use std::sync::Arc;
+
+use crate::changes::{Base, BlobRead, GitRepo};
+use crate::governance::{AtBase, Governance};
+use crate::project::Specs;
+use crate::spec::{LoadedSpec, SpecSet};
+
+/// Each loaded spec's text at the merge base of `base`: unchanged (or new
+/// on the branch), another text that loads, or one that does not (larger
+/// than a spec may be, not UTF-8, not a valid spec).
+pub fn at_base(git: &GitRepo, base: &Base, set: &SpecSet) -> Vec<AtBase> {
+    set.specs
+        .iter()
+        .map(|now| {
+            let limit = crate::spec::MAX_SPEC_BYTES as u64;
+            match git.read_at_base(base, &now.path, limit) {
+                BlobRead::Absent => AtBase::Unchanged,
+                BlobRead::TooLarge(_) => AtBase::Unloadable,
+                BlobRead::Bytes(bytes) if bytes == now.raw.as_bytes() => AtBase::Unchanged,
+                BlobRead::Bytes(bytes) => match String::from_utf8(bytes) {
+                    Ok(raw) => match crate::spec::parse_spec(&now.path, &raw) {
+                        Ok(spec) => AtBase::Loaded(Box::new(LoadedSpec {
+                            path: now.path.clone(),
+                            raw,
+                            spec,
+                        })),
+                        Err(_) => AtBase::Unloadable,
+                    },
+                    Err(_) => AtBase::Unloadable,
+                },
+            }
+        })
+        .collect()
+}
+
+/// The governance a change since `base` is judged by
+/// ([`Governance::build_against_base`]).
+pub fn governance(git: &GitRepo, base: &Base, set: &SpecSet) -> Governance {
+    Governance::build_against_base(set, &at_base(git, base, set), &links(git))
+}
+
+/// `specs` with the governance a change since `base` is judged by; the
+/// same `specs` when no spec changed since the merge base and no spec
+/// governs a link.
+pub fn specs(specs: Arc<Specs>, git: &GitRepo, base: &Base) -> Arc<Specs> {
+    let at_base = at_base(git, base, &specs.set);
+    let links = links(git);
+    let governed_link = links
+        .iter()
+        .any(|(link, _)| !specs.governance().governors(link).is_empty());
+    if !governed_link && at_base.iter().all(|a| matches!(a, AtBase::Unchanged)) {
+        return specs;
+    }
+    let governance = Governance::build_against_base(&specs.set, &at_base, &links);
+    Arc::new(Specs::judged(specs.set.clone(), governance))
+}
+
+/// Every symbolic link in git's index whose target lies inside the
+/// repository, as `(link, target)` repository-relative paths. A link to an
+/// absolute path or out of the repository is never followed.
+pub fn links(git: &GitRepo) -> Vec<(String, String)> {
+    let Ok(index) = git.raw().index() else {
+        return Vec::new();
+    };
+    index
+        .iter()
+        .filter(|e| e.mode == 0o120000)
+        .filter_map(|e| {
+            let link = String::from_utf8(e.path.clone()).ok()?;
+            let blob = git.raw().find_blob(e.id).ok()?;
+            let text = std::str::from_utf8(blob.content()).ok()?;
+            let target = resolve(&link, text)?;
+            Some((link, target))
+        })
+        .collect()
+}
+
+/// The repository-relative path a link at `link` holding `text` points to,
+/// `None` when it leaves the repository (absolute, or `..` above the root).
+fn resolve(link: &str, text: &str) -> Option<String> {
+    if text.starts_with('/') || text.contains('\\') || text.contains('\0') {
+        return None;
+    }
+    let mut parts: Vec<&str> = link.split('/').collect();
+    parts.pop();
+    for part in text.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            name => parts.push(name),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+
+    #[test]
+    fn links_resolve_inside_the_repository_only() {
+        assert_eq!(
+            resolve("src/a.py", "../lib/real.py").as_deref(),
+            Some("lib/real.py")
+        );
+        assert_eq!(resolve("a.py", "./b/c.py").as_deref(), Some("b/c.py"));
+        assert_eq!(resolve("src/a.py", "../../outside.py"), None);
+        assert_eq!(resolve("a.py", "/etc/passwd"), None);
+        assert_eq!(resolve("src/a.py", ".."), None);
+    }
+}
