@@ -70,6 +70,23 @@ impl GitRepo {
         super::text_patch_between(&file.path, &old, &new)
     }
 
+    /// Whether `path` at the merge base of `base` holds exactly `content`,
+    /// told by blob ids (git's hash of `content` against the base tree's
+    /// entry), without reading the base's content.
+    pub fn same_at_base(&self, base: &Base, path: &str, content: &[u8]) -> bool {
+        let Some(oid) = base.merge_base else {
+            return false;
+        };
+        let Ok(tree) = self.repo.find_commit(oid).and_then(|c| c.tree()) else {
+            return false;
+        };
+        let Ok(entry) = tree.get_path(std::path::Path::new(path)) else {
+            return false;
+        };
+        entry.kind() == Some(ObjectType::Blob)
+            && git2::Oid::hash_object(ObjectType::Blob, content).is_ok_and(|id| id == entry.id())
+    }
+
     fn read_in(&self, tree: &git2::Tree<'_>, path: &str, limit: u64) -> BlobRead {
         let Ok(entry) = tree.get_path(std::path::Path::new(path)) else {
             return BlobRead::Absent;

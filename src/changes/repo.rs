@@ -15,7 +15,7 @@ use crate::glob::is_under;
 use crate::governance::Scope;
 use crate::hashing::FileHash;
 use crate::layout::{CACHE_DIR, SPEC_DIR};
-use index::{IndexScan, index_paths};
+use index::{IndexScan, TrackedLinks, index_paths};
 
 mod index;
 
@@ -74,6 +74,9 @@ pub struct GitRepo {
     pub(super) kept: std::sync::Mutex<Kept>,
     /// The last raw scan of the index: its stamp, the bytes looked for, the result.
     pub(super) index_scan: std::sync::Mutex<Option<IndexScan>>,
+    /// The symbolic links of the index with the index file's stamp they
+    /// were read at ([`GitRepo::tracked_links`]).
+    pub(super) links: std::sync::Mutex<Option<TrackedLinks>>,
     /// What is known of this repository's contents: outlines and semantic
     /// hashes by content, the project's ([`GitRepo::knowing`]; a handle
     /// opened alone has its own), never a process global.
@@ -116,6 +119,7 @@ impl GitRepo {
             root: root.to_path_buf(),
             kept: std::sync::Mutex::new(Kept::default()),
             index_scan: std::sync::Mutex::new(None),
+            links: std::sync::Mutex::new(None),
             symbols: Default::default(),
         })
     }

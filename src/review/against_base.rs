@@ -18,6 +18,9 @@ pub fn at_base(git: &GitRepo, base: &Base, set: &SpecSet) -> Vec<AtBase> {
     set.specs
         .iter()
         .map(|now| {
+            if git.same_at_base(base, &now.path, now.raw.as_bytes()) {
+                return AtBase::Unchanged;
+            }
             let limit = crate::spec::MAX_SPEC_BYTES as u64;
             match git.read_at_base(base, &now.path, limit) {
                 BlobRead::Absent => AtBase::Unchanged,
@@ -65,19 +68,9 @@ pub fn specs(specs: Arc<Specs>, git: &GitRepo, base: &Base) -> Arc<Specs> {
 /// repository, as `(link, target)` repository-relative paths. A link to an
 /// absolute path or out of the repository is never followed.
 pub fn links(git: &GitRepo) -> Vec<(String, String)> {
-    let Ok(index) = git.raw().index() else {
-        return Vec::new();
-    };
-    index
+    git.tracked_links()
         .iter()
-        .filter(|e| e.mode == 0o120000)
-        .filter_map(|e| {
-            let link = String::from_utf8(e.path.clone()).ok()?;
-            let blob = git.raw().find_blob(e.id).ok()?;
-            let text = std::str::from_utf8(blob.content()).ok()?;
-            let target = resolve(&link, text)?;
-            Some((link, target))
-        })
+        .filter_map(|(link, text)| Some((link.clone(), resolve(link, text)?)))
         .collect()
 }
 

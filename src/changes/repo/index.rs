@@ -203,6 +203,49 @@ impl GitRepo {
     }
 }
 
+/// The index's symbolic links, `(path, link text)`, with the index file's
+/// stamp they were read at.
+pub(super) type TrackedLinks = (crate::watch::Stamp, std::sync::Arc<Vec<(String, String)>>);
+
+impl GitRepo {
+    /// Every symbolic link git's index tracks, as its path and the text it
+    /// holds (names or texts that are not UTF-8 left out). Kept with the
+    /// index file's stamp (a rewritten index is a new file: another inode),
+    /// so a question asked again while the index is unchanged costs one
+    /// `stat`, not a read of the whole index.
+    pub fn tracked_links(&self) -> std::sync::Arc<Vec<(String, String)>> {
+        let at = crate::watch::stamp(&self.repo.path().join("index"));
+        let mut kept = self.links.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some(at), Some((then, links))) = (&at, &*kept)
+            && at == then
+        {
+            return links.clone();
+        }
+        let Ok(index) = self.repo.index() else {
+            return Default::default();
+        };
+        let links: std::sync::Arc<Vec<(String, String)>> = std::sync::Arc::new(
+            index
+                .iter()
+                .filter(|e| e.mode == 0o120000)
+                .filter_map(|e| {
+                    let link = String::from_utf8(e.path.clone()).ok()?;
+                    let blob = self.repo.find_blob(e.id).ok()?;
+                    let text = std::str::from_utf8(blob.content()).ok()?.to_string();
+                    Some((link, text))
+                })
+                .collect(),
+        );
+        // Kept only if the index did not change while it was read.
+        if let Some(at) = at
+            && crate::watch::stamp(&self.repo.path().join("index")) == Some(at)
+        {
+            *kept = Some((at, links.clone()));
+        }
+        links
+    }
+}
+
 /// The bit of an index entry's extended flags that marks it skip-worktree
 /// (outside a sparse checkout, or `git update-index --skip-worktree`).
 pub(super) const SKIP_WORKTREE: u16 = 1 << 14;
