@@ -1,0 +1,155 @@
+//! Quiet verdicts that must not hide a change, red team round 4: each case
+//! is a base and a work tree of one file that one spec governs (whole or
+//! through an anchor), asked of the real binary's `get_spec_diff`; the
+//! change must be shown, and a control beside each rule stays quiet.
+
+use serde_json::{Value, json};
+
+use crate::common::Repo;
+
+const SPEC: &str = ".notarai/a.spec.yaml";
+
+/// A repository where `.notarai/a.spec.yaml` governs `artifact` (`path`
+/// or `path#Symbol`), `path` holds `base` on `main` and `work` in the work
+/// tree of branch `feat`.
+fn repo(path: &str, artifact: &str, base: &str, work: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        SPEC,
+        format!(
+            "schema_version: '0.8'\nintent: The a part.\nbehaviors:\n  - name: works\n    given: input\n    then: output\nartifacts:\n  code:\n    - path: '{artifact}'\n"
+        ),
+    );
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.write(path, base);
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.write(path, work);
+    repo
+}
+
+/// `get_spec_diff` of the spec against `main`.
+fn spec_diff(path: &str, artifact: &str, base: &str, work: &str) -> Value {
+    repo(path, artifact, base, work).server().call_ok(
+        1,
+        "get_spec_diff",
+        json!({"spec_path": SPEC, "base_branch": "main"}),
+    )
+}
+
+/// Whether the answer lists `path` under `key`.
+fn lists(answer: &Value, key: &str, path: &str) -> bool {
+    answer[key]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|p| p == path))
+}
+
+/// Asserts `get_spec_diff` shows `path` (its change is no quiet verdict).
+#[track_caller]
+fn shown(case: &str, path: &str, artifact: &str, base: &str, work: &str) {
+    let answer = spec_diff(path, artifact, base, work);
+    assert!(
+        lists(&answer, "files", path),
+        "{case}: the change is hidden: {answer}"
+    );
+}
+
+/// Asserts `get_spec_diff` gives `path` the quiet verdict `key`.
+#[track_caller]
+fn quiet(case: &str, key: &str, path: &str, artifact: &str, base: &str, work: &str) {
+    let answer = spec_diff(path, artifact, base, work);
+    assert!(lists(&answer, key, path), "{case}: not {key}: {answer}");
+}
+
+#[test]
+fn a_lone_carriage_return_in_a_comment_is_code() {
+    let (p, base) = (
+        "src/a.py",
+        "LIMIT = 1  # the limit\n\n\ndef f():\n    return LIMIT\n",
+    );
+    shown(
+        "module level",
+        p,
+        p,
+        base,
+        "LIMIT = 1  # the limit\rLIMIT = 1000\n\n\ndef f():\n    return LIMIT\n",
+    );
+    shown(
+        "in an anchored function",
+        p,
+        "src/a.py#f",
+        "def f():\n    x = 1  # one\n    return x\n",
+        "def f():\n    x = 1  # one\r    x = 1000\n    return x\n",
+    );
+    shown(
+        "rust",
+        "src/a.rs",
+        "src/a.rs",
+        "// a\nfn f() {}\n",
+        "// a\rb\nfn f() {}\n",
+    );
+    // Control: a comment edit in a CR LF file is formatting only.
+    quiet(
+        "crlf comment edit",
+        "formatting_only",
+        p,
+        p,
+        "LIMIT = 1  # the limit\r\n",
+        "LIMIT = 1  # the new limit\r\n",
+    );
+}
+
+#[test]
+fn a_line_break_after_using_is_code() {
+    let p = "src/a.ts";
+    shown(
+        "using",
+        p,
+        p,
+        "declare function open(): Disposable;\nexport function f() {\n  using res = open();\n  return 1;\n}\n",
+        "declare function open(): Disposable;\nexport function f() {\n  using\n  res = open();\n  return 1;\n}\n",
+    );
+    shown(
+        "await using",
+        p,
+        p,
+        "declare function open(): AsyncDisposable;\nexport async function f() {\n  await using res = open();\n  return 1;\n}\n",
+        "declare function open(): AsyncDisposable;\nexport async function f() {\n  await using\n  res = open();\n  return 1;\n}\n",
+    );
+    // Control: reindenting the declaration is formatting only.
+    quiet(
+        "using reindented",
+        "formatting_only",
+        p,
+        p,
+        "export function f() {\n  using res = open();\n  return 1;\n}\n",
+        "export function f() {\n    using res = open();\n    return 1;\n}\n",
+    );
+}
+
+#[test]
+fn a_go_examples_output_comment_is_code() {
+    let p = "a/example_test.go";
+    let with = |out: &str| {
+        format!("package a\n\nimport \"fmt\"\n\nfunc ExampleF() {{\n\tfmt.Println(F())\n{out}}}\n")
+    };
+    let base = with("\t// Output: 1\n");
+    shown("output changed", p, p, &base, &with("\t// Output: 2\n"));
+    shown("output removed", p, p, &base, &with(""));
+    shown(
+        "unordered output changed",
+        p,
+        p,
+        &with("\t// Unordered output: 1\n"),
+        &with("\t// unordered output: 2\n"),
+    );
+    // Control: another comment in the example stays formatting only.
+    quiet(
+        "plain comment",
+        "formatting_only",
+        p,
+        p,
+        &with("\t// prints F\n\t// Output: 1\n"),
+        &with("\t// prints F()\n\t// Output: 1\n"),
+    );
+}
