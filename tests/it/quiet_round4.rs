@@ -153,3 +153,39 @@ fn a_go_examples_output_comment_is_code() {
         &with("\t// prints F()\n\t// Output: 1\n"),
     );
 }
+
+#[test]
+fn updates_frames_and_computed_globals_rebind_an_anchor() {
+    let py = "def foo():\n    return 1\n\n\ndef bar():\n    return 2\n";
+    for (case, line) in [
+        ("__globals__", "bar.__globals__[\"fo\" + \"o\"] = bar\n"),
+        (
+            "f_globals",
+            "inspect.currentframe().f_globals[\"fo\" + \"o\"] = bar\n",
+        ),
+    ] {
+        let work = format!("{py}\n\n{line}");
+        shown(case, "src/a.py", "src/a.py#foo", py, &work);
+    }
+    let js = "export function foo() { return 1; }\nexport function bar() { return 2; }\n";
+    for (case, line) in [
+        (
+            "new Function",
+            "new Function(\"fo\" + \"o = () => 2\")();\n",
+        ),
+        ("globalThis[...]", "globalThis[\"fo\" + \"o\"] = () => 2;\n"),
+        ("foo++", "foo++;\n"),
+    ] {
+        let work = format!("{js}{line}");
+        shown(case, "src/a.js", "src/a.js#foo", js, &work);
+    }
+    // Control: a line outside the anchor that writes another name.
+    quiet(
+        "bar++",
+        "outside_anchors",
+        "src/a.js",
+        "src/a.js#foo",
+        &format!("{js}let n = 0;\n"),
+        &format!("{js}let n = 0;\nn++;\n"),
+    );
+}
