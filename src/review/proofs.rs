@@ -90,7 +90,10 @@ impl QuietVerdict {
             QuietVerdict::OutsideAnchors => {
                 "no hunk changes a line of an anchored symbol or a line the parser did not \
                  understand, on either side; no line of the file may rebind an anchored name or \
-                 an alias of one; every anchored symbol is still there with the same program"
+                 an alias of one; no changed line reaches one from outside (an owner's own lines, \
+                 a Rust inner attribute, a module-level statement that is not a definition, an \
+                 assignment or an import); every anchored symbol is still there with the same \
+                 program"
             }
             QuietVerdict::SinceReconciled => {
                 "the diff starts at the content last reviewed for this spec, from a cache row \

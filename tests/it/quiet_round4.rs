@@ -189,3 +189,95 @@ fn updates_frames_and_computed_globals_rebind_an_anchor() {
         &format!("{js}let n = 0;\nn++;\n"),
     );
 }
+
+#[test]
+fn an_owners_header_and_module_statements_reach_an_anchor() {
+    let classes = "class A:\n    def refresh(self):\n        return 1\n\n\nclass B:\n    def refresh(self):\n        return 2\n\n\n";
+    let session = |base: &str| {
+        format!(
+            "{classes}class Session({base}):\n    def refresh(self):\n        return super().refresh()\n"
+        )
+    };
+    let p = "src/a.py";
+    shown(
+        "base class swapped",
+        p,
+        "src/a.py#Session.refresh",
+        &session("A"),
+        &session("B"),
+    );
+    let rs_mod = "pub mod a {\n    pub fn bar() -> u32 {\n        0\n    }\n\n    pub fn foo() -> u32 {\n        1\n    }\n}\n";
+    shown(
+        "cfg on the owner mod",
+        "src/lib.rs",
+        "src/lib.rs#a::foo",
+        rs_mod,
+        &format!("#[cfg(any())]\n{rs_mod}"),
+    );
+    let rs = "pub fn bar() -> u32 {\n    0\n}\n\npub fn foo() -> u32 {\n    1\n}\n";
+    shown(
+        "inner cfg",
+        "src/a.rs",
+        "src/a.rs#foo",
+        &format!("//! Module a.\n\n{rs}"),
+        &format!("//! Module a.\n#![cfg(any())]\n\n{rs}"),
+    );
+    let py = "def bar():\n    return 0\n\n\ndef foo():\n    return 1\n";
+    shown(
+        "raise at the top",
+        p,
+        "src/a.py#foo",
+        py,
+        &format!("raise ImportError(\"disabled\")\n\n\n{py}"),
+    );
+    let js = "export function foo() { return 1; }\n";
+    shown(
+        "throw at the top",
+        "src/a.js",
+        "src/a.js#foo",
+        js,
+        &format!("throw new Error(\"disabled\");\n{js}"),
+    );
+    // Controls: a changed top-level constant no anchor names, a changed
+    // import, a comment on the owner, a sibling member's body.
+    for (case, base, work) in [
+        (
+            "constant",
+            format!("LIMIT = 1\n{py}"),
+            format!("LIMIT = 2\n{py}"),
+        ),
+        (
+            "multi-line constant",
+            format!("TABLE = {{\n    'a': 1,\n}}\n{py}"),
+            format!("TABLE = {{\n    'a': 2,\n}}\n{py}"),
+        ),
+        (
+            "import",
+            format!("import os\n{py}"),
+            format!("import sys\n{py}"),
+        ),
+    ] {
+        quiet(case, "outside_anchors", p, "src/a.py#foo", &base, &work);
+    }
+    let owned = |comment: &str, bar: &str| {
+        format!(
+            "class S:\n    # {comment}\n    def bar(self):\n        return {bar}\n\n    def foo(self):\n        return 1\n"
+        )
+    };
+    quiet(
+        "sibling member",
+        "outside_anchors",
+        p,
+        "src/a.py#S.foo",
+        &owned("c", "0"),
+        &owned("c", "2"),
+    );
+    quiet(
+        "owner comment",
+        "formatting_only",
+        p,
+        "src/a.py#S.foo",
+        &format!("# one\n{}", owned("c", "0")),
+        &format!("# two\n{}", owned("c", "0")),
+    );
+}
