@@ -206,6 +206,28 @@ fn an_owners_header_and_module_statements_reach_an_anchor() {
         &session("A"),
         &session("B"),
     );
+    let member = |deco: &str| {
+        format!(
+            "def a(f):\n    return f\n\n\ndef b(f):\n    return f\n\n\n@{deco}\ndef foo():\n    return 1\n"
+        )
+    };
+    shown(
+        "member decorator",
+        p,
+        "src/a.py#foo",
+        &member("a"),
+        &member("b"),
+    );
+    let owner = |deco: &str| {
+        format!("import dataclasses\n\n\n@{deco}\nclass S:\n    def foo(self):\n        return 1\n")
+    };
+    shown(
+        "owner decorator",
+        p,
+        "src/a.py#S.foo",
+        &owner("dataclasses.dataclass"),
+        &owner("dataclasses.dataclass(frozen=True)"),
+    );
     let rs_mod = "pub mod a {\n    pub fn bar() -> u32 {\n        0\n    }\n\n    pub fn foo() -> u32 {\n        1\n    }\n}\n";
     shown(
         "cfg on the owner mod",
