@@ -88,9 +88,10 @@ impl QuietVerdict {
                  strings, code comments); the old side is the base's content or a proven review's"
             }
             QuietVerdict::OutsideAnchors => {
-                "no hunk changes a line of an anchored symbol or a line the parser did not \
-                 understand, on either side; no line of the file may rebind an anchored name or \
-                 an alias of one; every anchored symbol is still there with the same program"
+                "no hunk changes, on either side, an anchored symbol's lines, its owners' own \
+                 lines or lines the parser did not understand; no line may rebind an anchored name \
+                 or alias; no changed top-level statement may stop or guard one; each anchor \
+                 keeps its program"
             }
             QuietVerdict::SinceReconciled => {
                 "the diff starts at the content last reviewed for this spec, from a cache row \

@@ -54,6 +54,7 @@ mod quiet_anchors;
 mod quiet_claims;
 mod quiet_formatting;
 mod quiet_proofs;
+mod quiet_round4;
 mod quiet_rules;
 mod quiet_sound;
 mod read_only;

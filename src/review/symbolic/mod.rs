@@ -25,6 +25,7 @@ use crate::symbols::{self, Anchor, Lang, Outline, PatchSymbols, SymbolCache};
 
 mod broken;
 mod narrow;
+mod reach;
 mod rebound;
 pub mod reviewed;
 mod sides;
@@ -90,6 +91,15 @@ pub fn touching(
     let old = symbols::governed_by(anchors, &sides.old);
     let new = symbols::governed_by(anchors, &sides.new);
     let rebound = sides.lang.map(|lang| Rebound::of(lang, sides, anchors));
+    let texts = sides.texts.each_ref().map(|t| String::from_utf8_lossy(t));
+    let lines = texts.each_ref().map(|t| t.lines().collect::<Vec<&str>>());
+    // Lines outside the anchored extents that reach them (`reach.rs`).
+    let reaches = |h: &symbols::HunkLines| {
+        sides.lang.is_some_and(|lang| {
+            reach::reaches(lang, &sides.old, &sides.new, &old, &lines[0], &h.removed)
+                || reach::reaches(lang, &sides.new, &sides.old, &new, &lines[1], &h.added)
+        })
+    };
     // Lines the parser did not understand may hold anything (the rest of
     // an anchored body, a rebinding): never quiet.
     let not_understood = |outline: &Outline, lines: &[symbols::Line]| {
@@ -108,6 +118,7 @@ pub fn touching(
                 Touch::Extent
             } else if not_understood(&sides.old, &h.lines.removed)
                 || not_understood(&sides.new, &h.lines.added)
+                || reaches(&h.lines)
                 || rebound.as_ref().is_some_and(|r| {
                     r.live_elsewhere() || changed_lines(patch, &h.lines).any(|l| r.rebinds(l))
                 })

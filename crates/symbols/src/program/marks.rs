@@ -63,6 +63,13 @@ pub(super) fn js_line_break(gap: &[u8]) -> bool {
             .any(|w| w == "\u{2028}".as_bytes() || w == "\u{2029}".as_bytes())
 }
 
+/// Whether `text` holds a carriage return not followed by a line feed.
+pub(super) fn lone_cr(text: &[u8]) -> bool {
+    text.iter()
+        .enumerate()
+        .any(|(i, &b)| b == b'\r' && text.get(i + 1) != Some(&b'\n'))
+}
+
 /// A trailing comma the language folds: before a closer, after an element.
 pub(super) fn trailing_comma(
     toks: &[Tok],
@@ -335,7 +342,13 @@ pub(super) fn python_coding(text: &[u8]) -> bool {
 pub(super) fn python_logical_newline(gap: &[u8]) -> bool {
     let mut in_comment = false;
     let mut escaped = false;
-    for &b in gap {
+    for (i, &b) in gap.iter().enumerate() {
+        // A lone `\r` is a newline to CPython.
+        let b = if b == b'\r' && gap.get(i + 1) != Some(&b'\n') {
+            b'\n'
+        } else {
+            b
+        };
         match b {
             b'\n' if !escaped => return true,
             b'\n' => {
@@ -365,6 +378,19 @@ fn go_deprecation(text: &[u8]) -> bool {
     })
 }
 
+/// Whether a Go comment is an example's output block: its text (the
+/// `//` or `/*` and blanks aside) starts `Output:` or `Unordered output:`,
+/// case-insensitive as `go test` reads it.
+fn go_example_output(text: &[u8]) -> bool {
+    let body = text.get(2..).unwrap_or_default();
+    let at = body
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(body.len());
+    let body = body[at..].to_ascii_lowercase();
+    body.starts_with(b"output:") || body.starts_with(b"unordered output:")
+}
+
 pub(super) fn go_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHash> {
     let (prev, next) = neighbours(toks);
     let cgo = toks.iter().any(|t| {
@@ -391,7 +417,9 @@ pub(super) fn go_marks(toks: &[Tok], bytes: &[u8]) -> HashMap<usize, Mark, IdHas
                 .any(|p| text.starts_with(p))
                 // A deprecation notice is read by tools (`go doc`, gopls,
                 // staticcheck's SA1019): a doc comment gaining one is code.
-                || go_deprecation(text);
+                || go_deprecation(text)
+                // An example's `// Output:` is its assertion (`go test`).
+                || go_example_output(text);
         } else {
             let ends_line = prev[i].is_some_and(|p| go_ends_line(&toks[p], bytes));
             // Import specs are a set: how they are separated is no matter.

@@ -13,7 +13,7 @@
 //! - **Newlines where a statement can end.** JavaScript/TypeScript:
 //!   whether the statement ends right after `return`, `throw`, `break`,
 //!   `continue`, `yield`, `async` and the TypeScript modifiers and
-//!   declaration words, `asserts` (restricted productions, and
+//!   declaration words, `asserts`, `using` (restricted productions, and
 //!   TypeScript's "on the same line" checks): a line break, `;`, `}` or the
 //!   end next; a newline before a postfix `++` or `--` (a prefix one may
 //!   follow a line break), `=>`, `as`, `satisfies`, a type predicate's `is`
@@ -42,7 +42,10 @@
 //!   1-2), a shebang and `# type:` comments; JavaScript/TypeScript bundler
 //!   and compiler pragmas (`__PURE__`, `__NO_SIDE_EFFECTS__`, `@jsx*`,
 //!   `@ts-*`, triple-slash directives, `webpack*` magic comments,
-//!   `@vite-ignore`, `@flow`, `sourceMappingURL`). A shebang that the
+//!   `@vite-ignore`, `@flow`, `sourceMappingURL`); a Go example's
+//!   `// Output:` / `// Unordered output:` (its assertion); in every
+//!   language a comment holding a lone `\r` (CPython and JavaScript end a
+//!   line there: what follows is code). A shebang that the
 //!   grammar parses as its own node (Rust, JavaScript) is a token.
 //!
 //! Folded (proved equivalent, what the formatters change):
@@ -89,8 +92,10 @@ mod marks;
 mod spell;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_lines;
 
-use marks::{JS_ATOMS, go_marks, js_marks, python_marks, rust_marks, tokens};
+use marks::{JS_ATOMS, go_marks, js_marks, lone_cr, python_marks, rust_marks, tokens};
 pub(crate) use spell::layout_is_code;
 use spell::{js_number, js_string, jsx_text, kept_comment, object_key, python_string};
 
@@ -170,6 +175,7 @@ const JS_RESTRICTED_AFTER: &[&str] = &[
     "let",
     "enum",
     "asserts",
+    "using",
 ];
 
 /// Tokens before which a JavaScript/TypeScript newline is code (`x`
@@ -198,12 +204,23 @@ impl<'a> Program<'a> {
         bytes: &'a [u8],
     ) -> Program<'a> {
         let toks = tokens(config, root);
-        let marks = match config.lang {
+        let mut marks = match config.lang {
             Lang::TypeScript | Lang::Tsx | Lang::JavaScript => js_marks(&toks, bytes),
             Lang::Python => python_marks(&toks, bytes),
             Lang::Go => go_marks(&toks, bytes),
             Lang::Rust => rust_marks(&toks, bytes),
         };
+        // A lone carriage return ends a line (CPython's tokenizer,
+        // JavaScript): text after it in a comment is code, so a comment
+        // holding one is kept, in every language (a sound, simple rule).
+        for t in toks.iter().filter(|t| t.comment) {
+            // The byte after the token too: a comment ends before the
+            // `\n` of a CR LF.
+            let end = (t.node.end_byte() + 1).min(bytes.len());
+            if lone_cr(&bytes[t.node.start_byte()..end]) {
+                marks.entry(t.node.id()).or_default().keep = true;
+            }
+        }
         Program {
             config,
             bytes,

@@ -19,7 +19,7 @@ fn same(path: &str, a: &str, b: &str) -> bool {
 }
 
 #[track_caller]
-fn differ(path: &str, pairs: &[(&str, &str)]) {
+pub(super) fn differ(path: &str, pairs: &[(&str, &str)]) {
     for (a, b) in pairs {
         assert!(
             !same(path, a, b),
@@ -29,7 +29,7 @@ fn differ(path: &str, pairs: &[(&str, &str)]) {
 }
 
 #[track_caller]
-fn equal(path: &str, pairs: &[(&str, &str)]) {
+pub(super) fn equal(path: &str, pairs: &[(&str, &str)]) {
     for (a, b) in pairs {
         assert!(
             same(path, a, b),
