@@ -146,6 +146,12 @@ impl GitRepo {
         if !self.index_may_hold(CACHE_DIR.as_bytes()) && !self.index_may_hold(&at_spec_dir) {
             return Vec::new();
         }
+        // `.notarai\0` is also in the cached-tree extension of any index
+        // that tracks the spec folder: the entries themselves, walked
+        // without libgit2's full read, say whether one is the cache's.
+        if let Some(found) = raw_cache_entries(&self.repo.path().join("index")) {
+            return found;
+        }
         let Ok(index) = self.repo.index() else {
             return Vec::new();
         };
@@ -246,6 +252,54 @@ impl GitRepo {
     }
 }
 
+/// [`GitRepo::tracked_cache_files`] from the raw entries of an index of
+/// version 2 or 3 with no shared index (git's index format: a 12-byte
+/// header, then each entry's 62 bytes of stat data, hash and flags, two
+/// more bytes of extended flags when flagged, its path and 1 to 8 NULs up
+/// to a multiple of 8). `None` for anything else (version 4, a split
+/// index, a file that does not read as that format): libgit2 reads it.
+fn raw_cache_entries(index: &Path) -> Option<Vec<String>> {
+    let bytes = crate::safe_fs::read_bounded(index, 1 << 30).ok()?;
+    if bytes.len() < 12 || &bytes[..4] != b"DIRC" {
+        return None;
+    }
+    let version = u32::from_be_bytes(bytes[4..8].try_into().ok()?);
+    if !matches!(version, 2 | 3) {
+        return None;
+    }
+    let count = u32::from_be_bytes(bytes[8..12].try_into().ok()?) as usize;
+    let prefix = format!("{CACHE_DIR}/");
+    let mut out = Vec::new();
+    let mut at = 12usize;
+    for _ in 0..count {
+        let fixed = bytes.get(at..at + 62)?;
+        let mode = u32::from_be_bytes(fixed[24..28].try_into().ok()?);
+        let flags = u16::from_be_bytes(fixed[60..62].try_into().ok()?);
+        let start = at + 62 + if flags & 0x4000 != 0 { 2 } else { 0 };
+        let len = bytes.get(start..)?.iter().position(|&b| b == 0)?;
+        let path = &bytes[start..start + len];
+        let entry_len = start - at + len;
+        at += (entry_len + 8) & !7;
+        if path.starts_with(prefix.as_bytes())
+            || (mode == GITLINK && (path == SPEC_DIR.as_bytes() || path == CACHE_DIR.as_bytes()))
+        {
+            out.push(String::from_utf8_lossy(path).into_owned());
+        }
+    }
+    // A shared index (`link`) holds entries this file does not.
+    let mut ext = at;
+    while ext + 8 <= bytes.len().saturating_sub(20) {
+        let size = u32::from_be_bytes(bytes[ext + 4..ext + 8].try_into().ok()?) as usize;
+        if &bytes[ext..ext + 4] == b"link" {
+            return None;
+        }
+        ext = ext.checked_add(8 + size)?;
+    }
+    out.sort();
+    out.dedup();
+    Some(out)
+}
+
 /// The bit of an index entry's extended flags that marks it skip-worktree
 /// (outside a sparse checkout, or `git update-index --skip-worktree`).
 pub(super) const SKIP_WORKTREE: u16 = 1 << 14;
@@ -343,7 +397,70 @@ pub(super) fn index_entries_in(
 
 #[cfg(test)]
 mod tests {
-    use super::scan_index;
+    use super::{raw_cache_entries, scan_index};
+
+    /// `git` in `dir`, asserting it succeeds.
+    fn git(dir: &std::path::Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    /// The raw walk of the entries answers as libgit2's read does, on
+    /// indexes git itself writes: version 2 with the cached-tree
+    /// extension naming `.notarai`, a tracked cache file, version 3 with
+    /// an extended flag (intent to add), and a version 4 it leaves alone.
+    #[test]
+    fn the_raw_entry_walk_finds_the_cache_files_libgit2_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        for (rel, text) in [
+            (".notarai/a.spec.yaml", "x"),
+            ("src/a.rs", "fn a() {}"),
+            ("src/b/c.rs", "fn c() {}"),
+        ] {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        git(root, &["add", "-A"]);
+        git(
+            root,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "x",
+            ],
+        );
+        let index = root.join(".git/index");
+        // The cached tree names `.notarai`, no entry is the cache's.
+        assert_eq!(raw_cache_entries(&index), Some(Vec::new()));
+        std::fs::create_dir_all(root.join(".notarai/.cache")).unwrap();
+        std::fs::write(root.join(".notarai/.cache/notarai.db"), "db").unwrap();
+        git(root, &["add", "-f", ".notarai/.cache/notarai.db"]);
+        let want = vec![".notarai/.cache/notarai.db".to_string()];
+        assert_eq!(raw_cache_entries(&index), Some(want.clone()));
+        // Version 3: an intent-to-add entry carries extended flags.
+        std::fs::write(root.join("src/new.rs"), "fn n() {}").unwrap();
+        git(root, &["add", "-N", "src/new.rs"]);
+        let bytes = std::fs::read(&index).unwrap();
+        assert_eq!(u32::from_be_bytes(bytes[4..8].try_into().unwrap()), 3);
+        assert_eq!(raw_cache_entries(&index), Some(want));
+        // Version 4 is libgit2's to read.
+        git(root, &["update-index", "--index-version", "4"]);
+        assert_eq!(raw_cache_entries(&index), None);
+    }
 
     /// An index file of `version` with `body` after its header.
     fn index(dir: &std::path::Path, version: u32, body: &[u8]) {
