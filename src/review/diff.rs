@@ -16,6 +16,8 @@ use crate::project::{Project, Specs};
 use crate::spec;
 use crate::state::Reconciled;
 
+mod since;
+
 /// The changed files one spec governs, minus what the cache says was
 /// already reconciled, with their diff: the page `params.cursor` names.
 /// Each path hashed and each file diffed advances `progress`; a cancel
@@ -404,30 +406,6 @@ impl<'a, 'g> Work<'a, 'g> {
         }
     }
 
-    /// The patch to show of a file the verdict shows: since the content
-    /// last reconciled when there is one and it keeps a hunk (formatting
-    /// included: the verdict is made, nothing is hidden any more), else
-    /// `base` (the file then leaves `since_reconciled`).
-    fn since_view(
-        &self,
-        out: &mut SpecDiff,
-        file: &ChangedFile,
-        base: Patch,
-        since: Option<Shown>,
-        anchors: &Option<Vec<&crate::symbols::Anchor>>,
-    ) -> Patch {
-        let Some((sides, patch)) = since else {
-            return base;
-        };
-        match symbolic::view(sides.as_ref(), patch, anchors.as_deref(), true) {
-            symbolic::View::Show(Patch::Text(t), _) if t.is_empty() => {}
-            symbolic::View::Show(patch, _) => return patch,
-            _ => {}
-        }
-        out.since_reconciled.retain(|p| *p != file.path);
-        base
-    }
-
     /// The text of the spec files among a changed file's paths (deleted
     /// ones as such).
     fn spec_files(&self, out: &mut SpecDiff, spec_paths: &[&str]) {
@@ -435,49 +413,6 @@ impl<'a, 'g> Work<'a, 'g> {
             out.spec_changes
                 .push(spec_text::changed(self.git, self.base, self.root, path));
         }
-    }
-
-    /// Both sides of `file` (for its symbols) and its patch, from which the
-    /// verdict is made: as the rename it is when it moved out of the
-    /// spec's files, or since the base; and, when it is kept and asked
-    /// for, both sides and the patch since the content last reconciled for
-    /// this spec (what is shown).
-    fn sides_and_patch(
-        &self,
-        out: &mut SpecDiff,
-        file: &ChangedFile,
-    ) -> Result<(Option<symbolic::Sides>, Patch, Option<Shown>)> {
-        let since = (self.params.since == super::Since::Reconciled)
-            .then(|| {
-                since_reconciled(
-                    self.root,
-                    self.git,
-                    file,
-                    self.known.as_ref()?,
-                    self.spec_path,
-                )
-            })
-            .flatten();
-        if since.is_some() {
-            out.since_reconciled.push(file.path.clone());
-        }
-        Ok(match self.moved(file) {
-            Some(renamed) => {
-                out.moved_out
-                    .insert(file.path.clone(), renamed.path.clone());
-                let whole = self.whole.expect("a move was found in it");
-                (
-                    symbolic::sides(self.root, self.git, self.base, renamed),
-                    whole.patch(renamed)?,
-                    None,
-                )
-            }
-            None => (
-                symbolic::sides(self.root, self.git, self.base, file),
-                self.changes.patch(file)?,
-                since,
-            ),
-        })
     }
 
     /// A pin moved (dependency, tool or CI action): listed as housekeeping,
@@ -631,38 +566,4 @@ impl<'a, 'g> Work<'a, 'g> {
             out.skipped.clear();
         }
     }
-}
-
-/// The diff of `file` from the content last reconciled for `spec` to the
-/// work tree's, with both sides outlined: `None` when the file is not
-/// modified in place, no reviewed content is kept, or it cannot be read
-/// (the diff then starts from the base).
-fn since_reconciled(
-    root: &std::path::Path,
-    git: &crate::changes::GitRepo,
-    file: &crate::changes::ChangedFile,
-    known: &Reconciled,
-    spec: &str,
-) -> Option<Shown> {
-    if file.old_path.is_some()
-        || !matches!(
-            file.status,
-            crate::changes::ChangeKind::Modified | crate::changes::ChangeKind::Added
-        )
-    {
-        return None;
-    }
-    let blob = known.reviewed_blob(spec, &file.path)?;
-    let old = crate::state::reviewed_content(git, blob)?;
-    let new = crate::safe_fs::read(
-        root,
-        std::path::Path::new(&file.path),
-        crate::changes::MAX_DIFF_FILE,
-    )
-    .ok()?;
-    let patch = crate::changes::patch_between(&file.path, &old, &new).ok()?;
-    Some((
-        symbolic::sides_of(git.symbols(), &file.path, &old, &new),
-        patch,
-    ))
 }
