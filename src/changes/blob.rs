@@ -44,15 +44,16 @@ impl GitRepo {
         }
     }
 
-    /// `file`'s change from the merge base of `base` to the work tree under
-    /// `root` as a text patch, when git called it binary but both sides are
-    /// UTF-8 text ([`super::text_patch_between`]); `None` otherwise.
-    pub fn text_despite_binary(
+    /// Both sides of `file`, each at most [`MAX_DIFF_FILE`] bytes: the
+    /// merge base's content of its old path (empty when added or absent
+    /// there) and the work tree's under `root` (empty when deleted).
+    /// `None` when a side is too large or unreadable.
+    pub fn both_sides(
         &self,
         root: &std::path::Path,
         base: &Base,
         file: &ChangedFile,
-    ) -> Option<Patch> {
+    ) -> Option<(Vec<u8>, Vec<u8>)> {
         let old_path = file.old_path.as_deref().unwrap_or(&file.path);
         let old = match (
             file.status,
@@ -67,6 +68,19 @@ impl GitRepo {
         } else {
             crate::safe_fs::read(root, std::path::Path::new(&file.path), MAX_DIFF_FILE).ok()?
         };
+        Some((old, new))
+    }
+
+    /// `file`'s change from the merge base of `base` to the work tree under
+    /// `root` as a text patch, when git called it binary but both sides are
+    /// UTF-8 text ([`super::text_patch_between`]); `None` otherwise.
+    pub fn text_despite_binary(
+        &self,
+        root: &std::path::Path,
+        base: &Base,
+        file: &ChangedFile,
+    ) -> Option<Patch> {
+        let (old, new) = self.both_sides(root, base, file)?;
         super::text_patch_between(&file.path, &old, &new)
     }
 

@@ -219,23 +219,7 @@ pub fn patch_between(path: &str, old: &[u8], new: &[u8]) -> Result<Patch, Change
     if old.len() as u64 > MAX_DIFF_FILE || new.len() as u64 > MAX_DIFF_FILE {
         return Ok(Patch::TooLarge);
     }
-    let mut opts = DiffOptions::new();
-    opts.context_lines(3);
-    let mut patch = git2::Patch::from_buffers(
-        old,
-        Some(Path::new(path)),
-        new,
-        Some(Path::new(path)),
-        Some(&mut opts),
-    )?;
-    if patch.delta().flags().is_binary() {
-        return Ok(Patch::Binary);
-    }
-    let buf = patch.to_buf()?;
-    Ok(Patch::Text(match buf.as_str() {
-        Ok(text) => text.to_string(),
-        Err(_) => String::from_utf8_lossy(&buf).into_owned(),
-    }))
+    buffers_patch(path, old, new, false)
 }
 
 /// The patch from `old` to `new` as text whatever git's attributes or its
@@ -252,18 +236,34 @@ pub fn text_patch_between(path: &str, old: &[u8], new: &[u8]) -> Option<Patch> {
     {
         return None;
     }
+    buffers_patch(path, old, new, true).ok()
+}
+
+/// [`patch_between`]'s and [`text_patch_between`]'s one builder: three
+/// lines of context, git's headers, binary unless `force_text`.
+fn buffers_patch(
+    path: &str,
+    old: &[u8],
+    new: &[u8],
+    force_text: bool,
+) -> Result<Patch, ChangeError> {
     let mut opts = DiffOptions::new();
-    opts.context_lines(3).force_text(true);
+    opts.context_lines(3).force_text(force_text);
     let mut patch = git2::Patch::from_buffers(
         old,
         Some(Path::new(path)),
         new,
         Some(Path::new(path)),
         Some(&mut opts),
-    )
-    .ok()?;
-    let buf = patch.to_buf().ok()?;
-    Some(Patch::Text(String::from_utf8_lossy(&buf).into_owned()))
+    )?;
+    if patch.delta().flags().is_binary() {
+        return Ok(Patch::Binary);
+    }
+    let buf = patch.to_buf()?;
+    Ok(Patch::Text(match buf.as_str() {
+        Ok(text) => text.to_string(),
+        Err(_) => String::from_utf8_lossy(&buf).into_owned(),
+    }))
 }
 
 /// The pathspecs of one diff each for `scope`: one per literal prefix (none

@@ -15,7 +15,7 @@ use crate::glob::is_under;
 use crate::governance::Scope;
 use crate::hashing::FileHash;
 use crate::layout::{CACHE_DIR, SPEC_DIR};
-use index::{IndexScan, TrackedLinks, index_paths};
+use index::{CacheEntries, IndexScan, TrackedLinks, index_paths};
 
 mod index;
 
@@ -77,6 +77,9 @@ pub struct GitRepo {
     /// The symbolic links of the index with the index file's stamp they
     /// were read at ([`GitRepo::tracked_links`]).
     pub(super) links: std::sync::Mutex<Option<TrackedLinks>>,
+    /// The cache files the raw index holds, with its stamp
+    /// ([`GitRepo::tracked_cache_files`]).
+    pub(super) cache_entries: std::sync::Mutex<Option<CacheEntries>>,
     /// What is known of this repository's contents: outlines and semantic
     /// hashes by content, the project's ([`GitRepo::knowing`]; a handle
     /// opened alone has its own), never a process global.
@@ -120,6 +123,7 @@ impl GitRepo {
             kept: std::sync::Mutex::new(Kept::default()),
             index_scan: std::sync::Mutex::new(None),
             links: std::sync::Mutex::new(None),
+            cache_entries: std::sync::Mutex::new(None),
             symbols: Default::default(),
         })
     }

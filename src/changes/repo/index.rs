@@ -142,15 +142,19 @@ impl GitRepo {
     pub fn tracked_cache_files(&self) -> Vec<String> {
         // A gitlink at `.notarai` is the path `.notarai` alone: a v2 or v3
         // index stores it with its terminating NUL.
+        // The entries themselves, walked without libgit2's full read (and
+        // kept while the index is unchanged): a scan for `.notarai\0` alone
+        // would also find the cached-tree extension of any index that
+        // tracks the spec folder.
+        let index_file = self.repo.path().join("index");
+        if let Some(found) =
+            self.kept_by_index(&self.cache_entries, || raw_cache_entries(&index_file))
+        {
+            return found;
+        }
         let at_spec_dir = [SPEC_DIR.as_bytes(), b"\0"].concat();
         if !self.index_may_hold(CACHE_DIR.as_bytes()) && !self.index_may_hold(&at_spec_dir) {
             return Vec::new();
-        }
-        // `.notarai\0` is also in the cached-tree extension of any index
-        // that tracks the spec folder: the entries themselves, walked
-        // without libgit2's full read, say whether one is the cache's.
-        if let Some(found) = raw_cache_entries(&self.repo.path().join("index")) {
-            return found;
         }
         let Ok(index) = self.repo.index() else {
             return Vec::new();
@@ -213,6 +217,10 @@ impl GitRepo {
 /// stamp they were read at.
 pub(super) type TrackedLinks = (crate::watch::Stamp, std::sync::Arc<Vec<(String, String)>>);
 
+/// The cache's entries from the raw index (`None`: an index the raw walk
+/// leaves to libgit2), with the index file's stamp they were read at.
+pub(super) type CacheEntries = (crate::watch::Stamp, Option<Vec<String>>);
+
 impl GitRepo {
     /// Every symbolic link git's index tracks, as its path and the text it
     /// holds (names or texts that are not UTF-8 left out). Kept with the
@@ -220,35 +228,49 @@ impl GitRepo {
     /// so a question asked again while the index is unchanged costs one
     /// `stat`, not a read of the whole index.
     pub fn tracked_links(&self) -> std::sync::Arc<Vec<(String, String)>> {
-        let at = crate::watch::stamp(&self.repo.path().join("index"));
-        let mut kept = self.links.lock().unwrap_or_else(|e| e.into_inner());
-        if let (Some(at), Some((then, links))) = (&at, &*kept)
+        self.kept_by_index(&self.links, || {
+            let Ok(index) = self.repo.index() else {
+                return Default::default();
+            };
+            std::sync::Arc::new(
+                index
+                    .iter()
+                    .filter(|e| e.mode == 0o120000)
+                    .filter_map(|e| {
+                        let link = String::from_utf8(e.path.clone()).ok()?;
+                        let blob = self.repo.find_blob(e.id).ok()?;
+                        let text = std::str::from_utf8(blob.content()).ok()?.to_string();
+                        Some((link, text))
+                    })
+                    .collect(),
+            )
+        })
+    }
+
+    /// What `compute` finds in the index, kept in `slot` with the index
+    /// file's stamp (a rewritten index is a new file: another inode), so
+    /// asking again while the index is unchanged costs one `stat`. Kept
+    /// only if the index did not change while it was computed.
+    fn kept_by_index<T: Clone>(
+        &self,
+        slot: &std::sync::Mutex<Option<(crate::watch::Stamp, T)>>,
+        compute: impl FnOnce() -> T,
+    ) -> T {
+        let index = self.repo.path().join("index");
+        let at = crate::watch::stamp(&index);
+        let mut kept = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let (Some(at), Some((then, value))) = (&at, &*kept)
             && at == then
         {
-            return links.clone();
+            return value.clone();
         }
-        let Ok(index) = self.repo.index() else {
-            return Default::default();
-        };
-        let links: std::sync::Arc<Vec<(String, String)>> = std::sync::Arc::new(
-            index
-                .iter()
-                .filter(|e| e.mode == 0o120000)
-                .filter_map(|e| {
-                    let link = String::from_utf8(e.path.clone()).ok()?;
-                    let blob = self.repo.find_blob(e.id).ok()?;
-                    let text = std::str::from_utf8(blob.content()).ok()?.to_string();
-                    Some((link, text))
-                })
-                .collect(),
-        );
-        // Kept only if the index did not change while it was read.
+        let value = compute();
         if let Some(at) = at
-            && crate::watch::stamp(&self.repo.path().join("index")) == Some(at)
+            && crate::watch::stamp(&index) == Some(at)
         {
-            *kept = Some((at, links.clone()));
+            *kept = Some((at, value.clone()));
         }
-        links
+        value
     }
 }
 

@@ -16,9 +16,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::changes::{
-    Base, BlobRead, ChangeKind, ChangeSet, ChangedFile, GitRepo, MAX_DIFF_FILE, Patch,
-};
+use crate::changes::{Base, ChangeKind, ChangeSet, ChangedFile, GitRepo, MAX_DIFF_FILE, Patch};
 use crate::governance::Governance;
 use crate::state::Reconciled;
 use crate::symbols::{self, Anchor, Lang, Outline, PatchSymbols, SymbolCache};

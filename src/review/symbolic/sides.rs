@@ -36,16 +36,7 @@ impl Contents {
     pub fn read(root: &Path, git: &GitRepo, base: &Base, file: &ChangedFile) -> Option<Contents> {
         Lang::of_path(&file.path)?;
         let old_path = file.old_path.as_deref().unwrap_or(&file.path);
-        let old = match (file.status, git.read_at_base(base, old_path, MAX_DIFF_FILE)) {
-            (ChangeKind::Added, _) | (_, BlobRead::Absent) => Vec::new(),
-            (_, BlobRead::Bytes(bytes)) => bytes,
-            (_, BlobRead::TooLarge(_)) => return None,
-        };
-        let new = if file.status == ChangeKind::Deleted {
-            Vec::new()
-        } else {
-            crate::safe_fs::read(root, Path::new(&file.path), MAX_DIFF_FILE).ok()?
-        };
+        let (old, new) = git.both_sides(root, base, file)?;
         Some(Contents {
             old_path: old_path.to_string(),
             path: file.path.clone(),
