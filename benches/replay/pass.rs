@@ -25,13 +25,16 @@
 //! - `get_changed_artifacts`: per diffed spec that has a `docs` category,
 //!   when its step asks for `artifact_type: "docs"` (a skill that takes the
 //!   docs from the diff's `file_categories` asks for none).
-//! - `mark_reconciled`: the `files`, `housekeeping` and `already_read` of
-//!   every diff, the spec files of every `spec_changes`, and the status's
+//! - `mark_reconciled`: with the base when the step names `base_branch`;
+//!   the `files`, `housekeeping` and `already_read` of every diff, the spec files of every `spec_changes`, and the status's
 //!   `housekeeping` files (and its `formatting_only` files when the skill's
 //!   record step names them).
 //! - `snapshot_state`: then the state file is committed, as the step says.
-//! - `get_governing_specs`: before an edit; a replay pass proposes no edit,
-//!   so it is not called.
+//! - `emptied_globs` of a diff, when the step names them: the one edit a
+//!   replay pass makes (the user approves it): each glob's `- path:` line is
+//!   removed from the spec, the spec committed, and recorded with the pass.
+//! - `get_governing_specs`: before an edit; a replay pass proposes no other
+//!   edit, so it is not called.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -169,6 +172,8 @@ struct SpecDiff {
     outside_anchors: Vec<String>,
     /// Changed spec files, with their text.
     spec_changes: Vec<SpecChange>,
+    /// The spec's globs that match only files the change deleted.
+    emptied_globs: Vec<String>,
     /// The spec's text, when served.
     spec: Option<SpecText>,
     /// The system spec's text, when served.
@@ -402,7 +407,9 @@ impl Pass<'_, '_> {
             let pages: Vec<SpecDiff> = self.all_pages("get_spec_diff", Value::Object(args))?;
             let mut files = BTreeSet::new();
             let mut spec_changes = BTreeSet::new();
+            let mut emptied = Vec::new();
             for page in pages {
+                emptied.extend(page.emptied_globs);
                 if let Some(id) = page.spec.as_ref().and_then(|t| t.text_id.clone()) {
                     self.held.insert(spec.clone(), id);
                 }
@@ -436,9 +443,42 @@ impl Pass<'_, '_> {
             if !flag.files.is_empty() || !flag.spec_changes.is_empty() {
                 self.out.flags.push(flag.clone());
             }
+            if !emptied.is_empty() && step.text.contains("emptied_globs") {
+                self.drop_globs(&flag.spec, &emptied)?;
+            }
             self.diffed.push(flag);
         }
         Ok(false)
+    }
+
+    /// Remove each of `globs` (its `- path:` line) from `spec`, commit the
+    /// spec, and record it with the pass: the edit a faithful pass makes
+    /// when a diff says the spec names only deleted files.
+    fn drop_globs(&mut self, spec: &str, globs: &[String]) -> Result<()> {
+        let path = self.input.work.join(spec);
+        let text = std::fs::read_to_string(&path)?;
+        let mut kept = String::with_capacity(text.len());
+        let mut dropped = 0;
+        for line in text.split_inclusive('\n') {
+            let item = line.trim().strip_prefix("- path:").map(str::trim);
+            let named = item.map(|v| v.trim_matches(|c| c == '\'' || c == '"'));
+            if named.is_some_and(|g| globs.iter().any(|x| x == g)) {
+                dropped += 1;
+            } else {
+                kept.push_str(line);
+            }
+        }
+        if dropped != globs.len() {
+            bail!("{spec}: found {dropped} of the emptied globs {globs:?} as `- path:` lines");
+        }
+        std::fs::write(&path, kept)?;
+        let message = format!("{spec}: drop {}", globs.join(", "));
+        repo::git(
+            self.input.work,
+            &["commit", "-q", "-m", &message, "--", spec],
+        )?;
+        self.extra.insert(spec.to_owned());
+        Ok(())
     }
 
     /// The affected specs left to review, in the answer's order, once each.
@@ -492,7 +532,14 @@ impl Pass<'_, '_> {
             return Ok(false);
         }
         self.out.marked = files.len();
-        let args = json!({"files": files});
+        let mut args = json!({"files": files});
+        // As the skill's record step says.
+        let with_base = self.input.steps.iter().any(|s| {
+            s.calls.iter().any(|c| c == "mark_reconciled") && s.text.contains("base_branch")
+        });
+        if with_base {
+            args["base_branch"] = json!(self.input.base);
+        }
         self.call("mark_reconciled", args)?;
         Ok(false)
     }

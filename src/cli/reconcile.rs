@@ -102,6 +102,7 @@ pub(super) fn record(
         spec_path: spec,
         snapshot,
         decision,
+        base_branch: None,
     };
     match mark_reconciled(&mut project, &params, &crate::progress::Progress::none()) {
         Ok(recorded) => Ok(Some(recorded)),

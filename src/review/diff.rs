@@ -149,6 +149,7 @@ fn spec_diff_parts(
     // The end of the stage is told, however quick it was.
     progress.flush();
     work.tests_only(&mut out, &mut patches);
+    work.emptied_globs(&mut out, &candidates)?;
     work.finish(&mut out);
     Ok((out, patches))
 }
@@ -279,6 +280,36 @@ impl<'a, 'g> Work<'a, 'g> {
         paths
             .iter()
             .all(|p| self.specs.governance().is_housekeeping(self.index, p))
+    }
+
+    /// The spec's artifact globs that matched a file this change deletes
+    /// and now match none (`emptied_globs`): only looked for when the spec
+    /// has a deleted file, over the repository's files as they are.
+    fn emptied_globs(
+        &self,
+        out: &mut SpecDiff,
+        candidates: &[(&ChangedFile, Vec<&str>)],
+    ) -> Result<()> {
+        let deleted: Vec<&str> = candidates
+            .iter()
+            .filter(|(f, _)| f.status == ChangeKind::Deleted && self.moved(f).is_none())
+            .flat_map(|(_, governed)| governed.iter().copied())
+            .collect();
+        let Some(whole) = self.whole.filter(|_| !deleted.is_empty()) else {
+            return Ok(());
+        };
+        let everything = crate::governance::Scope::Everything;
+        let mut now = self.git.files_with(&everything, whole)?;
+        let gone: std::collections::HashSet<&str> = whole
+            .files
+            .iter()
+            .filter(|f| f.status == ChangeKind::Deleted)
+            .map(|f| f.path.as_str())
+            .collect();
+        now.retain(|p| !gone.contains(p.as_str()));
+        let spec = &self.specs.set.specs[self.index].spec;
+        out.emptied_globs = spec::emptied_globs(spec, &deleted, &now);
+        Ok(())
     }
 
     /// Whether [`Work::file`] will show `file`'s diff (as far as can be

@@ -148,6 +148,12 @@ pub struct MarkReconciledParams {
     /// when the files simply match their specs.
     #[serde(default)]
     pub decision: Option<String>,
+    /// The base of the pass (`base_branch` of its other calls), when you
+    /// passed one: a file is recorded for the specs that govern it as the
+    /// pass judged them (their text now and at the merge base). Omitted:
+    /// the base the other tools choose.
+    #[serde(default)]
+    pub base_branch: Option<String>,
 }
 
 /// Parameters of the MCP tool `snapshot_state`.

@@ -123,14 +123,8 @@ pub fn mark_reconciled(
         .map(super::decisions::checked)
         .transpose()?;
     let root = project.root().to_path_buf();
-    let scope = match &params.spec_path {
-        Some(spec_path) => {
-            let specs = project.specs();
-            let index = spec_index(project, &specs, spec_path)?;
-            Some((index, judged(project, specs)))
-        }
-        None => None,
-    };
+    let base = params.base_branch.as_deref();
+    let (scope, governing) = scope_of(project, params.spec_path.as_deref(), base)?;
     // Twice the files: hashing each, then keeping each reviewed content.
     progress.begin(2 * params.files.len() as u64, "checking paths");
     // `path@id` (a `read_ids` entry): recorded only while it holds that content.
@@ -175,8 +169,11 @@ pub fn mark_reconciled(
     };
     progress.stage("keeping the reviewed content in git's object store");
     progress.advance((params.files.len() - paths.len()) as u64);
-    let (records, updated, deleted) =
+    let (mut records, updated, deleted) =
         reviewed_records(&root, git, &hashed, &record_scope, progress)?;
+    if let Some(specs) = &governing {
+        records = for_each_governor(records, specs);
+    }
     progress.stage("writing the cache");
     progress.flush();
     progress.check()?;
@@ -192,10 +189,10 @@ pub fn mark_reconciled(
     // Drift notes of the specs just reconciled are closed.
     let reconciled_specs: Vec<String> = match &scope {
         Some((index, specs)) => vec![specs.governance().spec_path(*index).to_string()],
-        None => {
-            let specs = project.specs();
-            governors_of(&judged(project, specs), &paths)
-        }
+        None => governing
+            .as_ref()
+            .map(|specs| governors_of(specs, &paths))
+            .unwrap_or_default(),
     };
     let names: Vec<&str> = reconciled_specs.iter().map(String::as_str).collect();
     let closed_drift_notes = super::close_for(&root, &names)?;
@@ -362,22 +359,74 @@ fn reviewed_records(
     Ok((records, updated, deleted))
 }
 
+/// The spec named (its index, with the specs as judged), or without one
+/// the specs that govern each file now.
+type ScopeOf = (
+    Option<(usize, std::sync::Arc<crate::project::Specs>)>,
+    Option<std::sync::Arc<crate::project::Specs>>,
+);
+
+/// [`ScopeOf`] for `spec_path`: an unknown spec is an invalid parameter.
+fn scope_of(project: &mut Project, spec_path: Option<&str>, base: Option<&str>) -> Result<ScopeOf> {
+    let specs = project.specs();
+    Ok(match spec_path {
+        Some(spec_path) => {
+            let index = spec_index(project, &specs, spec_path)?;
+            (Some((index, judged(project, specs, base)?)), None)
+        }
+        None => (None, Some(judged(project, specs, base)?)),
+    })
+}
+
+/// `records` made for every spec, each also made for every spec that
+/// governs its file now: an every-spec record counts only for specs whose
+/// file is as at the merge base (`Reconciled::matches_for`), so a spec the
+/// branch changed is proven reviewed by its own record, made while it
+/// governed the file as it does now.
+fn for_each_governor(
+    records: Vec<crate::record::Record>,
+    specs: &crate::project::Specs,
+) -> Vec<crate::record::Record> {
+    let mut out = Vec::with_capacity(records.len() * 2);
+    for record in records {
+        for index in specs.governance().governors(&record.path) {
+            let spec = specs.governance().spec_path(index);
+            if spec != record.path {
+                out.push(crate::record::Record {
+                    scope: crate::record::Scope::Spec(spec.to_string()),
+                    ..record.clone()
+                });
+            }
+        }
+        out.push(record);
+    }
+    out
+}
+
 /// `specs` with the governance changes are judged by against the default
 /// base (`against_base`: a governed link's target, a spec's base text), so
 /// what the status asks to review can be recorded for its spec.
 fn judged(
     project: &mut Project,
     specs: std::sync::Arc<crate::project::Specs>,
-) -> std::sync::Arc<crate::project::Specs> {
+    base: Option<&str>,
+) -> Result<std::sync::Arc<crate::project::Specs>> {
     let root = project.root().to_path_buf();
     let Ok(git) = project.git() else {
-        return specs;
+        return Ok(specs);
     };
-    let state = crate::state::read_lenient(&root);
-    match crate::state::choose_base(git, &state, None) {
-        Ok((base, _)) => super::against_base::specs(specs, git, &base),
-        Err(_) => specs,
-    }
+    // A base the agent named must resolve (the same error as elsewhere);
+    // the default one may be missing (a repository without `main`).
+    Ok(match base {
+        Some(_) => {
+            let (base, _) = super::choose_base(&root, git, base)?;
+            super::against_base::specs(specs, git, &base)
+        }
+        None => match crate::state::choose_base(git, &crate::state::read_lenient(&root), None) {
+            Ok((base, _)) => super::against_base::specs(specs, git, &base),
+            Err(_) => specs,
+        },
+    })
 }
 
 /// Every spec that governs one of `paths`, sorted, each once.

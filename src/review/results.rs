@@ -269,6 +269,13 @@ pub struct SpecDiff {
     /// hunk of their diff is shown.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub whole_file_because: BTreeMap<String, String>,
+    /// Artifact globs of this spec (as written) that matched a file this
+    /// change deletes and now match no file: the spec still names what is
+    /// gone. Propose removing each (or pointing it at where the content
+    /// went); `notarai check` warns about each (N003) until then. First
+    /// page only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub emptied_globs: Vec<String>,
     /// What each quiet verdict of this page that judges the change proves
     /// (`formatting_only`, `outside_anchors`, and each reason of
     /// `housekeeping_reasons`), keyed by verdict: a file is left out of
@@ -586,6 +593,7 @@ impl SpecDiff {
             formatting_only: Vec::new(),
             outside_anchors: Vec::new(),
             whole_file_because: BTreeMap::new(),
+            emptied_globs: Vec::new(),
         }
     }
 }

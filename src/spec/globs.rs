@@ -177,6 +177,41 @@ pub(crate) fn check_orphans(
     out
 }
 
+/// The artifact globs of `spec` (as written, anchor included) that match
+/// one of `deleted` and none of `now` (the repository's files as they are,
+/// sorted): the spec still names what a change removed. `notarai check`
+/// warns about each as N003 once the change lands; the diff answer says it
+/// while the change is reviewed, so the spec is fixed in the same pass.
+pub fn emptied_globs(spec: &Spec, deleted: &[&str], now: &[String]) -> Vec<String> {
+    let now: Vec<&str> = now.iter().map(String::as_str).collect();
+    let mut out: Vec<String> = Vec::new();
+    for g in globs_of(spec) {
+        if g.external || g.what != "artifact glob" {
+            continue;
+        }
+        let Ok(parts) = glob_parts(g.pattern) else {
+            continue;
+        };
+        let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
+        let hits = |file: &str| matchers.iter().any(|m| m.is_match(file));
+        if !deleted.iter().any(|d| hits(d)) {
+            continue;
+        }
+        let candidates = below(&now, crate::glob::literal_prefix(g.pattern).as_deref());
+        if candidates.iter().any(|f| hits(f)) {
+            continue;
+        }
+        let written = match g.anchor {
+            Some(anchor) => format!("{}#{anchor}", g.pattern),
+            None => g.pattern.to_string(),
+        };
+        if !out.contains(&written) {
+            out.push(written);
+        }
+    }
+    out
+}
+
 /// Files read per anchored glob, at most, looking for the symbol it names.
 const ANCHOR_FILES: usize = 500;
 

@@ -323,7 +323,7 @@ impl Reconciled {
 
 /// The spec files (`.notarai/**.spec.yaml`) of the merge base `base`
 /// whose work-tree content is the same blob.
-fn specs_as_at_base(git: &GitRepo, base: git2::Oid) -> HashSet<String> {
+pub(crate) fn specs_as_at_base(git: &GitRepo, base: git2::Oid) -> HashSet<String> {
     let mut out = HashSet::new();
     let repo = git.raw();
     let Some(root) = repo.workdir() else {

@@ -65,9 +65,11 @@ fn carry_spec_reviews(
     cached_records: &[Record],
     symbols: &SymbolCache,
     (added, kept): (&mut usize, &mut usize),
+    carried: &dyn Fn(&str) -> bool,
 ) {
     for (spec, entries) in &existing.spec_reviews {
-        if let Some(review) = entries.get(path)
+        if carried(spec)
+            && let Some(review) = entries.get(path)
             && review.matches(symbols, path, current)
         {
             state
@@ -80,6 +82,7 @@ fn carry_spec_reviews(
     }
     for r in cached_records {
         if let record::Scope::Spec(spec) = &r.scope
+            && carried(spec)
             && r.symbol.is_none()
             && r.hash.matches(symbols, path, current)
         {
@@ -93,6 +96,31 @@ fn carry_spec_reviews(
             }
         }
     }
+}
+
+/// The paths of `keys` one of the sources names (a cache row, a cached
+/// record, the committed state): only these need hashing.
+fn named_by_a_source(
+    root: &Path,
+    keys: &BTreeSet<String>,
+    (cached, records): (&HashMap<String, String>, &HashMap<String, Vec<Record>>),
+    existing: &State,
+) -> Vec<RepoPath> {
+    let reviewed: BTreeSet<&str> = existing
+        .spec_reviews
+        .values()
+        .flat_map(|e| e.keys().map(|k| record::split_key(k).0))
+        .collect();
+    let mut guard = Guard::new(root);
+    keys.iter()
+        .filter(|k| {
+            cached.contains_key(*k)
+                || records.contains_key(*k)
+                || existing.fingerprint(k).is_some()
+                || reviewed.contains(k.as_str())
+        })
+        .filter_map(|k| guard.resolve_unfollowed(k).ok())
+        .collect()
 }
 
 /// Compute the snapshot of `root`: every path whose current fingerprint
@@ -115,28 +143,15 @@ pub fn compute_snapshot(
     let (cached, records) = super::reconciled::trusted_cache(root, git)
         .map(|c| line.proven(&c, keys.iter().map(String::as_str)))
         .unwrap_or_default();
-    let reviewed: BTreeSet<&str> = existing
-        .spec_reviews
-        .values()
-        .flat_map(|e| e.keys().map(|k| record::split_key(k).0))
-        .collect();
-    // Only what one of the sources names needs hashing.
-    let mut guard = Guard::new(root);
-    let candidates: Vec<RepoPath> = keys
-        .iter()
-        .filter(|k| {
-            cached.contains_key(*k)
-                || records.contains_key(*k)
-                || existing.fingerprint(k).is_some()
-                || reviewed.contains(k.as_str())
-        })
-        .filter_map(|k| guard.resolve_unfollowed(k).ok())
-        .collect();
+    let candidates = named_by_a_source(root, &keys, (&cached, &records), existing);
     let fs: Vec<PathBuf> = candidates.iter().map(|p| p.to_fs(root)).collect();
     let paths: Vec<&str> = candidates.iter().map(RepoPath::as_str).collect();
     // A record that predates the base is not kept for being there: only a
     // review recorded again (from the cache) keeps that content.
     let current_state = line.without_predating(git, existing.clone(), &paths);
+    let at_base = line
+        .base()
+        .map(|b| super::reconciled::specs_as_at_base(git, b));
     let mut state = State {
         other: existing.other.clone(),
         drift_notes: existing.drift_notes.clone(),
@@ -168,7 +183,18 @@ pub fn compute_snapshot(
             } else {
                 added += 1
             }
-            // Reviewed for every spec: the per-spec entries say no more.
+            // Reviewed for every spec: the per-spec entries say no more,
+            // but for a spec the branch changed, for which an every-spec
+            // record does not count (`Reconciled::matches_for`).
+            carry_spec_reviews(
+                &mut state,
+                &current_state,
+                (path, current),
+                cached_records,
+                git.symbols(),
+                (&mut added, &mut kept),
+                &|spec| at_base.as_ref().is_some_and(|s| !s.contains(spec)),
+            );
             continue;
         }
         // Reviewed for some specs only.
@@ -179,6 +205,7 @@ pub fn compute_snapshot(
             cached_records,
             git.symbols(),
             (&mut added, &mut kept),
+            &|_| true,
         );
         // Reviewed in another content with the same program (issue 42).
         let now =

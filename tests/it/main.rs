@@ -24,6 +24,7 @@ mod daily_loop;
 mod decisions;
 mod docs;
 mod doctor;
+mod emptied_globs;
 mod errors;
 mod export_context;
 mod facts;

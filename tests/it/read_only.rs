@@ -290,8 +290,12 @@ fn a_live_writers_wal_is_read_and_a_corrupt_cache_left_alone() {
         .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
+    // Both of its records: for every spec, and for the spec governing it.
     writer
-        .execute("DELETE FROM file_cache WHERE path = 'src/a.rs'", [])
+        .execute_batch(
+            "DELETE FROM file_cache WHERE path = 'src/a.rs';
+             DELETE FROM reviews WHERE path = 'src/a.rs';",
+        )
         .unwrap();
     let cache = repo.root.join(".notarai/.cache");
     let wal = cache.join("notarai.db-wal");

@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Repo, Server};
+use crate::common::{Repo, Server, clone_of, git, notarai, stdout};
 
 /// Whether the answer lists `path` under `key`.
 fn lists(answer: &Value, key: &str, path: &str) -> bool {
@@ -263,4 +263,47 @@ fn mark_reconciled_refuses_a_read_id_of_older_content() {
     assert!(!lists(&done, "files", "src/a.py"), "{done}");
     // Control: a bare path still records (src/b.py is no file of A: every spec).
     server.call_ok(4, "mark_reconciled", json!({"files": ["src/b.py"]}));
+}
+
+/// The other side of F4: a review recorded for every spec AFTER the branch
+/// changed a spec counts for that spec, in this clone and, once the state is
+/// committed, in a fresh clone (`check`): the skill records without
+/// `spec_path`, so a pass over a spec changed on the branch must be able to
+/// finish. A later edit of the file is still shown.
+#[test]
+fn an_every_spec_review_made_after_the_spec_changed_counts_for_it() {
+    let repo = marked_for_every_spec(false);
+    let b = ".notarai/b.spec.yaml";
+    repo.write(
+        b,
+        spec_text(
+            "No function returns more than 1.",
+            None,
+            "  code:\n    - path: src/b.py\n    - path: src/a.py\n",
+        ),
+    );
+    repo.commit("B governs a.py too");
+    // The pass after the spec change: a.py read for B, recorded for every spec.
+    let mut server = repo.server();
+    let before = spec_diff(&mut server, b, json!({}));
+    assert!(lists(&before, "files", "src/a.py"), "{before}");
+    server.call_ok(
+        2,
+        "mark_reconciled",
+        json!({"files": ["src/a.py", b], "snapshot": true}),
+    );
+    let after = spec_diff(&mut server, b, json!({}));
+    assert!(!lists(&after, "files", "src/a.py"), "{after}");
+    repo.commit("state");
+    let out = notarai(&repo.root, &["check", "--base", "main"], b"");
+    assert!(out.status.success(), "{}", stdout(&out));
+    // A fresh clone has only the committed state.
+    let (_dir, clone) = clone_of(&repo.root);
+    git(&clone, &["checkout", "-q", "feat"]);
+    let out = notarai(&clone, &["check", "--base", "origin/main"], b"");
+    assert!(out.status.success(), "{}", stdout(&out));
+    // A later edit is shown for B again.
+    repo.write("src/a.py", "def foo():\n    return 7\n");
+    let again = spec_diff(&mut repo.server(), b, json!({}));
+    assert!(lists(&again, "files", "src/a.py"), "{again}");
 }

@@ -217,6 +217,7 @@ pub fn spec_diff_pages(
             if page > 0 {
                 p.spec = None;
                 p.applied.clear();
+                p.emptied_globs.clear();
             }
             p
         })

@@ -158,6 +158,8 @@ Read the answer:
   statement of new intent: check the code against it, not the other way round.
 - `system_spec`: the system spec's text (or only its `path` when it is
   already in `spec_changes`), for project-wide constraints.
+- `emptied_globs`: globs of the spec that matched only files this change
+  deletes: the spec names what is gone; propose removing each (step 9).
 Pass `bypass_cache: true` only when the user wants everything re-checked."#,
             optional: false,
         },
@@ -229,9 +231,9 @@ diverging silently.",
             }),
             brief: Some("with the files reviewed, so the next pass skips them until they change"),
             text: "When the user has accepted the result, call `mark_reconciled`
-with `{files}`: every file of the pass (the `files`, `housekeeping`,
+with `{files}` (and `base_branch` if you passed one): every file of the pass (the `files`, `housekeeping`,
 `already_read`, `formatting_only` and `outside_anchors` of each diff, the
-spec files in `spec_changes`, and the `housekeeping` and `formatting_only` files of the status), as
+spec files in `spec_changes` and any spec you edited, and the `housekeeping` and `formatting_only` files of the status), as
 repository-relative paths; for a file whose diff you read, pass its
 `path@id` from that answer's `read_ids` instead, so a file changed since you
 read it is refused, not recorded (read its diff again then). The next

@@ -1,0 +1,90 @@
+//! A change that deletes the last file an artifact glob matches leaves the
+//! spec naming what is gone: `get_spec_diff` says so (`emptied_globs`), so
+//! the pass that reviews the deletion fixes the spec and `check --strict`
+//! (N003) stays green after a faithful pass.
+
+use serde_json::json;
+
+use crate::common::{Repo, notarai, stdout, strings};
+
+const DOCS: &str = ".notarai/docs.spec.yaml";
+
+/// `main`: a docs spec naming `AUTHORS.md`, `docs/*.md` (two files) and
+/// `guide/**` (one file); branch `feat`.
+fn project() -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        DOCS,
+        "schema_version: '0.8'\nintent: The documentation.\nbehaviors:\n  - name: b\n    given: x\n    then: y\nartifacts:\n  docs:\n    - path: 'AUTHORS.md'\n    - path: 'docs/*.md'\n    - path: 'guide/**'\n",
+    );
+    repo.write("AUTHORS.md", "# Authors\n- a\n");
+    repo.write("docs/a.md", "# A\n");
+    repo.write("docs/b.md", "# B\n");
+    repo.write("guide/intro.md", "# Intro\n");
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo
+}
+
+fn emptied(repo: &Repo) -> Vec<String> {
+    let mut server = repo.server();
+    let answer = server.call_ok(
+        2,
+        "get_spec_diff",
+        json!({"spec_path": DOCS, "base_branch": "main"}),
+    );
+    strings(&answer["emptied_globs"])
+}
+
+#[test]
+fn deleting_the_only_file_a_glob_names_is_said_and_check_strict_agrees() {
+    let repo = project();
+    repo.remove("AUTHORS.md");
+    repo.remove("docs/a.md");
+    repo.commit("drop authors and one doc");
+    // `docs/*.md` still matches docs/b.md: only the literal path is gone.
+    assert_eq!(emptied(&repo), vec!["AUTHORS.md".to_string()]);
+    let out = notarai(&repo.root, &["check", "--strict", "--base", "main"], b"");
+    assert!(
+        stdout(&out).contains("`AUTHORS.md` matches no file"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn an_uncommitted_deletion_counts_and_a_wildcard_glob_emptied_too() {
+    let repo = project();
+    // Deleted in the work tree only (the index still has them).
+    std::fs::remove_file(repo.root.join("guide/intro.md")).unwrap();
+    std::fs::remove_file(repo.root.join("AUTHORS.md")).unwrap();
+    assert_eq!(
+        emptied(&repo),
+        vec!["AUTHORS.md".to_string(), "guide/**".to_string()]
+    );
+}
+
+#[test]
+fn a_file_moved_elsewhere_or_replaced_is_not_an_emptied_glob() {
+    let repo = project();
+    // Renamed to a path the same glob still matches, and a new untracked
+    // file under the wildcard glob's folder.
+    repo.git(&["mv", "docs/a.md", "docs/c.md"]);
+    std::fs::remove_file(repo.root.join("guide/intro.md")).unwrap();
+    repo.write("guide/new.md", "# New\n");
+    assert!(emptied(&repo).is_empty());
+}
+
+#[test]
+fn the_answer_is_quiet_about_globs_when_nothing_was_deleted() {
+    let repo = project();
+    repo.write("AUTHORS.md", "# Authors\n- a\n- b\n");
+    let mut server = repo.server();
+    let answer = server.call_ok(
+        2,
+        "get_spec_diff",
+        json!({"spec_path": DOCS, "base_branch": "main"}),
+    );
+    assert!(answer.get("emptied_globs").is_none(), "{answer}");
+}
