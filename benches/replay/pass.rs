@@ -29,6 +29,8 @@
 //!   the `files`, `housekeeping` and `already_read` of every diff, the spec files of every `spec_changes`, and the status's
 //!   `housekeeping` files (and its `formatting_only` files when the skill's
 //!   record step names them).
+//! - `get_reconciliation_status` in the record step: skipped when the
+//!   record's `left` is 0 and the step says that ends the pass.
 //! - `snapshot_state`: then the state file is committed, as the step says.
 //! - `emptied_globs` of a diff, when the step names them: the one edit a
 //!   replay pass makes (the user approves it): each glob's `- path:` line is
@@ -223,6 +225,7 @@ pub fn run(server: &mut Server, input: &PassInput<'_>) -> Result<PassOutcome> {
         diffed: Vec::new(),
         held: BTreeMap::new(),
         read_ids: BTreeSet::new(),
+        left: None,
     };
     for step in input.steps {
         if pass.step(step)? {
@@ -257,6 +260,8 @@ struct Pass<'s, 'a> {
     held: BTreeMap<String, String>,
     /// The `read_ids` of the diffs read in this pass.
     read_ids: BTreeSet<String>,
+    /// `left` of the last `mark_reconciled` answer.
+    left: Option<usize>,
 }
 
 impl Pass<'_, '_> {
@@ -304,8 +309,13 @@ impl Pass<'_, '_> {
         stop
     }
 
-    /// `get_reconciliation_status`, every page.
+    /// `get_reconciliation_status`, every page; not called after a record
+    /// whose `left` is 0 when the step says that ends the pass.
     fn status(&mut self, step: &Step) -> Result<bool> {
+        let after_record = step.calls.iter().any(|c| c == "mark_reconciled");
+        if after_record && step.text.contains("`left`") && self.left == Some(0) {
+            return Ok(false);
+        }
         let args = json!({"base_branch": self.input.base});
         let pages: Vec<Status> = self.all_pages("get_reconciliation_status", args)?;
         let left: usize = pages.first().map_or(0, |p| p.totals.unreconciled);
@@ -540,7 +550,8 @@ impl Pass<'_, '_> {
         if with_base {
             args["base_branch"] = json!(self.input.base);
         }
-        self.call("mark_reconciled", args)?;
+        let answer = self.call("mark_reconciled", args)?;
+        self.left = answer["left"].as_u64().map(|n| n as usize);
         Ok(false)
     }
 

@@ -41,7 +41,7 @@ use findings::{
     test_findings,
 };
 use status::{assess, by_symbols, per_spec};
-pub use status::{status, status_tool};
+pub use status::{mark_tool, status, status_tool};
 
 /// Why a check or status could not be computed (exit code 2).
 #[derive(Debug, thiserror::Error)]

@@ -421,6 +421,22 @@ fn tool_error(e: CheckError) -> crate::error::Error {
     }
 }
 
+/// The MCP tool `mark_reconciled`: the record
+/// ([`crate::review::mark_reconciled`]), then how many changed files are
+/// left to review for the pass's base (`left`), so a pass that is done
+/// needs no status call to know it.
+pub fn mark_tool(
+    project: &mut Project,
+    params: &crate::review::MarkReconciledParams,
+    progress: &Progress,
+) -> Result<crate::review::MarkReconciled, crate::review::ReviewError> {
+    let mut recorded = crate::review::mark_reconciled(project, params, progress)?;
+    recorded.left = status_with(project, params.base_branch.as_deref(), false, progress)
+        .ok()
+        .map(|s| s.totals.unreconciled);
+    Ok(recorded)
+}
+
 /// The MCP tool `get_reconciliation_status`: [`status`] with the tools' error type.
 pub fn status_tool(
     project: &mut Project,

@@ -275,10 +275,11 @@ pub static TOOLS: LazyLock<Vec<ToolDef>> = LazyLock::new(|| {
              deleted. With `spec_path` the files are recorded for that spec only (other specs \
              governing them still see the change); without it, for every spec. Pass a file whose \
              diff you read as `path@id` from `read_ids`: if it changed since, nothing is recorded \
-             and the call says which file to read again. Returns `updated` (files hashed) and \
-             `deleted`.",
+             and the call says which file to read again. Returns `updated` (files hashed), \
+             `deleted`, and `left`: the changed files still to review for the pass's base \
+             (`base_branch`), 0 when the pass is done.",
             Access::Write { destructive: false },
-            review::mark_reconciled,
+            crate::check::mark_tool,
         ),
         ToolDef::new(
             "report_drift",

@@ -217,6 +217,7 @@ pub fn mark_reconciled(
         snapshot,
         closed_drift_notes,
         decisions_recorded,
+        left: None,
     })
 }
 

@@ -411,6 +411,12 @@ pub struct MarkReconciled {
     /// when `decision` was given).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub decisions_recorded: usize,
+    /// How many changed files still need a review for the pass's base
+    /// (`base_branch`, or the base the other tools choose) once this is
+    /// recorded: `get_reconciliation_status`'s `totals.unreconciled`. `0`:
+    /// the pass is done. Absent when it could not be counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<usize>,
 }
 
 /// Result of `clear_cache`.

@@ -40,6 +40,7 @@ mod init_links;
 mod kept_answers;
 mod layers;
 mod lint;
+mod mark_left;
 mod modern;
 mod packaging;
 mod pages;

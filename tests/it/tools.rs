@@ -326,7 +326,7 @@ fn reconciliation_pass_skips_what_was_reviewed_until_it_changes() {
         ["src/auth/a.rs", "src/auth/c.rs", "src/auth/new.rs"]
     );
     let marked = server.call_ok(3, "mark_reconciled", json!({"files": first["files"]}));
-    assert_eq!(marked, json!({"updated": 2, "deleted": 1}));
+    assert_eq!(marked, json!({"updated": 2, "deleted": 1, "left": 0}));
     let second = server.call_ok(
         4,
         "get_spec_diff",

@@ -50,7 +50,7 @@ fn sparse_checkout_serves_committed_changes_not_deletions() {
     assert!(text.contains("+changed on the branch"), "{text}");
     assert!(!text.contains("deleted file"), "{text}");
     let marked = server.call_ok(3, "mark_reconciled", json!({"files": ["docs/a.md"]}));
-    assert_eq!(marked, json!({"updated": 1, "deleted": 0}));
+    assert_eq!(marked, json!({"updated": 1, "deleted": 0, "left": 0}));
     let again = server.call_ok(4, "get_spec_diff", diff_args());
     assert_eq!(strings(&again["skipped"]), ["docs/a.md"], "{again}");
     assert_eq!(again["files"], json!([]));
@@ -80,7 +80,7 @@ fn skip_worktree_bit_is_not_a_deletion() {
     assert!(text.contains("+fn b() {}"), "{text}");
     assert!(!text.contains("deleted file"), "{text}");
     let marked = server.call_ok(2, "mark_reconciled", json!({"files": ["src/b.rs"]}));
-    assert_eq!(marked, json!({"updated": 1, "deleted": 0}));
+    assert_eq!(marked, json!({"updated": 1, "deleted": 0, "left": 0}));
     server.finish();
 }
 
@@ -281,7 +281,7 @@ fn odd_file_names_are_reported_and_reconcilable() {
     assert_eq!(strings(&diff["files"]), ["src/a\\b.rs"], "{diff}");
     assert_eq!(diff["unreviewable"][0]["path"], "src/caf\u{fffd}.rs");
     let marked = server.call_ok(3, "mark_reconciled", json!({"files": ["src/a\\b.rs"]}));
-    assert_eq!(marked, json!({"updated": 1, "deleted": 0}));
+    assert_eq!(marked, json!({"updated": 1, "deleted": 0, "left": 0}));
     let again = server.call_ok(4, "get_spec_diff", diff_args());
     assert_eq!(strings(&again["skipped"]), ["src/a\\b.rs"], "{again}");
     assert_eq!(again["files"], json!([]));

@@ -238,8 +238,10 @@ repository-relative paths; for a file whose diff you read, pass its
 `path@id` from that answer's `read_ids` instead, so a file changed since you
 read it is refused, not recorded (read its diff again then). The next
 pass then skips them until they change again. Do not record files of a spec
-that could not be checked. Call `get_reconciliation_status` again: what it
-still lists as `unreconciled` is left for this pass.",
+that could not be checked. Its `left` counts the changed files still to
+review for that base: at `0` the pass is done; otherwise call
+`get_reconciliation_status` again: what it lists as `unreconciled` is left
+for this pass.",
             optional: false,
         },
         Step {
