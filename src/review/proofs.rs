@@ -90,8 +90,9 @@ impl QuietVerdict {
             QuietVerdict::OutsideAnchors => {
                 "no hunk changes, on either side, an anchored symbol's lines, its owners' own \
                  lines or lines the parser did not understand; no line may rebind an anchored name \
-                 or alias; no changed top-level statement may stop or guard one; each anchor \
-                 keeps its program"
+                 or alias; no changed top-level statement may stop or guard one; no changed \
+                 constant, static or top-level variable is one an anchored symbol mentions; each \
+                 anchor keeps its program"
             }
             QuietVerdict::SinceReconciled => {
                 "the diff starts at the content last reviewed for this spec, from a cache row \

@@ -258,8 +258,9 @@ pub struct SpecDiff {
     /// extent or a line the parser did not understand, on either side; no
     /// line of the file may rebind their names or an alias of one (an
     /// assignment at any depth, a declaration, an import, a loop or match
-    /// capture, code run from a string); every anchored symbol keeps its
-    /// program: not in `diff`. When no other spec governs the file whole,
+    /// capture, code run from a string); no changed constant, static or
+    /// top-level variable is one their text mentions; every anchored
+    /// symbol keeps its program: not in `diff`. When no other spec governs the file whole,
     /// the status lists those hunks in its `outside_anchors`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside_anchors: Vec<String>,

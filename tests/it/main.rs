@@ -14,6 +14,7 @@ mod corpus;
 
 mod action;
 mod agent_events;
+mod anchor_reads;
 mod binary_text;
 mod cache_cli;
 mod cli_output;

@@ -24,6 +24,7 @@ use crate::symbols::{self, Anchor, Lang, Outline, PatchSymbols, SymbolCache};
 mod broken;
 mod narrow;
 mod reach;
+mod reads;
 mod rebound;
 pub mod reviewed;
 mod sides;
@@ -98,6 +99,12 @@ pub fn touching(
                 || reach::reaches(lang, &sides.new, &sides.old, &new, &lines[1], &h.added)
         })
     };
+    // Data an anchored symbol reads, declared outside it (`reads.rs`).
+    let reads = reads::Reads::of([(&sides.old, &old, &lines[0]), (&sides.new, &new, &lines[1])]);
+    let reads_changed = |h: &symbols::HunkSymbols| {
+        reads.reached(&sides.old, &lines[0], &h.lines.removed, &h.touched_old)
+            || reads.reached(&sides.new, &lines[1], &h.lines.added, &h.touched_new)
+    };
     // Lines the parser did not understand may hold anything (the rest of
     // an anchored body, a rebinding): never quiet.
     let not_understood = |outline: &Outline, lines: &[symbols::Line]| {
@@ -117,6 +124,7 @@ pub fn touching(
             } else if not_understood(&sides.old, &h.lines.removed)
                 || not_understood(&sides.new, &h.lines.added)
                 || reaches(&h.lines)
+                || reads_changed(h)
                 || rebound.as_ref().is_some_and(|r| {
                     r.live_elsewhere() || changed_lines(patch, &h.lines).any(|l| r.rebinds(l))
                 })
