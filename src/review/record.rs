@@ -191,7 +191,7 @@ pub fn mark_reconciled(
         Some((index, specs)) => vec![specs.governance().spec_path(*index).to_string()],
         None => governing
             .as_ref()
-            .map(|specs| governors_of(specs, &paths))
+            .map(|(specs, _)| governors_of(specs, &paths))
             .unwrap_or_default(),
     };
     let names: Vec<&str> = reconciled_specs.iter().map(String::as_str).collect();
@@ -364,7 +364,14 @@ fn reviewed_records(
 /// the specs that govern each file now.
 type ScopeOf = (
     Option<(usize, std::sync::Arc<crate::project::Specs>)>,
-    Option<std::sync::Arc<crate::project::Specs>>,
+    Option<Judged>,
+);
+
+/// The specs as a pass judges them (their text now and at the merge base),
+/// and which spec files are as at the merge base (`None`: no merge base).
+type Judged = (
+    std::sync::Arc<crate::project::Specs>,
+    Option<std::collections::HashSet<String>>,
 );
 
 /// [`ScopeOf`] for `spec_path`: an unknown spec is an invalid parameter.
@@ -373,26 +380,32 @@ fn scope_of(project: &mut Project, spec_path: Option<&str>, base: Option<&str>) 
     Ok(match spec_path {
         Some(spec_path) => {
             let index = spec_index(project, &specs, spec_path)?;
-            (Some((index, judged(project, specs, base)?)), None)
+            (Some((index, judged(project, specs, base)?.0)), None)
         }
         None => (None, Some(judged(project, specs, base)?)),
     })
 }
 
-/// `records` made for every spec, each also made for every spec that
-/// governs its file now: an every-spec record counts only for specs whose
-/// file is as at the merge base (`Reconciled::matches_for`), so a spec the
-/// branch changed is proven reviewed by its own record, made while it
-/// governed the file as it does now.
+/// `records` made for every spec, each also made for each spec that
+/// governs its file now and that the branch changed (its file is not as
+/// at the merge base): an every-spec record counts only for specs as at
+/// the merge base (`Reconciled::matches_for`), so a spec the branch
+/// changed is proven reviewed by its own record, made while it governed
+/// the file as it does now. A spec as at the base gets none: if the branch
+/// changes it later, this review was read against its older text and no
+/// longer counts for it.
 fn for_each_governor(
     records: Vec<crate::record::Record>,
-    specs: &crate::project::Specs,
+    (specs, at_base): &Judged,
 ) -> Vec<crate::record::Record> {
+    let Some(at_base) = at_base else {
+        return records;
+    };
     let mut out = Vec::with_capacity(records.len() * 2);
     for record in records {
         for index in specs.governance().governors(&record.path) {
             let spec = specs.governance().spec_path(index);
-            if spec != record.path {
+            if spec != record.path && !at_base.contains(spec) {
                 out.push(crate::record::Record {
                     scope: crate::record::Scope::Spec(spec.to_string()),
                     ..record.clone()
@@ -404,29 +417,35 @@ fn for_each_governor(
     out
 }
 
-/// `specs` with the governance changes are judged by against the default
+/// `specs` with the governance changes are judged by against the pass's
 /// base (`against_base`: a governed link's target, a spec's base text), so
-/// what the status asks to review can be recorded for its spec.
+/// what the status asks to review can be recorded for its spec; and the
+/// spec files as at that merge base.
 fn judged(
     project: &mut Project,
     specs: std::sync::Arc<crate::project::Specs>,
     base: Option<&str>,
-) -> Result<std::sync::Arc<crate::project::Specs>> {
+) -> Result<Judged> {
     let root = project.root().to_path_buf();
     let Ok(git) = project.git() else {
-        return Ok(specs);
+        return Ok((specs, None));
     };
     // A base the agent named must resolve (the same error as elsewhere);
     // the default one may be missing (a repository without `main`).
+    let base = match base {
+        Some(_) => Some(super::choose_base(&root, git, base)?.0),
+        None => crate::state::choose_base(git, &crate::state::read_lenient(&root), None)
+            .ok()
+            .map(|(base, _)| base),
+    };
     Ok(match base {
-        Some(_) => {
-            let (base, _) = super::choose_base(&root, git, base)?;
-            super::against_base::specs(specs, git, &base)
+        Some(base) => {
+            let at_base = base
+                .merge_base
+                .map(|b| crate::state::specs_as_at_base(git, b));
+            (super::against_base::specs(specs, git, &base), at_base)
         }
-        None => match crate::state::choose_base(git, &crate::state::read_lenient(&root), None) {
-            Ok((base, _)) => super::against_base::specs(specs, git, &base),
-            Err(_) => specs,
-        },
+        None => (specs, None),
     })
 }
 

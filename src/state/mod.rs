@@ -65,6 +65,7 @@ pub use merge::{
     DRIVER_KEY, GITATTRIBUTES_LINE, MergeDriverSetup, MergeOutcome, merge_driver_registered,
     merge_files, register_merge_driver, unregister_merge_driver, with_attributes_line,
 };
+pub(crate) use reconciled::specs_as_at_base;
 pub use reconciled::{JudgeError, Reconciled, ReviewedBlob};
 pub use reviewed_program::same_program_as_any;
 pub use snapshot::{SnapshotSummary, head_of, snapshot};

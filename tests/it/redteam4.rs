@@ -307,3 +307,25 @@ fn an_every_spec_review_made_after_the_spec_changed_counts_for_it() {
     let again = spec_diff(&mut repo.server(), b, json!({}));
     assert!(lists(&again, "files", "src/a.py"), "{again}");
 }
+
+/// The control of the rule above: a review recorded for every spec while a
+/// spec was as at the base counts for it only while it stays so; once the
+/// branch changes that spec (a new constraint), the file is shown for it
+/// again, as the review was read against its older text.
+#[test]
+fn an_every_spec_review_made_before_the_spec_changed_is_shown_again() {
+    let repo = marked_for_every_spec(true);
+    let b = ".notarai/b.spec.yaml";
+    let before = spec_diff(&mut repo.server(), b, json!({}));
+    assert!(!lists(&before, "files", "src/a.py"), "{before}");
+    repo.write(
+        b,
+        spec_text(
+            "No function returns more than 10.",
+            None,
+            "  code:\n    - path: src/b.py\n    - path: src/a.py\n",
+        ),
+    );
+    let after = spec_diff(&mut repo.server(), b, json!({}));
+    assert!(lists(&after, "files", "src/a.py"), "{after}");
+}
