@@ -47,7 +47,9 @@ pub fn run(root: Option<PathBuf>, cmd: Command) -> crate::error::Result<ExitCode
     match cmd {
         Command::Update { paths } => {
             let paths = paths_or_stdin(paths)?;
-            let Some(recorded) = super::reconcile::record(&root, paths, None, false, None)? else {
+            let Some(recorded) =
+                super::reconcile::record(&root, paths, None, super::reconcile::Pass::default())?
+            else {
                 return Ok(ExitCode::from(2));
             };
             writeln!(

@@ -1,4 +1,4 @@
-//! `notarai reconcile FILES... [--spec PATH] [--snapshot]`: record a review
+//! `notarai reconcile FILES... [--spec PATH] [--snapshot] [--base REV]`: record a review
 //! pass from the shell, into the same state the MCP tools and `notarai
 //! check` use (what `mark_reconciled` records).
 //!
@@ -33,6 +33,11 @@ pub struct Args {
     /// reconciled (`notarai decisions` lists them).
     #[arg(long, value_name = "TEXT")]
     pub decision: Option<String>,
+    /// The base of the pass (as `check --base`): without `--spec`, the
+    /// files are also recorded for each spec governing them that the branch
+    /// changed since that merge base. Default: as `check` chooses it.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
 }
 
 /// Record the pass; failures print `error: ...` (with a hint) and exit 2.
@@ -43,7 +48,12 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
         Some(spec) => Some(super::repo_relative(&root, &spec)?),
         None => None,
     };
-    let recorded = record(&root, files, spec, args.snapshot, args.decision)?;
+    let pass = Pass {
+        snapshot: args.snapshot,
+        decision: args.decision,
+        base: args.base,
+    };
+    let recorded = record(&root, files, spec, pass)?;
     let Some(recorded) = recorded else {
         return Ok(ExitCode::from(2));
     };
@@ -83,14 +93,24 @@ pub fn run(root: Option<PathBuf>, args: Args) -> crate::error::Result<ExitCode> 
     Ok(ExitCode::SUCCESS)
 }
 
+/// How a pass is recorded besides its files and spec.
+#[derive(Debug, Default)]
+pub(super) struct Pass {
+    /// Also write the state file.
+    pub snapshot: bool,
+    /// The decision to log.
+    pub decision: Option<String>,
+    /// The base of the pass.
+    pub base: Option<String>,
+}
+
 /// Record `files` (as given on the command line) as reviewed for `spec`
 /// (repository-relative) or every spec; `None` after printing the error.
 pub(super) fn record(
     root: &std::path::Path,
     files: Vec<String>,
     spec: Option<String>,
-    snapshot: bool,
-    decision: Option<String>,
+    pass: Pass,
 ) -> crate::error::Result<Option<crate::review::MarkReconciled>> {
     let files = files
         .iter()
@@ -100,9 +120,9 @@ pub(super) fn record(
     let params = MarkReconciledParams {
         files,
         spec_path: spec,
-        snapshot,
-        decision,
-        base_branch: None,
+        snapshot: pass.snapshot,
+        decision: pass.decision,
+        base_branch: pass.base,
     };
     match mark_reconciled(&mut project, &params, &crate::progress::Progress::none()) {
         Ok(recorded) => Ok(Some(recorded)),

@@ -329,3 +329,42 @@ fn an_every_spec_review_made_before_the_spec_changed_is_shown_again() {
     let after = spec_diff(&mut repo.server(), b, json!({}));
     assert!(lists(&after, "files", "src/a.py"), "{after}");
 }
+
+/// `notarai reconcile --base` records as `mark_reconciled` with
+/// `base_branch` does: after the branch changed spec B, a file recorded
+/// from the shell counts for B, and `check` passes; a base that does not
+/// resolve records nothing and says why.
+#[test]
+fn reconcile_from_the_shell_records_for_a_spec_the_branch_changed() {
+    let repo = marked_for_every_spec(false);
+    let b = ".notarai/b.spec.yaml";
+    repo.write(
+        b,
+        spec_text(
+            "No function returns more than 1.",
+            None,
+            "  code:\n    - path: src/b.py\n    - path: src/a.py\n",
+        ),
+    );
+    let bad = notarai(
+        &repo.root,
+        &["reconcile", "--base", "nope", "src/a.py", b],
+        b"",
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        crate::common::stderr(&bad).contains("nope"),
+        "{}",
+        crate::common::stderr(&bad)
+    );
+    let out = notarai(&repo.root, &["check", "--base", "main"], b"");
+    assert!(!out.status.success(), "{}", stdout(&out));
+    let ok = notarai(
+        &repo.root,
+        &["reconcile", "--base", "main", "src/a.py", b],
+        b"",
+    );
+    assert!(ok.status.success(), "{}", stdout(&ok));
+    let out = notarai(&repo.root, &["check", "--base", "main"], b"");
+    assert!(out.status.success(), "{}", stdout(&out));
+}
