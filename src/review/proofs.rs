@@ -88,11 +88,10 @@ impl QuietVerdict {
                  strings, code comments); the old side is the base's content or a proven review's"
             }
             QuietVerdict::OutsideAnchors => {
-                "no hunk changes, on either side, an anchored symbol's lines, its owners' own \
-                 lines or lines the parser did not understand; no line may rebind an anchored name \
-                 or alias; no changed top-level statement may stop or guard one; no changed \
-                 constant, static or top-level variable is one an anchored symbol mentions; each \
-                 anchor keeps its program"
+                "no hunk changes (either side) an anchored symbol's or its owners' own lines, \
+                 unparsed lines or data an anchor mentions; no line may rebind an anchored name \
+                 or alias; no top-level statement may stop or guard one; each anchor keeps its \
+                 program"
             }
             QuietVerdict::SinceReconciled => {
                 "the diff starts at the content last reviewed for this spec, from a cache row \
