@@ -7,7 +7,8 @@ use std::path::Path;
 
 use git2::{Oid, Repository};
 
-use super::diff::{LazyDiff, collect_files, find_renames, work_tree_diff_options};
+use super::diff::{LazyDiff, collect_files, find_renames};
+use super::exact::diff_exactly;
 use super::repo::{LONG_LIVED, flush_attribute_cache, long_lived};
 use super::{ChangeError, ChangeKind, ChangeSet, ChangedFile, GitRepo, Patch, Unnameable};
 use crate::watch::{Poll, Watch};
@@ -292,14 +293,7 @@ impl GitRepo {
         let mut files = Vec::new();
         let mut unnameable = unnameable;
         if !paths.is_empty() {
-            let mut opts = work_tree_diff_options();
-            opts.disable_pathspec_match(true);
-            for path in paths {
-                opts.pathspec(path);
-            }
-            let mut diff = self
-                .repo
-                .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
+            let mut diff = diff_exactly(&self.repo, tree.as_ref(), paths)?;
             if renames {
                 find_renames(&mut diff, self.repo.workdir())?;
             }
@@ -339,14 +333,8 @@ impl GitRepo {
                 }
             }
         }
-        let mut opts = work_tree_diff_options();
-        opts.disable_pathspec_match(true);
-        for path in &paths {
-            opts.pathspec(path);
-        }
-        let mut diff = self
-            .repo
-            .diff_tree_to_workdir_with_index(tree, Some(&mut opts))?;
+        let listed: Vec<&String> = paths.iter().collect();
+        let mut diff = diff_exactly(&self.repo, tree, &listed)?;
         if answer.renames {
             find_renames(&mut diff, self.repo.workdir())?;
         }

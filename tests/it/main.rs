@@ -25,6 +25,7 @@ mod decisions;
 mod docs;
 mod doctor;
 mod errors;
+mod exact_diff;
 mod export_context;
 mod facts;
 mod gate;
