@@ -190,16 +190,51 @@ impl GitRepo {
     pub fn generation(&self) -> Option<u64> {
         let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        if long_lived() {
-            self.spawn_watch(&mut kept);
+        self.generation_of(&mut kept, index_stamp)
+    }
+
+    /// [`GitRepo::generation`] when the watch alone vouches for it (open,
+    /// no fence standing, whose generation holds only for what the fence
+    /// recorded) and watches each of `folders` (relative to the work tree,
+    /// `""` its top): every change of a file in them moves it, so what was
+    /// read of them at this generation is still what they hold while it
+    /// stays. `None` otherwise.
+    pub fn watched_generation(&self, folders: &[&str]) -> Option<u64> {
+        let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = self.generation_of(&mut kept, index_stamp)?;
+        if kept.fence.is_some() || kept.starting.is_some() {
+            return None;
         }
-        if let Some(generation) = self.fenced_generation(&mut kept) {
+        let watch = kept.watch.as_ref()?;
+        let workdir = self.repo.workdir()?;
+        let covered = folders.iter().all(|f| {
+            let dir = if f.is_empty() {
+                workdir.to_path_buf()
+            } else {
+                workdir.join(f)
+            };
+            watch.covers(&dir)
+        });
+        covered.then_some(generation)
+    }
+
+    /// [`GitRepo::generation`] with the kept status at hand.
+    fn generation_of(
+        &self,
+        kept: &mut Kept,
+        index_stamp: Option<crate::watch::Stamp>,
+    ) -> Option<u64> {
+        if long_lived() {
+            self.spawn_watch(kept);
+        }
+        if let Some(generation) = self.fenced_generation(kept) {
             return Some(generation);
         }
         if !kept.settle(false) {
             return None;
         }
-        (kept.watch.is_some() && self.poll_kept(&mut kept, index_stamp)).then_some(kept.generation)
+        (kept.watch.is_some() && self.poll_kept(kept, index_stamp)).then_some(kept.generation)
     }
 
     /// Bring the kept answers against `tree` (the merge base's) up to

@@ -213,7 +213,10 @@ fn index_flags_and_staging_diff_the_same_through_the_small_index() {
     pair.check(&root, "assume-unchanged, edited again");
     // Racy in git's sense: staged with a time ahead of the index file's,
     // then changed keeping its size and time (ctime not trusted): only
-    // libgit2's racy test sees it, which the small index must keep.
+    // libgit2's racy test sees it, which the small index must keep. (The
+    // answers show a file's diff from both sides read whole, so this step
+    // checks the answer end to end; the unit test of `src/changes/exact.rs`
+    // checks libgit2's deltas themselves.)
     let ahead = std::time::SystemTime::now() + std::time::Duration::from_secs(30);
     let set_time = || {
         let file = std::fs::File::options()

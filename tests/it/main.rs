@@ -80,6 +80,7 @@ mod spec_loader;
 mod spec_loosened;
 mod spec_set;
 mod spec_text_once;
+mod spec_watch;
 mod state;
 mod state_mcp;
 mod stdio_rules;
