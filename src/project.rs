@@ -119,7 +119,16 @@ pub struct Specs {
     /// Every spec, loaded or failed.
     pub set: SpecSet,
     governance: OnceLock<crate::governance::Governance>,
+    /// The specs a change since the last merge base asked was judged by
+    /// (`review::against_base::specs`), a function of this set, that
+    /// commit and the index's links, which it is kept with: `None` when
+    /// they are these specs themselves.
+    judged_at: std::sync::Mutex<Option<JudgedAt>>,
 }
+
+/// What [`Specs::judged_at`] keeps: the merge base and the links asked
+/// with, and the answer.
+type JudgedAt = (Option<git2::Oid>, Vec<(String, String)>, Option<Arc<Specs>>);
 
 impl Specs {
     /// `set` with `governance` already compiled: the specs a change is
@@ -128,7 +137,36 @@ impl Specs {
         Specs {
             set,
             governance: OnceLock::from(governance),
+            judged_at: Default::default(),
         }
+    }
+
+    /// What [`Specs::keep_judged`] kept for `merge_base` and `links`:
+    /// `Some(None)` when these specs are the ones a change is judged by.
+    pub fn judged_at(
+        &self,
+        merge_base: Option<git2::Oid>,
+        links: &[(String, String)],
+    ) -> Option<Option<Arc<Specs>>> {
+        let kept = self.judged_at.lock().unwrap_or_else(|e| e.into_inner());
+        match &*kept {
+            Some((base, kept_links, judged)) if *base == merge_base && kept_links == links => {
+                Some(judged.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// Keep the specs a change since `merge_base` is judged by, given
+    /// `links` (`None`: these specs).
+    pub fn keep_judged(
+        &self,
+        merge_base: Option<git2::Oid>,
+        links: Vec<(String, String)>,
+        judged: Option<Arc<Specs>>,
+    ) {
+        let mut kept = self.judged_at.lock().unwrap_or_else(|e| e.into_inner());
+        *kept = Some((merge_base, links, judged));
     }
 
     /// The compiled globs of `set`.
@@ -345,6 +383,7 @@ impl Project {
         let specs = Arc::new(Specs {
             set,
             governance: OnceLock::new(),
+            judged_at: Default::default(),
         });
         let fresh = stamped_now(&stamps);
         let refs: Vec<SpecStamp> = specs
@@ -445,10 +484,12 @@ impl Project {
         key: &str,
     ) -> (Option<Arc<T>>, Option<crate::answers::Token>) {
         let writes = self.writes.load(Ordering::SeqCst);
-        // The specs as they are now (reloaded if a stamp moved), so an
-        // answer made from another load of them is not served.
-        self.specs();
         let generation = self.git().ok().and_then(|git| git.generation());
+        if generation.is_some() {
+            // The specs as they are now (reloaded if a stamp moved), so an
+            // answer made from another load of them is not served.
+            self.specs();
+        }
         let token = crate::answers::Token::now(&self.root, generation, writes, self.specs_loads);
         let kept = token.as_ref().and_then(|t| self.answers.get::<T>(key, t));
         (kept, token)

@@ -2,7 +2,7 @@
 //! tree, served again while [`crate::watch`] reports nothing changed, and
 //! brought up to date file by file when it names what changed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use git2::{Oid, Repository};
@@ -79,6 +79,10 @@ impl Kept {
         });
     }
 }
+
+/// What [`GitRepo::kept_while_watched`] keeps: the commit, the
+/// generation, the folders read and the paths found.
+pub(super) type WhileWatched = (Oid, u64, Vec<String>, HashSet<String>);
 
 pub(super) struct KeptAnswer {
     /// Which answer this is, for patches made later.
@@ -217,6 +221,40 @@ impl GitRepo {
             watch.covers(&dir)
         });
         covered.then_some(generation)
+    }
+
+    /// The paths `compute` finds for the commit `base` by reading the
+    /// work tree's files in the folders it returns with them (relative to
+    /// the work tree), kept while the watch's generation, taken before it
+    /// read, has not moved and the watch covers those folders (see
+    /// [`GitRepo::watched_generation`]); computed again otherwise.
+    pub fn kept_while_watched(
+        &self,
+        base: Oid,
+        compute: impl FnOnce() -> (HashSet<String>, Vec<String>),
+    ) -> HashSet<String> {
+        let kept = self
+            .while_watched
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some((at, generation, folders, paths)) = kept {
+            let folders: Vec<&str> = folders.iter().map(String::as_str).collect();
+            if at == base && self.watched_generation(&folders) == Some(generation) {
+                return paths;
+            }
+        }
+        let before = self.watched_generation(&[]);
+        let (paths, folders) = compute();
+        let mut kept = self.while_watched.lock().unwrap_or_else(|e| e.into_inner());
+        *kept = None;
+        let covered: Vec<&str> = folders.iter().map(String::as_str).collect();
+        if let Some(before) = before
+            && self.watched_generation(&covered) == Some(before)
+        {
+            *kept = Some((base, before, folders, paths.clone()));
+        }
+        paths
     }
 
     /// [`GitRepo::generation`] with the kept status at hand.

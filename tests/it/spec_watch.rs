@@ -29,7 +29,8 @@ fn warm(root: &Path) -> Server {
 }
 
 /// What depends on the specs' texts: the affected specs with their files,
-/// the invalid specs' errors, and the reconciliation status.
+/// the invalid specs' errors, the reconciliation status and the `auth`
+/// spec's diff.
 fn answers(server: &mut Server) -> Value {
     let list = server.call_ok(1, "list_affected_specs", json!({"base_branch": "main"}));
     let status = server.call_ok(
@@ -37,7 +38,14 @@ fn answers(server: &mut Server) -> Value {
         "get_reconciliation_status",
         json!({"base_branch": "main"}),
     );
+    // The whole answer: once the spec is deleted it is an error.
+    let diff = server.call(
+        3,
+        "get_spec_diff",
+        json!({"spec_path": ".notarai/auth.spec.yaml", "base_branch": "main"}),
+    );
     json!({
+        "diff": diff,
         "affected": list["affected_specs"],
         "invalid": list["invalid_specs"],
         "status": status,
