@@ -4,8 +4,9 @@
 //! An answer is kept with the [`Token`] of the moment before it was
 //! computed: the work tree's generation (`GitRepo::generation`, which moves
 //! on every change the watch reports: a file, the index, `HEAD`, git's
-//! configuration, an ignore file, the state file, a spec) and the stamps of
-//! the local hash cache (written by this server or by another process,
+//! configuration, an ignore file, the state file, a spec), the load of the
+//! specs (a spec the watch cannot see, behind a link or in an ignored
+//! folder, is stamped and reloaded) and the stamps of the local hash cache (written by this server or by another process,
 //! which the watch does not see). It is served again only while the token
 //! is the same, so a kept answer is never served after the work tree moved;
 //! without a watch there is no token and nothing is kept. Before the watch
@@ -37,18 +38,24 @@ pub struct Token {
     generation: u64,
     writes: u64,
     cache: [Option<(i128, u64, u64)>; 2],
+    /// Which load of the specs the answer was made from: a spec the watch
+    /// does not see (behind a link, in an ignored folder) moves no
+    /// generation, but its stamps reload the specs.
+    specs: u64,
 }
 
 impl Token {
     /// The token now (`writes`: the process's count of writes begun and
-    /// ended), or `None` when nothing may be kept (no watch).
-    pub fn now(root: &Path, generation: Option<u64>, writes: u64) -> Option<Token> {
+    /// ended; `specs`: the number of the specs' load in use), or `None`
+    /// when nothing may be kept (no watch).
+    pub fn now(root: &Path, generation: Option<u64>, writes: u64, specs: u64) -> Option<Token> {
         let db = root.join(crate::layout::DB_FILE);
         let wal = db.with_extension("db-wal");
         Some(Token {
             generation: generation?,
             writes,
             cache: [crate::watch::stamp(&db), crate::watch::stamp(&wal)],
+            specs,
         })
     }
 }
@@ -128,6 +135,7 @@ mod tests {
             generation,
             writes: 0,
             cache: [None, None],
+            specs: 0,
         }
     }
 

@@ -99,6 +99,13 @@ pub struct Project {
     /// Never start the work-tree watch (a project that only writes: the
     /// long-lived questions are the reading project's).
     unwatched: bool,
+    /// The watch's generation at which the loaded specs were stamped, when
+    /// it watches every folder they and their `$ref` targets lie in (with
+    /// those folders): while it stays, the stamps would be the same.
+    specs_at: Option<(u64, Vec<String>)>,
+    /// How many times the specs were loaded: which load a kept answer was
+    /// made from.
+    specs_loads: u64,
     /// What is known of the repository's contents (outlines and semantic
     /// hashes by content), shared with the sibling opened by
     /// [`Project::for_writes`]: a content the reading project outlined
@@ -112,7 +119,16 @@ pub struct Specs {
     /// Every spec, loaded or failed.
     pub set: SpecSet,
     governance: OnceLock<crate::governance::Governance>,
+    /// The specs a change since the last merge base asked was judged by
+    /// (`review::against_base::specs`), a function of this set, that
+    /// commit and the index's links, which it is kept with: `None` when
+    /// they are these specs themselves.
+    judged_at: std::sync::Mutex<Option<JudgedAt>>,
 }
+
+/// What [`Specs::judged_at`] keeps: the merge base and the links asked
+/// with, and the answer.
+type JudgedAt = (Option<git2::Oid>, Vec<(String, String)>, Option<Arc<Specs>>);
 
 impl Specs {
     /// `set` with `governance` already compiled: the specs a change is
@@ -121,7 +137,36 @@ impl Specs {
         Specs {
             set,
             governance: OnceLock::from(governance),
+            judged_at: Default::default(),
         }
+    }
+
+    /// What [`Specs::keep_judged`] kept for `merge_base` and `links`:
+    /// `Some(None)` when these specs are the ones a change is judged by.
+    pub fn judged_at(
+        &self,
+        merge_base: Option<git2::Oid>,
+        links: &[(String, String)],
+    ) -> Option<Option<Arc<Specs>>> {
+        let kept = self.judged_at.lock().unwrap_or_else(|e| e.into_inner());
+        match &*kept {
+            Some((base, kept_links, judged)) if *base == merge_base && kept_links == links => {
+                Some(judged.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// Keep the specs a change since `merge_base` is judged by, given
+    /// `links` (`None`: these specs).
+    pub fn keep_judged(
+        &self,
+        merge_base: Option<git2::Oid>,
+        links: Vec<(String, String)>,
+        judged: Option<Arc<Specs>>,
+    ) {
+        let mut kept = self.judged_at.lock().unwrap_or_else(|e| e.into_inner());
+        *kept = Some((merge_base, links, judged));
     }
 
     /// The compiled globs of `set`.
@@ -195,6 +240,26 @@ struct Stamps {
 }
 
 impl Stamps {
+    /// The folders the stamped files lie in, and the spec folder (where a
+    /// new spec would appear), each once.
+    fn folders(&self) -> Vec<String> {
+        let mut folders: Vec<String> = self
+            .specs
+            .iter()
+            .chain(&self.refs)
+            .map(|s| {
+                s.path
+                    .rsplit_once('/')
+                    .map_or("", |(dir, _)| dir)
+                    .to_string()
+            })
+            .chain(std::iter::once(crate::layout::SPEC_DIR.to_string()))
+            .collect();
+        folders.sort();
+        folders.dedup();
+        folders
+    }
+
     /// Whether the files `self` stamped are as they were: the same spec
     /// files (`specs`, stamped now) and the same `$ref` targets.
     fn still(&self, root: &Path, specs: &[SpecStamp]) -> bool {
@@ -236,6 +301,8 @@ impl Project {
             answers: Default::default(),
             writes: Default::default(),
             unwatched: false,
+            specs_at: None,
+            specs_loads: 0,
             symbols: Default::default(),
         }
     }
@@ -261,9 +328,47 @@ impl Project {
 
     /// The specs, reloaded when any spec file was added, removed or modified
     /// since the last call.
+    ///
+    /// A long-lived server does not stamp them again while its watch's
+    /// generation has not moved since they were stamped and the watch
+    /// covers the spec folder and every folder a spec or a `$ref` target
+    /// lies in (issue 43: a listing and a `stat` per spec on every
+    /// question): any write, creation, removal or rename there would have
+    /// moved it (see [`crate::watch`]; a linked or ignored folder is not
+    /// watched, so its specs are stamped on every question as before).
     pub fn specs(&mut self) -> Arc<Specs> {
+        if let Some((at, folders)) = &self.specs_at
+            && let Some((_, specs)) = &self.loaded
+        {
+            let (at, folders, specs) = (*at, folders.clone(), specs.clone());
+            if self.watched_generation(&folders) == Some(at) {
+                tracing::debug!("specs: not stamped again, the watch saw no change");
+                return specs;
+            }
+        }
+        // Taken before the stamps: a change after it moves it.
+        let before = self.watched_generation(&[]);
         let stamps = spec_stamps(&self.root);
-        self.specs_for(stamps)
+        let specs = self.specs_for(stamps);
+        self.specs_at = None;
+        if let (Some(before), Some((stamps, _))) = (before, &self.loaded) {
+            let folders = stamps.folders();
+            if self.watched_generation(&folders) == Some(before) {
+                self.specs_at = Some((before, folders));
+            }
+        }
+        specs
+    }
+
+    /// The watch's generation if it covers `folders` (see
+    /// [`crate::changes::GitRepo::watched_generation`]); `None` for a
+    /// project that does not watch or is not in a repository.
+    fn watched_generation(&mut self, folders: &[String]) -> Option<u64> {
+        if self.unwatched {
+            return None;
+        }
+        let folders: Vec<&str> = folders.iter().map(String::as_str).collect();
+        self.git().ok()?.watched_generation(&folders)
     }
 
     fn specs_for(&mut self, stamps: Vec<SpecStamp>) -> Arc<Specs> {
@@ -278,6 +383,7 @@ impl Project {
         let specs = Arc::new(Specs {
             set,
             governance: OnceLock::new(),
+            judged_at: Default::default(),
         });
         let fresh = stamped_now(&stamps);
         let refs: Vec<SpecStamp> = specs
@@ -292,6 +398,7 @@ impl Project {
             refs,
         };
         self.loaded = Some((stamps, specs.clone()));
+        self.specs_loads += 1;
         specs
     }
 
@@ -378,7 +485,12 @@ impl Project {
     ) -> (Option<Arc<T>>, Option<crate::answers::Token>) {
         let writes = self.writes.load(Ordering::SeqCst);
         let generation = self.git().ok().and_then(|git| git.generation());
-        let token = crate::answers::Token::now(&self.root, generation, writes);
+        if generation.is_some() {
+            // The specs as they are now (reloaded if a stamp moved), so an
+            // answer made from another load of them is not served.
+            self.specs();
+        }
+        let token = crate::answers::Token::now(&self.root, generation, writes, self.specs_loads);
         let kept = token.as_ref().and_then(|t| self.answers.get::<T>(key, t));
         (kept, token)
     }

@@ -69,8 +69,6 @@ impl<'r> LazyDiff<'r> {
         files: &[ChangedFile],
     ) -> Result<(&Diff<'r>, &HashMap<String, usize>), ChangeError> {
         let made = self.made.get_or_init(|| {
-            let mut opts = work_tree_diff_options();
-            opts.disable_pathspec_match(true);
             // The files whose patch is not known, with every file renames
             // could pair, so that pairs are the full diff's.
             let wanted = files.iter().filter(|f| {
@@ -81,14 +79,8 @@ impl<'r> LazyDiff<'r> {
                             ChangeKind::Added | ChangeKind::Deleted | ChangeKind::Renamed
                         ))
             });
-            for file in wanted {
-                for path in file.paths() {
-                    opts.pathspec(path);
-                }
-            }
-            let mut diff = self
-                .repo
-                .diff_tree_to_workdir_with_index(self.tree.as_ref(), Some(&mut opts))?;
+            let paths: Vec<&str> = wanted.flat_map(ChangedFile::paths).collect();
+            let mut diff = super::exact::diff_exactly(self.repo, self.tree.as_ref(), &paths)?;
             if self.renames {
                 find_renames(&mut diff, self.repo.workdir())
                     .map_err(|e| git2::Error::from_str(&e.to_string()))?;

@@ -2,12 +2,13 @@
 //! tree, served again while [`crate::watch`] reports nothing changed, and
 //! brought up to date file by file when it names what changed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use git2::{Oid, Repository};
 
-use super::diff::{LazyDiff, collect_files, find_renames, work_tree_diff_options};
+use super::diff::{LazyDiff, collect_files, find_renames};
+use super::exact::diff_exactly;
 use super::repo::{LONG_LIVED, flush_attribute_cache, long_lived};
 use super::{ChangeError, ChangeKind, ChangeSet, ChangedFile, GitRepo, Patch, Unnameable};
 use crate::watch::{Poll, Watch};
@@ -78,6 +79,10 @@ impl Kept {
         });
     }
 }
+
+/// What [`GitRepo::kept_while_watched`] keeps: the commit, the
+/// generation, the folders read and the paths found.
+pub(super) type WhileWatched = (Oid, u64, Vec<String>, HashSet<String>);
 
 pub(super) struct KeptAnswer {
     /// Which answer this is, for patches made later.
@@ -189,16 +194,85 @@ impl GitRepo {
     pub fn generation(&self) -> Option<u64> {
         let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        if long_lived() {
-            self.spawn_watch(&mut kept);
+        self.generation_of(&mut kept, index_stamp)
+    }
+
+    /// [`GitRepo::generation`] when the watch alone vouches for it (open,
+    /// no fence standing, whose generation holds only for what the fence
+    /// recorded) and watches each of `folders` (relative to the work tree,
+    /// `""` its top): every change of a file in them moves it, so what was
+    /// read of them at this generation is still what they hold while it
+    /// stays. `None` otherwise.
+    pub fn watched_generation(&self, folders: &[&str]) -> Option<u64> {
+        let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = self.generation_of(&mut kept, index_stamp)?;
+        if kept.fence.is_some() || kept.starting.is_some() {
+            return None;
         }
-        if let Some(generation) = self.fenced_generation(&mut kept) {
+        let watch = kept.watch.as_ref()?;
+        let workdir = self.repo.workdir()?;
+        let covered = folders.iter().all(|f| {
+            let dir = if f.is_empty() {
+                workdir.to_path_buf()
+            } else {
+                workdir.join(f)
+            };
+            watch.covers(&dir)
+        });
+        covered.then_some(generation)
+    }
+
+    /// The paths `compute` finds for the commit `base` by reading the
+    /// work tree's files in the folders it returns with them (relative to
+    /// the work tree), kept while the watch's generation, taken before it
+    /// read, has not moved and the watch covers those folders (see
+    /// [`GitRepo::watched_generation`]); computed again otherwise.
+    pub fn kept_while_watched(
+        &self,
+        base: Oid,
+        compute: impl FnOnce() -> (HashSet<String>, Vec<String>),
+    ) -> HashSet<String> {
+        let kept = self
+            .while_watched
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some((at, generation, folders, paths)) = kept {
+            let folders: Vec<&str> = folders.iter().map(String::as_str).collect();
+            if at == base && self.watched_generation(&folders) == Some(generation) {
+                return paths;
+            }
+        }
+        let before = self.watched_generation(&[]);
+        let (paths, folders) = compute();
+        let mut kept = self.while_watched.lock().unwrap_or_else(|e| e.into_inner());
+        *kept = None;
+        let covered: Vec<&str> = folders.iter().map(String::as_str).collect();
+        if let Some(before) = before
+            && self.watched_generation(&covered) == Some(before)
+        {
+            *kept = Some((base, before, folders, paths.clone()));
+        }
+        paths
+    }
+
+    /// [`GitRepo::generation`] with the kept status at hand.
+    fn generation_of(
+        &self,
+        kept: &mut Kept,
+        index_stamp: Option<crate::watch::Stamp>,
+    ) -> Option<u64> {
+        if long_lived() {
+            self.spawn_watch(kept);
+        }
+        if let Some(generation) = self.fenced_generation(kept) {
             return Some(generation);
         }
         if !kept.settle(false) {
             return None;
         }
-        (kept.watch.is_some() && self.poll_kept(&mut kept, index_stamp)).then_some(kept.generation)
+        (kept.watch.is_some() && self.poll_kept(kept, index_stamp)).then_some(kept.generation)
     }
 
     /// Bring the kept answers against `tree` (the merge base's) up to
@@ -292,14 +366,7 @@ impl GitRepo {
         let mut files = Vec::new();
         let mut unnameable = unnameable;
         if !paths.is_empty() {
-            let mut opts = work_tree_diff_options();
-            opts.disable_pathspec_match(true);
-            for path in paths {
-                opts.pathspec(path);
-            }
-            let mut diff = self
-                .repo
-                .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
+            let mut diff = diff_exactly(&self.repo, tree.as_ref(), paths)?;
             if renames {
                 find_renames(&mut diff, self.repo.workdir())?;
             }
@@ -339,14 +406,8 @@ impl GitRepo {
                 }
             }
         }
-        let mut opts = work_tree_diff_options();
-        opts.disable_pathspec_match(true);
-        for path in &paths {
-            opts.pathspec(path);
-        }
-        let mut diff = self
-            .repo
-            .diff_tree_to_workdir_with_index(tree, Some(&mut opts))?;
+        let listed: Vec<&String> = paths.iter().collect();
+        let mut diff = diff_exactly(&self.repo, tree, &listed)?;
         if answer.renames {
             find_renames(&mut diff, self.repo.workdir())?;
         }

@@ -16,6 +16,7 @@ use git2::Oid;
 
 mod blob;
 mod diff;
+mod exact;
 mod fence;
 mod kept;
 mod repo;

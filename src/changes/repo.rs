@@ -80,6 +80,10 @@ pub struct GitRepo {
     /// The cache files the raw index holds, with its stamp
     /// ([`GitRepo::tracked_cache_files`]).
     pub(super) cache_entries: std::sync::Mutex<Option<CacheEntries>>,
+    /// A set of paths read from the work tree for a commit, with the
+    /// generation and the folders the watch vouched for it by
+    /// ([`GitRepo::kept_while_watched`]).
+    pub(super) while_watched: std::sync::Mutex<Option<super::kept::WhileWatched>>,
     /// What is known of this repository's contents: outlines and semantic
     /// hashes by content, the project's ([`GitRepo::knowing`]; a handle
     /// opened alone has its own), never a process global.
@@ -124,6 +128,7 @@ impl GitRepo {
             index_scan: std::sync::Mutex::new(None),
             links: std::sync::Mutex::new(None),
             cache_entries: std::sync::Mutex::new(None),
+            while_watched: std::sync::Mutex::new(None),
             symbols: Default::default(),
         })
     }

@@ -51,17 +51,27 @@ pub fn governance(git: &GitRepo, base: &Base, set: &SpecSet) -> Governance {
 /// `specs` with the governance a change since `base` is judged by; the
 /// same `specs` when no spec changed since the merge base and no spec
 /// governs a link.
+///
+/// A function of the specs, the merge base and the index's links: kept
+/// with the specs for the last merge base asked (issue 43: with 2,000 specs
+/// each question compiled every spec's globs again).
 pub fn specs(specs: Arc<Specs>, git: &GitRepo, base: &Base) -> Arc<Specs> {
-    let at_base = at_base(git, base, &specs.set);
     let links = links(git);
+    if let Some(judged) = specs.judged_at(base.merge_base, &links) {
+        return judged.unwrap_or(specs);
+    }
+    let at_base = at_base(git, base, &specs.set);
     let governed_link = links
         .iter()
         .any(|(link, _)| !specs.governance().governors(link).is_empty());
     if !governed_link && at_base.iter().all(|a| matches!(a, AtBase::Unchanged)) {
+        specs.keep_judged(base.merge_base, links, None);
         return specs;
     }
     let governance = Governance::build_against_base(&specs.set, &at_base, &links);
-    Arc::new(Specs::judged(specs.set.clone(), governance))
+    let judged = Arc::new(Specs::judged(specs.set.clone(), governance));
+    specs.keep_judged(base.merge_base, links, Some(judged.clone()));
+    judged
 }
 
 /// Every symbolic link in git's index whose target lies inside the

@@ -322,8 +322,29 @@ impl Reconciled {
 }
 
 /// The spec files (`.notarai/**.spec.yaml`) of the merge base `base`
-/// whose work-tree content is the same blob.
+/// whose work-tree content is the same blob; a long-lived server keeps the
+/// answer while its watch vouches for the spec folders (issue 43: every
+/// spec file read and hashed on every question).
 pub(crate) fn specs_as_at_base(git: &GitRepo, base: git2::Oid) -> HashSet<String> {
+    git.kept_while_watched(base, || read_specs_as_at_base(git, base))
+}
+
+/// [`specs_as_at_base`] read from the disk, with the folders it read in.
+fn read_specs_as_at_base(git: &GitRepo, base: git2::Oid) -> (HashSet<String>, Vec<String>) {
+    let mut folders = vec![crate::layout::SPEC_DIR.to_string()];
+    let out = spec_blobs_as_at_base(git, base, &mut folders);
+    folders.sort();
+    folders.dedup();
+    (out, folders)
+}
+
+/// The walk behind [`read_specs_as_at_base`]; each folder a spec of the
+/// merge base lies in is added to `folders`.
+fn spec_blobs_as_at_base(
+    git: &GitRepo,
+    base: git2::Oid,
+    folders: &mut Vec<String>,
+) -> HashSet<String> {
     let mut out = HashSet::new();
     let repo = git.raw();
     let Some(root) = repo.workdir() else {
@@ -340,6 +361,9 @@ pub(crate) fn specs_as_at_base(git: &GitRepo, base: git2::Oid) -> HashSet<String
     };
     let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
         let path = format!(".notarai/{dir}{}", entry.name().unwrap_or_default());
+        if entry.kind() == Some(git2::ObjectType::Blob) && crate::spec::is_spec_path(&path) {
+            folders.push(format!(".notarai/{dir}").trim_end_matches('/').to_string());
+        }
         if entry.kind() == Some(git2::ObjectType::Blob)
             && crate::spec::is_spec_path(&path)
             && crate::safe_fs::read(root, Path::new(&path), crate::changes::MAX_DIFF_FILE)

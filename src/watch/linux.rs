@@ -108,6 +108,11 @@ impl Tree {
         self.watch_tracked_dirs(repo)
     }
 
+    /// Whether `dir` is one of the folders watched.
+    pub(super) fn covers(&self, dir: &Path) -> bool {
+        self.watched.contains(dir)
+    }
+
     fn add(&mut self, dir: &Path) -> Option<WatchDescriptor> {
         match self.inotify.watches().add(dir, MASK) {
             Ok(wd) => {

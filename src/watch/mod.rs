@@ -154,6 +154,19 @@ impl Watch {
         Some(poll)
     }
 
+    /// Whether the folder `dir` (absolute, in the work tree) is watched:
+    /// every file created, written, removed or renamed in it moves the
+    /// generation. Never true off Linux.
+    pub fn covers(&self, dir: &std::path::Path) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.inner.covers(dir);
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = dir;
+            false
+        }
+    }
+
     /// Drop every watch and watch the repository afresh.
     fn rebuild(&mut self, repo: &git2::Repository) -> Option<()> {
         self.config_files = config_files(repo);
