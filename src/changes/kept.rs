@@ -325,9 +325,9 @@ impl GitRepo {
         }
     }
 
-    /// A question narrower than the whole work tree answered from the kept
-    /// list of changed files (renames not paired): a diff over exactly the
-    /// changed paths within `scope`.
+    /// A question narrower than the whole work tree answered from a kept
+    /// list of changed files (both paths of a paired rename): a diff over
+    /// exactly the changed paths within `scope`.
     pub(super) fn narrowed<'r>(
         &'r self,
         answer: &KeptAnswer,
@@ -335,12 +335,15 @@ impl GitRepo {
         scope: &crate::governance::Scope,
         renames: bool,
     ) -> Result<ChangeSet<'r>, ChangeError> {
-        let paths: Vec<String> = answer
+        let mut paths: Vec<String> = answer
             .files
             .iter()
-            .filter(|f| scope.contains(&f.path))
-            .map(|f| f.path.clone())
+            .flat_map(ChangedFile::paths)
+            .filter(|p| scope.contains(p))
+            .map(str::to_string)
             .collect();
+        paths.sort();
+        paths.dedup();
         let unnameable = answer
             .unnameable
             .iter()

@@ -323,14 +323,15 @@ impl GitRepo {
             tracing::debug!("kept status: served");
             return Ok(self.served(answer, tree, renames));
         }
-        // Any other question is answered from the kept list of changed
-        // files (renames not paired), when there is one: a diff over exactly
-        // the changed paths within the scope.
-        if let Some(answer) = kept
-            .answers
-            .iter()
-            .find(|a| a.tree == tree_id && !a.renames)
-        {
+        // Any other question is answered from a kept list of changed files,
+        // when there is one: a diff over exactly the changed paths within
+        // the scope. A list with renames paired names both paths of each
+        // rename, so it names the same paths, unless a rename's name is not
+        // UTF-8 (kept as one unnameable entry).
+        if let Some(answer) = kept.answers.iter().find(|a| {
+            a.tree == tree_id
+                && (!a.renames || a.unnameable.iter().all(|u| u.status != ChangeKind::Renamed))
+        }) {
             let answer = self.narrowed(answer, tree, scope, renames)?;
             if everything {
                 kept.keep(tree_id, renames, index_stamp, &answer);
