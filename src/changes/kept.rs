@@ -206,6 +206,13 @@ impl GitRepo {
     pub fn watched_generation(&self, folders: &[&str]) -> Option<u64> {
         let index_stamp = crate::watch::stamp(&self.repo.path().join("index"));
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        // While a fresh server's first answers stand under a fence (or its
+        // watch is still opening), nothing is vouched for; asking for the
+        // generation then would confirm the fence inside this question: a
+        // wait for the watch and a second status of the whole work tree.
+        if kept.fence.is_some() || kept.starting.is_some() {
+            return None;
+        }
         let generation = self.generation_of(&mut kept, index_stamp)?;
         if kept.fence.is_some() || kept.starting.is_some() {
             return None;
