@@ -130,15 +130,9 @@ pub(crate) fn check_orphans(
             let hit = match seen.get(g.pattern) {
                 Some(&hit) => hit,
                 None => {
-                    let Ok(parts) = glob_parts(g.pattern) else {
+                    let Some(hit) = matches_any(g.pattern, &sorted) else {
                         continue; // reported by check_compile
                     };
-                    let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
-                    let candidates =
-                        below(&sorted, crate::glob::literal_prefix(g.pattern).as_deref());
-                    let hit = candidates
-                        .iter()
-                        .any(|file| matchers.iter().any(|m| m.is_match(file)));
                     seen.insert(g.pattern.to_string(), hit);
                     hit
                 }
@@ -184,21 +178,16 @@ pub(crate) fn check_orphans(
 /// while the change is reviewed, so the spec is fixed in the same pass.
 pub fn emptied_globs(spec: &Spec, deleted: &[&str], now: &[String]) -> Vec<String> {
     let now: Vec<&str> = now.iter().map(String::as_str).collect();
+    let mut deleted = deleted.to_vec();
+    deleted.sort_unstable();
     let mut out: Vec<String> = Vec::new();
     for g in globs_of(spec) {
         if g.external || g.what != "artifact glob" {
             continue;
         }
-        let Ok(parts) = glob_parts(g.pattern) else {
-            continue;
-        };
-        let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
-        let hits = |file: &str| matchers.iter().any(|m| m.is_match(file));
-        if !deleted.iter().any(|d| hits(d)) {
-            continue;
-        }
-        let candidates = below(&now, crate::glob::literal_prefix(g.pattern).as_deref());
-        if candidates.iter().any(|f| hits(f)) {
+        if matches_any(g.pattern, &deleted) != Some(true)
+            || matches_any(g.pattern, &now) != Some(false)
+        {
             continue;
         }
         let written = match g.anchor {
@@ -441,6 +430,20 @@ pub(crate) fn closest_names(wanted: &str, names: &[String]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether the artifact glob `pattern` matches one of `sorted` (sorted
+/// paths), trying only those below its literal prefix; `None` when it is
+/// no valid glob.
+fn matches_any(pattern: &str, sorted: &[&str]) -> Option<bool> {
+    let parts = glob_parts(pattern).ok()?;
+    let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
+    let candidates = below(sorted, crate::glob::literal_prefix(pattern).as_deref());
+    Some(
+        candidates
+            .iter()
+            .any(|file| matchers.iter().any(|m| m.is_match(file))),
+    )
 }
 
 /// The files of `sorted` that start with `prefix` (all of them without a

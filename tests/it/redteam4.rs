@@ -185,6 +185,18 @@ fn marked_for_every_spec(b_governs_a: bool) -> Repo {
     repo
 }
 
+/// Write spec B (`b`) with `intent`, governing `src/b.py` and `src/a.py`.
+fn b_governs_a(repo: &Repo, intent: &str) {
+    repo.write(
+        ".notarai/b.spec.yaml",
+        spec_text(
+            intent,
+            None,
+            "  code:\n    - path: src/b.py\n    - path: src/a.py\n",
+        ),
+    );
+}
+
 /// F4: a review recorded for every spec while only spec A governed
 /// `src/a.py` does not count for spec B, which the branch then makes
 /// govern it (B's file changed since the merge base); it still counts for
@@ -194,14 +206,7 @@ fn marked_for_every_spec(b_governs_a: bool) -> Repo {
 fn an_every_spec_review_counts_only_for_specs_as_at_the_base() {
     let repo = marked_for_every_spec(false);
     let b = ".notarai/b.spec.yaml";
-    repo.write(
-        b,
-        spec_text(
-            "No function returns more than 1.",
-            None,
-            "  code:\n    - path: src/b.py\n    - path: src/a.py\n",
-        ),
-    );
+    b_governs_a(&repo, "No function returns more than 1.");
     repo.commit("B governs a.py too");
     repo.server().call_ok(
         1,
@@ -274,14 +279,7 @@ fn mark_reconciled_refuses_a_read_id_of_older_content() {
 fn an_every_spec_review_made_after_the_spec_changed_counts_for_it() {
     let repo = marked_for_every_spec(false);
     let b = ".notarai/b.spec.yaml";
-    repo.write(
-        b,
-        spec_text(
-            "No function returns more than 1.",
-            None,
-            "  code:\n    - path: src/b.py\n    - path: src/a.py\n",
-        ),
-    );
+    b_governs_a(&repo, "No function returns more than 1.");
     repo.commit("B governs a.py too");
     // The pass after the spec change: a.py read for B, recorded for every spec.
     let mut server = repo.server();
@@ -318,16 +316,18 @@ fn an_every_spec_review_made_before_the_spec_changed_is_shown_again() {
     let b = ".notarai/b.spec.yaml";
     let before = spec_diff(&mut repo.server(), b, json!({}));
     assert!(!lists(&before, "files", "src/a.py"), "{before}");
-    repo.write(
-        b,
-        spec_text(
-            "No function returns more than 10.",
-            None,
-            "  code:\n    - path: src/b.py\n    - path: src/a.py\n",
-        ),
-    );
+    b_governs_a(&repo, "No function returns more than 10.");
     let after = spec_diff(&mut repo.server(), b, json!({}));
     assert!(lists(&after, "files", "src/a.py"), "{after}");
+    // CI agrees from the committed state alone.
+    repo.commit("B says more");
+    repo.server().call_ok(2, "snapshot_state", json!({}));
+    repo.commit("state");
+    let (_dir, clone) = clone_of(&repo.root);
+    git(&clone, &["checkout", "-q", "feat"]);
+    let out = notarai(&clone, &["check", "--base", "origin/main"], b"");
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(stdout(&out).contains("src/a.py"), "{}", stdout(&out));
 }
 
 /// `notarai reconcile --base` records as `mark_reconciled` with
@@ -338,14 +338,7 @@ fn an_every_spec_review_made_before_the_spec_changed_is_shown_again() {
 fn reconcile_from_the_shell_records_for_a_spec_the_branch_changed() {
     let repo = marked_for_every_spec(false);
     let b = ".notarai/b.spec.yaml";
-    repo.write(
-        b,
-        spec_text(
-            "No function returns more than 1.",
-            None,
-            "  code:\n    - path: src/b.py\n    - path: src/a.py\n",
-        ),
-    );
+    b_governs_a(&repo, "No function returns more than 1.");
     let bad = notarai(
         &repo.root,
         &["reconcile", "--base", "nope", "src/a.py", b],
