@@ -1,7 +1,8 @@
 //! The one folder walker. Every place that lists the files below a folder
 //! (spec discovery, the file list outside git, `validate DIR`, `init`'s look
 //! at the root, the folders the warm server watches, the git folder's
-//! shared index files) goes through here, so they all skip the same things:
+//! shared index files, the work-tree scan's one folder at a time) goes
+//! through here; all but [`OpenFolder`] skip the same things:
 //!
 //! - a folder named `.git` (git's own data, at any depth);
 //! - notarai's cache folder (a `.cache` folder directly inside `.notarai`);
@@ -126,6 +127,96 @@ pub fn walk(
     }
     out.entries.sort_by(|a, b| a.rel.cmp(&b.rel));
     out
+}
+
+/// What `lstat` says of a file, as git's index keeps it.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStat {
+    /// Type and permission bits.
+    pub mode: u32,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time: seconds and nanoseconds.
+    pub mtime: (i64, u32),
+    /// Status change time: seconds and nanoseconds.
+    pub ctime: (i64, u32),
+    /// Inode number.
+    pub ino: u64,
+    /// Owner.
+    pub uid: u32,
+    /// Group.
+    pub gid: u32,
+}
+
+/// One folder held open, to `lstat` its files by name and list its names:
+/// for the work-tree scan (`changes/scan.rs`), which looks at every tracked
+/// file from its folder instead of walking its whole path each time, and
+/// must see every name git's status sees (a nested `.git`, a name that is
+/// not UTF-8): nothing is skipped and every failure is reported.
+#[cfg(unix)]
+#[derive(Debug)]
+pub struct OpenFolder(rustix::fd::OwnedFd);
+
+#[cfg(unix)]
+impl OpenFolder {
+    /// Open `dir`; with `follow` false, a link there is not followed (an
+    /// error instead).
+    pub fn open(dir: &Path, follow: bool) -> std::io::Result<OpenFolder> {
+        use rustix::fs::{Mode, OFlags};
+        let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        if !follow {
+            flags |= OFlags::NOFOLLOW;
+        }
+        Ok(OpenFolder(rustix::fs::open(dir, flags, Mode::empty())?))
+    }
+
+    /// The `lstat` of `name` in this folder (a link is not followed).
+    #[allow(clippy::unnecessary_cast, reason = "the field types differ by target")]
+    pub fn lstat(&self, name: &str) -> std::io::Result<FileStat> {
+        let st = rustix::fs::statat(&self.0, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
+        Ok(FileStat {
+            mode: st.st_mode as u32,
+            size: st.st_size as u64,
+            mtime: (st.st_mtime as i64, st.st_mtime_nsec as u32),
+            ctime: (st.st_ctime as i64, st.st_ctime_nsec as u32),
+            ino: st.st_ino as u64,
+            uid: st.st_uid as u32,
+            gid: st.st_gid as u32,
+        })
+    }
+
+    /// Every name in the folder (not `.` and `..`) with what it is, links
+    /// not followed.
+    pub fn names(self) -> std::io::Result<Vec<(std::ffi::OsString, Kind)>> {
+        use std::os::unix::ffi::OsStrExt;
+        let mut dir = rustix::fs::Dir::new(self.0)?;
+        let mut out = Vec::new();
+        while let Some(entry) = dir.read() {
+            let entry = entry?;
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let file_type = match entry.file_type() {
+                // Some file systems do not say in the listing.
+                rustix::fs::FileType::Unknown => {
+                    let flags = rustix::fs::AtFlags::SYMLINK_NOFOLLOW;
+                    let st = rustix::fs::statat(dir.fd()?, entry.file_name(), flags)?;
+                    rustix::fs::FileType::from_raw_mode(st.st_mode as _)
+                }
+                known => known,
+            };
+            let kind = match file_type {
+                rustix::fs::FileType::Symlink => Kind::Symlink,
+                rustix::fs::FileType::Directory => Kind::Dir,
+                rustix::fs::FileType::RegularFile => Kind::File,
+                _ => Kind::Other,
+            };
+            out.push((std::ffi::OsStr::from_bytes(name).to_os_string(), kind));
+        }
+        Ok(out)
+    }
 }
 
 /// Every file below `dir` (regular files and symbolic links, which are not

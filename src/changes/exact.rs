@@ -192,7 +192,7 @@ fn mtime_secs(meta: &std::fs::Metadata) -> Option<i64> {
 /// path list walk the whole index as before the small index, so the tests
 /// can compare the two (`tests/it/exact_diff.rs`); a release build has no
 /// such knob.
-fn whole_index_forced() -> bool {
+pub(super) fn whole_index_forced() -> bool {
     #[cfg(debug_assertions)]
     if std::env::var_os("NOTARAI_TEST_WHOLE_INDEX_DIFF").is_some() {
         return true;
@@ -201,7 +201,7 @@ fn whole_index_forced() -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::changes) mod tests {
     use std::path::Path;
 
     use git2::{Diff, Repository};
@@ -210,7 +210,7 @@ mod tests {
     use crate::changes::diff::work_tree_diff_options;
 
     /// `git` in `dir`, asserting it succeeds.
-    fn git(dir: &Path, args: &[&str]) {
+    pub(in crate::changes) fn git(dir: &Path, args: &[&str]) {
         let ok = std::process::Command::new("git")
             .args(["-c", "user.name=t", "-c", "user.email=t@t"])
             .args(["-c", "protocol.file.allow=always"])
@@ -225,7 +225,7 @@ mod tests {
         assert!(ok, "git {args:?}");
     }
 
-    fn write(root: &Path, rel: &str, text: &str) {
+    pub(in crate::changes) fn write(root: &Path, rel: &str, text: &str) {
         let path = root.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
@@ -233,7 +233,7 @@ mod tests {
 
     /// Each delta of `diff` in full: status, both sides' paths, ids, modes
     /// and flags, and its patch text.
-    fn described(diff: &Diff<'_>) -> Vec<String> {
+    pub(in crate::changes) fn described(diff: &Diff<'_>) -> Vec<String> {
         (0..diff.deltas().len())
             .map(|i| {
                 let d = diff.get_delta(i).unwrap();
@@ -283,6 +283,31 @@ mod tests {
         whole.find_similar(Some(&mut find)).unwrap();
         exact.find_similar(Some(&mut find)).unwrap();
         assert_eq!(described(&exact), described(&whole), "renames, {paths:?}");
+    }
+
+    /// The scan's whole-work-tree diff (`scan.rs`) against libgit2's own,
+    /// with and without renames paired.
+    pub(in crate::changes) fn same_whole(repo: &Repository) {
+        let tree = repo
+            .revparse_single("main")
+            .unwrap()
+            .peel_to_tree()
+            .unwrap();
+        assert!(
+            crate::changes::scan::changed_paths(repo, Some(&tree)).is_some(),
+            "the scan makes this diff"
+        );
+        let mut opts = work_tree_diff_options();
+        let mut whole = repo
+            .diff_tree_to_workdir_with_index(Some(&tree), Some(&mut opts))
+            .unwrap();
+        let mut scanned = crate::changes::scan::whole_diff(repo, Some(&tree)).unwrap();
+        assert_eq!(described(&scanned), described(&whole), "whole work tree");
+        let mut find = git2::DiffFindOptions::new();
+        find.renames(true).for_untracked(true);
+        whole.find_similar(Some(&mut find)).unwrap();
+        scanned.find_similar(Some(&mut find)).unwrap();
+        assert_eq!(described(&scanned), described(&whole), "whole, renames");
     }
 
     /// Work-tree and index changes of every kind, on branch `feat` of
@@ -414,6 +439,7 @@ mod tests {
         same(&repo, &["src/nothing", "src/x.rs.bak", "src/x.rs-old"]);
         same(&repo, &["src/racy.rs", "src/x.rs"]);
         same(&repo, &["src"]);
+        same_whole(&repo);
     }
 
     /// Every stage of a conflicted file, alone and beside other paths.
@@ -455,5 +481,6 @@ mod tests {
         same(&repo, &["src/a.rs"]);
         same(&repo, &["src/a.rs", "src/b.rs"]);
         same(&repo, &["src"]);
+        same_whole(&repo);
     }
 }

@@ -20,6 +20,7 @@ mod exact;
 mod fence;
 mod kept;
 mod repo;
+mod scan;
 
 pub use blob::BlobRead;
 pub use diff::{ChangeSet, patch_between, text_patch_between};

@@ -364,11 +364,15 @@ impl GitRepo {
         let mut files = Vec::new();
         let mut unnameable = Vec::new();
         for pathspec in pathspecs {
-            let mut opts = work_tree_diff_options();
-            restrict(&mut opts, pathspec);
-            let mut diff = self
-                .repo
-                .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?;
+            let mut diff = match pathspec {
+                None => super::scan::whole_diff(&self.repo, tree.as_ref())?,
+                Some(_) => {
+                    let mut opts = work_tree_diff_options();
+                    restrict(&mut opts, pathspec);
+                    self.repo
+                        .diff_tree_to_workdir_with_index(tree.as_ref(), Some(&mut opts))?
+                }
+            };
             if renames {
                 find_renames(&mut diff, self.repo.workdir())?;
             }
