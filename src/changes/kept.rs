@@ -171,6 +171,7 @@ impl GitRepo {
         let started = std::thread::Builder::new()
             .name("notarai-watch".into())
             .spawn(move || {
+                crate::watch::yield_to_questions();
                 test_delay();
                 let repo = Repository::open(&git_dir).ok()?;
                 Watch::open(&repo)
