@@ -106,12 +106,10 @@ pub fn outside_files(repo: &git2::Repository) -> Vec<PathBuf> {
 /// nice value per thread, and threads the watch starts inherit it; where
 /// that is not so, nothing is done.
 pub fn yield_to_questions() {
+    // No process named: on Linux, the calling thread. A failure only
+    // leaves the priority as it was.
     #[cfg(target_os = "linux")]
-    // SAFETY: setpriority takes plain integers and only changes the
-    // calling thread's nice value (who = 0 on Linux); failure is harmless.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS as _, 0, 10);
-    }
+    let _ = rustix::process::setpriority_process(None, 10);
 }
 
 impl Watch {
