@@ -20,7 +20,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::db::{open, open_unwritten};
-use crate::symbols::{ContentKey, Fact, facts_version};
+use crate::symbols::{ContentKey, Fact, KeptFact, facts_version};
 
 /// The most facts kept.
 const MAX_FACTS: i64 = 20_000;
@@ -37,7 +37,7 @@ fn usable(root: &Path) -> bool {
 }
 
 /// The facts kept for `keys` (those found and readable).
-pub fn recall(root: &Path, keys: &[ContentKey]) -> Vec<Fact> {
+pub fn recall(root: &Path, keys: &[ContentKey]) -> Vec<KeptFact> {
     let db = path(root);
     if keys.is_empty() || !usable(root) || !db.is_file() {
         return Vec::new();
@@ -59,7 +59,7 @@ pub fn recall(root: &Path, keys: &[ContentKey]) -> Vec<Fact> {
     }
 }
 
-fn read(conn: &Connection, keys: &[ContentKey]) -> rusqlite::Result<Vec<Fact>> {
+fn read(conn: &Connection, keys: &[ContentKey]) -> rusqlite::Result<Vec<KeptFact>> {
     let version = facts_version();
     let mut stmt = conn.prepare(
         "SELECT hash, outline FROM facts WHERE version = ?1 AND lang = ?2 AND content = ?3",
@@ -72,8 +72,7 @@ fn read(conn: &Connection, keys: &[ContentKey]) -> rusqlite::Result<Vec<Fact>> {
             })
             .optional()?;
         if let Some((hash, outline)) = row
-            && let Some(fact) =
-                Fact::from_kept(key.lang_name(), &key.content, &hash, outline.as_deref())
+            && let Some(fact) = KeptFact::from_kept(key.lang_name(), &key.content, &hash, outline)
         {
             out.push(fact);
         }

@@ -148,6 +148,45 @@ impl Fact {
         hash: &str,
         outline_text: Option<&str>,
     ) -> Option<Fact> {
+        let kept = KeptFact::from_kept(lang, content, hash, None)?;
+        let outline = match outline_text {
+            None => None,
+            Some(text) => Some(outline_of(kept.key.lang, kept.hash, text)?),
+        };
+        Some(Fact {
+            key: kept.key,
+            hash: kept.hash,
+            outline,
+        })
+    }
+}
+
+/// A fact as an earlier process kept it, its outline still text:
+/// [`SymbolCache::seed_kept`](super::SymbolCache::seed_kept) keeps the
+/// hash at once and reads the outline only when it is asked for (most
+/// questions need only the hashes: reading every outline cost a fresh
+/// server's first question a tenth of its time).
+#[derive(Debug, Clone)]
+pub struct KeptFact {
+    /// The content's key.
+    pub key: ContentKey,
+    /// Its semantic hash.
+    pub hash: SemanticHash,
+    /// Its outline as kept (JSON), when it was outlined.
+    pub outline: Option<String>,
+}
+
+impl KeptFact {
+    /// A kept row read back; `None` when its key or hash does not read. Its
+    /// outline is read later, on its own: a damaged outline is then a miss
+    /// of the outline (the content is parsed again), the hash reads on its
+    /// own.
+    pub fn from_kept(
+        lang: &str,
+        content: &[u8],
+        hash: &str,
+        outline: Option<String>,
+    ) -> Option<KeptFact> {
         let lang = match lang {
             "" => None,
             name => Some(Lang::of_name(name)?),
@@ -156,40 +195,47 @@ impl Fact {
             lang,
             content: content.try_into().ok()?,
         };
-        let hash = parse_hash(hash)?;
-        let outline = match outline_text {
-            None => None,
-            Some(text) => {
-                let kept: KeptOutline = serde_json::from_str(text).ok()?;
-                let count = kept.symbols.len();
-                let mut symbols = Vec::with_capacity(count);
-                for (i, s) in kept.symbols.into_iter().enumerate() {
-                    if s.parent.is_some_and(|p| p >= i) || s.start > s.end {
-                        return None;
-                    }
-                    symbols.push(Symbol {
-                        name: s.name,
-                        kind: super::outline::static_kind(&s.kind),
-                        start_line: s.start,
-                        end_line: s.end,
-                        parent: s.parent,
-                        hash: blake3::Hash::from_hex(&s.hash).ok()?.into(),
-                        damaged: s.damaged,
-                    });
-                }
-                Some(Arc::new(Outline {
-                    language: lang.map(Lang::name),
-                    fallback: kept.fallback,
-                    damage: kept.damage,
-                    symbols,
-                    separator: lang.map_or(".", Lang::separator),
-                    file_hash: hash,
-                    by_name: Default::default(),
-                }))
-            }
-        };
-        Some(Fact { key, hash, outline })
+        Some(KeptFact {
+            key,
+            hash: parse_hash(hash)?,
+            outline,
+        })
     }
+}
+
+/// The outline kept as `text` for a content in `lang` whose semantic hash
+/// is `hash`; `None` when any part does not read.
+pub(super) fn outline_of(
+    lang: Option<Lang>,
+    hash: SemanticHash,
+    text: &str,
+) -> Option<Arc<Outline>> {
+    let kept: KeptOutline = serde_json::from_str(text).ok()?;
+    let count = kept.symbols.len();
+    let mut symbols = Vec::with_capacity(count);
+    for (i, s) in kept.symbols.into_iter().enumerate() {
+        if s.parent.is_some_and(|p| p >= i) || s.start > s.end {
+            return None;
+        }
+        symbols.push(Symbol {
+            name: s.name,
+            kind: super::outline::static_kind(&s.kind),
+            start_line: s.start,
+            end_line: s.end,
+            parent: s.parent,
+            hash: blake3::Hash::from_hex(&s.hash).ok()?.into(),
+            damaged: s.damaged,
+        });
+    }
+    Some(Arc::new(Outline {
+        language: lang.map(Lang::name),
+        fallback: kept.fallback,
+        damage: kept.damage,
+        symbols,
+        separator: lang.map_or(".", Lang::separator),
+        file_hash: hash,
+        by_name: Default::default(),
+    }))
 }
 
 /// A semantic hash from its text.

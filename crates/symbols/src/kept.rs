@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use super::facts::{ContentKey, Fact};
+use super::facts::{ContentKey, Fact, KeptFact};
 use super::lang::Lang;
 use super::outline::{Outline, SemanticHash, outline};
 use super::tokens;
@@ -36,6 +36,9 @@ type Slot = Arc<OnceLock<Arc<Outline>>>;
 pub struct SymbolCache {
     outlines: Mutex<HashMap<Key, Slot>>,
     hashes: Mutex<HashMap<Key, SemanticHash>>,
+    /// Outlines an earlier process kept, still as text, read when asked
+    /// for ([`SymbolCache::seed_kept`]).
+    unread: Mutex<HashMap<Key, (SemanticHash, String)>>,
     learned: Mutex<Vec<Fact>>,
 }
 
@@ -62,6 +65,12 @@ impl SymbolCache {
         let key = key_of(path, bytes);
         self.slot(key)
             .get_or_init(|| {
+                let kept = lock(&self.unread).remove(&key);
+                if let Some((hash, text)) = kept
+                    && let Some(read) = super::facts::outline_of(key.0, hash, &text)
+                {
+                    return read;
+                }
                 let made = Arc::new(outline(path, bytes));
                 self.learned(Fact {
                     key: ContentKey {
@@ -141,6 +150,25 @@ impl SymbolCache {
                     let _ = self.slot(key).set(outline);
                 }
                 None => self.keep_hashes(&[(key, fact.hash)]),
+            }
+        }
+    }
+
+    /// Give this cache facts an earlier process kept: their hashes are
+    /// kept at once, their outlines read only when [`SymbolCache::outline`]
+    /// asks for one (a damaged one is then parsed again). Nothing given
+    /// here is learned again.
+    pub fn seed_kept(&self, facts: Vec<KeptFact>) {
+        let hashes: Vec<(Key, SemanticHash)> =
+            facts.iter().map(|f| (f.key.as_key(), f.hash)).collect();
+        self.keep_hashes(&hashes);
+        let mut unread = lock(&self.unread);
+        for fact in facts {
+            if let Some(text) = fact.outline {
+                if unread.len() >= KEPT_OUTLINES {
+                    unread.clear();
+                }
+                unread.insert(fact.key.as_key(), (fact.hash, text));
             }
         }
     }
@@ -234,6 +262,32 @@ mod tests {
             next.take_learned().is_empty(),
             "a seeded content is not parsed"
         );
+    }
+
+    /// A kept outline is read when asked for, never parsed again; a
+    /// damaged one is a miss of the outline only (parsed again, learned),
+    /// its hash still known.
+    #[test]
+    fn a_kept_outline_is_read_when_asked_for() {
+        let first = SymbolCache::new();
+        let made = first.outline("a.rs", SRC);
+        let fact = first.take_learned().pop().unwrap();
+        let kept = |outline: Option<String>| KeptFact {
+            key: fact.key,
+            hash: fact.hash,
+            outline,
+        };
+        let next = SymbolCache::new();
+        next.seed_kept(vec![kept(fact.outline_text())]);
+        assert_eq!(next.semantic_hash("a.rs", SRC), made.file_hash);
+        assert_eq!(next.outline("a.rs", SRC).symbols, made.symbols);
+        assert!(next.take_learned().is_empty(), "read, not parsed");
+        let damaged = SymbolCache::new();
+        damaged.seed_kept(vec![kept(Some("{".into()))]);
+        assert_eq!(damaged.semantic_hash("a.rs", SRC), made.file_hash);
+        assert!(damaged.take_learned().is_empty(), "the hash reads alone");
+        assert_eq!(damaged.outline("a.rs", SRC).symbols, made.symbols);
+        assert_eq!(damaged.take_learned().len(), 1, "parsed again");
     }
 
     #[test]

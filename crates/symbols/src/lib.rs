@@ -67,7 +67,7 @@ pub use attribute::{
     Attribution, HunkLines, HunkSymbols, Line, PatchSymbols, annotate_patch, attribute,
     attribute_hunk, attribute_since, hunk_lines, patch_symbols,
 };
-pub use facts::{ContentKey, Fact, version as facts_version};
+pub use facts::{ContentKey, Fact, KeptFact, version as facts_version};
 pub use kept::SymbolCache;
 pub use lang::Lang;
 pub use outline::{

@@ -105,7 +105,7 @@ pub(super) fn with_kept_facts<'c, R>(
         .collect();
     if !unknown.is_empty() {
         git.symbols()
-            .seed(crate::cache::facts::recall(root, &unknown));
+            .seed_kept(crate::cache::facts::recall(root, &unknown));
     }
     let out = parse();
     crate::cache::facts::keep(root, &git.symbols().take_learned());
