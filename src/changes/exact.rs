@@ -79,20 +79,10 @@ pub(super) fn diff_exactly<'r, S: AsRef<str>>(
 /// text), `None` where the whole-index diff must be made instead.
 fn small_index<S: AsRef<str>>(repo: &Repository, paths: &[S]) -> Option<Index> {
     let workdir = repo.workdir()?;
-    let ignore_case = repo
-        .config()
-        .ok()
-        .and_then(|c| c.get_bool("core.ignorecase").ok())
-        .unwrap_or(false);
-    if ignore_case {
+    if ignores_case(repo) {
         return None;
     }
-    // The index file's time before it is read: libgit2's own stamp, taken
-    // when it reads, is the same or later, so every entry it would call
-    // racy is called racy here too.
-    let index_secs = std::fs::metadata(repo.path().join("index"))
-        .ok()
-        .and_then(|m| mtime_secs(&m));
+    let index_secs = index_secs(repo);
     let mut whole = repo.index().ok()?;
     // As libgit2 reloads it for a diff: a failed read keeps what it had.
     let _ = whole.read(false);
@@ -169,9 +159,33 @@ fn may_be_racy(workdir: &Path, rel: &str, index_secs: Option<i64>) -> bool {
     let Some(secs) = mtime_secs(&meta) else {
         return true;
     };
-    // libgit2 compares 32-bit seconds; either comparison saying "as new"
-    // clears the times.
+    racy(secs, index_secs)
+}
+
+/// Whether a file modified at `secs` is as new as the index file, written
+/// at `index_secs`: libgit2 then compares it by content, whatever its stat
+/// data says. libgit2 compares 32-bit seconds; either comparison saying
+/// "as new" counts.
+pub(super) fn racy(secs: i64, index_secs: i64) -> bool {
     secs >= index_secs || (secs as i32) >= (index_secs as i32)
+}
+
+/// The index file's modification time in whole seconds, taken before the
+/// index is read: libgit2's own stamp, taken when it reads, is the same or
+/// later, so every entry it would call racy is called racy here too.
+pub(super) fn index_secs(repo: &Repository) -> Option<i64> {
+    std::fs::metadata(repo.path().join("index"))
+        .ok()
+        .and_then(|m| mtime_secs(&m))
+}
+
+/// Whether the repository's index sorts and matches without case
+/// (`core.ignorecase`): then only libgit2's whole-index diff is exact.
+pub(super) fn ignores_case(repo: &Repository) -> bool {
+    repo.config()
+        .ok()
+        .and_then(|c| c.get_bool("core.ignorecase").ok())
+        .unwrap_or(false)
 }
 
 /// A file's modification time in whole seconds since the epoch, as

@@ -35,7 +35,7 @@ use std::path::Path;
 
 use git2::{Diff, IndexEntry, Repository, Tree};
 
-use super::exact::diff_exactly;
+use super::exact::{self, diff_exactly};
 
 /// Listed paths above this many (and above a quarter of the entries): the
 /// whole diff is made instead.
@@ -65,10 +65,8 @@ pub(super) fn whole_diff<'r>(
             tracing::debug!("scan: {} paths to diff", paths.len());
             diff_exactly(repo, tree, &paths)
         }
-        None => {
-            let mut opts = super::diff::work_tree_diff_options();
-            repo.diff_tree_to_workdir_with_index(tree, Some(&mut opts))
-        }
+        // An empty list: libgit2's walk of the whole work tree.
+        None => diff_exactly(repo, tree, &[] as &[&str]),
     }
 }
 
@@ -81,16 +79,10 @@ pub(super) fn changed_paths(repo: &Repository, tree: Option<&Tree<'_>>) -> Optio
         return None;
     }
     let workdir = repo.workdir()?;
-    let config = repo.config().ok();
-    if config
-        .as_ref()
-        .and_then(|c| c.get_bool("core.ignorecase").ok())
-        .unwrap_or(false)
-    {
+    if exact::ignores_case(repo) {
         return None;
     }
-    // The index file's time before it is read, as in `exact.rs`.
-    let index_secs = index_secs(repo)?;
+    let index_secs = exact::index_secs(repo)?;
     let mut index = repo.index().ok()?;
     let _ = index.read(false);
     let entries: Vec<IndexEntry> = index.iter().collect();
@@ -159,13 +151,6 @@ pub(super) fn changed_paths(repo: &Repository, tree: Option<&Tree<'_>>) -> Optio
 #[cfg(not(unix))]
 pub(super) fn changed_paths(_: &Repository, _: Option<&Tree<'_>>) -> Option<Vec<String>> {
     None
-}
-
-/// The index file's modification time in whole seconds.
-#[cfg(unix)]
-fn index_secs(repo: &Repository) -> Option<i64> {
-    let meta = std::fs::metadata(repo.path().join("index")).ok()?;
-    Some(std::os::unix::fs::MetadataExt::mtime(&meta))
 }
 
 /// A stage-0 regular file or link with no flag that changes how libgit2
@@ -250,10 +235,8 @@ fn same_stat(st: &crate::walk::FileStat, entry: &IndexEntry, index_secs: i64) ->
         0o120000 => st.mode & KIND == 0o120000,
         mode => st.mode & KIND == 0o100000 && (st.mode & 0o100 != 0) == (mode == 0o100755),
     };
-    // libgit2 keeps 32 bits of each; its racy test compares seconds.
-    let secs = st.mtime.0;
-    kind && secs < index_secs
-        && (secs as i32) < (index_secs as i32)
+    // libgit2 keeps 32 bits of each.
+    kind && !exact::racy(st.mtime.0, index_secs)
         && st.size as u32 == entry.file_size
         && st.mtime.0 as i32 == entry.mtime.seconds()
         && st.mtime.1 == entry.mtime.nanoseconds()

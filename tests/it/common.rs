@@ -342,6 +342,26 @@ impl Server {
         }
     }
 
+    /// A long-lived server logging at debug level (after `configure`),
+    /// the handshake done, once its watch is open (on Linux, up to a
+    /// minute): a question asked before is answered from the disk and not
+    /// kept, and the warm tests check that the kept path was taken.
+    pub fn warm_with(root: &Path, configure: impl FnOnce(&mut Command)) -> Server {
+        let mut server = Server::spawn_with(root, |cmd| {
+            cmd.env("NOTARAI_LOG", "notarai=debug");
+            configure(cmd);
+        });
+        server.initialize();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while cfg!(target_os = "linux")
+            && !server.stderr().contains("watch opened")
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        server
+    }
+
     /// Spawn and complete the handshake.
     pub fn start(root: &Path) -> Server {
         let mut server = Server::spawn(root);

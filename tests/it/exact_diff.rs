@@ -16,21 +16,11 @@ use crate::common::{Repo, Server, git};
 /// A long-lived server with the watch open, logging how it answered;
 /// `whole` forces the whole-index diff.
 fn warm(root: &Path, whole: bool) -> Server {
-    let mut server = Server::spawn_with(root, |cmd| {
-        cmd.env("NOTARAI_LOG", "notarai=debug");
+    Server::warm_with(root, |cmd| {
         if whole {
             cmd.env("NOTARAI_TEST_WHOLE_INDEX_DIFF", "1");
         }
-    });
-    server.initialize();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while cfg!(target_os = "linux")
-        && !server.stderr().contains("watch opened")
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    server
+    })
 }
 
 /// The answers compared: `list_affected_specs`, then `get_spec_diff` of

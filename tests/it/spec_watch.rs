@@ -14,18 +14,7 @@ use crate::common::{Repo, Server};
 
 /// A long-lived server with its watch open, logging how it answered.
 fn warm(root: &Path) -> Server {
-    let mut server = Server::spawn_with(root, |cmd| {
-        cmd.env("NOTARAI_LOG", "notarai=debug");
-    });
-    server.initialize();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while cfg!(target_os = "linux")
-        && !server.stderr().contains("watch opened")
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    server
+    Server::warm_with(root, |_| {})
 }
 
 /// What depends on the specs' texts: the affected specs with their files,

@@ -31,21 +31,7 @@ fn warm(repo: &Repo) -> Server {
 
 /// [`warm`] on the work tree at `root`.
 fn warm_at(root: &Path) -> Server {
-    let mut server = Server::spawn_with(root, |cmd| {
-        cmd.env("NOTARAI_LOG", "notarai=debug");
-    });
-    server.initialize();
-    // Ask only once the watch is open: an answer computed before it is
-    // served from the disk and not kept, and `finish` checks that the kept
-    // path was taken (a loaded machine opens the watch late).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while cfg!(target_os = "linux")
-        && !server.stderr().contains("watch opened")
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    server
+    Server::warm_with(root, |_| {})
 }
 
 /// Close the warm server; on Linux its log must show it served kept

@@ -4,7 +4,7 @@
 //!
 //! A [`super::SymbolCache`] records every content it parses
 //! (`take_learned` hands them over) and can be given the facts an earlier
-//! process learned (`seed`): a seeded content is never parsed again. Where they are kept is the
+//! process learned (`seed_kept`): a seeded content is never parsed again. Where they are kept is the
 //! caller's business (the hash cache's `content_facts` table); this module
 //! only turns them into text and back, stamped with [`version`] so a build
 //! whose grammars, queries or hashing differ never reads another's.

@@ -139,21 +139,6 @@ impl SymbolCache {
         self.known(&key.as_key()).is_some()
     }
 
-    /// Give this cache facts learned before (by an earlier process): their
-    /// contents are not parsed again (an outline is kept like a parsed
-    /// one, a hash like a hashed one).
-    pub fn seed(&self, facts: Vec<Fact>) {
-        for fact in facts {
-            let key = fact.key.as_key();
-            match fact.outline {
-                Some(outline) => {
-                    let _ = self.slot(key).set(outline);
-                }
-                None => self.keep_hashes(&[(key, fact.hash)]),
-            }
-        }
-    }
-
     /// Give this cache facts an earlier process kept: their hashes are
     /// kept at once, their outlines read only when [`SymbolCache::outline`]
     /// asks for one (a damaged one is then parsed again). Nothing given
@@ -174,7 +159,7 @@ impl SymbolCache {
     }
 
     /// The facts learned by parsing since the last call, to keep for the
-    /// next process (facts given by [`SymbolCache::seed`] are not among them).
+    /// next process (facts given by [`SymbolCache::seed_kept`] are not among them).
     pub fn take_learned(&self) -> Vec<Fact> {
         std::mem::take(&mut *lock(&self.learned))
     }
@@ -254,7 +239,12 @@ mod tests {
         assert_eq!(facts.len(), 1);
         assert!(first.take_learned().is_empty(), "taken once");
         let next = SymbolCache::new();
-        next.seed(facts);
+        let kept = facts.into_iter().map(|f| KeptFact {
+            key: f.key,
+            hash: f.hash,
+            outline: f.outline_text(),
+        });
+        next.seed_kept(kept.collect());
         let hex = blake3::hash(SRC).to_hex();
         assert_eq!(next.known_semantic_hash("a.rs", &hex), Some(hash));
         assert_eq!(next.semantic_hash("a.rs", SRC), hash);
