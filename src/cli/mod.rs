@@ -47,7 +47,7 @@ pub struct Cli {
     pub root: Option<PathBuf>,
 
     /// More log output on stderr (-v info, -vv debug, -vvv trace). `NOTARAI_LOG`
-    /// takes a tracing filter and wins over -v.
+    /// takes `target=level` directives and wins over -v.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
@@ -171,10 +171,12 @@ fn init_tracing(verbose: u8) {
             )
             .with_target("rmcp", tracing::Level::ERROR)
     };
-    let filter = std::env::var("NOTARAI_LOG")
-        .ok()
-        .and_then(|f| f.parse::<Targets>().ok())
-        .unwrap_or_else(fallback);
+    let given = std::env::var("NOTARAI_LOG").ok();
+    let parsed = given.as_deref().map(str::parse::<Targets>);
+    let filter = match &parsed {
+        Some(Ok(targets)) => targets.clone(),
+        _ => fallback(),
+    };
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -183,6 +185,13 @@ fn init_tracing(verbose: u8) {
         .finish()
         .with(filter)
         .try_init();
+    if let (Some(given), Some(Err(e))) = (given, parsed) {
+        tracing::warn!(
+            "NOTARAI_LOG {:?} is not a list of `target=level` directives ({e}); \
+             logging as -v says (e.g. NOTARAI_LOG=notarai=debug,rmcp=error)",
+            given
+        );
+    }
 }
 
 /// A path given on the command line (relative to the current folder, or

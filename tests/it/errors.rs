@@ -57,3 +57,31 @@ fn the_cli_prints_the_hint_under_the_error() {
         .unwrap_or_else(|| panic!("{err}"));
     assert!(error_at < hint_at, "{err}");
 }
+
+/// `NOTARAI_LOG` that is not `target=level` directives is named in a
+/// warning and the command goes on at the default level; directives that
+/// read give their log and no warning.
+#[test]
+fn an_unreadable_log_filter_is_named_and_the_command_goes_on() {
+    let repo = Repo::with_spec();
+    let run = |filter: &str| {
+        let mut cmd = crate::common::notarai_cmd(&repo.root, &["check", "--base", "main"]);
+        cmd.env("NOTARAI_LOG", filter);
+        crate::common::run(cmd, b"")
+    };
+    let plain = notarai(&repo.root, &["check", "--base", "main"], b"");
+    let bad = run("notarai[{x=1}]=debug");
+    let log = stderr(&bad);
+    assert!(
+        log.contains(
+            "NOTARAI_LOG \"notarai[{x=1}]=debug\" is not a list of `target=level` directives"
+        ),
+        "{log}"
+    );
+    assert_eq!(bad.status.code(), plain.status.code(), "{log}");
+    assert_eq!(bad.stdout, plain.stdout);
+    let good = run("notarai=debug");
+    let log = stderr(&good);
+    assert!(!log.contains("is not a list"), "{log}");
+    assert!(log.contains("DEBUG"), "{log}");
+}

@@ -323,3 +323,48 @@ fn a_reconciliation_of_this_server_forgets_the_kept_answers() {
     assert!(refused(&second), "{second}");
     server.finish();
 }
+
+/// The thread that opens the watch runs below the questions' priority
+/// (nice 10), so a fresh server's first question keeps the cores; the
+/// server's own threads keep theirs. Held open by the debug build's
+/// `NOTARAI_TEST_WATCH_DELAY_MS`, the thread is looked at in `/proc`.
+#[test]
+#[cfg(target_os = "linux")]
+fn the_watch_opens_below_the_questions_priority() {
+    let repo = Repo::with_spec();
+    let mut server = Server::spawn_with(&repo.root, |cmd| {
+        cmd.env("NOTARAI_TEST_WATCH_DELAY_MS", "5000");
+    });
+    server.initialize();
+    let task = std::path::PathBuf::from(format!("/proc/{}/task", server.pid()));
+    // A thread's nice value: the 19th field of its `stat`, counted after
+    // the name in parentheses (field 2).
+    let nice = |tid: &std::path::Path| -> i64 {
+        let stat = std::fs::read_to_string(tid.join("stat")).unwrap();
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        after.split(' ').nth(16).unwrap().parse().unwrap()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(4);
+    let watch = loop {
+        let found = std::fs::read_dir(&task).unwrap().flatten().find(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|c| c.trim() == "notarai-watch")
+        });
+        if let Some(found) = found {
+            break found.path();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no notarai-watch thread"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    // Lowered as it starts: give it the moment.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while nice(&watch) != 10 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(nice(&watch), 10);
+    assert_eq!(nice(&task.join(server.pid().to_string())), 0);
+    server.finish();
+}
