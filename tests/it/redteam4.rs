@@ -330,6 +330,27 @@ fn an_every_spec_review_made_before_the_spec_changed_is_shown_again() {
     assert!(stdout(&out).contains("src/a.py"), "{}", stdout(&out));
 }
 
+/// The same on one long-lived server, whose specs as at the base are kept
+/// while its watch vouches for the spec folder: the spec's edit moves
+/// them, and the review made before it no longer quiets the file.
+#[test]
+fn a_warm_server_shows_again_a_file_reviewed_before_the_spec_changed() {
+    let repo = marked_for_every_spec(true);
+    let b = ".notarai/b.spec.yaml";
+    let mut server = Server::warm_with(&repo.root, |_| {});
+    let before = spec_diff(&mut server, b, json!({}));
+    assert!(!lists(&before, "files", "src/a.py"), "{before}");
+    assert!(!lists(
+        &spec_diff(&mut server, b, json!({})),
+        "files",
+        "src/a.py"
+    ));
+    b_governs_a(&repo, "No function returns more than 10.");
+    let after = spec_diff(&mut server, b, json!({}));
+    assert!(lists(&after, "files", "src/a.py"), "{after}");
+    server.finish();
+}
+
 /// `notarai reconcile --base` records as `mark_reconciled` with
 /// `base_branch` does: after the branch changed spec B, a file recorded
 /// from the shell counts for B, and `check` passes; a base that does not
