@@ -75,7 +75,10 @@ pub(super) fn open(db: &Path, write: bool) -> rusqlite::Result<Connection> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     if write {
         // WAL lets readers go on while one process writes.
-        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        // Switching a new database to WAL takes its lock without waiting:
+        // processes creating it together may be told it is busy at once.
+        let mode: String =
+            busy_retried(|| conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)))?;
         if !mode.eq_ignore_ascii_case("wal") {
             tracing::debug!("hash cache journal mode is {mode}, not wal");
         }
@@ -256,6 +259,21 @@ pub(super) fn is_busy(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked)
     )
+}
+
+/// `f` again after a short wait, up to five times, while SQLite answers
+/// busy without waiting (the busy timeout covers the rest).
+pub(super) fn busy_retried<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let mut attempt = 0;
+    loop {
+        match f() {
+            Err(e) if is_busy(&e) && attempt < 5 => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(50 * attempt));
+            }
+            done => return done,
+        }
+    }
 }
 
 pub(super) fn describe(e: &rusqlite::Error) -> String {

@@ -38,7 +38,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, params};
 
 use db::{
-    READ_ONLY, SchemaState, check_schema, describe, handle_unusable, is_busy, is_corruption,
+    READ_ONLY, SchemaState, busy_retried, check_schema, describe, handle_unusable, is_corruption,
     lookup, lookup_records, migrate, open, open_unwritten, set_aside,
 };
 
@@ -422,22 +422,10 @@ fn retrying_busy<T>(
     conn: &mut Connection,
     write: impl Fn(&mut Connection) -> rusqlite::Result<T>,
 ) -> Result<T, CacheError> {
-    let mut attempt = 0;
-    loop {
-        match write(conn) {
-            Ok(n) => return Ok(n),
-            Err(e) if is_busy(&e) && attempt < 5 => {
-                attempt += 1;
-                std::thread::sleep(Duration::from_millis(50 * attempt));
-            }
-            Err(e) => {
-                return Err(CacheError {
-                    db,
-                    cause: format!("write failed: {}", describe(&e)),
-                });
-            }
-        }
-    }
+    busy_retried(|| write(conn)).map_err(|e| CacheError {
+        db,
+        cause: format!("write failed: {}", describe(&e)),
+    })
 }
 
 #[cfg(test)]
