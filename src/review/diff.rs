@@ -284,7 +284,9 @@ impl<'a, 'g> Work<'a, 'g> {
 
     /// The spec's artifact globs that matched a file this change deletes
     /// and now match none (`emptied_globs`): only looked for when the spec
-    /// has a deleted file, over the repository's files as they are.
+    /// has a deleted file, over the repository's files as they are within
+    /// the spec's scope (no file outside it can match one of its globs, so
+    /// a module's spec lists its folder, not the repository).
     fn emptied_globs(
         &self,
         out: &mut SpecDiff,
@@ -298,8 +300,8 @@ impl<'a, 'g> Work<'a, 'g> {
         let Some(whole) = self.whole.filter(|_| !deleted.is_empty()) else {
             return Ok(());
         };
-        let everything = crate::governance::Scope::Everything;
-        let mut now = self.git.files_with(&everything, whole)?;
+        let scope = self.specs.governance().scope(self.index);
+        let mut now = self.git.files_with(scope, whole)?;
         let gone: std::collections::HashSet<&str> = whole
             .files
             .iter()
