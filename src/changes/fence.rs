@@ -20,9 +20,18 @@
 //! every change. Anything else moves the generation: nothing kept before
 //! is served. A file whose stamp is not older than the fence's start by
 //! [`RACY`] (a write as the question began, within one tick of the kernel's
-//! coarse clock) leaves the fence unconfirmable, as does a first status
-//! narrower than the whole work tree (a spec with a literal prefix: what
-//! lies outside it was not looked at), a conflict or an unnameable path.
+//! coarse clock) leaves the fence unconfirmable, as do a conflict and an
+//! unnameable path.
+//!
+//! A status narrower than the whole work tree (a spec with a literal
+//! prefix) is noted with its scope, and checked the same way against the
+//! whole status of the check, cut to that scope. But what lies outside its
+//! scope was not looked at, so a fence whose questions computed no whole
+//! status (a module spec with nothing deleted) cannot be confirmed: the
+//! whole status noted is what vouches for the files the answers read
+//! outside their scope (other specs, the system spec). A spec with a
+//! deleted file computes both (to find renames out of it), so its pages
+//! are kept from the first answer on.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -56,8 +65,9 @@ pub(super) struct Fence {
     git: Vec<(PathBuf, FileStamp)>,
     /// Every base resolved under the fence, with its merge base.
     bases: Vec<(String, Option<Oid>)>,
-    /// The first whole-work-tree status: its tree and changed paths.
-    files: Option<(Option<Oid>, BTreeMap<String, FileStamp>)>,
+    /// Every status computed under it, in order: the tree of the first,
+    /// which every later one shares, and each one's scope and changed paths.
+    files: Option<(Option<Oid>, Vec<Noted>)>,
     /// Something was computed that the fence cannot vouch for.
     poisoned: bool,
 }
@@ -76,13 +86,14 @@ impl Fence {
 
     /// Note the status `set` computed (from the disk) over `scope`.
     fn record(&mut self, tree: Option<Oid>, scope: &Scope, set: &ChangeSet<'_>, workdir: &Path) {
-        if self.files.is_some() || self.poisoned {
+        if self.poisoned {
             return;
         }
-        if *scope != Scope::Everything
+        let other_tree = self.files.as_ref().is_some_and(|(t, _)| *t != tree);
+        if other_tree
             || set.conflicts.is_some()
             || !set.unnameable.is_empty()
-            || set.diffs.len() != 1
+            || (*scope == Scope::Everything && set.diffs.len() != 1)
         {
             self.poisoned = true;
             return;
@@ -97,8 +108,31 @@ impl Fence {
             }
             files.insert(path.to_string(), stamp);
         }
-        self.files = Some((tree, files));
+        let noted = Noted {
+            scope: scope.clone(),
+            files,
+        };
+        self.files
+            .get_or_insert_with(|| (tree, Vec::new()))
+            .1
+            .push(noted);
     }
+
+    /// Whether a whole-work-tree status was noted: only then can the
+    /// fence be confirmed.
+    fn has_whole(&self) -> bool {
+        self.files
+            .as_ref()
+            .is_some_and(|(_, noted)| noted.iter().any(|n| n.scope == Scope::Everything))
+    }
+}
+
+/// One status computed under a fence: its scope and the stamp of each
+/// changed path in it.
+#[derive(Debug)]
+struct Noted {
+    scope: Scope,
+    files: BTreeMap<String, FileStamp>,
 }
 
 impl GitRepo {
@@ -140,7 +174,7 @@ impl GitRepo {
     /// has a status to check (it is checked now; the watched path goes on),
     /// `false` to go on computing from the disk under it.
     pub(super) fn fence_settled(&self, kept: &mut Kept) -> bool {
-        let recorded = kept.fence.as_ref().is_some_and(|f| f.files.is_some());
+        let recorded = kept.fence.as_ref().is_some_and(Fence::has_whole);
         if recorded && kept.settle(false) {
             self.confirm_fence(kept);
             return true;
@@ -185,7 +219,7 @@ impl GitRepo {
         if fence.poisoned {
             return false;
         }
-        let Some((tree_id, files)) = &fence.files else {
+        let Some((tree_id, noted)) = fence.files.as_ref().filter(|_| fence.has_whole()) else {
             return false;
         };
         // What the watch queued so far is on the disk already, which is
@@ -221,14 +255,21 @@ impl GitRepo {
             return false;
         };
         let paths: Vec<&str> = now.files.iter().flat_map(|f| f.paths()).collect();
-        let same = now.conflicts.is_none()
-            && now.unnameable.is_empty()
-            && paths.len() == files.len()
-            && paths.iter().all(|p| {
-                files
-                    .get(*p)
-                    .is_some_and(|s| *s == file_stamp(&self.root.join(p)))
-            });
+        let as_noted = |n: &Noted| {
+            let within: Vec<&str> = paths
+                .iter()
+                .copied()
+                .filter(|p| n.scope.contains(p))
+                .collect();
+            within.len() == n.files.len()
+                && within.iter().all(|p| {
+                    n.files
+                        .get(*p)
+                        .is_some_and(|s| *s == file_stamp(&self.root.join(p)))
+                })
+        };
+        let same =
+            now.conflicts.is_none() && now.unnameable.is_empty() && noted.iter().all(as_noted);
         if now.conflicts.is_none() && now.diffs.len() == 1 {
             kept.keep(*tree_id, false, index_stamp, &now);
         }

@@ -174,6 +174,112 @@ fn a_narrower_first_answer_of_a_fresh_server_is_computed_again() {
     }
 }
 
+/// A spec with a literal prefix whose change deletes a file: its first
+/// answer computes the whole work tree's status too (to find renames out of
+/// it), which vouches for what lies outside its scope. Branch `feat`.
+fn narrow_with_a_deletion() -> Repo {
+    let repo = Repo::new();
+    repo.spec("src", &["src/**/*.rs"]);
+    repo.write(".gitignore", "build/\n.notarai/.cache/\n");
+    repo.write("src/keep.rs", "fn keep() {}\n");
+    repo.write("src/gone.rs", "fn gone() {}\n");
+    repo.write("docs/other.md", "# other\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.remove("src/gone.rs");
+    for i in 0..40 {
+        repo.write(
+            &format!("src/m{i}.rs"),
+            format!("fn m{i}() {{}}\n").repeat(40),
+        );
+    }
+    repo
+}
+
+fn narrow_args() -> Value {
+    json!({"spec_path": ".notarai/src.spec.yaml", "base_branch": "main", "max_tokens": 1000})
+}
+
+#[test]
+fn every_page_of_a_narrower_first_answer_that_saw_the_whole_work_tree_is_kept() {
+    let repo = narrow_with_a_deletion();
+    let mut server = fresh(&repo);
+    let mut page = server.call_ok(1, "get_spec_diff", narrow_args());
+    let pages = page["pages"].as_u64().unwrap();
+    assert!(pages > 2, "{pages}");
+    let mut id = 2;
+    while !page["next_cursor"].is_null() {
+        let mut next = narrow_args();
+        next["cursor"] = page["next_cursor"].clone();
+        page = server.call_ok(id, "get_spec_diff", next);
+        assert_eq!(page["page"], json!(id), "{page}");
+        id += 1;
+    }
+    assert_eq!(id - 1, pages);
+    let log = server.finish();
+    if cfg!(target_os = "linux") {
+        assert!(log.contains("fence held"), "{log}");
+        assert_eq!(
+            log.matches("kept answer served").count() as u64,
+            pages - 1,
+            "{log}"
+        );
+    }
+}
+
+#[test]
+fn a_narrower_first_answer_is_never_served_after_the_work_tree_moved() {
+    let changes: Vec<(&str, Change)> = vec![
+        (
+            "an edit within its scope",
+            Box::new(|r: &Repo| r.append("src/m3.rs", "fn more() {}\n")),
+        ),
+        (
+            "its deleted file back",
+            Box::new(|r: &Repo| r.write("src/gone.rs", "fn gone() {}\n")),
+        ),
+        (
+            "a new file of its own, put back as at the base",
+            Box::new(|r: &Repo| r.remove("src/m7.rs")),
+        ),
+        (
+            "an edit outside its scope",
+            Box::new(|r: &Repo| r.append("docs/other.md", "more\n")),
+        ),
+        (
+            "its spec edited",
+            Box::new(|r: &Repo| r.append(".notarai/src.spec.yaml", "# more\n")),
+        ),
+    ];
+    for (what, change) in &changes {
+        let repo = narrow_with_a_deletion();
+        let mut server = fresh(&repo);
+        let first = server.call_ok(1, "get_spec_diff", narrow_args());
+        change(&repo);
+        let mut next = narrow_args();
+        next["cursor"] = first["next_cursor"].clone();
+        let page = server.call(2, "get_spec_diff", next);
+        if !refused(&page) {
+            let mut other = Server::start(&repo.root);
+            let other_first = other.call_ok(1, "get_spec_diff", narrow_args());
+            let mut other_next = narrow_args();
+            other_next["cursor"] = other_first["next_cursor"].clone();
+            let mut other_page = other.call_ok(2, "get_spec_diff", other_next);
+            other.finish();
+            let mut page = page["result"]["structuredContent"].clone();
+            for page in [&mut page, &mut other_page] {
+                page.as_object_mut().unwrap().remove("next_cursor");
+            }
+            assert_eq!(page, other_page, "{what}");
+        }
+        let log = server.finish();
+        if cfg!(target_os = "linux") {
+            assert!(log.contains("fence broken"), "{what}: {log}");
+            assert!(!log.contains("kept answer served"), "{what}: {log}");
+        }
+    }
+}
+
 /// One way to change the work tree.
 type Change = Box<dyn Fn(&Repo)>;
 
