@@ -94,30 +94,30 @@ impl GitRepo {
         let Ok(tree) = self.repo.find_commit(oid).and_then(|c| c.tree()) else {
             return false;
         };
-        let Ok(entry) = tree.get_path(std::path::Path::new(path)) else {
+        let Some((entry, kind)) = self.folders.entry(&self.repo, tree.id(), path) else {
             return false;
         };
-        entry.kind() == Some(ObjectType::Blob)
-            && git2::Oid::hash_object(ObjectType::Blob, content).is_ok_and(|id| id == entry.id())
+        kind == Some(ObjectType::Blob)
+            && git2::Oid::hash_object(ObjectType::Blob, content).is_ok_and(|id| id == entry)
     }
 
     fn read_in(&self, tree: &git2::Tree<'_>, path: &str, limit: u64) -> BlobRead {
-        let Ok(entry) = tree.get_path(std::path::Path::new(path)) else {
+        let Some((id, kind)) = self.folders.entry(&self.repo, tree.id(), path) else {
             return BlobRead::Absent;
         };
-        if entry.kind() != Some(ObjectType::Blob) {
+        if kind != Some(ObjectType::Blob) {
             return BlobRead::Absent;
         }
         // The size from the object header, before the content is loaded.
         let Ok(odb) = self.repo.odb() else {
             return BlobRead::Absent;
         };
-        match odb.read_header(entry.id()) {
+        match odb.read_header(id) {
             Ok((size, _)) if size as u64 > limit => return BlobRead::TooLarge(size as u64),
             Ok(_) => {}
             Err(_) => return BlobRead::Absent,
         }
-        match self.repo.find_blob(entry.id()) {
+        match self.repo.find_blob(id) {
             Ok(blob) => BlobRead::Bytes(blob.content().to_vec()),
             Err(_) => BlobRead::Absent,
         }

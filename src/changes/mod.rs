@@ -18,6 +18,7 @@ mod blob;
 mod diff;
 mod exact;
 mod fence;
+mod folders;
 mod kept;
 mod repo;
 mod scan;

@@ -88,6 +88,8 @@ pub struct GitRepo {
     /// hashes by content, the project's ([`GitRepo::knowing`]; a handle
     /// opened alone has its own), never a process global.
     pub(super) symbols: std::sync::Arc<crate::symbols::SymbolCache>,
+    /// The folders of committed trees read so far ([`super::folders`]).
+    pub(super) folders: super::folders::Folders,
 }
 
 impl fmt::Debug for GitRepo {
@@ -130,6 +132,7 @@ impl GitRepo {
             cache_entries: std::sync::Mutex::new(None),
             while_watched: std::sync::Mutex::new(None),
             symbols: Default::default(),
+            folders: Default::default(),
         })
     }
 
