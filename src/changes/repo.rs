@@ -518,6 +518,42 @@ impl GitRepo {
         );
         Ok(universe(files))
     }
+
+    /// Whether some file of the repository now, below `prefix` (the whole
+    /// repository without one), passes `test`: an index entry not in
+    /// `gone`, or one of `added` (files the index does not hold, such as
+    /// untracked ones, from a change set already computed), the cache
+    /// folder left out as [`GitRepo::files`] leaves it. Stops at the first,
+    /// and reads only the index entries below the prefix.
+    pub fn any_file(
+        &self,
+        prefix: Option<&str>,
+        gone: &std::collections::HashSet<&str>,
+        added: &[&str],
+        test: &dyn Fn(&str) -> bool,
+    ) -> Result<bool, ChangeError> {
+        let counts = |path: &str| !gone.contains(path) && !is_under(path, CACHE_DIR) && test(path);
+        if added.iter().any(|p| counts(p)) {
+            return Ok(true);
+        }
+        let index = self.repo.index()?;
+        let start = match prefix {
+            Some(prefix) => match index.find_prefix(prefix) {
+                Ok(start) => start,
+                Err(_) => return Ok(false),
+            },
+            None => 0,
+        };
+        for entry in (start..index.len()).map_while(|i| index.get(i)) {
+            if prefix.is_some_and(|p| !entry.path.starts_with(p.as_bytes())) {
+                break;
+            }
+            if std::str::from_utf8(&entry.path).is_ok_and(counts) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }
 
 /// A file list as [`GitRepo::files`] answers it: without the cache folder,

@@ -284,9 +284,10 @@ impl<'a, 'g> Work<'a, 'g> {
 
     /// The spec's artifact globs that matched a file this change deletes
     /// and now match none (`emptied_globs`): only looked for when the spec
-    /// has a deleted file, over the repository's files as they are within
-    /// the spec's scope (no file outside it can match one of its globs, so
-    /// a module's spec lists its folder, not the repository).
+    /// has a deleted file, over the repository's files as they are (the
+    /// index less what the whole change set deletes or moves away, plus
+    /// what it adds), each glob below its literal prefix and until its
+    /// first match, so a module's spec looks at its folder only.
     fn emptied_globs(
         &self,
         out: &mut SpecDiff,
@@ -300,18 +301,35 @@ impl<'a, 'g> Work<'a, 'g> {
         let Some(whole) = self.whole.filter(|_| !deleted.is_empty()) else {
             return Ok(());
         };
-        let scope = self.specs.governance().scope(self.index);
-        let mut now = self.git.files_with(scope, whole)?;
-        let gone: std::collections::HashSet<&str> = whole
-            .files
-            .iter()
-            .filter(|f| f.status == ChangeKind::Deleted)
-            .map(|f| f.path.as_str())
-            .collect();
-        now.retain(|p| !gone.contains(p.as_str()));
+        let mut gone: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut added: Vec<&str> = Vec::new();
+        for file in &whole.files {
+            match file.status {
+                ChangeKind::Deleted => {
+                    gone.insert(&file.path);
+                }
+                _ => added.push(&file.path),
+            }
+            if file.status == ChangeKind::Renamed
+                && let Some(old) = &file.old_path
+            {
+                gone.insert(old);
+            }
+        }
         let spec = &self.specs.set.specs[self.index].spec;
-        out.emptied_globs = spec::emptied_globs(spec, &deleted, &now);
-        Ok(())
+        let mut failed = None;
+        out.emptied_globs = spec::emptied_globs(spec, &deleted, &mut |prefix, test| {
+            self.git
+                .any_file(prefix, &gone, &added, test)
+                .unwrap_or_else(|e| {
+                    failed.get_or_insert(e);
+                    true
+                })
+        });
+        match failed {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
     }
 
     /// Whether [`Work::file`] will show `file`'s diff (as far as can be

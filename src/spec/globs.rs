@@ -172,12 +172,16 @@ pub(crate) fn check_orphans(
 }
 
 /// The artifact globs of `spec` (as written, anchor included) that match
-/// one of `deleted` and none of `now` (the repository's files as they are,
-/// sorted): the spec still names what a change removed. `notarai check`
-/// warns about each as N003 once the change lands; the diff answer says it
-/// while the change is reviewed, so the spec is fixed in the same pass.
-pub fn emptied_globs(spec: &Spec, deleted: &[&str], now: &[String]) -> Vec<String> {
-    let now: Vec<&str> = now.iter().map(String::as_str).collect();
+/// one of `deleted` and no file there now: `still_there` is asked, per
+/// glob, its literal prefix (`None`: the whole repository) and a test of a
+/// path, and answers whether some file now below that prefix passes it
+/// (stopping at the first), so a module's glob looks at its folder and a
+/// wildcard one at most until its first match.
+pub fn emptied_globs(
+    spec: &Spec,
+    deleted: &[&str],
+    still_there: &mut dyn FnMut(Option<&str>, &dyn Fn(&str) -> bool) -> bool,
+) -> Vec<String> {
     let mut deleted = deleted.to_vec();
     deleted.sort_unstable();
     let mut out: Vec<String> = Vec::new();
@@ -185,9 +189,17 @@ pub fn emptied_globs(spec: &Spec, deleted: &[&str], now: &[String]) -> Vec<Strin
         if g.external || g.what != "artifact glob" {
             continue;
         }
-        if matches_any(g.pattern, &deleted) != Some(true)
-            || matches_any(g.pattern, &now) != Some(false)
-        {
+        if matches_any(g.pattern, &deleted) != Some(true) {
+            continue;
+        }
+        let Ok(parts) = glob_parts(g.pattern) else {
+            continue;
+        };
+        let matchers: Vec<_> = parts.iter().map(Glob::compile_matcher).collect();
+        let prefix = crate::glob::literal_prefix(g.pattern);
+        if still_there(prefix.as_deref(), &|file| {
+            matchers.iter().any(|m| m.is_match(file))
+        }) {
             continue;
         }
         let written = match g.anchor {

@@ -88,3 +88,36 @@ fn the_answer_is_quiet_about_globs_when_nothing_was_deleted() {
     );
     assert!(answer.get("emptied_globs").is_none(), "{answer}");
 }
+
+#[test]
+fn a_wildcard_glob_is_emptied_by_its_last_file_deleted_or_moved_away() {
+    // A glob with no literal prefix looks at the whole repository; a file
+    // moved elsewhere in the work tree only (the index still names it at
+    // its old path) is not there any more.
+    let repo = Repo::new();
+    repo.write(
+        DOCS,
+        "schema_version: '0.8'\nintent: Notes.\nbehaviors:\n  - name: b\n    given: x\n    then: y\nartifacts:\n  docs:\n    - path: '**/*.txt'\n    - path: 'notes/*.md'\n",
+    );
+    repo.write("a/one.txt", "one\n");
+    repo.write("notes/a.md", "# A\n");
+    repo.write("notes/b.md", "# B\n");
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.remove("a/one.txt");
+    repo.remove("notes/a.md");
+    std::fs::create_dir_all(repo.root.join("elsewhere")).unwrap();
+    std::fs::rename(
+        repo.root.join("notes/b.md"),
+        repo.root.join("elsewhere/b.md"),
+    )
+    .unwrap();
+    assert_eq!(
+        emptied(&repo),
+        vec!["**/*.txt".to_string(), "notes/*.md".to_string()]
+    );
+    // A new file anywhere keeps the wildcard glob matched.
+    repo.write("deep/er/two.txt", "two\n");
+    assert_eq!(emptied(&repo), vec!["notes/*.md".to_string()]);
+}
