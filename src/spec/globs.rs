@@ -171,6 +171,10 @@ pub(crate) fn check_orphans(
     out
 }
 
+/// Asked by [`emptied_globs`]: whether some file now below a literal
+/// prefix (`None`: anywhere) passes a test of its path.
+pub type StillThere<'a> = dyn FnMut(Option<&str>, &dyn Fn(&str) -> bool) -> bool + 'a;
+
 /// The artifact globs of `spec` (as written, anchor included) that match
 /// one of `deleted` and no file there now: `still_there` is asked, per
 /// glob, its literal prefix (`None`: the whole repository) and a test of a
@@ -180,7 +184,7 @@ pub(crate) fn check_orphans(
 pub fn emptied_globs(
     spec: &Spec,
     deleted: &[&str],
-    still_there: &mut dyn FnMut(Option<&str>, &dyn Fn(&str) -> bool) -> bool,
+    still_there: &mut StillThere<'_>,
 ) -> Vec<String> {
     let mut deleted = deleted.to_vec();
     deleted.sort_unstable();
