@@ -480,6 +480,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_emptied_glob_is_asked_below_its_literal_prefix_only() {
+        let text = "schema_version: '0.7'\nintent: x\ntier: registered\nartifacts:\n  code:\n    - path: 'src/auth/**'\n    - path: 'src/lib.rs#Parser'\n    - path: '**/*.txt'\n    - path: 'docs/*.md'\n    - path: 'vendor/x'\n      source: 'https://example.com/x'\n";
+        let (spec, _) = crate::spec::load::parse_text(".notarai/a.spec.yaml", text).unwrap();
+        let deleted = ["src/auth/a.rs", "src/lib.rs", "notes/a.txt", "vendor/x"];
+        // What stays: one `.txt` file, below no prefix.
+        let there = ["deep/b.txt", "src/authz.rs"];
+        let mut asked: Vec<Option<String>> = Vec::new();
+        let emptied = emptied_globs(&spec, &deleted, &mut |prefix, test| {
+            asked.push(prefix.map(str::to_string));
+            there
+                .iter()
+                .filter(|p| prefix.is_none_or(|x| p.starts_with(x)))
+                .any(|p| test(p))
+        });
+        // `docs/*.md` matched nothing deleted, and the external ref is not
+        // the repository's: neither is asked about.
+        assert_eq!(
+            asked,
+            vec![
+                Some("src/auth".to_string()),
+                Some("src/lib.rs".to_string()),
+                None
+            ]
+        );
+        // `src/authz.rs` lies in `src/auth`'s range but is not its match.
+        assert_eq!(emptied, vec!["src/auth/**", "src/lib.rs#Parser"]);
+    }
+
+    #[test]
     fn matching_rules() {
         let g = compile_artifact_glob("src/*.rs").unwrap();
         assert!(g.is_match("src/a.rs"));

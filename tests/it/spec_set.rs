@@ -291,6 +291,35 @@ fn orphaned_globs_are_warned_against_the_git_universe() {
     );
 }
 
+/// A glob is tried only on the files whose paths start with its literal
+/// prefix (a range of the sorted list): a sibling that shares the prefix's
+/// characters (`src/authz.rs` for `src/auth`) falls in the range and the
+/// glob itself must refuse it, and a glob with no prefix looks everywhere.
+#[test]
+fn a_globs_literal_prefix_narrows_where_it_looks_never_what_it_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let repo = git(root);
+    for file in ["src/authz.rs", "deep/er/est/notes.txt"] {
+        write(root, file, "");
+        add(&repo, file);
+    }
+    write(
+        root,
+        ".notarai/a.spec.yaml",
+        "schema_version: '0.7'\nintent: x\ntier: registered\nartifacts:\n  code:\n    - path: 'src/auth/**'\n    - path: 'src/auth*.rs'\n  docs:\n    - path: '**/*.txt'\n    - path: '**/*.md'\n",
+    );
+    let set = notarai::project::load_specs(root);
+    let orphans: Vec<String> = set.findings.iter().map(|f| f.message.clone()).collect();
+    assert_eq!(
+        orphans,
+        vec![
+            "artifact glob `src/auth/**` matches no file in the repository".to_string(),
+            "artifact glob `**/*.md` matches no file in the repository".to_string(),
+        ]
+    );
+}
+
 #[test]
 fn orphans_outside_git_use_a_folder_walk() {
     let dir = tempfile::tempdir().unwrap();
