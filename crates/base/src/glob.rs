@@ -71,6 +71,65 @@ pub fn literal_prefix(pattern: &str) -> Option<String> {
     Some(literal.join("/"))
 }
 
+/// A glob of a form specs write most, matched without building a regex:
+/// the same answers as [`compile`]'s globs (a test compares them on every
+/// form), for checks that try hundreds of globs once each. `None` for any
+/// other form, which [`compile`] handles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Simple {
+    /// `dir`, `dir/`, `dir/**`, `file.md`: the path and everything below.
+    Under(String),
+    /// `dir/**/*.rs`: below the folder, the name ending so.
+    UnderEndingWith(String, String),
+    /// `**/*.rs`: anywhere, the name ending so.
+    EndingWith(String),
+}
+
+impl Simple {
+    /// The simple form of `pattern`, if it has one.
+    pub fn of(pattern: &str) -> Option<Simple> {
+        let pattern = normalize(pattern);
+        let plain = |s: &str| {
+            !s.is_empty() && !has_wildcard(s) && !s.split('/').any(|c| c.is_empty() || c == "..")
+        };
+        if plain(&pattern) {
+            return Some(Simple::Under(pattern));
+        }
+        if let Some(base) = pattern.strip_suffix("/**")
+            && plain(base)
+        {
+            return Some(Simple::Under(base.to_string()));
+        }
+        let ending = |s: &str| !s.is_empty() && !has_wildcard(s) && !s.contains('/');
+        if let Some(end) = pattern.strip_prefix("**/*")
+            && ending(end)
+        {
+            return Some(Simple::EndingWith(end.to_string()));
+        }
+        if let Some((base, end)) = pattern.split_once("/**/*")
+            && plain(base)
+            && ending(end)
+        {
+            return Some(Simple::UnderEndingWith(base.to_string(), end.to_string()));
+        }
+        None
+    }
+
+    /// Whether `path` (relative, forward slashes) matches.
+    pub fn is_match(&self, path: &str) -> bool {
+        match self {
+            Simple::Under(base) => is_under(path, base),
+            Simple::UnderEndingWith(base, end) => {
+                path.len() > base.len()
+                    && path.starts_with(base.as_str())
+                    && path.as_bytes()[base.len()] == b'/'
+                    && path[base.len() + 1..].ends_with(end.as_str())
+            }
+            Simple::EndingWith(end) => path.ends_with(end.as_str()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +141,71 @@ mod tests {
             b.add(g);
         });
         b.build().unwrap().is_match(path)
+    }
+
+    #[test]
+    fn the_simple_forms_match_as_the_compiled_globs_do() {
+        let patterns = [
+            "src/auth",
+            "src/auth/",
+            "./src/auth/**",
+            "docs/m000.md",
+            "src/**/*.rs",
+            "src/m000/**/*.rs",
+            "**/*.rs",
+            "**/*.d.ts",
+            "**/*rs",
+            "a/**/*x",
+            "src/**/*.rs/",
+        ];
+        let paths = [
+            "src/auth",
+            "src/auth/login.rs",
+            "src/auth/x/y.ts",
+            "src/authz.rs",
+            "src/a.rs",
+            "src/.rs",
+            "src/x/y/z.rs",
+            "src/x.rs/y.ts",
+            "srcx/a.rs",
+            "a.rs",
+            "deep/er/b.rs",
+            "lib/types.d.ts",
+            "docs/m000.md",
+            "docs/m000.md/x",
+            "docs/m000.mdx",
+            "src/m000/f1.rs",
+            "src/m000/sub/f2.rs",
+            "src/m0001/f1.rs",
+            "src/m000.rs",
+            "a/x",
+            "a/b/cx",
+            "ax",
+            "rs",
+            "x.rsx",
+        ];
+        for pattern in patterns {
+            let simple = Simple::of(pattern).unwrap_or_else(|| panic!("{pattern}"));
+            for path in paths {
+                assert_eq!(
+                    simple.is_match(path),
+                    matches(pattern, path),
+                    "{pattern} on {path}"
+                );
+            }
+        }
+        for other in [
+            "src/*.rs",
+            "src/{a,b}/**",
+            "**/test_*.py",
+            "src/**/x/*.rs",
+            "**",
+            "a\\*b/**",
+            "../x",
+            "src/**/*.{rs,ts}",
+        ] {
+            assert_eq!(Simple::of(other), None, "{other}");
+        }
     }
 
     #[test]
