@@ -256,7 +256,7 @@ impl GitRepo {
         };
         let paths: Vec<&str> = now.files.iter().flat_map(|f| f.paths()).collect();
         let as_noted = |n: &Noted| {
-            let within: Vec<&str> = paths
+            let within: std::collections::BTreeSet<&str> = paths
                 .iter()
                 .copied()
                 .filter(|p| n.scope.contains(p))

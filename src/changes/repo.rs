@@ -537,16 +537,22 @@ impl GitRepo {
             return Ok(true);
         }
         let index = self.repo.index()?;
+        // Without case, the index interleaves `src/A` with `src/a/x`: it
+        // is read whole, each entry tested (see `index_entries_in`).
+        let ordered = !index::index_ignores_case(&index);
         let start = match prefix {
-            Some(prefix) => match index.find_prefix(prefix) {
+            Some(prefix) if ordered => match index.find_prefix(prefix) {
                 Ok(start) => start,
                 Err(_) => return Ok(false),
             },
-            None => 0,
+            _ => 0,
         };
         for entry in (start..index.len()).map_while(|i| index.get(i)) {
             if prefix.is_some_and(|p| !entry.path.starts_with(p.as_bytes())) {
-                break;
+                if ordered {
+                    break;
+                }
+                continue;
             }
             if std::str::from_utf8(&entry.path).is_ok_and(counts) {
                 return Ok(true);

@@ -121,3 +121,32 @@ fn a_wildcard_glob_is_emptied_by_its_last_file_deleted_or_moved_away() {
     repo.write("deep/er/two.txt", "two\n");
     assert_eq!(emptied(&repo), vec!["notes/*.md".to_string()]);
 }
+
+/// With `core.ignorecase` (the default `git init` writes on macOS and
+/// Windows) the index sorts without case, so `docs/API.md` lies between
+/// `docs/api`'s entries: every entry below a prefix is still found, for the
+/// emptied-glob check and for a spec's files.
+#[test]
+fn an_index_sorted_without_case_still_holds_every_file_below_a_prefix() {
+    let repo = Repo::new();
+    repo.git(&["config", "core.ignorecase", "true"]);
+    repo.write(
+        DOCS,
+        "schema_version: '0.8'\nintent: The API docs.\nbehaviors:\n  - name: b\n    given: x\n    then: y\nartifacts:\n  docs:\n    - path: 'docs/api/**'\n",
+    );
+    repo.write("docs/API.md", "# Index\n");
+    repo.write("docs/api/a.md", "# A\n");
+    repo.write("docs/api/x.md", "# X\n");
+    repo.write(".gitignore", ".notarai/.cache/\n");
+    repo.commit("init");
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.remove("docs/api/a.md");
+    repo.commit("drop a");
+    // `docs/api/x.md` is still there.
+    assert!(emptied(&repo).is_empty());
+    // The files below a folder, read from the index below its prefix.
+    assert_eq!(
+        notarai::project::repo_files_in(&repo.root, Some("docs/api")),
+        vec!["docs/api/x.md".to_string()]
+    );
+}

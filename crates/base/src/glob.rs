@@ -89,8 +89,13 @@ impl Simple {
     /// The simple form of `pattern`, if it has one.
     pub fn of(pattern: &str) -> Option<Simple> {
         let pattern = normalize(pattern);
+        // `}` alone is no wildcard to `has_wildcard`, but globset refuses
+        // an unopened alternate: such a pattern is not simple.
         let plain = |s: &str| {
-            !s.is_empty() && !has_wildcard(s) && !s.split('/').any(|c| c.is_empty() || c == "..")
+            !s.is_empty()
+                && !has_wildcard(s)
+                && !s.contains('}')
+                && !s.split('/').any(|c| c.is_empty() || c == "..")
         };
         if plain(&pattern) {
             return Some(Simple::Under(pattern));
@@ -100,7 +105,7 @@ impl Simple {
         {
             return Some(Simple::Under(base.to_string()));
         }
-        let ending = |s: &str| !s.is_empty() && !has_wildcard(s) && !s.contains('/');
+        let ending = |s: &str| !s.is_empty() && !has_wildcard(s) && !s.contains(['/', '}']);
         if let Some(end) = pattern.strip_prefix("**/*")
             && ending(end)
         {
@@ -203,6 +208,8 @@ mod tests {
             "a\\*b/**",
             "../x",
             "src/**/*.{rs,ts}",
+            "docs/a}b.md",
+            "**/*.r}s",
         ] {
             assert_eq!(Simple::of(other), None, "{other}");
         }

@@ -374,6 +374,23 @@ pub(super) fn scan_index(git_dir: &Path, needle: &[u8]) -> bool {
 /// The index file's stamp and, for each needle asked, whether it may hold it.
 pub(super) type IndexScan = (crate::watch::Stamp, Vec<(Vec<u8>, bool)>);
 
+/// Whether libgit2 sorts and searches `index` without case (it took
+/// `core.ignorecase` from its repository when it read it): its prefix
+/// search is then no way to find every entry below a prefix.
+pub(super) fn index_ignores_case(index: &git2::Index) -> bool {
+    unsafe extern "C" {
+        fn git_index_caps(index: *const std::ffi::c_void) -> std::ffi::c_int;
+    }
+    /// `GIT_INDEX_CAPABILITY_IGNORE_CASE` (`git2/index.h`).
+    const IGNORE_CASE: std::ffi::c_int = 1;
+    let raw = git2::Binding::raw(index)
+        .cast::<std::ffi::c_void>()
+        .cast_const();
+    // SAFETY: `raw` is the live index `index` borrows; `git_index_caps`
+    // only reads its flags.
+    unsafe { git_index_caps(raw) & IGNORE_CASE != 0 }
+}
+
 /// The mode of a gitlink entry (a submodule's commit).
 const GITLINK: u32 = 0o160000;
 
@@ -394,6 +411,9 @@ pub(super) fn index_paths(index: &git2::Index, scope: &Scope) -> Vec<String> {
 /// Every index entry within `scope`, in index order: all of them for
 /// [`Scope::Everything`], else only the run below each prefix (entries are
 /// sorted by path, so a prefix's entries are found without a full scan).
+/// An index that sorts without case (`core.ignorecase`) interleaves `src/A`
+/// with `src/a/x`, and libgit2's prefix search then misses entries: it is
+/// read whole, each entry tested.
 pub(super) fn index_entries_in(
     index: &git2::Index,
     scope: &Scope,
@@ -401,6 +421,10 @@ pub(super) fn index_entries_in(
 ) {
     match scope {
         Scope::Everything => index.iter().for_each(take),
+        Scope::Prefixes(prefixes) if index_ignores_case(index) => index
+            .iter()
+            .filter(|e| prefixes.iter().any(|p| e.path.starts_with(p.as_bytes())))
+            .for_each(take),
         Scope::Prefixes(prefixes) => {
             for prefix in prefixes {
                 let Ok(start) = index.find_prefix(prefix.as_str()) else {
