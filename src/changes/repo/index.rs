@@ -169,15 +169,10 @@ impl GitRepo {
             .map(str::to_string)
             .collect();
         let prefix = format!("{CACHE_DIR}/");
-        let Ok(start) = index.find_prefix(prefix.as_str()) else {
-            return out;
-        };
-        out.extend(
-            (start..index.len())
-                .map_while(|i| index.get(i))
-                .map(|e| String::from_utf8_lossy(&e.path).into_owned())
-                .take_while(|p| p.starts_with(&prefix)),
-        );
+        let below = Scope::Prefixes(vec![prefix.clone()]);
+        index_entries_in(&index, &below, &mut |e| {
+            out.push(String::from_utf8_lossy(&e.path).into_owned());
+        });
         out
     }
 
