@@ -134,7 +134,61 @@ pub struct Governance {
     rules: Vec<SpecRules>,
     exclude: GlobSet,
     by_path: HashMap<String, usize>,
+    /// Which specs' scopes can hold a path ([`ScopeIndex`]).
+    by_scope: ScopeIndex,
     errors: Vec<GlobError>,
+}
+
+/// The specs whose scope can hold a path, found from the path's own
+/// folders: a spec scoped to everything, or one with a literal prefix
+/// equal to the path or to a folder above it ([`Scope::contains`] is
+/// exactly that). A path then costs a few map lookups, not a comparison
+/// with each of the specs (2,002 at 10x the benchmark, 20% of a warm
+/// `list_affected_specs`).
+#[derive(Debug, Default)]
+struct ScopeIndex {
+    everywhere: Vec<usize>,
+    by_prefix: HashMap<String, Vec<usize>>,
+}
+
+impl ScopeIndex {
+    fn new(rules: &[SpecRules]) -> ScopeIndex {
+        let mut index = ScopeIndex::default();
+        for (spec, rules) in rules.iter().enumerate() {
+            match &rules.scope {
+                Scope::Everything => index.everywhere.push(spec),
+                Scope::Prefixes(prefixes) => {
+                    for prefix in prefixes {
+                        let prefix = prefix.trim_end_matches('/');
+                        index
+                            .by_prefix
+                            .entry(prefix.to_string())
+                            .or_default()
+                            .push(spec);
+                    }
+                }
+            }
+        }
+        index
+    }
+
+    /// The specs whose scope contains `path`, sorted, each once.
+    fn holding(&self, path: &str) -> Vec<usize> {
+        let mut out = self.everywhere.clone();
+        let mut at = path;
+        loop {
+            if let Some(specs) = self.by_prefix.get(at) {
+                out.extend(specs);
+            }
+            match at.rfind('/') {
+                Some(end) => at = &at[..end],
+                None => break,
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 /// What governance reads of one spec: its path, whether it is housekeeping
@@ -278,6 +332,7 @@ impl Governance {
             }
         }
         Governance {
+            by_scope: ScopeIndex::new(&rules),
             rules,
             exclude: set.build().unwrap_or_else(|_| GlobSet::empty()),
             by_path,
@@ -306,15 +361,27 @@ impl Governance {
     /// system spec's `exclude` plays no part: it never takes a file away
     /// from a spec whose artifacts match it.
     pub fn governors(&self, path: &str) -> Vec<usize> {
-        let cache = is_under(path, CACHE_DIR);
-        let mut specs = Vec::new();
-        for (index, rules) in self.rules.iter().enumerate() {
-            let governs = rules.path == path
-                || (!cache && rules.scope.contains(path) && rules.set().is_match(path));
-            if governs {
-                specs.push(index);
-            }
+        let mut specs: Vec<usize> = Vec::new();
+        // A spec file governs itself (`by_path` holds every spec's path).
+        if self.by_path.contains_key(path) {
+            specs.extend(
+                self.rules
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, rules)| rules.path == path)
+                    .map(|(index, _)| index),
+            );
         }
+        if !is_under(path, CACHE_DIR) {
+            specs.extend(
+                self.by_scope
+                    .holding(path)
+                    .into_iter()
+                    .filter(|&index| self.rules[index].set().is_match(path)),
+            );
+        }
+        specs.sort_unstable();
+        specs.dedup();
         specs
     }
 

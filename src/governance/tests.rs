@@ -208,3 +208,70 @@ fn rules_a_parent_applies_reach_its_registered_subsystems() {
         Some(Housekeeping::SpecTier)
     );
 }
+
+/// The scope index finds exactly the specs a comparison with every spec's
+/// scope finds, on prefixes that are files, folders, siblings sharing
+/// characters (`src/auth` and `src/authz.rs`) and a spec scoped to all.
+#[test]
+fn governors_found_through_the_scope_index_are_every_governor() {
+    let spec = |path: &str, globs: &[&str]| SpecGlobs {
+        path: path.into(),
+        housekeeping: false,
+        artifacts: globs
+            .iter()
+            .map(|g| ArtifactGlob {
+                category: "code".into(),
+                path: (*g).into(),
+                housekeeping: false,
+            })
+            .collect(),
+        tested_by: Vec::new(),
+        rules: Vec::new(),
+        unproven: false,
+    };
+    let specs = vec![
+        spec(".notarai/auth.spec.yaml", &["src/auth/**", "docs/auth.md"]),
+        spec(".notarai/authz.spec.yaml", &["src/authz.rs"]),
+        spec(".notarai/all.spec.yaml", &["**/*.rs"]),
+        spec(".notarai/src.spec.yaml", &["src/"]),
+        spec(
+            ".notarai/deep.spec.yaml",
+            &["src/auth/deep/*.rs", "./lib/x/**/*.py"],
+        ),
+        spec(".notarai/none.spec.yaml", &[]),
+    ];
+    let g = Governance::from_globs(specs, None);
+    let paths = [
+        "src/auth/login.rs",
+        "src/auth/deep/a.rs",
+        "src/auth",
+        "src/authz.rs",
+        "src/auth.rs",
+        "docs/auth.md",
+        "docs/auth.md/x",
+        "docs/authx.md",
+        "lib/x/y/z.py",
+        "lib/x.py",
+        "README.md",
+        ".notarai/auth.spec.yaml",
+        ".notarai/none.spec.yaml",
+        ".notarai/.cache/x.rs",
+    ];
+    for path in paths {
+        let brute: Vec<usize> = g
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.path == path
+                    || (!is_under(path, CACHE_DIR)
+                        && r.scope.contains(path)
+                        && r.set().is_match(path))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(g.governors(path), brute, "{path}");
+    }
+    assert_eq!(g.governors("src/auth/deep/a.rs"), vec![0, 2, 3, 4]);
+    assert_eq!(g.governors("src/authz.rs"), vec![1, 2, 3]);
+}
