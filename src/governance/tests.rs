@@ -11,6 +11,25 @@ fn loaded(path: &str, text: &str) -> crate::spec::LoadedSpec {
     }
 }
 
+/// A spec's governance with `globs` as its `code` artifacts.
+fn spec(path: &str, globs: &[&str]) -> SpecGlobs {
+    SpecGlobs {
+        path: path.into(),
+        housekeeping: false,
+        artifacts: globs
+            .iter()
+            .map(|g| ArtifactGlob {
+                category: "code".into(),
+                path: g.to_string(),
+                housekeeping: false,
+            })
+            .collect(),
+        tested_by: Vec::new(),
+        rules: Vec::new(),
+        unproven: false,
+    }
+}
+
 #[test]
 fn exclude_never_takes_a_file_from_a_spec_that_names_it() {
     let system = loaded(
@@ -38,21 +57,6 @@ fn exclude_never_takes_a_file_from_a_spec_that_names_it() {
 
 #[test]
 fn may_govern_holds_every_governed_path() {
-    let spec = |path: &str, globs: &[&str]| SpecGlobs {
-        path: path.into(),
-        housekeeping: false,
-        artifacts: globs
-            .iter()
-            .map(|g| ArtifactGlob {
-                category: "code".into(),
-                path: g.to_string(),
-                housekeeping: false,
-            })
-            .collect(),
-        tested_by: Vec::new(),
-        rules: Vec::new(),
-        unproven: false,
-    };
     let specs = vec![
         spec(".notarai/a.spec.yaml", &["src/a/**", "docs/a.md"]),
         spec(
@@ -214,21 +218,6 @@ fn rules_a_parent_applies_reach_its_registered_subsystems() {
 /// characters (`src/auth` and `src/authz.rs`) and a spec scoped to all.
 #[test]
 fn governors_found_through_the_scope_index_are_every_governor() {
-    let spec = |path: &str, globs: &[&str]| SpecGlobs {
-        path: path.into(),
-        housekeeping: false,
-        artifacts: globs
-            .iter()
-            .map(|g| ArtifactGlob {
-                category: "code".into(),
-                path: (*g).into(),
-                housekeeping: false,
-            })
-            .collect(),
-        tested_by: Vec::new(),
-        rules: Vec::new(),
-        unproven: false,
-    };
     let specs = vec![
         spec(".notarai/auth.spec.yaml", &["src/auth/**", "docs/auth.md"]),
         spec(".notarai/authz.spec.yaml", &["src/authz.rs"]),

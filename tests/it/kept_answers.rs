@@ -73,6 +73,45 @@ fn refused(answer: &Value) -> bool {
     answer.get("error").is_some() || answer["result"]["isError"] == json!(true)
 }
 
+/// Every page of `args`' answer, from page 1 through each next cursor,
+/// each checked to be the next page; the number of pages and the next
+/// free request id.
+fn every_page(server: &mut Server, args: &Value) -> (u64, u64) {
+    let mut page = server.call_ok(1, "get_spec_diff", args.clone());
+    let pages = page["pages"].as_u64().unwrap();
+    assert!(pages > 2, "{pages}");
+    let mut id = 2;
+    while !page["next_cursor"].is_null() {
+        let mut next = args.clone();
+        next["cursor"] = page["next_cursor"].clone();
+        page = server.call_ok(id, "get_spec_diff", next);
+        assert_eq!(page["page"], json!(id), "{page}");
+        id += 1;
+    }
+    assert_eq!(id - 1, pages);
+    (pages, id)
+}
+
+/// `page`, the answer to an old cursor after the work tree moved: refused,
+/// or the page 2 a fresh server gives now (its own cursors are its own, so
+/// it is asked page 1 first).
+fn refused_or_fresh(page: &Value, root: &std::path::Path, args: &Value, what: &str) {
+    if refused(page) {
+        return;
+    }
+    let mut fresh = Server::start(root);
+    let fresh_first = fresh.call_ok(1, "get_spec_diff", args.clone());
+    let mut fresh_next = args.clone();
+    fresh_next["cursor"] = fresh_first["next_cursor"].clone();
+    let mut fresh_page = fresh.call_ok(2, "get_spec_diff", fresh_next);
+    fresh.finish();
+    let mut page = page["result"]["structuredContent"].clone();
+    for page in [&mut page, &mut fresh_page] {
+        page.as_object_mut().unwrap().remove("next_cursor");
+    }
+    assert_eq!(page, fresh_page, "{what}");
+}
+
 #[test]
 fn pages_are_cut_from_the_kept_answer_while_nothing_changed() {
     let repo = repo();
@@ -100,18 +139,7 @@ fn pages_are_cut_from_the_kept_answer_while_nothing_changed() {
 fn every_page_of_a_fresh_servers_first_answer_is_kept() {
     let repo = repo();
     let mut server = fresh(&repo);
-    let mut page = server.call_ok(1, "get_spec_diff", args());
-    let pages = page["pages"].as_u64().unwrap();
-    assert!(pages > 2, "{pages}");
-    let mut id = 2;
-    while !page["next_cursor"].is_null() {
-        let mut next = args();
-        next["cursor"] = page["next_cursor"].clone();
-        page = server.call_ok(id, "get_spec_diff", next);
-        assert_eq!(page["page"], json!(id), "{page}");
-        id += 1;
-    }
-    assert_eq!(id - 1, pages);
+    let (pages, id) = every_page(&mut server, &args());
     // The same first question again: its kept page 1.
     let again = server.call_ok(id, "get_spec_diff", args());
     assert_eq!(again["page"], 1);
@@ -154,19 +182,7 @@ fn a_narrower_first_answer_of_a_fresh_server_is_computed_again() {
     let mut next = narrow.clone();
     next["cursor"] = first["next_cursor"].clone();
     let page = server.call(2, "get_spec_diff", next);
-    if !refused(&page) {
-        let mut fresh_server = Server::start(&repo.root);
-        let fresh_first = fresh_server.call_ok(1, "get_spec_diff", narrow.clone());
-        let mut fresh_next = narrow.clone();
-        fresh_next["cursor"] = fresh_first["next_cursor"].clone();
-        let mut fresh_page = fresh_server.call_ok(2, "get_spec_diff", fresh_next);
-        fresh_server.finish();
-        let mut page = page["result"]["structuredContent"].clone();
-        for page in [&mut page, &mut fresh_page] {
-            page.as_object_mut().unwrap().remove("next_cursor");
-        }
-        assert_eq!(page, fresh_page);
-    }
+    refused_or_fresh(&page, &repo.root, &narrow, "an edit within its scope");
     let log = server.finish();
     if cfg!(target_os = "linux") {
         assert!(log.contains("fence broken"), "{log}");
@@ -204,18 +220,7 @@ fn narrow_args() -> Value {
 fn every_page_of_a_narrower_first_answer_that_saw_the_whole_work_tree_is_kept() {
     let repo = narrow_with_a_deletion();
     let mut server = fresh(&repo);
-    let mut page = server.call_ok(1, "get_spec_diff", narrow_args());
-    let pages = page["pages"].as_u64().unwrap();
-    assert!(pages > 2, "{pages}");
-    let mut id = 2;
-    while !page["next_cursor"].is_null() {
-        let mut next = narrow_args();
-        next["cursor"] = page["next_cursor"].clone();
-        page = server.call_ok(id, "get_spec_diff", next);
-        assert_eq!(page["page"], json!(id), "{page}");
-        id += 1;
-    }
-    assert_eq!(id - 1, pages);
+    let (pages, _) = every_page(&mut server, &narrow_args());
     let log = server.finish();
     if cfg!(target_os = "linux") {
         assert!(log.contains("fence held"), "{log}");
@@ -259,19 +264,7 @@ fn a_narrower_first_answer_is_never_served_after_the_work_tree_moved() {
         let mut next = narrow_args();
         next["cursor"] = first["next_cursor"].clone();
         let page = server.call(2, "get_spec_diff", next);
-        if !refused(&page) {
-            let mut other = Server::start(&repo.root);
-            let other_first = other.call_ok(1, "get_spec_diff", narrow_args());
-            let mut other_next = narrow_args();
-            other_next["cursor"] = other_first["next_cursor"].clone();
-            let mut other_page = other.call_ok(2, "get_spec_diff", other_next);
-            other.finish();
-            let mut page = page["result"]["structuredContent"].clone();
-            for page in [&mut page, &mut other_page] {
-                page.as_object_mut().unwrap().remove("next_cursor");
-            }
-            assert_eq!(page, other_page, "{what}");
-        }
+        refused_or_fresh(&page, &repo.root, &narrow_args(), what);
         let log = server.finish();
         if cfg!(target_os = "linux") {
             assert!(log.contains("fence broken"), "{what}: {log}");
@@ -371,22 +364,9 @@ fn a_kept_answer_is_never_served_after_the_work_tree_moved() {
         let mut next = args();
         next["cursor"] = first["next_cursor"].clone();
         // The warm server answers the old cursor from the new state: refused
-        // when the answer moved, else the page a fresh server gives (its own
-        // cursors are its own, so it is asked page 1 first).
+        // when the answer moved, else the page a fresh server gives.
         let warm_page = server.call(2, "get_spec_diff", next);
-        if !refused(&warm_page) {
-            let mut fresh = Server::start(&repo.root);
-            let fresh_first = fresh.call_ok(1, "get_spec_diff", args());
-            let mut fresh_next = args();
-            fresh_next["cursor"] = fresh_first["next_cursor"].clone();
-            let mut fresh_page = fresh.call_ok(2, "get_spec_diff", fresh_next);
-            fresh.finish();
-            let mut warm_page = warm_page["result"]["structuredContent"].clone();
-            for page in [&mut warm_page, &mut fresh_page] {
-                page.as_object_mut().unwrap().remove("next_cursor");
-            }
-            assert_eq!(warm_page, fresh_page, "{what}");
-        }
+        refused_or_fresh(&warm_page, &repo.root, &args(), what);
         // The server keeps serving, from the new state.
         let mut again = server.call_ok(3, "get_spec_diff", args());
         assert_eq!(again["page"], 1, "{what}");
