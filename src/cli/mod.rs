@@ -112,6 +112,9 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(cli.verbose);
+    // Before any thread: every command reads git objects (`check` the
+    // merge base's trees and both sides of each changed file).
+    crate::changes::keep_trees_cached();
     let root = cli.root.clone();
     let result = match cli.command {
         Command::Mcp(args) => mcp::run(root, args),
