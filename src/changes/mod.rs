@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use git2::Oid;
 
 mod blob;
+mod cache_tree;
 mod diff;
 mod exact;
 mod fence;

@@ -21,8 +21,10 @@
 //!   it nor anything below it (untracked, ignored or not: libgit2's diff of
 //!   the path applies the ignore rules and goes into an untracked folder),
 //!   and a tracked folder that is not a folder on the disk is listed whole;
-//! - **the tree and the index** are compared by libgit2 (ids and modes, no
-//!   file read), and both paths of each difference are listed.
+//! - **the tree and the index** are compared (ids and modes, no file
+//!   read) through the index's cached tree where it can be trusted
+//!   ([`super::cache_tree`]), by libgit2 otherwise, and both paths of each
+//!   difference are listed.
 //!
 //! Whatever else could change a delta is left to libgit2's whole diff
 //! ([`changed_paths`] answers `None`): a case-insensitive index, a name
@@ -130,15 +132,20 @@ pub(super) fn changed_paths(repo: &Repository, tree: Option<&Tree<'_>>) -> Optio
         );
         return None;
     }
-    let mut opts = git2::DiffOptions::new();
-    opts.include_typechange(true);
-    let staged = repo
-        .diff_tree_to_index(tree, Some(&index), Some(&mut opts))
-        .ok()?;
-    for delta in staged.deltas() {
-        for file in [delta.old_file(), delta.new_file()] {
-            if let Some(path) = file.path() {
-                listed.push(path.to_str()?.to_string());
+    match super::cache_tree::staged_paths(repo, tree, &index, &entries) {
+        Some(staged) => listed.extend(staged),
+        None => {
+            let mut opts = git2::DiffOptions::new();
+            opts.include_typechange(true);
+            let staged = repo
+                .diff_tree_to_index(tree, Some(&index), Some(&mut opts))
+                .ok()?;
+            for delta in staged.deltas() {
+                for file in [delta.old_file(), delta.new_file()] {
+                    if let Some(path) = file.path() {
+                        listed.push(path.to_str()?.to_string());
+                    }
+                }
             }
         }
     }
