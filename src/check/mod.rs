@@ -304,10 +304,19 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, CheckEr
     };
     let (base, used) = choose_base(&git, &state, options.base.as_deref())?;
     // One walk of the work tree: the change set also names the untracked
-    // files the spec loader's file list needs.
-    let changes = git.changes(&base, &Scope::Everything, false)?;
+    // files the spec loader's file list needs. The specs are parsed beside
+    // it (the walk's reads of the index and the tree use one core).
+    let (parsed, changes) = std::thread::scope(|s| {
+        let parsed = s.spawn(|| crate::spec::parse_set(root));
+        let changes = git.changes(&base, &Scope::Everything, false);
+        (parsed.join(), changes)
+    });
+    let changes = changes?;
     let files = git.files_with(&Scope::Everything, &changes)?;
-    let set = SpecSet::load_with(root, Some(&files));
+    let set = match parsed {
+        Ok(parsed) => parsed.finish(root, Some(&files)),
+        Err(_) => SpecSet::load_with(root, Some(&files)),
+    };
     // Judged by the specs as they are now and at the merge base.
     let governance = crate::review::against_base::governance(&git, &base, &set);
     let (assessed, known) = assess(

@@ -195,6 +195,13 @@ fn parse_all(root: &Path, files: Vec<String>) -> Vec<(String, Parsed)> {
 
 /// Load every spec under `root` and check the set.
 pub fn load_set(root: &Path, files: Option<&[String]>) -> SpecSet {
+    parse_set(root).finish(root, files)
+}
+
+/// Every spec under `root` read, parsed and checked on its own and across
+/// the set: all of [`load_set`] but the checks against the repository's
+/// files, which [`ParsedSet::finish`] adds.
+pub fn parse_set(root: &Path) -> ParsedSet {
     let mut set = SpecSet::default();
     let mut trees = Vec::new();
     for (rel, parsed) in parse_all(root, discover(root)) {
@@ -216,13 +223,30 @@ pub fn load_set(root: &Path, files: Option<&[String]>) -> SpecSet {
     }
     set.system = refs::choose_system(&set.specs);
     set.findings.extend(refs::check_set(&set, &trees));
-    if let Some(files) = files {
-        set.findings
-            .extend(globs::check_orphans(&set.specs, &trees, files));
-        set.findings
-            .extend(globs::check_anchors(root, &set.specs, &trees, files));
+    ParsedSet { set, trees }
+}
+
+/// The specs of a root parsed, waiting for the repository's files (see
+/// [`parse_set`]): made where the files are not known yet, so the parse
+/// can run beside the walk that finds them.
+pub struct ParsedSet {
+    set: SpecSet,
+    trees: Vec<Node>,
+}
+
+impl ParsedSet {
+    /// The set with the checks against `files` (the repository's files,
+    /// as [`SpecSet::load_with`] takes them; `None` skips them).
+    pub fn finish(self, root: &Path, files: Option<&[String]>) -> SpecSet {
+        let ParsedSet { mut set, trees } = self;
+        if let Some(files) = files {
+            set.findings
+                .extend(globs::check_orphans(&set.specs, &trees, files));
+            set.findings
+                .extend(globs::check_anchors(root, &set.specs, &trees, files));
+        }
+        sort_findings(&mut set.invalid);
+        sort_findings(&mut set.findings);
+        set
     }
-    sort_findings(&mut set.invalid);
-    sort_findings(&mut set.findings);
-    set
 }

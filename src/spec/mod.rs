@@ -30,7 +30,7 @@ pub const MAX_SPEC_BYTES: usize = yaml::MAX_BYTES;
 pub use document::{Document, parse_document, yaml_positions};
 pub use globs::{compile_artifact_glob, emptied_globs};
 pub use lineage::{Lineage, SpecLinks, applied_specs};
-pub use load::{discover, read_text};
+pub use load::{ParsedSet, discover, parse_set, read_text};
 /// The spec model's top-level types; the rest of the model is named through
 /// [`model`] (`spec::model::OutputType`).
 pub use model::{Behavior, CoveragePolicy, SCHEMA_VERSION, SUPPORTED_VERSIONS, Spec, Tier};
