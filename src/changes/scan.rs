@@ -89,27 +89,41 @@ pub(super) fn changed_paths(repo: &Repository, tree: Option<&Tree<'_>>) -> Optio
     let _ = index.read(false);
     let entries: Vec<IndexEntry> = index.iter().collect();
     let mut listed: Vec<String> = Vec::new();
-    let mut files: HashSet<&str> = HashSet::with_capacity(entries.len());
-    // Each tracked folder with the plain entries directly in it.
+    // The paths of the entries that are not plain (few, all listed): still
+    // tracked names of their folders.
+    let mut others: HashSet<&str> = HashSet::new();
+    // Each tracked folder with the plain entries directly in it, in the
+    // index's order, so sorted by name. Entries come sorted by path, so
+    // most follow one of the same folder: a run of those goes in at once.
     let mut folders: HashMap<&str, Vec<(&str, &IndexEntry)>> = HashMap::new();
     folders.insert("", Vec::new());
+    let mut run: (&str, Vec<(&str, &IndexEntry)>) = ("", Vec::new());
     for entry in &entries {
         let path = std::str::from_utf8(&entry.path).ok()?;
-        files.insert(path);
-        // Each folder above it, deepest first, up to one already there
-        // (whose own folders went in with it).
-        for (i, _) in path.rmatch_indices('/') {
-            if folders.contains_key(&path[..i]) {
-                break;
+        let folder = path.rsplit_once('/').map_or("", |(folder, _)| folder);
+        if folder != run.0 {
+            if !run.1.is_empty() {
+                folders.entry(run.0).or_default().append(&mut run.1);
             }
-            folders.insert(&path[..i], Vec::new());
+            run.0 = folder;
+            // Each folder above it, deepest first, up to one already there
+            // (whose own folders went in with it).
+            for (i, _) in path.rmatch_indices('/') {
+                if folders.contains_key(&path[..i]) {
+                    break;
+                }
+                folders.insert(&path[..i], Vec::new());
+            }
         }
         if plain(entry) {
-            let folder = path.rsplit_once('/').map_or("", |(folder, _)| folder);
-            folders.entry(folder).or_default().push((path, entry));
+            run.1.push((path, entry));
         } else {
+            others.insert(path);
             listed.push(path.to_string());
         }
+    }
+    if !run.1.is_empty() {
+        folders.entry(run.0).or_default().append(&mut run.1);
     }
     let work: Vec<(&str, &Vec<(&str, &IndexEntry)>)> = folders
         .iter()
@@ -118,7 +132,7 @@ pub(super) fn changed_paths(repo: &Repository, tree: Option<&Tree<'_>>) -> Optio
     let found = notarai_base::parallel::map(
         &work,
         64,
-        |(folder, here)| look_in(workdir, folder, here, &files, &folders, index_secs),
+        |(folder, here)| look_in(workdir, folder, here, &others, &folders, index_secs),
         |_| None,
     );
     for found in found {
@@ -170,9 +184,10 @@ fn plain(entry: &IndexEntry) -> bool {
 }
 
 /// The paths to list from `folder` (a tracked folder, `""` for the root,
-/// holding the plain entries `here`): each entry whose file's stat data is
-/// not the index's ([`same_stat`]), each name the index holds neither as a
-/// file nor as a folder, each tracked folder that is something else on
+/// holding the plain entries `here`, sorted by name; `others` are the paths
+/// of the entries that are not plain): each entry whose file's stat data
+/// is not the index's ([`same_stat`]), each name the index holds neither as
+/// a file nor as a folder, each tracked folder that is something else on
 /// the disk, and the folder itself when it cannot be opened or listed (a
 /// link there included). `None` when the root cannot be, or a name is not
 /// UTF-8.
@@ -181,7 +196,7 @@ fn look_in(
     workdir: &Path,
     folder: &str,
     here: &[(&str, &IndexEntry)],
-    files: &HashSet<&str>,
+    others: &HashSet<&str>,
     folders: &HashMap<&str, Vec<(&str, &IndexEntry)>>,
     index_secs: i64,
 ) -> Option<Vec<String>> {
@@ -196,11 +211,12 @@ fn look_in(
     let Ok(opened) = opened else {
         return whole();
     };
+    // Where a name starts in a path of this folder.
+    let skip = if root { 0 } else { folder.len() + 1 };
     let mut out = Vec::new();
     for (path, entry) in here {
-        let name = path.rsplit('/').next().unwrap_or(path);
         let same = opened
-            .lstat(name)
+            .lstat(&path[skip..])
             .is_ok_and(|st| same_stat(&st, entry, index_secs));
         if !same {
             out.push(path.to_string());
@@ -209,6 +225,7 @@ fn look_in(
     let Ok(names) = opened.names() else {
         return whole();
     };
+    let mut rel = String::new();
     for (name, kind) in names {
         let name = name.to_str()?;
         // The repository's own folder (or file, in a linked worktree),
@@ -216,17 +233,23 @@ fn look_in(
         if root && name == ".git" {
             continue;
         }
-        let rel = if root {
-            name.to_string()
+        rel.clear();
+        if !root {
+            rel.push_str(folder);
+            rel.push('/');
+        }
+        rel.push_str(name);
+        let file = here
+            .binary_search_by(|(path, _)| path[skip..].cmp(name))
+            .is_ok()
+            || others.contains(rel.as_str());
+        let list = if folders.contains_key(rel.as_str()) {
+            kind != Kind::Dir || file
         } else {
-            format!("{folder}/{name}")
+            !file
         };
-        if folders.contains_key(rel.as_str()) {
-            if kind != Kind::Dir || files.contains(rel.as_str()) {
-                out.push(rel);
-            }
-        } else if !files.contains(rel.as_str()) {
-            out.push(rel);
+        if list {
+            out.push(rel.clone());
         }
     }
     Some(out)
