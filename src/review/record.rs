@@ -330,6 +330,20 @@ fn reviewed_records(
 ) -> Result<(Vec<crate::record::Record>, usize, usize)> {
     let mut records = Vec::with_capacity(hashed.len());
     let (mut updated, mut deleted) = (0, 0);
+    // The reviewed contents' blob ids, of the files with content, at once.
+    let with_content: Vec<&str> = hashed
+        .iter()
+        .filter(|(_, hash)| matches!(hash, FileHash::Content(_)))
+        .map(|(path, _)| path.as_str())
+        .collect();
+    let blobs: std::collections::HashMap<&str, String> = match git {
+        Some(git) => with_content
+            .iter()
+            .zip(crate::state::store_all_reviewed(root, git, &with_content))
+            .filter_map(|(path, blob)| Some((*path, blob?)))
+            .collect(),
+        None => Default::default(),
+    };
     for (path, hash) in hashed {
         progress.check()?;
         progress.advance(1);
@@ -342,10 +356,8 @@ fn reviewed_records(
             }
         }
         if let Some(value) = hash.cache_value() {
-            let blob = match (hash, git) {
-                (FileHash::Content(_), Some(git)) => {
-                    crate::state::store_reviewed(root, git, path.as_str())
-                }
+            let blob = match hash {
+                FileHash::Content(_) => blobs.get(path.as_str()).cloned(),
                 _ => None,
             };
             records.push(crate::record::Record {

@@ -12,22 +12,45 @@ use std::path::Path;
 
 use crate::changes::{GitRepo, MAX_DIFF_FILE};
 
-/// The blob id of `rel`'s content now, as git would store it (a symbolic
-/// link: its target text), written to the object store when missing.
-/// `None` for a file that is absent, not a file, reached through a linked
-/// folder, larger than [`MAX_DIFF_FILE`] (never diffed), or when the object
-/// store cannot be written (the diff then starts from the base).
-pub fn store_reviewed(root: &Path, git: &GitRepo, rel: &str) -> Option<String> {
-    let bytes = crate::safe_fs::read_unfollowed(root, rel, MAX_DIFF_FILE).ok()?;
-    let repo = git.raw();
-    let oid = git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()?;
-    if repo.odb().is_ok_and(|odb| odb.exists(oid)) {
-        return Some(oid.to_string());
-    }
+/// The blob id of each of `rels`' content now, in order, as git would
+/// store it (a symbolic link: its target text), written to the object
+/// store when missing. `None` for a file that is absent, not a file,
+/// reached through a linked folder, larger than [`MAX_DIFF_FILE`] (never
+/// diffed), or when the object store cannot be written (the diff then
+/// starts from the base). The contents are read and hashed on every core;
+/// each id is looked for in the object store (and a missing content read
+/// again and written) on this thread, which holds the repository.
+pub fn store_all_reviewed(root: &Path, git: &GitRepo, rels: &[&str]) -> Vec<Option<String>> {
+    let ids = crate::parallel::map(
+        rels,
+        64,
+        |rel| {
+            let bytes = crate::safe_fs::read_unfollowed(root, rel, MAX_DIFF_FILE).ok()?;
+            git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()
+        },
+        |_| None,
+    );
+    let odb = git.raw().odb().ok();
+    rels.iter()
+        .zip(ids)
+        .map(|(rel, id)| {
+            let id = id?;
+            if odb.as_ref().is_some_and(|odb| odb.exists(id)) {
+                return Some(id.to_string());
+            }
+            write_reviewed(root, git, rel)
+        })
+        .collect()
+}
+
+/// Write `rel`'s content now to the object store (read again: it may have
+/// changed since it was hashed, and the id written is what it holds now).
+fn write_reviewed(root: &Path, git: &GitRepo, rel: &str) -> Option<String> {
     if crate::safe_fs::writes_forbidden() {
         return None;
     }
-    match repo.blob(&bytes) {
+    let bytes = crate::safe_fs::read_unfollowed(root, rel, MAX_DIFF_FILE).ok()?;
+    match git.raw().blob(&bytes) {
         Ok(oid) => Some(oid.to_string()),
         Err(e) => {
             tracing::warn!(

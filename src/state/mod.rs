@@ -56,7 +56,7 @@ mod reviewed_program;
 mod snapshot;
 
 pub use base::{BaseError, BaseSource, DEFAULT_BASES, UsedBase, choose_base};
-pub use blobs::{reviewed_content, store_reviewed};
+pub use blobs::{reviewed_content, store_all_reviewed};
 pub use file::{
     MAX_STATE_BYTES, problem, read, read_at, read_file, read_lenient, state_path, write, write_file,
 };
