@@ -13,8 +13,11 @@
 //!
 //! The answer is a superset of the paths of libgit2's tree-to-index diff
 //! (every path present on one side only, or with another id or mode on
-//! the other, and every entry of a stage other than 0), which the caller
-//! diffs exactly. Wherever the cached tree cannot be trusted the answer is
+//! the other, and every entry of a stage other than 0 outside the folders
+//! skipped), which the caller diffs exactly. Entries the cached tree does
+//! not account for (other stages, intent to add) are not all listed here:
+//! the caller lists every entry that is not a plain stage-0 file or link
+//! on its own ([`super::scan`]), and must. Wherever the cached tree cannot be trusted the answer is
 //! `None` and libgit2 compares: no base tree, an index file that is not
 //! the one libgit2 read (its checksum, all zeros with `index.skipHash`), a
 //! version, extension or entry this reader does not know, or any bound
@@ -49,6 +52,11 @@ pub(super) fn staged_paths(
     let tree = tree?;
     let (root, sum) = read_index_file(&repo.path().join("index"))?;
     if sum.iter().all(|b| *b == 0) || sum != checksum(index)? {
+        return None;
+    }
+    // The skipped folders are ranges of entries sorted by path: an index
+    // out of order (git refuses one) is left to libgit2.
+    if entries.windows(2).any(|w| w[0].path > w[1].path) {
         return None;
     }
     let mut clean = Vec::new();
@@ -204,8 +212,8 @@ pub(super) fn cached_tree(bytes: &[u8]) -> Option<Folder> {
 
 /// The cached tree of an index file (versions 2 to 4) and its checksum,
 /// or `None` when it has none, or holds what this reader does not know: a
-/// required extension (its name starts with a lowercase letter: a split or
-/// sparse index), or anything out of bounds.
+/// required extension (its name does not start with an uppercase letter:
+/// a split or sparse index), or anything out of bounds.
 fn read_cached(mut file: impl BufRead) -> Option<(Folder, Vec<u8>)> {
     let mut header = [0u8; 12];
     file.read_exact(&mut header).ok()?;
@@ -230,7 +238,7 @@ fn read_cached(mut file: impl BufRead) -> Option<(Folder, Vec<u8>)> {
         let name = tail.get(at..at + 4)?;
         let size = u32::from_be_bytes(tail.get(at + 4..at + 8)?.try_into().ok()?) as usize;
         let data = tail.get(at + 8..(at + 8).checked_add(size)?)?;
-        if name[0].is_ascii_lowercase() {
+        if !name[0].is_ascii_uppercase() {
             return None;
         }
         if name == b"TREE" {

@@ -336,6 +336,8 @@ fn reviewed_records(
         .filter(|(_, hash)| matches!(hash, FileHash::Content(_)))
         .map(|(path, _)| path.as_str())
         .collect();
+    // Not cancellable once begun: the reads and hashes run on every core.
+    progress.check()?;
     let blobs: std::collections::HashMap<&str, String> = match git {
         Some(git) => with_content
             .iter()
