@@ -79,13 +79,13 @@ pub(super) fn diff_exactly<'r, S: AsRef<str>>(
 /// text), `None` where the whole-index diff must be made instead.
 fn small_index<S: AsRef<str>>(repo: &Repository, paths: &[S]) -> Option<Index> {
     let workdir = repo.workdir()?;
-    if ignores_case(repo) {
-        return None;
-    }
     let index_secs = index_secs(repo);
     let mut whole = repo.index().ok()?;
     // As libgit2 reloads it for a diff: a failed read keeps what it had.
     let _ = whole.read(false);
+    if super::repo::index_ignores_case(&whole) {
+        return None;
+    }
     let mut entries = std::collections::BTreeMap::new();
     for path in paths {
         let path = path.as_ref().trim_end_matches('/');
@@ -177,15 +177,6 @@ pub(super) fn index_secs(repo: &Repository) -> Option<i64> {
     std::fs::metadata(repo.path().join("index"))
         .ok()
         .and_then(|m| mtime_secs(&m))
-}
-
-/// Whether the repository's index sorts and matches without case
-/// (`core.ignorecase`): then only libgit2's whole-index diff is exact.
-pub(super) fn ignores_case(repo: &Repository) -> bool {
-    repo.config()
-        .ok()
-        .and_then(|c| c.get_bool("core.ignorecase").ok())
-        .unwrap_or(false)
 }
 
 /// A file's modification time in whole seconds since the epoch, as
@@ -454,6 +445,26 @@ pub(in crate::changes) mod tests {
         same(&repo, &["src/racy.rs", "src/x.rs"]);
         same(&repo, &["src"]);
         same_whole(&repo);
+    }
+
+    /// With `core.ignorecase` libgit2 sorts the index without case: neither
+    /// the small index nor the scan is made, libgit2's whole diff is.
+    #[test]
+    #[cfg(unix)]
+    fn an_index_sorted_without_case_is_left_to_libgit2() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = &dir.path().canonicalize().unwrap();
+        git(root, &["init", "-q", "-b", "main"]);
+        write(root, "src/a.rs", "fn a() {}\n");
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-qm", "init"]);
+        let repo = Repository::open(root).unwrap();
+        assert!(super::small_index(&repo, &["src/a.rs"]).is_some());
+        assert!(crate::changes::scan::changed_paths(&repo, None).is_some());
+        git(root, &["config", "core.ignorecase", "true"]);
+        let repo = Repository::open(root).unwrap();
+        assert!(super::small_index(&repo, &["src/a.rs"]).is_none());
+        assert!(crate::changes::scan::changed_paths(&repo, None).is_none());
     }
 
     /// Every stage of a conflicted file, alone and beside other paths.

@@ -15,6 +15,7 @@ use crate::glob::is_under;
 use crate::governance::Scope;
 use crate::hashing::FileHash;
 use crate::layout::{CACHE_DIR, SPEC_DIR};
+pub(super) use index::index_ignores_case;
 use index::{CacheEntries, IndexScan, TrackedLinks, index_paths};
 
 mod index;
@@ -537,28 +538,9 @@ impl GitRepo {
             return Ok(true);
         }
         let index = self.repo.index()?;
-        // Without case, the index interleaves `src/A` with `src/a/x`: it
-        // is read whole, each entry tested (see `index_entries_in`).
-        let ordered = !index::index_ignores_case(&index);
-        let start = match prefix {
-            Some(prefix) if ordered => match index.find_prefix(prefix) {
-                Ok(start) => start,
-                Err(_) => return Ok(false),
-            },
-            _ => 0,
-        };
-        for entry in (start..index.len()).map_while(|i| index.get(i)) {
-            if prefix.is_some_and(|p| !entry.path.starts_with(p.as_bytes())) {
-                if ordered {
-                    break;
-                }
-                continue;
-            }
-            if std::str::from_utf8(&entry.path).is_ok_and(counts) {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        let scope = prefix.map_or(Scope::Everything, |p| Scope::Prefixes(vec![p.to_string()]));
+        Ok(index::index_entries_in(&index, &scope)
+            .any(|entry| std::str::from_utf8(&entry.path).is_ok_and(counts)))
     }
 }
 

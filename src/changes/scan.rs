@@ -81,12 +81,12 @@ pub(super) fn changed_paths(repo: &Repository, tree: Option<&Tree<'_>>) -> Optio
         return None;
     }
     let workdir = repo.workdir()?;
-    if exact::ignores_case(repo) {
-        return None;
-    }
     let index_secs = exact::index_secs(repo)?;
     let mut index = repo.index().ok()?;
     let _ = index.read(false);
+    if super::repo::index_ignores_case(&index) {
+        return None;
+    }
     let entries: Vec<IndexEntry> = index.iter().collect();
     let mut listed: Vec<String> = Vec::new();
     // The paths of the entries that are not plain (few, all listed): still

@@ -51,12 +51,9 @@ fn regular_without_links(
     path: &Path,
     limit: u64,
 ) -> Option<Result<(PathBuf, u64), FsError>> {
-    let rel = relative_to(root, root, path).ok()?;
-    if crosses_link(root, rel.to_str()?) {
+    let (full, Some(meta)) = through_real_folders(root, path).ok()? else {
         return None;
-    }
-    let full = root.join(&rel);
-    let meta = fs::symlink_metadata(&full).ok()?;
+    };
     if !meta.file_type().is_file() {
         return None;
     }
@@ -64,6 +61,24 @@ fn regular_without_links(
         return Some(Err(FsError::TooLarge { path: full, limit }));
     }
     Some(Ok((full, meta.len())))
+}
+
+/// `path` below `root` without resolving it: refused when it leaves the
+/// root (`..`, an absolute path elsewhere: [`relative_to`]); else its full
+/// path and, when every folder on the way from the root is a real folder
+/// ([`crosses_link`]), its own `lstat`. Nothing on the way is a link then,
+/// so what the path names lies inside the root.
+fn through_real_folders(
+    root: &Path,
+    path: &Path,
+) -> Result<(PathBuf, Option<fs::Metadata>), FsError> {
+    let rel = relative_to(root, root, path)?;
+    let full = root.join(&rel);
+    if rel.to_str().is_none_or(|text| crosses_link(root, text)) {
+        return Ok((full, None));
+    }
+    let meta = fs::symlink_metadata(&full).map_err(io_err(&full))?;
+    Ok((full, Some(meta)))
 }
 
 /// Read at most `limit` bytes of the regular file `path` (relative to
@@ -132,23 +147,18 @@ pub fn read_own(root: &Path, rel: &Path, limit: u64) -> Result<Vec<u8>, FsError>
 /// folder ([`crosses_link`]) is [`FsError::NotFound`]: git sees nothing
 /// there either.
 ///
-/// The checks are [`read`]'s, made without resolving a path: `rel` has no
-/// `..` (nor leaves the root when absolute), no folder on the way is a link
-/// ([`crosses_link`]), and the file is opened without following a link
-/// ([`open_regular`]), so what is read lies inside the root. (A
+/// The checks are [`read`]'s, made without resolving a path
+/// ([`through_real_folders`]), and the file is opened without following a
+/// link ([`open_regular`]), so what is read lies inside the root. (A
 /// `canonicalize` of the root and of the path, as [`read`] makes, cost
 /// eleven more system calls a file: most of `mark_reconciled`'s time on
 /// 10,000 files.)
 pub fn read_unfollowed(root: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, FsError> {
-    let rel = relative_to(root, root, Path::new(rel))?;
-    let path = root.join(&rel);
-    let Some(rel_text) = rel.to_str() else {
-        return read(root, &rel, limit);
+    let (path, Some(meta)) = through_real_folders(root, Path::new(rel))? else {
+        return Err(FsError::NotFound {
+            path: root.join(rel),
+        });
     };
-    if crosses_link(root, rel_text) {
-        return Err(FsError::NotFound { path });
-    }
-    let meta = fs::symlink_metadata(&path).map_err(io_err(&path))?;
     if meta.file_type().is_symlink() {
         let target = fs::read_link(&path).map_err(io_err(&path))?;
         return Ok(target.as_os_str().as_encoded_bytes().to_vec());

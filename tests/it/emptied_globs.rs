@@ -12,15 +12,33 @@ const DOCS: &str = ".notarai/docs.spec.yaml";
 /// `main`: a docs spec naming `AUTHORS.md`, `docs/*.md` (two files) and
 /// `guide/**` (one file); branch `feat`.
 fn project() -> Repo {
+    on_feat(
+        &["AUTHORS.md", "docs/*.md", "guide/**"],
+        &[
+            ("AUTHORS.md", "# Authors\n- a\n"),
+            ("docs/a.md", "# A\n"),
+            ("docs/b.md", "# B\n"),
+            ("guide/intro.md", "# Intro\n"),
+        ],
+    )
+}
+
+/// `main`: a docs spec naming `globs`, and `files`; branch `feat`.
+fn on_feat(globs: &[&str], files: &[(&str, &str)]) -> Repo {
     let repo = Repo::new();
+    let globs: String = globs
+        .iter()
+        .map(|g| format!("    - path: '{g}'\n"))
+        .collect();
     repo.write(
         DOCS,
-        "schema_version: '0.8'\nintent: The documentation.\nbehaviors:\n  - name: b\n    given: x\n    then: y\nartifacts:\n  docs:\n    - path: 'AUTHORS.md'\n    - path: 'docs/*.md'\n    - path: 'guide/**'\n",
+        format!(
+            "schema_version: '0.8'\nintent: The documentation.\nbehaviors:\n  - name: b\n    given: x\n    then: y\nartifacts:\n  docs:\n{globs}"
+        ),
     );
-    repo.write("AUTHORS.md", "# Authors\n- a\n");
-    repo.write("docs/a.md", "# A\n");
-    repo.write("docs/b.md", "# B\n");
-    repo.write("guide/intro.md", "# Intro\n");
+    for (path, text) in files {
+        repo.write(path, text);
+    }
     repo.write(".gitignore", ".notarai/.cache/\n");
     repo.commit("init");
     repo.git(&["checkout", "-q", "-b", "feat"]);
@@ -94,17 +112,14 @@ fn a_wildcard_glob_is_emptied_by_its_last_file_deleted_or_moved_away() {
     // A glob with no literal prefix looks at the whole repository; a file
     // moved elsewhere in the work tree only (the index still names it at
     // its old path) is not there any more.
-    let repo = Repo::new();
-    repo.write(
-        DOCS,
-        "schema_version: '0.8'\nintent: Notes.\nbehaviors:\n  - name: b\n    given: x\n    then: y\nartifacts:\n  docs:\n    - path: '**/*.txt'\n    - path: 'notes/*.md'\n",
+    let repo = on_feat(
+        &["**/*.txt", "notes/*.md"],
+        &[
+            ("a/one.txt", "one\n"),
+            ("notes/a.md", "# A\n"),
+            ("notes/b.md", "# B\n"),
+        ],
     );
-    repo.write("a/one.txt", "one\n");
-    repo.write("notes/a.md", "# A\n");
-    repo.write("notes/b.md", "# B\n");
-    repo.write(".gitignore", ".notarai/.cache/\n");
-    repo.commit("init");
-    repo.git(&["checkout", "-q", "-b", "feat"]);
     repo.remove("a/one.txt");
     repo.remove("notes/a.md");
     std::fs::create_dir_all(repo.root.join("elsewhere")).unwrap();
@@ -128,18 +143,16 @@ fn a_wildcard_glob_is_emptied_by_its_last_file_deleted_or_moved_away() {
 /// emptied-glob check and for a spec's files.
 #[test]
 fn an_index_sorted_without_case_still_holds_every_file_below_a_prefix() {
-    let repo = Repo::new();
-    repo.git(&["config", "core.ignorecase", "true"]);
-    repo.write(
-        DOCS,
-        "schema_version: '0.8'\nintent: The API docs.\nbehaviors:\n  - name: b\n    given: x\n    then: y\nartifacts:\n  docs:\n    - path: 'docs/api/**'\n",
+    let repo = on_feat(
+        &["docs/api/**"],
+        &[
+            ("docs/API.md", "# Index\n"),
+            ("docs/api/a.md", "# A\n"),
+            ("docs/api/x.md", "# X\n"),
+        ],
     );
-    repo.write("docs/API.md", "# Index\n");
-    repo.write("docs/api/a.md", "# A\n");
-    repo.write("docs/api/x.md", "# X\n");
-    repo.write(".gitignore", ".notarai/.cache/\n");
-    repo.commit("init");
-    repo.git(&["checkout", "-q", "-b", "feat"]);
+    // libgit2 sorts the index it reads by this setting.
+    repo.git(&["config", "core.ignorecase", "true"]);
     repo.remove("docs/api/a.md");
     repo.commit("drop a");
     // `docs/api/x.md` is still there.

@@ -14,7 +14,7 @@ impl GitRepo {
             return Ok(Vec::new());
         }
         let mut out = Vec::new();
-        let mut take = |entry: git2::IndexEntry| {
+        let take = |entry: git2::IndexEntry| {
             if entry.flags_extended & SKIP_WORKTREE != 0
                 && let Ok(path) = String::from_utf8(entry.path)
                 && scope.contains(&path)
@@ -22,7 +22,7 @@ impl GitRepo {
                 out.push(path);
             }
         };
-        index_entries_in(&index, scope, &mut take);
+        index_entries_in(&index, scope).for_each(take);
         out.sort();
         out.dedup();
         Ok(out)
@@ -170,9 +170,9 @@ impl GitRepo {
             .collect();
         let prefix = format!("{CACHE_DIR}/");
         let below = Scope::Prefixes(vec![prefix.clone()]);
-        index_entries_in(&index, &below, &mut |e| {
-            out.push(String::from_utf8_lossy(&e.path).into_owned());
-        });
+        out.extend(
+            index_entries_in(&index, &below).map(|e| String::from_utf8_lossy(&e.path).into_owned()),
+        );
         out
     }
 
@@ -372,7 +372,7 @@ pub(super) type IndexScan = (crate::watch::Stamp, Vec<(Vec<u8>, bool)>);
 /// Whether libgit2 sorts and searches `index` without case (it took
 /// `core.ignorecase` from its repository when it read it): its prefix
 /// search is then no way to find every entry below a prefix.
-pub(super) fn index_ignores_case(index: &git2::Index) -> bool {
+pub(in crate::changes) fn index_ignores_case(index: &git2::Index) -> bool {
     unsafe extern "C" {
         fn git_index_caps(index: *const std::ffi::c_void) -> std::ffi::c_int;
     }
@@ -392,15 +392,10 @@ const GITLINK: u32 = 0o160000;
 /// The paths of the index entries within `scope` (names that are not
 /// UTF-8 are left out).
 pub(super) fn index_paths(index: &git2::Index, scope: &Scope) -> Vec<String> {
-    let mut files = Vec::new();
-    index_entries_in(index, scope, &mut |entry: git2::IndexEntry| {
-        if let Ok(path) = String::from_utf8(entry.path)
-            && scope.contains(&path)
-        {
-            files.push(path);
-        }
-    });
-    files
+    index_entries_in(index, scope)
+        .filter_map(|entry| String::from_utf8(entry.path).ok())
+        .filter(|path| scope.contains(path))
+        .collect()
 }
 
 /// Every index entry within `scope`, in index order: all of them for
@@ -409,30 +404,23 @@ pub(super) fn index_paths(index: &git2::Index, scope: &Scope) -> Vec<String> {
 /// An index that sorts without case (`core.ignorecase`) interleaves `src/A`
 /// with `src/a/x`, and libgit2's prefix search then misses entries: it is
 /// read whole, each entry tested.
-pub(super) fn index_entries_in(
-    index: &git2::Index,
-    scope: &Scope,
-    take: &mut impl FnMut(git2::IndexEntry),
-) {
+pub(super) fn index_entries_in<'i>(
+    index: &'i git2::Index,
+    scope: &'i Scope,
+) -> Box<dyn Iterator<Item = git2::IndexEntry> + 'i> {
     match scope {
-        Scope::Everything => index.iter().for_each(take),
-        Scope::Prefixes(prefixes) if index_ignores_case(index) => index
-            .iter()
-            .filter(|e| prefixes.iter().any(|p| e.path.starts_with(p.as_bytes())))
-            .for_each(take),
-        Scope::Prefixes(prefixes) => {
-            for prefix in prefixes {
-                let Ok(start) = index.find_prefix(prefix.as_str()) else {
-                    continue;
-                };
-                for entry in (start..index.len()).map_while(|i| index.get(i)) {
-                    if !entry.path.starts_with(prefix.as_bytes()) {
-                        break;
-                    }
-                    take(entry);
-                }
-            }
-        }
+        Scope::Everything => Box::new(index.iter()),
+        Scope::Prefixes(prefixes) if index_ignores_case(index) => Box::new(
+            index
+                .iter()
+                .filter(|e| prefixes.iter().any(|p| e.path.starts_with(p.as_bytes()))),
+        ),
+        Scope::Prefixes(prefixes) => Box::new(prefixes.iter().flat_map(move |prefix| {
+            let start = index.find_prefix(prefix.as_str()).unwrap_or(index.len());
+            (start..index.len())
+                .map_while(|i| index.get(i))
+                .take_while(move |e| e.path.starts_with(prefix.as_bytes()))
+        })),
     }
 }
 
