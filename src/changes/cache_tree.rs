@@ -546,6 +546,17 @@ mod tests {
         write(root, "another.rs", "fn another() {}\n");
         git(root, &["add", "another.rs"]);
         assert_eq!(staged_paths(&repo, Some(&tree), &index, &entries), None);
+        // An extension git does not know: optional when its name starts
+        // with an uppercase letter, else required, and refused.
+        let with_extension = |name: &[u8; 4]| {
+            let bytes = read();
+            let (body, sum) = bytes.split_at(bytes.len() - 20);
+            [body, name.as_slice(), &[0, 0, 0, 0], sum].concat()
+        };
+        assert!(cached_tree(&with_extension(b"Zzzz")).is_some());
+        for name in [b"zzzz", b"1zzz", b"_zzz"] {
+            assert_eq!(cached_tree(&with_extension(name)), None);
+        }
         // A split index (a required `link` extension): refused.
         git(root, &["update-index", "--split-index"]);
         assert_eq!(cached_tree(&read()), None);
